@@ -45,8 +45,7 @@ bool MainWindow::openFile(const QString& path)
 void MainWindow::refreshReport()
 {
     QFile about(QStringLiteral(":/marvel/about.html"));
-    if (about.open(QIODevice::ReadOnly))
-        m_report->setHtml(QString::fromUtf8(about.readAll()));
+    if (about.open(QIODevice::ReadOnly)) m_report->setHtml(QString::fromUtf8(about.readAll()));
 }
 
 } // namespace marvel::ui

@@ -20,7 +20,7 @@ bool contains(const std::vector<std::string>& list, const std::string& item)
 } // namespace
 
 Args::Args(const std::vector<std::string>& argv, const std::vector<std::string>& valueOptions,
-           const std::vector<std::string>& flagOptions)
+    const std::vector<std::string>& flagOptions)
 {
     for (std::size_t i = 0; i < argv.size(); ++i) {
         const std::string& a = argv[i];
@@ -52,13 +52,15 @@ Args::Args(const std::vector<std::string>& argv, const std::vector<std::string>&
     }
 }
 
-bool Args::has(const std::string& name) const { return m_values.count(name) != 0; }
+bool Args::has(const std::string& name) const
+{
+    return m_values.count(name) != 0;
+}
 
 std::optional<std::string> Args::value(const std::string& name) const
 {
     auto it = m_values.find(name);
-    if (it == m_values.end())
-        return std::nullopt;
+    if (it == m_values.end()) return std::nullopt;
     return it->second;
 }
 
@@ -70,13 +72,12 @@ std::string Args::valueOr(const std::string& name, const std::string& fallback) 
 std::optional<long long> Args::integer(const std::string& name, long long min, long long max)
 {
     auto text = value(name);
-    if (!text)
-        return std::nullopt;
+    if (!text) return std::nullopt;
     long long v = 0;
     auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
     if (ec != std::errc() || ptr != text->data() + text->size() || v < min || v > max) {
-        m_error = "--" + name + " expects an integer from " + std::to_string(min) + " to " + std::to_string(max)
-            + ", got '" + *text + "'";
+        m_error = "--" + name + " expects an integer from " + std::to_string(min) + " to "
+            + std::to_string(max) + ", got '" + *text + "'";
         return std::nullopt;
     }
     return v;
@@ -85,15 +86,12 @@ std::optional<long long> Args::integer(const std::string& name, long long min, l
 std::optional<double> Args::number(const std::string& name, double min, double max)
 {
     auto text = value(name);
-    if (!text)
-        return std::nullopt;
+    if (!text) return std::nullopt;
     try {
         std::size_t used = 0;
         double v = std::stod(*text, &used);
-        if (used == text->size() && v >= min && v <= max)
-            return v;
-    } catch (const std::exception&) {
-    }
+        if (used == text->size() && v >= min && v <= max) return v;
+    } catch (const std::exception&) { }
     m_error = "--" + name + " expects a number from " + std::to_string(min) + " to " + std::to_string(max)
         + ", got '" + *text + "'";
     return std::nullopt;
@@ -106,7 +104,10 @@ bool registerCommand(Command command)
     return true;
 }
 
-const std::map<std::string, Command>& commands() { return registry(); }
+const std::map<std::string, Command>& commands()
+{
+    return registry();
+}
 
 int usageError(const Command& command, const std::string& message)
 {

@@ -19,7 +19,7 @@ class Args
 public:
     /// `valueOptions` take a value, `flagOptions` do not (names without the leading dashes).
     Args(const std::vector<std::string>& argv, const std::vector<std::string>& valueOptions,
-         const std::vector<std::string>& flagOptions);
+        const std::vector<std::string>& flagOptions);
 
     bool ok() const { return m_error.empty(); }
     const std::string& error() const { return m_error; }
@@ -37,10 +37,11 @@ private:
     std::string m_error;
 };
 
-struct Command {
+struct Command
+{
     std::string name;
     std::string summary; ///< one line for `marvel --help`
-    std::string usage;   ///< printed by `marvel NAME --help` and on usage errors
+    std::string usage; ///< printed by `marvel NAME --help` and on usage errors
     std::function<int(const std::vector<std::string>& args)> run;
 };
 

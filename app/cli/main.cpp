@@ -1,7 +1,7 @@
 // `marvel`: the command-line twin of Marvel Studio. Subcommands register themselves (cmd_*.cpp).
-#include "app/cli/command.h"
-
 #include <iostream>
+
+#include "app/cli/command.h"
 
 namespace {
 void printHelp()
@@ -9,8 +9,8 @@ void printHelp()
     std::cout << "marvel " MARVEL_VERSION " - map DNN operators onto spatial accelerators\n\n"
                  "usage: marvel COMMAND [OPTIONS]\n\ncommands:\n";
     for (const auto& [name, command] : marvel::cli::commands())
-        std::cout << "  " << name << std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') << command.summary
-                  << '\n';
+        std::cout << "  " << name << std::string(name.size() < 10 ? 10 - name.size() : 1, ' ')
+                  << command.summary << '\n';
     std::cout << "\nRun 'marvel COMMAND --help' for the options of a command.\n";
 }
 } // namespace

@@ -1,9 +1,9 @@
 // `marvel-studio`: the desktop application.
-#include "ui/main_window.h"
-
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
+
+#include "ui/main_window.h"
 
 int main(int argc, char** argv)
 {
@@ -17,9 +17,9 @@ int main(int argc, char** argv)
     parser.addHelpOption();
     parser.addVersionOption();
     QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                  QStringLiteral("Save a PNG of the window to <file> and quit."), QStringLiteral("file"));
-    QCommandLineOption quitAfter(QStringLiteral("quit-after"), QStringLiteral("Quit after <ms> milliseconds."),
-                                 QStringLiteral("ms"));
+        QStringLiteral("Save a PNG of the window to <file> and quit."), QStringLiteral("file"));
+    QCommandLineOption quitAfter(
+        QStringLiteral("quit-after"), QStringLiteral("Quit after <ms> milliseconds."), QStringLiteral("ms"));
     parser.addOption(screenshot);
     parser.addOption(quitAfter);
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Operator (.loop) to open."));
@@ -27,8 +27,7 @@ int main(int argc, char** argv)
 
     marvel::ui::MainWindow window;
     const QStringList files = parser.positionalArguments();
-    if (!files.isEmpty())
-        window.openFile(files.first());
+    if (!files.isEmpty()) window.openFile(files.first());
     window.show();
 
     if (parser.isSet(screenshot)) {

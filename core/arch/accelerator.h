@@ -2,16 +2,17 @@
 // The abstract spatial accelerator of the paper: a PE array with private L1 buffers, a shared L2
 // buffer, a NoC between them and DRAM behind L2.
 
-#include "core/util/diagnostic.h"
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/util/diagnostic.h"
+
 namespace marvel::arch {
 
 /// Energy per event in units of one MAC's energy (MAESTRO's defaults).
-struct EnergyModel {
+struct EnergyModel
+{
     double mac = 1.0;
     double l1Access = 1.68;
     double l2Access = 18.61;
@@ -19,13 +20,14 @@ struct EnergyModel {
 };
 
 /// Hardware parameters. Sizes are bytes; bandwidths are elements per cycle (as MAESTRO counts them).
-struct Accelerator {
+struct Accelerator
+{
     std::string name;
     std::int64_t numPes = 1;
-    std::int64_t l1Bytes = 512;            ///< per PE
-    std::int64_t l2Bytes = 110592;         ///< shared
-    std::int64_t nocBandwidth = 1;         ///< elements per cycle, every NoC level
-    std::int64_t nocLatency = 1;           ///< cycles added to every NoC transfer (MAESTRO's NoC_NumHops)
+    std::int64_t l1Bytes = 512; ///< per PE
+    std::int64_t l2Bytes = 110592; ///< shared
+    std::int64_t nocBandwidth = 1; ///< elements per cycle, every NoC level
+    std::int64_t nocLatency = 1; ///< cycles added to every NoC transfer (MAESTRO's NoC_NumHops)
     std::int64_t offchipBandwidth = 1000000; ///< elements per cycle between DRAM and L2
     double clockMHz = 200.0;
     std::int64_t dramBlockBytes = 64;

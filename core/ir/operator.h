@@ -2,8 +2,6 @@
 // The operator language's intermediate representation: what the `.loop` parser produces and what
 // conformability, the cost model and the search read. Plain data, no behaviour beyond small queries.
 
-#include "core/util/diagnostic.h"
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,11 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "core/util/diagnostic.h"
+
 namespace marvel::ir {
 
 /// sum(coefficient * name) + constant, over loop iterators and size parameters.
 /// Terms are kept sorted by name with no zero coefficients, so equal expressions compare equal.
-struct AffineExpr {
+struct AffineExpr
+{
     std::vector<std::pair<std::string, std::int64_t>> terms;
     std::int64_t constant = 0;
 
@@ -28,14 +29,16 @@ struct AffineExpr {
 };
 
 /// `P = value` in the operator header.
-struct SizeParam {
+struct SizeParam
+{
     std::string name;
     std::int64_t value = 0;
     SourceLoc loc;
 };
 
 /// A tensor element reference `T[s0][s1]...`.
-struct TensorRef {
+struct TensorRef
+{
     std::string tensor;
     std::vector<AffineExpr> subscripts;
     SourceLoc loc;
@@ -47,11 +50,12 @@ struct TensorRef {
 };
 
 /// Right-hand-side value: numbers, tensor references, + - * and max/min calls.
-struct Expr {
+struct Expr
+{
     enum class Kind { Number, Ref, Add, Sub, Mul, Neg, Max, Min };
     Kind kind = Kind::Number;
     double number = 0.0;
-    TensorRef ref;              ///< Kind::Ref
+    TensorRef ref; ///< Kind::Ref
     std::vector<Expr> operands; ///< binary/unary operators and calls
     SourceLoc loc;
     /// Every tensor reference read by the expression, left to right.
@@ -59,7 +63,8 @@ struct Expr {
 };
 
 /// `T[..] = expr;` or `T[..] += expr;` (max/min reductions are `=` with a Max/Min call on the target).
-struct Statement {
+struct Statement
+{
     enum class Op { Assign, AddAssign };
     TensorRef target;
     Op op = Op::Assign;
@@ -75,11 +80,13 @@ struct Statement {
 };
 
 /// A node of the loop-nest tree: a loop, a statement or an `if`.
-struct Node {
+struct Node
+{
     enum class Kind { Loop, Statement, If };
     Kind kind = Kind::Statement;
     SourceLoc loc;
-    // Kind::Loop: `for (iterator = lower; iterator < upper; iterator++)`; `<=` is normalised to `< upper + 1`.
+    // Kind::Loop: `for (iterator = lower; iterator < upper; iterator++)`; `<=` is normalised to `< upper +
+    // 1`.
     std::string iterator;
     AffineExpr lower;
     AffineExpr upper;
@@ -92,7 +99,8 @@ struct Node {
 };
 
 /// One operator of a `.loop` file.
-struct Operator {
+struct Operator
+{
     std::string name;
     std::string file; ///< where it was read from (for messages)
     SourceLoc loc;
@@ -103,17 +111,20 @@ struct Operator {
 };
 
 /// One loop of a perfect nest, with its bounds and the extent it reaches once sizes are substituted.
-struct LoopInfo {
+struct LoopInfo
+{
     std::string iterator;
     AffineExpr lower;
-    AffineExpr upper;    ///< exclusive
+    AffineExpr upper; ///< exclusive
     std::int64_t extent; ///< largest trip count over the iteration space (triangular loops: the maximum)
-    std::string dimName; ///< dimension name: the bound's size parameter when the bound is one, else the iterator upper-cased
+    std::string dimName; ///< dimension name: the bound's size parameter when the bound is one, else the
+                         ///< iterator upper-cased
     SourceLoc loc;
 };
 
 /// The operator seen as a perfectly nested loop (only when rule R1 holds).
-struct PerfectNest {
+struct PerfectNest
+{
     std::vector<LoopInfo> loops; ///< outermost first
     std::vector<Statement> statements;
 };

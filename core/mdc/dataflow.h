@@ -2,22 +2,23 @@
 // MDC (MAESTRO data-centric) mappings: data mapping directives and the layers they map, as written
 // in MAESTRO mapping files (Network / Layer / Type / Stride / Dimensions / Dataflow).
 
-#include "core/util/diagnostic.h"
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/util/diagnostic.h"
+
 namespace marvel::mdc {
 
 /// One data mapping directive: TemporalMap(size, offset) dim, SpatialMap(size, offset) dim or Cluster(size).
-struct Directive {
+struct Directive
+{
     enum class Kind { TemporalMap, SpatialMap, Cluster };
     Kind kind = Kind::TemporalMap;
     std::int64_t size = 1;
     std::int64_t offset = 1; ///< unused for Cluster
-    std::string dim;         ///< unused for Cluster
-    SourceLoc loc;           ///< where it was read, when it came from a file
+    std::string dim; ///< unused for Cluster
+    SourceLoc loc; ///< where it was read, when it came from a file
 
     static Directive temporal(std::int64_t size, std::int64_t offset, std::string dim);
     static Directive spatial(std::int64_t size, std::int64_t offset, std::string dim);
@@ -26,7 +27,8 @@ struct Directive {
     std::string toString() const;
     friend bool operator==(const Directive& a, const Directive& b)
     {
-        return a.kind == b.kind && a.size == b.size && (a.kind == Kind::Cluster || (a.offset == b.offset && a.dim == b.dim));
+        return a.kind == b.kind && a.size == b.size
+            && (a.kind == Kind::Cluster || (a.offset == b.offset && a.dim == b.dim));
     }
 };
 
@@ -34,7 +36,8 @@ struct Directive {
 using Dataflow = std::vector<Directive>;
 
 /// A declared layer dimension (`K: 64`) with its outer stride (`Stride { X: 2 }`), in declaration order.
-struct LayerDim {
+struct LayerDim
+{
     std::string name;
     std::int64_t size = 1;
     std::int64_t stride = 1;
@@ -42,7 +45,8 @@ struct LayerDim {
 };
 
 /// One layer of a MAESTRO mapping or model file.
-struct Layer {
+struct Layer
+{
     std::string name;
     std::string type; ///< CONV, DSCONV, NGCONV, GEMM (TRCONV is read as CONV)
     std::vector<LayerDim> dims;
@@ -55,7 +59,8 @@ struct Layer {
 };
 
 /// A network: the layers of one mapping or model file.
-struct Network {
+struct Network
+{
     std::string name;
     std::vector<Layer> layers;
 };

@@ -9,18 +9,15 @@ std::string Diagnostic::format() const
         out += file;
         if (loc.line > 0) {
             out += ':' + std::to_string(loc.line);
-            if (loc.column > 0)
-                out += ':' + std::to_string(loc.column);
+            if (loc.column > 0) out += ':' + std::to_string(loc.column);
         }
         out += ": ";
     } else if (loc.line > 0) {
         out += std::to_string(loc.line);
-        if (loc.column > 0)
-            out += ':' + std::to_string(loc.column);
+        if (loc.column > 0) out += ':' + std::to_string(loc.column);
         out += ": ";
     }
-    if (!field.empty())
-        out += field + ": ";
+    if (!field.empty()) out += field + ": ";
     out += message;
     return out;
 }
@@ -38,12 +35,10 @@ std::string formatDiagnostics(const std::vector<Diagnostic>& diagnostics)
 InputError::InputError(std::vector<Diagnostic> diagnostics)
     : std::runtime_error(formatDiagnostics(diagnostics))
     , m_diagnostics(std::move(diagnostics))
-{
-}
+{ }
 
 InputError::InputError(Diagnostic diagnostic)
     : InputError(std::vector<Diagnostic>{std::move(diagnostic)})
-{
-}
+{ }
 
 } // namespace marvel

@@ -10,17 +10,19 @@
 namespace marvel {
 
 /// A position in a text file: 1-based line and column (0 = unknown).
-struct SourceLoc {
+struct SourceLoc
+{
     int line = 0;
     int column = 0;
     friend bool operator==(const SourceLoc&, const SourceLoc&) = default;
 };
 
 /// One user-facing problem with an input: where it is (file and line:col, or a field path) and what is wrong.
-struct Diagnostic {
-    std::string file;    ///< file name as the user gave it; may be empty for in-memory input
-    SourceLoc loc;       ///< position in the file, when the input is text
-    std::string field;   ///< field path (e.g. "accelerator.num_pes") when the input is structured
+struct Diagnostic
+{
+    std::string file; ///< file name as the user gave it; may be empty for in-memory input
+    SourceLoc loc; ///< position in the file, when the input is text
+    std::string field; ///< field path (e.g. "accelerator.num_pes") when the input is structured
     std::string message; ///< lower-case sentence without trailing period
 
     /// "file:line:col: message", "file: field: message" or just the message, depending on what is known.

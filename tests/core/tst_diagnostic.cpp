@@ -1,6 +1,6 @@
-#include "core/util/diagnostic.h"
-
 #include <QTest>
+
+#include "core/util/diagnostic.h"
 
 using marvel::Diagnostic;
 
@@ -15,10 +15,14 @@ private slots:
         QTest::addColumn<int>("column");
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("file line col") << "a.loop" << 3 << 7 << "" << "a.loop:3:7: boom";
-        QTest::newRow("file line") << "a.loop" << 3 << 0 << "" << "a.loop:3: boom";
-        QTest::newRow("file field") << "p1.json" << 0 << 0 << "num_pes" << "p1.json: num_pes: boom";
-        QTest::newRow("bare") << "" << 0 << 0 << "" << "boom";
+        QTest::newRow("file line col") << "a.loop" << 3 << 7 << ""
+                                       << "a.loop:3:7: boom";
+        QTest::newRow("file line") << "a.loop" << 3 << 0 << ""
+                                   << "a.loop:3: boom";
+        QTest::newRow("file field") << "p1.json" << 0 << 0 << "num_pes"
+                                    << "p1.json: num_pes: boom";
+        QTest::newRow("bare") << "" << 0 << 0 << ""
+                              << "boom";
     }
     void format()
     {
