@@ -1,0 +1,469 @@
+#include "core/arch/accelerator_io.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/mdc/maestro_lexer.h"
+
+namespace marvel::arch {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kSchemaVersion = 1;
+// MAESTRO's value for a hardware key that the file leaves out (INT_MAX), except num_pes and NoC_NumHops.
+constexpr std::int64_t kMaestroUnlimited = std::numeric_limits<std::int32_t>::max();
+
+Diagnostic fieldError(const std::string& file, std::string field, std::string message)
+{
+    Diagnostic d;
+    d.file = file;
+    d.field = std::move(field);
+    d.message = std::move(message);
+    return d;
+}
+
+Diagnostic locError(const std::string& file, SourceLoc loc, std::string message)
+{
+    Diagnostic d;
+    d.file = file;
+    d.loc = loc;
+    d.message = std::move(message);
+    return d;
+}
+
+SourceLoc locOfByte(std::string_view text, std::size_t byte)
+{
+    SourceLoc loc{1, 1};
+    const std::size_t end = std::min(byte, text.size());
+    for (std::size_t i = 0; i < end; ++i) {
+        if (text[i] == '\n') {
+            ++loc.line;
+            loc.column = 1;
+        } else {
+            ++loc.column;
+        }
+    }
+    return loc;
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 1, column 5: ";
+// we print our own position, so only the explanation after it is kept.
+std::string jsonParseExplanation(const std::string& what)
+{
+    const auto column = what.find("column ");
+    if (column != std::string::npos) {
+        const auto colon = what.find(": ", column);
+        if (colon != std::string::npos) return what.substr(colon + 2);
+    }
+    const auto bracket = what.find("] ");
+    return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
+class JsonFields
+{
+public:
+    JsonFields(const json& object, std::string file, std::string prefix)
+        : m_object(object)
+        , m_file(std::move(file))
+        , m_prefix(std::move(prefix))
+    { }
+
+    void integer(const char* key, std::int64_t& out, bool required = false)
+    {
+        const json* v = find(key, required);
+        if (!v) return;
+        if (v->is_number_integer()
+            && !(v->is_number_unsigned() && v->get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
+            out = v->get<std::int64_t>();
+        else if (v->is_number_unsigned())
+            error(key, "is out of range");
+        else if (v->is_number_float() && isWholeNumber(v->get<double>()))
+            out = static_cast<std::int64_t>(v->get<double>());
+        else
+            error(key, "must be an integer, not " + describe(*v));
+    }
+
+    void real(const char* key, double& out)
+    {
+        if (const json* v = find(key, false)) {
+            if (v->is_number())
+                out = v->get<double>();
+            else
+                error(key, "must be a number, not " + describe(*v));
+        }
+    }
+
+    void boolean(const char* key, bool& out)
+    {
+        if (const json* v = find(key, false)) {
+            if (v->is_boolean())
+                out = v->get<bool>();
+            else
+                error(key, "must be true or false, not " + describe(*v));
+        }
+    }
+
+    void string(const char* key, std::string& out)
+    {
+        if (const json* v = find(key, false)) {
+            if (v->is_string())
+                out = v->get<std::string>();
+            else
+                error(key, "must be a string, not " + describe(*v));
+        }
+    }
+
+    /// The sub-object `key`, or null (with an error when it is present but not an object).
+    const json* object(const char* key)
+    {
+        const json* v = find(key, false);
+        if (v && !v->is_object()) {
+            error(key, "must be an object, not " + describe(*v));
+            return nullptr;
+        }
+        return v;
+    }
+
+    /// Reports every member not in `known`.
+    void rejectUnknown(std::initializer_list<std::string_view> known)
+    {
+        for (const auto& [key, value] : m_object.items()) {
+            bool ok = false;
+            for (auto k : known)
+                ok = ok || k == key;
+            if (!ok) m_diagnostics.push_back(fieldError(m_file, m_prefix + key, "unknown field"));
+        }
+    }
+
+    std::vector<Diagnostic>& diagnostics() { return m_diagnostics; }
+
+private:
+    static bool isWholeNumber(double d)
+    {
+        // 1e3 is written by some tools for 1000; 1.5 is a mistake.
+        return std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15;
+    }
+
+    static std::string describe(const json& v)
+    {
+        if (v.is_number_float()) return "the number " + v.dump();
+        return std::string(v.type_name()) + (v.is_string() ? " \"" + v.get<std::string>() + "\"" : "");
+    }
+
+    const json* find(const char* key, bool required)
+    {
+        const auto it = m_object.find(key);
+        if (it == m_object.end()) {
+            if (required) error(key, "missing required field");
+            return nullptr;
+        }
+        return &*it;
+    }
+
+    void error(const char* key, std::string message)
+    {
+        m_diagnostics.push_back(fieldError(m_file, m_prefix + key, std::move(message)));
+    }
+
+    const json& m_object;
+    std::string m_file;
+    std::string m_prefix;
+    std::vector<Diagnostic> m_diagnostics;
+};
+
+// The MAESTRO hardware keys, each with the Accelerator member it sets and the JSON field name that
+// validate() reports for that member (so validation errors can point at the key in the .m file).
+struct HardwareKey
+{
+    std::string_view key;
+    std::int64_t Accelerator::*member;
+    std::string_view jsonField;
+};
+
+const std::array<HardwareKey, 6>& hardwareKeys()
+{
+    static const std::array<HardwareKey, 6> keys{{
+        {"num_pes", &Accelerator::numPes, "num_pes"},
+        {"l1_size_cstr", &Accelerator::l1Bytes, "l1_bytes"},
+        {"l2_size_cstr", &Accelerator::l2Bytes, "l2_bytes"},
+        {"noc_bw_cstr", &Accelerator::nocBandwidth, "noc_bandwidth_elements_per_cycle"},
+        {"NoC_NumHops", &Accelerator::nocLatency, "noc_latency_cycles"},
+        {"offchip_bw_cstr", &Accelerator::offchipBandwidth, "offchip_bandwidth_elements_per_cycle"},
+    }};
+    return keys;
+}
+
+struct HardwareRead
+{
+    Accelerator acc;
+    std::map<std::string, SourceLoc, std::less<>> valueLocs; ///< JSON field name -> value position
+};
+
+HardwareRead readHardware(std::string_view text, const std::string& fileName)
+{
+    HardwareRead result;
+    Accelerator& acc = result.acc;
+    acc.numPes = 1;
+    acc.l1Bytes = kMaestroUnlimited;
+    acc.l2Bytes = kMaestroUnlimited;
+    acc.nocBandwidth = kMaestroUnlimited;
+    acc.nocLatency = 1;
+    acc.offchipBandwidth = kMaestroUnlimited;
+    acc.bytesPerElement = 1; // MAESTRO's implicit unit: its sizes are elements
+
+    std::vector<Diagnostic> diagnostics;
+    const std::vector<mdc::Token> tokens = mdc::tokenizeMaestro(text);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        const mdc::Token& keyToken = tokens[i];
+        const HardwareKey* key = nullptr;
+        for (const auto& k : hardwareKeys())
+            if (k.key == keyToken.text) key = &k;
+        if (!key) {
+            diagnostics.push_back(locError(
+                fileName, keyToken.loc, "unknown hardware key '" + std::string(keyToken.text) + "'"));
+            break; // without a known key the pairing of the following tokens is meaningless
+        }
+        if (i + 1 == tokens.size()) {
+            diagnostics.push_back(
+                locError(fileName, keyToken.loc, "missing value for '" + std::string(key->key) + "'"));
+            break;
+        }
+        const mdc::Token& valueToken = tokens[++i];
+        // Stricter than MAESTRO, which reads values with atoi ("12k" -> 12, "abc" -> 0) and drops a
+        // leading '-' because it is a token separator.
+        const auto value = mdc::parseMaestroInteger(valueToken.text);
+        if (!value) {
+            diagnostics.push_back(locError(fileName, valueToken.loc,
+                "value of '" + std::string(key->key) + "' must be a non-negative integer, not '"
+                    + std::string(valueToken.text) + "'"));
+            continue;
+        }
+        if (valueToken.afterMinus) {
+            diagnostics.push_back(locError(fileName, valueToken.loc,
+                "value of '" + std::string(key->key) + "' must not be negative (MAESTRO would silently read "
+                    + std::string(valueToken.text) + ")"));
+            continue;
+        }
+        acc.*(key->member) = *value;
+        result.valueLocs[std::string(key->jsonField)] = valueToken.loc;
+    }
+    if (!diagnostics.empty()) throw InputError(std::move(diagnostics));
+    return result;
+}
+
+std::string readWholeFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(fieldError(path, "", "cannot open file"));
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad()) throw InputError(fieldError(path, "", "cannot read file"));
+    return std::move(buffer).str();
+}
+
+std::string lowerExtension(const std::string& path)
+{
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
+} // namespace
+
+Accelerator readAcceleratorJson(std::string_view text, const std::string& fileName)
+{
+    json root;
+    try {
+        root = json::parse(text);
+    } catch (const json::parse_error& e) {
+        // e.byte is the 1-based offset of the character that failed; point at that character.
+        const std::size_t byte = e.byte > 0 ? e.byte - 1 : 0;
+        throw InputError(
+            locError(fileName, locOfByte(text, byte), "invalid JSON: " + jsonParseExplanation(e.what())));
+    }
+    if (!root.is_object()) throw InputError(fieldError(fileName, "", "an accelerator must be a JSON object"));
+
+    Accelerator acc;
+    JsonFields fields(root, fileName, "");
+    fields.rejectUnknown(
+        {"schema_version", "name", "num_pes", "l1_bytes", "l2_bytes", "noc_bandwidth_elements_per_cycle",
+            "noc_latency_cycles", "offchip_bandwidth_elements_per_cycle", "clock_mhz", "dram_block_bytes",
+            "bytes_per_element", "simd_lanes", "multicast", "spatial_reduction", "energy"});
+    std::int64_t schema = kSchemaVersion;
+    fields.integer("schema_version", schema);
+    if (schema != kSchemaVersion)
+        fields.diagnostics().push_back(fieldError(fileName, "schema_version",
+            "unsupported version " + std::to_string(schema) + " (this program reads "
+                + std::to_string(kSchemaVersion) + ")"));
+    fields.string("name", acc.name);
+    fields.integer("num_pes", acc.numPes, true);
+    fields.integer("l1_bytes", acc.l1Bytes);
+    fields.integer("l2_bytes", acc.l2Bytes);
+    fields.integer("noc_bandwidth_elements_per_cycle", acc.nocBandwidth, true);
+    fields.integer("noc_latency_cycles", acc.nocLatency);
+    fields.integer("offchip_bandwidth_elements_per_cycle", acc.offchipBandwidth);
+    fields.real("clock_mhz", acc.clockMHz);
+    fields.integer("dram_block_bytes", acc.dramBlockBytes);
+    fields.integer("bytes_per_element", acc.bytesPerElement);
+    fields.integer("simd_lanes", acc.simdLanes);
+    fields.boolean("multicast", acc.multicast);
+    fields.boolean("spatial_reduction", acc.spatialReduction);
+    const json* energy = fields.object("energy");
+    std::vector<Diagnostic> diagnostics = std::move(fields.diagnostics());
+    if (energy) {
+        JsonFields e(*energy, fileName, "energy.");
+        e.rejectUnknown({"mac", "l1_access", "l2_access", "mac_energy_nj"});
+        e.real("mac", acc.energy.mac);
+        e.real("l1_access", acc.energy.l1Access);
+        e.real("l2_access", acc.energy.l2Access);
+        e.real("mac_energy_nj", acc.energy.macEnergyNanojoule);
+        diagnostics.insert(diagnostics.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+    if (!diagnostics.empty()) throw InputError(std::move(diagnostics));
+    return acc;
+}
+
+std::string writeAcceleratorJson(const Accelerator& acc)
+{
+    // ordered_json keeps the documented field order, so files diff well.
+    nlohmann::ordered_json j;
+    j["schema_version"] = kSchemaVersion;
+    j["name"] = acc.name;
+    j["num_pes"] = acc.numPes;
+    j["l1_bytes"] = acc.l1Bytes;
+    j["l2_bytes"] = acc.l2Bytes;
+    j["noc_bandwidth_elements_per_cycle"] = acc.nocBandwidth;
+    j["noc_latency_cycles"] = acc.nocLatency;
+    j["offchip_bandwidth_elements_per_cycle"] = acc.offchipBandwidth;
+    j["clock_mhz"] = acc.clockMHz;
+    j["dram_block_bytes"] = acc.dramBlockBytes;
+    j["bytes_per_element"] = acc.bytesPerElement;
+    j["simd_lanes"] = acc.simdLanes;
+    j["multicast"] = acc.multicast;
+    j["spatial_reduction"] = acc.spatialReduction;
+    j["energy"] = {{"mac", acc.energy.mac}, {"l1_access", acc.energy.l1Access},
+        {"l2_access", acc.energy.l2Access}, {"mac_energy_nj", acc.energy.macEnergyNanojoule}};
+    return j.dump(2) + "\n";
+}
+
+Accelerator readMaestroHardware(std::string_view text, const std::string& fileName)
+{
+    return readHardware(text, fileName).acc;
+}
+
+std::string writeMaestroHardware(const Accelerator& acc)
+{
+    std::ostringstream out;
+    const std::int64_t bpe = std::max<std::int64_t>(acc.bytesPerElement, 1);
+    if (!acc.name.empty()) out << "// " << acc.name << "\n";
+    out << "// MAESTRO hardware file: sizes in elements (" << bpe << " byte(s) per element), bandwidths in "
+        << "elements per cycle.\n"
+        << "// Not expressible here: clock " << acc.clockMHz << " MHz, DRAM block " << acc.dramBlockBytes
+        << " B, SIMD lanes " << acc.simdLanes << ", energies " << acc.energy.mac << "/" << acc.energy.l1Access
+        << "/" << acc.energy.l2Access << " MAC units.\n";
+    out << "num_pes: " << acc.numPes << "\n"
+        << "l1_size_cstr: " << acc.l1Bytes / bpe << "\n"
+        << "l2_size_cstr: " << acc.l2Bytes / bpe << "\n"
+        << "noc_bw_cstr: " << acc.nocBandwidth << "\n"
+        << "NoC_NumHops: " << acc.nocLatency << "\n"
+        << "offchip_bw_cstr: " << acc.offchipBandwidth << "\n";
+    return out.str();
+}
+
+Accelerator loadAccelerator(const std::string& path)
+{
+    const std::string ext = lowerExtension(path);
+    if (ext != ".json" && ext != ".m")
+        throw InputError(fieldError(path, "",
+            "unknown accelerator file type '" + ext + "' (expected .json or a MAESTRO hardware file .m)"));
+    const std::string text = readWholeFile(path);
+    Accelerator acc;
+    std::vector<Diagnostic> problems;
+    if (ext == ".json") {
+        acc = readAcceleratorJson(text, path);
+        problems = validate(acc);
+        for (auto& d : problems)
+            d.file = path;
+    } else {
+        HardwareRead read = readHardware(text, path);
+        acc = std::move(read.acc);
+        acc.name = std::filesystem::path(path).stem().string();
+        problems = validate(acc);
+        for (auto& d : problems) {
+            d.file = path;
+            // Point at the offending key's value and use the name the file uses.
+            for (const auto& k : hardwareKeys()) {
+                if (k.jsonField != d.field) continue;
+                if (const auto it = read.valueLocs.find(d.field); it != read.valueLocs.end())
+                    d.loc = it->second;
+                d.field = std::string(k.key);
+            }
+        }
+    }
+    if (!problems.empty()) throw InputError(std::move(problems));
+    return acc;
+}
+
+void saveAccelerator(const Accelerator& acc, const std::string& path)
+{
+    const std::string ext = lowerExtension(path);
+    std::string text;
+    if (ext == ".json")
+        text = writeAcceleratorJson(acc);
+    else if (ext == ".m")
+        text = writeMaestroHardware(acc);
+    else
+        throw InputError(
+            fieldError(path, "", "unknown accelerator file type '" + ext + "' (expected .json or .m)"));
+
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    fs::path temp = target;
+    temp += ".tmp";
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        if (!out) throw InputError(fieldError(path, "", "cannot write file"));
+        out << text;
+        out.flush();
+        if (!out) {
+            out.close();
+            std::error_code ignored;
+            fs::remove(temp, ignored);
+            throw InputError(fieldError(path, "", "cannot write file"));
+        }
+    }
+    std::error_code ec;
+    fs::rename(temp, target, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(temp, ignored);
+        throw InputError(fieldError(path, "", "cannot replace file: " + ec.message()));
+    }
+}
+
+bool sameParameters(const Accelerator& a, const Accelerator& b)
+{
+    return a.numPes == b.numPes && a.l1Bytes == b.l1Bytes && a.l2Bytes == b.l2Bytes
+        && a.nocBandwidth == b.nocBandwidth && a.nocLatency == b.nocLatency
+        && a.offchipBandwidth == b.offchipBandwidth && a.clockMHz == b.clockMHz
+        && a.dramBlockBytes == b.dramBlockBytes && a.bytesPerElement == b.bytesPerElement
+        && a.simdLanes == b.simdLanes && a.multicast == b.multicast
+        && a.spatialReduction == b.spatialReduction && a.energy.mac == b.energy.mac
+        && a.energy.l1Access == b.energy.l1Access && a.energy.l2Access == b.energy.l2Access
+        && a.energy.macEnergyNanojoule == b.energy.macEnergyNanojoule;
+}
+
+} // namespace marvel::arch

@@ -1,0 +1,9 @@
+// Marvel platform P1 (Eyeriss-like) as a MAESTRO hardware file: 168 PEs, 200 MHz, NoC 2.4 GB/s,
+// L1 512 B per PE, L2 108 KB, 8-bit data (1 byte per element, MAESTRO's implicit unit).
+// NoC 2.4e9 B/s / 200e6 cycles/s = 12 elements per cycle. The off-chip bandwidth is set so large
+// that it never limits the on-chip analysis (the paper's setting). Same parameters as P1_eyeriss.json.
+num_pes: 168
+l1_size_cstr: 512
+l2_size_cstr: 110592
+noc_bw_cstr: 12
+offchip_bw_cstr: 1000000
