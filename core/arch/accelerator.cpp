@@ -24,9 +24,7 @@ public:
         const char* field, std::int64_t value, std::int64_t min, std::int64_t max, const char* what)
     {
         if (value < min)
-            add(field,
-                "must be at least " + std::to_string(min) + " " + what + " (got " + std::to_string(value)
-                    + ")");
+            add(field, "must be at least " + std::to_string(min) + " (got " + std::to_string(value) + ")");
         else if (value > max)
             add(field,
                 "is absurdly large (" + std::to_string(value) + "; at most " + std::to_string(max) + " "
