@@ -42,6 +42,12 @@ struct TensorRef
     std::string tensor;
     std::vector<AffineExpr> subscripts;
     SourceLoc loc;
+    /// Each subscript as written (whitespace normalised), so reports echo the user's text; may be empty
+    /// for references built in code, in which case the canonical AffineExpr text is used.
+    std::vector<std::string> subscriptText;
+    /// Subscript `dim` as written when known, else canonical.
+    std::string subscriptToString(std::size_t dim) const;
+    /// "T[x][y + r]".
     std::string toString() const;
     friend bool operator==(const TensorRef& a, const TensorRef& b)
     {
