@@ -1,0 +1,747 @@
+#include "core/search/onchip_search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+namespace marvel::search {
+
+std::string toString(Objective objective)
+{
+    switch (objective) {
+    case Objective::Runtime:
+        return "runtime";
+    case Objective::Energy:
+        return "energy";
+    case Objective::Edp:
+        return "edp";
+    }
+    return "runtime";
+}
+
+std::optional<Objective> objectiveFromString(const std::string& text)
+{
+    if (text == "runtime") return Objective::Runtime;
+    if (text == "energy") return Objective::Energy;
+    if (text == "edp") return Objective::Edp;
+    return std::nullopt;
+}
+
+const std::optional<Candidate>& SearchResult::best(Objective objective) const
+{
+    switch (objective) {
+    case Objective::Energy:
+        return bestEnergy;
+    case Objective::Edp:
+        return bestEdp;
+    case Objective::Runtime:
+        break;
+    }
+    return bestRuntime;
+}
+
+std::int64_t LayerSpace::footprint(const SpaceTensor& tensor, const std::vector<std::int64_t>& tile) const
+{
+    std::int64_t n = 1;
+    for (const auto& subscript : tensor.subscripts) {
+        std::int64_t span = 1;
+        for (const SpaceTensor::Term& t : subscript)
+            span += std::abs(t.coefficient) * (tile[static_cast<std::size_t>(t.loop)] - 1);
+        n *= span;
+    }
+    return n;
+}
+
+std::int64_t LayerSpace::totalFootprint(const std::vector<std::int64_t>& tile) const
+{
+    std::int64_t n = 0;
+    for (const SpaceTensor& t : tensors)
+        n += footprint(t, tile);
+    return n;
+}
+
+LayerSpace makeLayerSpace(
+    const ir::PerfectNest& nest, const std::vector<std::string>& wholeDims, std::string name)
+{
+    LayerSpace space;
+    space.name = std::move(name);
+    space.macs = 1;
+    for (const ir::LoopInfo& l : nest.loops) {
+        mapping::MappedLoop m;
+        m.dim = l.dimName;
+        m.iterator = l.iterator;
+        m.extent = std::max<std::int64_t>(1, l.extent);
+        space.loops.push_back(m);
+        space.wholeLoops.push_back(
+            std::find(wholeDims.begin(), wholeDims.end(), l.dimName) != wholeDims.end());
+        space.macs *= m.extent;
+    }
+    auto loopIndex = [&](const std::string& iterator) {
+        for (std::size_t i = 0; i < nest.loops.size(); ++i)
+            if (nest.loops[i].iterator == iterator) return static_cast<int>(i);
+        return -1;
+    };
+    std::map<std::string, bool> seen;
+    auto addRef = [&](const ir::TensorRef& ref) {
+        const std::string key = ref.toString();
+        if (seen[key]) return;
+        seen[key] = true;
+        SpaceTensor t;
+        t.name = ref.tensor;
+        for (const ir::AffineExpr& e : ref.subscripts) {
+            std::vector<SpaceTensor::Term> terms;
+            for (const auto& [var, coefficient] : e.terms)
+                if (int i = loopIndex(var); i >= 0) terms.push_back({i, coefficient});
+            t.subscripts.push_back(std::move(terms));
+        }
+        space.tensors.push_back(std::move(t));
+    };
+    for (const ir::Statement& s : nest.statements) {
+        addRef(s.target);
+        for (const ir::TensorRef& r : s.reads())
+            addRef(r);
+        if (space.body.empty()) space.body = s.text;
+    }
+    return space;
+}
+
+std::int64_t runtimeLowerBound(std::int64_t macs, std::int64_t activePes, std::int64_t simdLanes)
+{
+    const std::int64_t lanes = std::max<std::int64_t>(1, activePes) * std::max<std::int64_t>(1, simdLanes);
+    return (macs + lanes - 1) / lanes;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::int64_t> divisorsOf(std::int64_t n)
+{
+    std::vector<std::int64_t> out;
+    for (std::int64_t d = 1; d * d <= n; ++d)
+        if (n % d == 0) {
+            out.push_back(d);
+            if (d * d != n) out.push_back(n / d);
+        }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<std::int64_t> tileSizes(std::int64_t bound, bool divisorsOnly)
+{
+    if (divisorsOnly) return divisorsOf(bound);
+    std::vector<std::int64_t> out(static_cast<std::size_t>(bound));
+    std::iota(out.begin(), out.end(), std::int64_t{1});
+    return out;
+}
+
+struct TileOption
+{
+    std::int64_t level1 = 1;
+    std::int64_t level2 = 1;
+    std::int64_t parallelism() const { return (level2 + level1 - 1) / level1; }
+};
+
+/// One level-3 choice: tiles and order (the off-chip part).
+struct Level3Choice
+{
+    std::vector<std::int64_t> level3;
+    std::vector<int> order;
+};
+
+/// A pruned tile assignment: which level-3 choice, the option per loop, and its bounds.
+struct TileEntry
+{
+    std::uint32_t level3Choice = 0;
+    std::uint32_t firstOption = 0; ///< into the flat option-index array
+    std::int64_t runtimeBound = 0;
+    double energyBound = 0.0;
+    std::int64_t activePes = 1;
+    std::uint64_t orderCount = 0;
+    std::uint64_t firstCandidate = 0;
+};
+
+/// Level-2 orders that differ in the MDC they produce. Only loops with several level-2 iterations
+/// reorder inter-tile directives, and only parallel loops order the parallel regions; every other
+/// loop's position changes nothing, so those loops stay outermost in nest order. Whole loops (R, S)
+/// must be the innermost parallel loop.
+std::vector<std::vector<int>> level2Orders(
+    const std::vector<mapping::MappedLoop>& loops, const std::vector<bool>& whole)
+{
+    const int n = static_cast<int>(loops.size());
+    std::vector<int> multi, par, rest;
+    for (int i = 0; i < n; ++i) {
+        const bool m = loops[static_cast<std::size_t>(i)].level2Iterations() > 1;
+        const bool p = loops[static_cast<std::size_t>(i)].isParallel();
+        if (m) multi.push_back(i);
+        if (p) par.push_back(i);
+        if (!m && !p) rest.push_back(i);
+    }
+    auto inMulti = [&](int i) { return std::find(multi.begin(), multi.end(), i) != multi.end(); };
+    auto inPar = [&](int i) { return std::find(par.begin(), par.end(), i) != par.end(); };
+    std::vector<std::vector<int>> out;
+    std::vector<int> mp = multi;
+    do {
+        std::vector<int> pp = par;
+        do {
+            if (!pp.empty()) {
+                bool wholeOk = true;
+                for (std::size_t k = 0; k + 1 < pp.size(); ++k)
+                    if (whole[static_cast<std::size_t>(pp[k])]) wholeOk = false;
+                if (!wholeOk) continue;
+            }
+            // Shared loops must appear in the same relative order in both sequences.
+            std::vector<int> sharedM, sharedP;
+            for (int i : mp)
+                if (inPar(i)) sharedM.push_back(i);
+            for (int i : pp)
+                if (inMulti(i)) sharedP.push_back(i);
+            if (sharedM != sharedP) continue;
+            std::vector<int> order = rest;
+            std::size_t a = 0, b = 0;
+            while (a < mp.size() || b < pp.size()) {
+                if (a < mp.size() && !inPar(mp[a]))
+                    order.push_back(mp[a++]);
+                else if (b < pp.size() && !inMulti(pp[b]))
+                    order.push_back(pp[b++]);
+                else {
+                    order.push_back(mp[a]);
+                    ++a;
+                    ++b;
+                }
+            }
+            out.push_back(std::move(order));
+        } while (std::next_permutation(pp.begin(), pp.end()));
+    } while (std::next_permutation(mp.begin(), mp.end()));
+    return out;
+}
+
+/// Level-3 orders that differ: permutations of the loops with several level-3 tiles, the others first.
+std::vector<std::vector<int>> level3Orders(const std::vector<mapping::MappedLoop>& loops)
+{
+    std::vector<int> multi, rest;
+    for (int i = 0; i < static_cast<int>(loops.size()); ++i)
+        (loops[static_cast<std::size_t>(i)].level3Iterations() > 1 ? multi : rest).push_back(i);
+    std::vector<std::vector<int>> out;
+    do {
+        std::vector<int> order = rest;
+        order.insert(order.end(), multi.begin(), multi.end());
+        out.push_back(std::move(order));
+    } while (std::next_permutation(multi.begin(), multi.end()));
+    return out;
+}
+
+double factorial(int n)
+{
+    double f = 1;
+    for (int i = 2; i <= n; ++i)
+        f *= i;
+    return f;
+}
+
+struct Evaluated
+{
+    std::uint64_t index = 0;
+    Metrics metrics;
+};
+
+class Engine
+{
+public:
+    Engine(const LayerSpace& space, const OffChipChoice& offChip, const arch::Accelerator& acc,
+        const SearchOptions& options, const EvaluatorFactory& factory, SearchSink* sink, std::stop_token stop)
+        : m_space(space)
+        , m_offChip(offChip)
+        , m_acc(acc)
+        , m_options(options)
+        , m_factory(factory)
+        , m_sink(sink)
+        , m_stop(std::move(stop))
+    { }
+
+    SearchResult run();
+
+private:
+    bool stopRequested() const { return m_stop.stop_requested(); }
+    void buildLevel3Choices();
+    void enumerateTiles();
+    void enumerateFor(std::uint32_t choice);
+    double objectiveBound(const TileEntry& e) const;
+    double objectiveValue(const Metrics& m) const;
+    mapping::LoopNestMapping mappingOf(const TileEntry& e, const std::vector<int>& order) const;
+    std::vector<mapping::MappedLoop> loopsOf(const TileEntry& e) const;
+    Candidate candidateOf(std::uint64_t index) const;
+    void processTile(
+        std::size_t tile, MappingEvaluator& evaluator, std::vector<Evaluated>& out, std::uint64_t& rejected);
+    void reportProgress(bool force);
+
+    const LayerSpace& m_space;
+    const OffChipChoice& m_offChip;
+    const arch::Accelerator& m_acc;
+    const SearchOptions& m_options;
+    const EvaluatorFactory& m_factory;
+    SearchSink* m_sink;
+    std::stop_token m_stop;
+
+    std::vector<Level3Choice> m_level3;
+    std::vector<std::vector<TileOption>> m_options3; ///< per (choice, loop): flattened choice * nLoops + loop
+    std::vector<std::uint16_t> m_optionIndex; ///< flat, nLoops per tile entry
+    std::vector<TileEntry> m_tiles;
+    SearchStats m_stats;
+    Clock::time_point m_start;
+    Clock::time_point m_lastProgress;
+    std::uint64_t m_evaluated = 0;
+    std::uint64_t m_skipped = 0;
+    std::uint64_t m_candidates = 0;
+    std::optional<Metrics> m_best;
+    bool m_truncated = false;
+};
+
+void Engine::buildLevel3Choices()
+{
+    const std::size_t n = m_space.loops.size();
+    auto fixWhole = [&](std::vector<std::int64_t> t) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (m_space.wholeLoops[i]) t[i] = m_space.loops[i].extent;
+        return t;
+    };
+    if (!m_options.exhaustive) {
+        Level3Choice c;
+        c.level3 = fixWhole(m_offChip.level3);
+        c.order = m_offChip.level3Order;
+        m_level3.push_back(std::move(c));
+        return;
+    }
+    // Every level-3 tile that fits L2 double buffered, with every distinct level-3 order.
+    std::vector<std::vector<std::int64_t>> sizes(n);
+    for (std::size_t i = 0; i < n; ++i)
+        sizes[i] = m_space.wholeLoops[i] ? std::vector<std::int64_t>{m_space.loops[i].extent}
+                                         : tileSizes(m_space.loops[i].extent, m_options.divisorsOnly);
+    std::vector<std::int64_t> tile(n);
+    std::vector<std::size_t> pick(n, 0);
+    while (true) {
+        for (std::size_t i = 0; i < n; ++i)
+            tile[i] = sizes[i][pick[i]];
+        if (2 * m_space.totalFootprint(tile) <= m_acc.l2Elements()) {
+            std::vector<mapping::MappedLoop> loops = m_space.loops;
+            for (std::size_t i = 0; i < n; ++i)
+                loops[i].level3 = loops[i].level2 = loops[i].level1 = tile[i];
+            for (auto& order : level3Orders(loops))
+                m_level3.push_back({tile, std::move(order)});
+        }
+        std::size_t k = 0;
+        while (k < n && ++pick[k] == sizes[k].size())
+            pick[k++] = 0;
+        if (k == n || stopRequested()) break;
+    }
+}
+
+void Engine::enumerateFor(std::uint32_t choice)
+{
+    const std::size_t n = m_space.loops.size();
+    const Level3Choice& l3 = m_level3[choice];
+    // Options per loop: (T1, T2) with T1 <= T2 <= T3.
+    std::vector<std::vector<TileOption>> opts(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t t3 = l3.level3[i];
+        for (std::int64_t t2 : tileSizes(t3, m_options.divisorsOnly)) {
+            if (m_space.wholeLoops[i] && t2 != m_space.loops[i].extent) continue;
+            for (std::int64_t t1 : tileSizes(t2, m_options.divisorsOnly)) {
+                // Non-parallel loops have T1 = T2: a larger T2 over one level-1 tile means nothing.
+                TileOption o{t1, t2};
+                if (t1 < t2 && o.parallelism() <= 1) continue;
+                if (t1 < t2 && (o.parallelism() - 1) * t1 >= t2)
+                    continue; // last PE would get nothing: the same as a smaller T2
+                opts[i].push_back(o);
+            }
+        }
+    }
+    bool has3 = false;
+    for (std::size_t i = 0; i < n; ++i)
+        has3 = has3 || (m_space.loops[i].extent + l3.level3[i] - 1) / l3.level3[i] > 1;
+    const int maxParallel = mapping::kMaxMdcLevels - (has3 ? 1 : 0);
+    const std::int64_t pes = m_acc.numPes;
+    const auto minActive = static_cast<std::int64_t>(
+        std::ceil(m_options.peUtilizationBound * static_cast<double>(pes) - 1e-9));
+    const std::int64_t l1 = m_acc.l1Elements();
+
+    std::vector<std::int64_t> t1(n, 1);
+    std::vector<std::uint16_t> pick(n, 0);
+    std::uint64_t visited = 0;
+    auto rec = [&](auto&& self, std::size_t i, std::int64_t active, int parallel, int wholeParallel) -> void {
+        if ((++visited & 1023) == 0 && stopRequested()) return;
+        if (m_options.l1Capacity && 2 * m_space.totalFootprint(t1) > l1)
+            return; // footprints only grow with the remaining tiles
+        if (i == n) {
+            if (active < minActive) return;
+            bool has2 = false;
+            for (std::size_t k = 0; k < n; ++k) {
+                const TileOption& o = opts[k][pick[k]];
+                has2 = has2 || (l3.level3[k] + o.level2 - 1) / o.level2 > 1;
+            }
+            if ((has3 ? 1 : 0) + (has2 ? 1 : 0) + std::max(parallel, 1) > mapping::kMaxMdcLevels) {
+                ++m_stats.notRepresentable;
+                return;
+            }
+            (void)wholeParallel;
+            TileEntry e;
+            e.level3Choice = choice;
+            e.firstOption = static_cast<std::uint32_t>(m_optionIndex.size());
+            m_optionIndex.insert(m_optionIndex.end(), pick.begin(), pick.end());
+            e.activePes = active;
+            e.runtimeBound = runtimeLowerBound(m_space.macs, active, m_acc.simdLanes);
+            e.energyBound = static_cast<double>(m_space.macs) * m_acc.energy.mac;
+            m_tiles.push_back(e);
+            return;
+        }
+        for (std::uint16_t k = 0; k < opts[i].size(); ++k) {
+            const TileOption& o = opts[i][k];
+            const std::int64_t p = o.parallelism();
+            if (active * p > pes) continue;
+            const int par = parallel + (p > 1 ? 1 : 0);
+            if (par > maxParallel) continue;
+            pick[i] = k;
+            t1[i] = o.level1;
+            self(self, i + 1, active * p, par, wholeParallel + (p > 1 && m_space.wholeLoops[i] ? 1 : 0));
+            t1[i] = 1;
+        }
+    };
+    // Two whole loops cannot both be the innermost parallel loop.
+    rec(rec, 0, 1, 0, 0);
+    std::erase_if(m_tiles, [&](const TileEntry& e) {
+        if (e.level3Choice != choice) return false;
+        int wholePar = 0;
+        for (std::size_t k = 0; k < n; ++k)
+            if (m_space.wholeLoops[k] && opts[k][m_optionIndex[e.firstOption + k]].parallelism() > 1)
+                ++wholePar;
+        return wholePar > 1;
+    });
+    m_options3.resize(m_level3.size() * n);
+    for (std::size_t i = 0; i < n; ++i)
+        m_options3[choice * n + i] = std::move(opts[i]);
+}
+
+void Engine::enumerateTiles()
+{
+    for (std::uint32_t c = 0; c < m_level3.size() && !stopRequested(); ++c)
+        enumerateFor(c);
+    // Most promising first (lowest bound on the objective), ties in enumeration order: the bound then
+    // skips the tail as soon as an incumbent reaches it.
+    std::stable_sort(m_tiles.begin(), m_tiles.end(),
+        [&](const TileEntry& a, const TileEntry& b) { return objectiveBound(a) < objectiveBound(b); });
+    std::uint64_t next = 0;
+    for (TileEntry& e : m_tiles) {
+        e.orderCount = level2Orders(loopsOf(e), m_space.wholeLoops).size();
+        e.firstCandidate = next;
+        next += e.orderCount;
+    }
+    m_candidates = next;
+    m_stats.tiles = m_tiles.size();
+    m_stats.onChipPruned = static_cast<double>(next);
+}
+
+double Engine::objectiveBound(const TileEntry& e) const
+{
+    switch (m_options.objective) {
+    case Objective::Energy:
+        return e.energyBound;
+    case Objective::Edp:
+        return static_cast<double>(e.runtimeBound) * e.energyBound;
+    case Objective::Runtime:
+        break;
+    }
+    return static_cast<double>(e.runtimeBound);
+}
+
+double Engine::objectiveValue(const Metrics& m) const
+{
+    switch (m_options.objective) {
+    case Objective::Energy:
+        return m.energy;
+    case Objective::Edp:
+        return m.edp();
+    case Objective::Runtime:
+        break;
+    }
+    return static_cast<double>(m.runtime);
+}
+
+std::vector<mapping::MappedLoop> Engine::loopsOf(const TileEntry& e) const
+{
+    const std::size_t n = m_space.loops.size();
+    std::vector<mapping::MappedLoop> loops = m_space.loops;
+    const Level3Choice& l3 = m_level3[e.level3Choice];
+    for (std::size_t i = 0; i < n; ++i) {
+        const TileOption& o = m_options3[e.level3Choice * n + i][m_optionIndex[e.firstOption + i]];
+        loops[i].level3 = l3.level3[i];
+        loops[i].level2 = o.level2;
+        loops[i].level1 = o.level1;
+    }
+    return loops;
+}
+
+mapping::LoopNestMapping Engine::mappingOf(const TileEntry& e, const std::vector<int>& order) const
+{
+    mapping::LoopNestMapping m;
+    m.loops = loopsOf(e);
+    m.level2Order = order;
+    m.level3Order = m_level3[e.level3Choice].order;
+    m.layouts = m_offChip.layouts;
+    return m;
+}
+
+Candidate Engine::candidateOf(std::uint64_t index) const
+{
+    auto it = std::upper_bound(m_tiles.begin(), m_tiles.end(), index,
+        [](std::uint64_t i, const TileEntry& e) { return i < e.firstCandidate; });
+    const TileEntry& e = *(it - 1);
+    const auto orders = level2Orders(loopsOf(e), m_space.wholeLoops);
+    Candidate c;
+    c.index = index;
+    c.mapping = mappingOf(e, orders[index - e.firstCandidate]);
+    c.dataflow = mapping::toMdc(c.mapping, m_acc);
+    return c;
+}
+
+void Engine::processTile(
+    std::size_t tile, MappingEvaluator& evaluator, std::vector<Evaluated>& out, std::uint64_t& rejected)
+{
+    const TileEntry& e = m_tiles[tile];
+    const auto orders = level2Orders(loopsOf(e), m_space.wholeLoops);
+    for (std::size_t k = 0; k < orders.size(); ++k) {
+        if (stopRequested()) return;
+        mapping::LoopNestMapping m = mappingOf(e, orders[k]);
+        std::optional<Metrics> metrics;
+        try {
+            metrics = evaluator.evaluate(mapping::toMdc(m, m_acc));
+        } catch (const InputError&) {
+            metrics.reset();
+        }
+        if (!metrics) {
+            ++rejected;
+            continue;
+        }
+        out.push_back({e.firstCandidate + k, *metrics});
+    }
+}
+
+void Engine::reportProgress(bool force)
+{
+    if (!m_sink) return;
+    const auto now = Clock::now();
+    if (!force && now - m_lastProgress < std::chrono::milliseconds(m_options.progressIntervalMs)) return;
+    m_lastProgress = now;
+    Progress p;
+    p.evaluated = m_evaluated;
+    p.skipped = m_skipped;
+    p.candidates = m_candidates;
+    p.best = m_best;
+    p.elapsedSeconds = std::chrono::duration<double>(now - m_start).count();
+    const std::uint64_t done = m_evaluated + m_skipped;
+    p.etaSeconds = done == 0 ? 0.0
+                             : p.elapsedSeconds
+            * static_cast<double>(m_candidates - std::min(done, m_candidates)) / static_cast<double>(done);
+    m_sink->onProgress(p);
+}
+
+SearchResult Engine::run()
+{
+    m_start = m_lastProgress = Clock::now();
+    SearchResult result;
+    const std::size_t n = m_space.loops.size();
+    // Search-space sizes (paper's table): every tile triple T1 <= T2 <= T3 <= extent per loop,
+    // level-2 and level-3 orders, one layout per tensor subscript choice.
+    {
+        double layouts = 1, triples = 1, pairsUnder3 = 1, level3 = 1;
+        for (const SpaceTensor& t : m_space.tensors)
+            layouts *= std::max<double>(1, static_cast<double>(t.subscripts.size()));
+        for (std::size_t i = 0; i < n; ++i) {
+            const double e = static_cast<double>(m_space.loops[i].extent);
+            triples *= e * (e + 1) * (e + 2) / 6;
+            level3 *= e;
+            const double t3 = i < m_offChip.level3.size() ? static_cast<double>(m_offChip.level3[i]) : e;
+            pairsUnder3 *= t3 * (t3 + 1) / 2;
+        }
+        m_stats.originalSpace
+            = triples * factorial(static_cast<int>(n)) * factorial(static_cast<int>(n)) * layouts;
+        m_stats.offChipSpace = level3 * factorial(static_cast<int>(n)) * layouts;
+        m_stats.onChipSpace = pairsUnder3 * factorial(static_cast<int>(n));
+    }
+    buildLevel3Choices();
+    enumerateTiles();
+
+    const unsigned threads
+        = std::max(1u, m_options.threads ? m_options.threads : std::thread::hardware_concurrency());
+    std::vector<std::unique_ptr<MappingEvaluator>> evaluators;
+    for (unsigned t = 0; t < threads; ++t)
+        evaluators.push_back(m_factory());
+    std::vector<std::vector<Evaluated>> perThread(threads);
+    std::vector<std::uint64_t> rejected(threads, 0);
+
+    ParetoFront front;
+    std::map<std::uint64_t, Metrics> frontMetrics; // full metrics of the current front members
+    std::optional<Evaluated> best[3];
+    auto better = [](double a, double b) { return a < b; };
+    double incumbent = std::numeric_limits<double>::infinity();
+
+    std::size_t nextTile = 0;
+    std::size_t batchEnd = 0;
+    std::atomic<std::size_t> cursor{0};
+    bool finished = m_tiles.empty() || stopRequested();
+    std::barrier sync(static_cast<std::ptrdiff_t>(threads));
+
+    auto work = [&](unsigned t) {
+        for (;;) {
+            std::size_t i = cursor.fetch_add(1);
+            if (i >= batchEnd || stopRequested()) break;
+            processTile(i, *evaluators[t], perThread[t], rejected[t]);
+        }
+    };
+    bool released = false; // workers have seen `finished`
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            for (;;) {
+                sync.arrive_and_wait(); // batch ready (or finished)
+                if (finished) return;
+                work(t);
+                sync.arrive_and_wait(); // batch done
+            }
+        });
+
+    while (!finished) {
+        // Skip the tiles the incumbent already beats; the list is sorted by bound, so the rest go too.
+        if (m_options.boundSkipping && nextTile < m_tiles.size()
+            && objectiveBound(m_tiles[nextTile]) > incumbent) {
+            for (std::size_t i = nextTile; i < m_tiles.size(); ++i)
+                m_skipped += m_tiles[i].orderCount;
+            m_stats.boundSkipped += m_candidates - m_tiles[nextTile].firstCandidate;
+            nextTile = m_tiles.size();
+        }
+        if (nextTile >= m_tiles.size()
+            || (m_options.maxCandidates && m_evaluated >= m_options.maxCandidates)) {
+            m_truncated = nextTile < m_tiles.size();
+            break;
+        }
+        std::uint64_t amount = 0;
+        batchEnd = nextTile;
+        while (batchEnd < m_tiles.size() && amount < m_options.batchSize) {
+            if (m_options.boundSkipping && objectiveBound(m_tiles[batchEnd]) > incumbent) break;
+            amount += m_tiles[batchEnd].orderCount;
+            ++batchEnd;
+        }
+        cursor.store(nextTile);
+        sync.arrive_and_wait(); // start the batch
+        work(0);
+        sync.arrive_and_wait(); // wait for the batch
+        nextTile = batchEnd;
+        if (stopRequested()) {
+            result.cancelled = true;
+            break;
+        }
+        // Merge in candidate order: the same outcome whatever thread evaluated what.
+        std::vector<Evaluated> merged;
+        for (auto& v : perThread) {
+            merged.insert(merged.end(), v.begin(), v.end());
+            v.clear();
+        }
+        std::sort(merged.begin(), merged.end(),
+            [](const Evaluated& a, const Evaluated& b) { return a.index < b.index; });
+        bool frontChanged = false;
+        for (const Evaluated& ev : merged) {
+            ++m_evaluated;
+            const double values[3]
+                = {static_cast<double>(ev.metrics.runtime), ev.metrics.energy, ev.metrics.edp()};
+            for (int k = 0; k < 3; ++k) {
+                const double current = best[k]
+                    ? (k == 0 ? static_cast<double>(best[k]->metrics.runtime)
+                              : (k == 1 ? best[k]->metrics.energy : best[k]->metrics.edp()))
+                    : std::numeric_limits<double>::infinity();
+                if (better(values[k], current)) best[k] = ev;
+            }
+            if (front.insert({ev.metrics.runtime, ev.metrics.energy, ev.index})) {
+                frontChanged = true;
+                frontMetrics[ev.index] = ev.metrics;
+            }
+        }
+        if (frontChanged)
+            std::erase_if(frontMetrics, [&](const auto& kv) {
+                return std::none_of(front.points().begin(), front.points().end(),
+                    [&](const ParetoPoint& p) { return p.index == kv.first; });
+            });
+        const int objectiveSlot = static_cast<int>(m_options.objective);
+        if (best[objectiveSlot]) {
+            incumbent = objectiveValue(best[objectiveSlot]->metrics);
+            m_best = best[objectiveSlot]->metrics;
+        }
+        if (frontChanged && m_sink) {
+            std::vector<Candidate> cs;
+            for (const ParetoPoint& p : front.points()) {
+                Candidate c = candidateOf(p.index);
+                c.metrics = frontMetrics[p.index];
+                cs.push_back(std::move(c));
+            }
+            m_sink->onParetoUpdate(cs);
+        }
+        reportProgress(false);
+    }
+    finished = true;
+    if (!released && threads > 1) {
+        sync.arrive_and_wait();
+        released = true;
+    }
+    pool.clear();
+
+    for (std::uint64_t r : rejected)
+        m_stats.rejected += r;
+    m_skipped += m_stats.rejected;
+    auto materialise = [&](const std::optional<Evaluated>& ev) -> std::optional<Candidate> {
+        if (!ev) return std::nullopt;
+        Candidate c = candidateOf(ev->index);
+        c.metrics = ev->metrics;
+        return c;
+    };
+    result.bestRuntime = materialise(best[0]);
+    result.bestEnergy = materialise(best[1]);
+    result.bestEdp = materialise(best[2]);
+    for (const ParetoPoint& p : front.points()) {
+        Candidate c = candidateOf(p.index);
+        c.metrics = frontMetrics[p.index];
+        result.pareto.push_back(std::move(c));
+    }
+    result.cancelled = result.cancelled || stopRequested();
+    result.truncated = m_truncated;
+    m_stats.evaluated = m_evaluated;
+    result.stats = m_stats;
+    result.evaluated = m_evaluated;
+    result.seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
+    reportProgress(true);
+    return result;
+}
+
+} // namespace
+
+SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip, const arch::Accelerator& acc,
+    const SearchOptions& options, const EvaluatorFactory& evaluators, SearchSink* sink, std::stop_token stop)
+{
+    const std::size_t n = space.loops.size();
+    if (n == 0 || offChip.level3.size() != n || offChip.level3Order.size() != n
+        || space.wholeLoops.size() != n) {
+        Diagnostic d;
+        d.field = "search";
+        d.message = "the off-chip choice must give a level-3 tile and an order position for each of the "
+            + std::to_string(n) + " loops";
+        throw InputError(d);
+    }
+    Engine engine(space, offChip, acc, options, evaluators, sink, std::move(stop));
+    return engine.run();
+}
+
+} // namespace marvel::search

@@ -1,0 +1,176 @@
+#pragma once
+// The on-chip mapping search (paper Algorithm 1) over level-2 orders, level-2 tiles and level-1 tiles,
+// given the off-chip choice (level-3 tiles, order, layouts), plus an exhaustive mode that also
+// enumerates the level-3 tiles and orders. Candidates go through the MDC transformation and a cost
+// model supplied per thread; the result does not depend on the thread count.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "core/arch/accelerator.h"
+#include "core/ir/operator.h"
+#include "core/mapping/loop_nest_mapping.h"
+#include "core/mdc/dataflow.h"
+#include "core/search/pareto.h"
+
+namespace marvel::search {
+
+enum class Objective { Runtime, Energy, Edp };
+/// "runtime", "energy", "edp".
+std::string toString(Objective objective);
+std::optional<Objective> objectiveFromString(const std::string& text);
+
+/// Cost-model fidelity passed to the evaluator (the cost model's `maestro` and `corrected` modes).
+enum class Fidelity { Maestro, Corrected };
+
+/// What the cost model reports for one mapping (the part the search uses).
+struct Metrics
+{
+    std::int64_t runtime = 0; ///< cycles
+    double energy = 0.0; ///< MAC units
+    std::int64_t macs = 0;
+    std::int64_t l1Requirement = 0; ///< elements per PE
+    std::int64_t l2Requirement = 0; ///< elements
+    double edp() const { return static_cast<double>(runtime) * energy; }
+};
+
+/// One cost model instance; the search makes one per thread and reuses it for every candidate.
+class MappingEvaluator
+{
+public:
+    virtual ~MappingEvaluator() = default;
+    /// Metrics of the mapping written as `dataflow`; nullopt when the cost model rejects it.
+    virtual std::optional<Metrics> evaluate(const mdc::Dataflow& dataflow) = 0;
+};
+using EvaluatorFactory = std::function<std::unique_ptr<MappingEvaluator>()>;
+
+/// A tensor reference as the search needs it: per subscript, the loops it moves with and how fast.
+struct SpaceTensor
+{
+    struct Term
+    {
+        int loop = 0;
+        std::int64_t coefficient = 1;
+    };
+    std::string name;
+    std::vector<std::vector<Term>> subscripts;
+};
+
+/// The operator as the search sees it: loops (nest order, extents), the tensors for footprints, the
+/// loops whose temporal tiles must cover the whole loop (MAESTRO's rule for filter rows/columns R, S:
+/// they may be split only as the innermost parallel loop), the MAC count and the statement text.
+struct LayerSpace
+{
+    std::string name;
+    std::vector<mapping::MappedLoop> loops; ///< dim, iterator, extent (tiles ignored)
+    std::vector<SpaceTensor> tensors;
+    std::vector<bool> wholeLoops;
+    std::int64_t macs = 0;
+    std::string body;
+
+    /// Elements of `tensor` one tile with the given per-loop sizes touches.
+    std::int64_t footprint(const SpaceTensor& tensor, const std::vector<std::int64_t>& tile) const;
+    std::int64_t totalFootprint(const std::vector<std::int64_t>& tile) const;
+};
+
+/// Builds the space of a perfect nest: loop names and extents, tensors from every reference of the
+/// statements, and `wholeDims` (dimension names) as whole loops.
+LayerSpace makeLayerSpace(
+    const ir::PerfectNest& nest, const std::vector<std::string>& wholeDims, std::string name = {});
+
+/// The off-chip part the on-chip search starts from (the decoupled search's first step).
+struct OffChipChoice
+{
+    std::vector<std::int64_t> level3; ///< per loop
+    std::vector<int> level3Order;
+    std::vector<mapping::TensorLayout> layouts;
+};
+
+struct SearchOptions
+{
+    Objective objective = Objective::Runtime;
+    double peUtilizationBound = 0.1; ///< level-2 tiles must keep at least this fraction of the PEs busy
+    bool divisorsOnly = true; ///< tile sizes divide the enclosing tile: no prologue/epilogue
+    bool l1Capacity = true; ///< level-1 tiles (double buffered) fit in L1
+    bool boundSkipping = true; ///< skip candidates whose exact lower bound cannot beat the incumbent
+    bool exhaustive = false; ///< also enumerate level-3 tiles and orders (small operators only)
+    unsigned threads = 0; ///< 0: std::thread::hardware_concurrency()
+    Fidelity fidelity = Fidelity::Maestro;
+    std::uint64_t batchSize
+        = 1024; ///< candidates between incumbent updates (fixed: results stay deterministic)
+    int progressIntervalMs = 100; ///< minimum time between progress callbacks
+    std::uint64_t maxCandidates = 0; ///< 0: no limit; else the search stops after this many (reported)
+};
+
+/// One evaluated mapping.
+struct Candidate
+{
+    std::uint64_t index = 0; ///< position in the enumeration (ties go to the lower index)
+    mapping::LoopNestMapping mapping;
+    mdc::Dataflow dataflow;
+    Metrics metrics;
+};
+
+struct Progress
+{
+    std::uint64_t evaluated = 0;
+    std::uint64_t skipped = 0; ///< by bounds or rejected by the cost model
+    std::uint64_t candidates = 0; ///< candidates enumerated (after pruning)
+    std::optional<Metrics> best; ///< best so far for the search objective
+    double elapsedSeconds = 0.0;
+    double etaSeconds = 0.0; ///< upper estimate: as if nothing more were skipped
+};
+
+/// Receives progress and Pareto updates from the searching thread (never concurrently).
+class SearchSink
+{
+public:
+    virtual ~SearchSink() = default;
+    virtual void onProgress(const Progress&) { }
+    /// The whole current front after a batch that changed it.
+    virtual void onParetoUpdate(std::span<const Candidate>) { }
+};
+
+/// Sizes of the search space (the paper's search-space table) and what the search did.
+struct SearchStats
+{
+    double originalSpace = 0; ///< all level-1/2/3 tiles x level-2/3 orders (x layouts) of the operator
+    double offChipSpace = 0; ///< level-3 tiles x level-3 orders x layouts
+    double onChipSpace = 0; ///< level-2 orders x level-2 tiles x level-1 tiles under the chosen level-3 tile
+    double onChipPruned = 0; ///< on-chip candidates left after pruning (order-equivalence included)
+    std::uint64_t tiles = 0; ///< tile assignments after pruning
+    std::uint64_t evaluated = 0;
+    std::uint64_t boundSkipped = 0;
+    std::uint64_t rejected = 0; ///< the cost model or the transformation refused
+    std::uint64_t notRepresentable = 0; ///< would need more than 4 MAESTRO levels (pruned before)
+};
+
+struct SearchResult
+{
+    std::optional<Candidate> bestRuntime, bestEnergy, bestEdp;
+    std::vector<Candidate> pareto; ///< runtime ascending
+    SearchStats stats;
+    std::uint64_t evaluated = 0;
+    double seconds = 0.0;
+    bool cancelled = false;
+    bool truncated = false; ///< maxCandidates reached
+
+    const std::optional<Candidate>& best(Objective objective) const;
+};
+
+/// Algorithm 1 on `space` under `offChip` (or, with options.exhaustive, over every level-3 choice too).
+SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip, const arch::Accelerator& acc,
+    const SearchOptions& options, const EvaluatorFactory& evaluators, SearchSink* sink = nullptr,
+    std::stop_token stop = {});
+
+/// Exact lower bound on the runtime of any mapping with these tiles: the MACs over the PEs a level-2
+/// tile keeps busy (each PE does at most `simdLanes` MACs per cycle).
+std::int64_t runtimeLowerBound(std::int64_t macs, std::int64_t activePes, std::int64_t simdLanes);
+
+} // namespace marvel::search
