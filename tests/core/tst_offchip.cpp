@@ -3,6 +3,7 @@
 #include <QTest>
 
 #include "core/search/offchip.h"
+#include "core/search/roofline.h"
 #include "core/search/space_size.h"
 #include "db_brute_force.h"
 
@@ -248,6 +249,35 @@ private slots:
         for (const auto& layout : sol.layouts)
             QCOMPARE(layout.innermost(), int(layout.dimOrder.size()) - 1);
         QCOMPARE(sol.offChipSpaceSize, 4.0 * 4 * 8 * 8 * 3 * 3 * 720);
+    }
+
+    // VGG16 CONV1 on P1 (168 PEs, 12 elements/cycle), figures by hand.
+    void rooflineConv()
+    {
+        auto acc = accel(110592, 64);
+        acc.numPes = 168;
+        acc.nocBandwidth = 12;
+        auto r = search::roofline(conv(64, 3, 224, 224, 3, 3, 1), {}, acc);
+        QCOMPARE(r.macs, std::int64_t(64) * 3 * 224 * 224 * 9);
+        QCOMPARE(r.computeCycles, (r.macs + 167) / 168);
+        // O 64*224*224 + W 64*3*3*3 + I 3*226*226 = 3366220 elements; /12 -> 280519 (rounded up).
+        QCOMPARE(r.compulsoryElements, std::int64_t(3366220));
+        QCOMPARE(r.nocCycles, std::int64_t(280519));
+        QCOMPARE(r.cycles, r.computeCycles);
+        acc.nocBandwidth = 1;
+        QCOMPARE(search::roofline(conv(64, 3, 224, 224, 3, 3, 1), {}, acc).cycles, std::int64_t(3366220));
+    }
+
+    // for (i = 0; i < N; i++) for (j = 0; j <= i; j++): N(N+1)/2 iterations.
+    void triangularIterations()
+    {
+        ir::PerfectNest nest;
+        nest.loops = {loop("i", 10), loop("j", 10)};
+        nest.loops[0].upper = affine({{"N", 1}});
+        nest.loops[1].upper = affine({{"i", 1}}, 1);
+        nest.statements = {macStatement(ref("O", {affine({{"i", 1}})}),
+            ref("A", {affine({{"i", 1}}), affine({{"j", 1}})}), ref("B", {affine({{"j", 1}})}))};
+        QCOMPARE(search::iterationCount(nest, {{"N", 10, {}}}), std::int64_t(55));
     }
 
     void spaceSizes()

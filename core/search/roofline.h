@@ -1,0 +1,39 @@
+#pragma once
+// Roofline of an operator on an accelerator: the runtime no mapping can beat.
+//
+//   roofline cycles = max(compute bound, NoC bound, off-chip bound)
+//   compute bound   = ceil(MACs / usable PEs),  usable PEs = numPes * simdLanes
+//   NoC bound       = ceil(compulsory traffic / nocBandwidth)
+//   off-chip bound  = ceil(compulsory traffic / offchipBandwidth)
+//   compulsory traffic = sum over tensors of their distinct elements over the whole iteration space,
+//                        each moved once: inputs and weights read, outputs written.
+// MACs = statement instances (one multiply-accumulate per statement per iteration; triangular loops
+// counted exactly). Bandwidths are elements per cycle, as in MAESTRO. The geometric mean of
+// runtime / roofline is the search's quality figure (paper: 1.31 on P1, 1.10 on P2).
+
+#include <cstdint>
+#include <vector>
+
+#include "core/arch/accelerator.h"
+#include "core/ir/operator.h"
+
+namespace marvel::search {
+
+struct Roofline
+{
+    std::int64_t macs = 0;
+    std::int64_t usablePes = 1;
+    std::int64_t computeCycles = 0;
+    std::int64_t compulsoryElements = 0; ///< all tensors, each distinct element once
+    std::int64_t nocCycles = 0;
+    std::int64_t offchipCycles = 0;
+    std::int64_t cycles = 0; ///< the max of the three bounds
+};
+
+/// Number of iterations of the nest (exact for triangular bounds; sizes substitute the bound names).
+std::int64_t iterationCount(const ir::PerfectNest& nest, const std::vector<ir::SizeParam>& sizes);
+
+Roofline roofline(
+    const ir::PerfectNest& nest, const std::vector<ir::SizeParam>& sizes, const arch::Accelerator& acc);
+
+} // namespace marvel::search
