@@ -1,0 +1,1305 @@
+#include "core/cost/costmodel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+// Implementation notes (section numbers refer to the MDC cost-model spec).
+//
+// Corrected fidelity: each fix below is marked "FIX <quirk>" where it is applied.
+//   FIX Q-REUSE-1  an uncoupled advancing loop no longer hides the re-fetch of a tensor whose inner
+//                  coupled loops wrapped around: the whole tile is charged (with the usual multicast).
+//   FIX Q-OUT-1    the edge-edge sub-unit of a spatial init-edge with E > 1 returns its outputs
+//                  (its unique part, min(U, ME)) instead of UE, which is usually 0.
+//   FIX Q-OUT-2    the new output rows per window step are offset / stride, never more than the tile.
+//   FIX Q-EDGE-1   skipped (empty) cases no longer touch the output counters.
+//   FIX Q-CSV-1    the CSV energy uses the layer's own counts, including MACs and output L2 reads.
+//   FIX Q-EDGE-3   a zero top-level compute delay counts as 1 in the off-chip requirement (guard).
+//   FIX STRIDE     (behind the strided MAC miscount of the reference data) a strided window tile of o
+//                  output rows spans (o-1)*stride + window input rows, and its output extent is
+//                  (rows - window) / stride + 1, so strided tiles neither drop nor invent outputs.
+
+namespace marvel::cost {
+
+namespace {
+
+using i64 = std::int64_t;
+constexpr i64 kMaxI64 = std::numeric_limits<i64>::max();
+constexpr i64 kMinI64 = std::numeric_limits<i64>::min();
+constexpr i64 kProductLimit = i64(1) << 52;
+
+enum Pos : std::uint8_t { PosI = 0, PosS = 1, PosE = 2 };
+
+struct State
+{
+    i64 occ = 1;
+    Pos pos = PosI;
+    bool unrolled = false;
+    bool initEdge = false;
+    bool edgeEdge = false;
+    bool edge = false;
+};
+
+struct Dir
+{
+    bool spatial = false;
+    int dim = -1;
+    i64 sz = 1;
+    i64 of = 1;
+    int src = -1; ///< index in the user's dataflow, -1 for inherited/default directives
+};
+
+struct Level
+{
+    i64 P = 1;
+    int n = 0;
+    Dir d[kMaxLevelDirectives];
+    int dirOf[kMaxDims];
+    i64 D[kMaxDims];
+    std::uint32_t present = 0;
+    i64 M[kMaxDims], U[kMaxDims], ME[kMaxDims], UE[kMaxDims];
+    i64 E = 1;
+    int sp = -1;
+    int lastSp = -1;
+    // Per tensor: coupled spatial directives in coupling order (for ee = last one).
+    int nCoupledSpatial[kMaxTensors];
+    int lastCoupledSpatial[kMaxTensors];
+};
+
+struct LevelOut
+{
+    i64 runtime = 0;
+    double avgUtil = 0.0;
+    bool anyProcessed = false;
+    i64 reqDn[kMaxTensors] = {};
+};
+
+struct MemoEntry
+{
+    i64 key[kMaxDims];
+    LevelOut out;
+};
+
+enum class Err {
+    None,
+    UnknownDim,
+    BadSize,
+    BadClusterSize,
+    TooManyClusters,
+    ClusterExceedsPes,
+    SlidingTemporal,
+    BothPrimed,
+    PrimedWithoutSliding,
+    Duplicate,
+    NotInInner,
+    NoSpatial,
+    TooManySpatial,
+    TooManyDirectives,
+    TooLarge,
+    ZeroUnique,
+    AllSkipped,
+    ZeroCompute,
+};
+
+i64 ceilDivSigned(i64 a, i64 b) // b > 0; real ceiling for either sign of a
+{
+    return a > 0 ? (a + b - 1) / b : a / b;
+}
+
+std::string formatDirective(const mdc::Directive& d)
+{
+    using Kind = mdc::Directive::Kind;
+    if (d.kind == Kind::Cluster) return "Cluster(" + std::to_string(d.size) + ",P)";
+    return std::string(d.kind == Kind::SpatialMap ? "SpatialMap(" : "TemporalMap(") + std::to_string(d.size)
+        + "," + std::to_string(d.offset) + ") " + d.dim;
+}
+
+i64 satMul(i64 a, i64 b)
+{
+    i64 r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) return kMaxI64;
+    return r;
+}
+
+} // namespace
+
+struct Evaluator::Impl
+{
+    Problem problem;
+    arch::Accelerator acc;
+    Options opt;
+    bool corrected = false;
+
+    // ---- compiled problem ----
+    int nd = 0;
+    std::vector<std::string> names;
+    i64 size0[kMaxDims] = {};
+    i64 stride[kMaxDims] = {};
+    int slideOf[kMaxDims]; ///< reference dim -> its sliding dim
+    int outOf[kMaxDims]; ///< reference dim -> its output dim
+    int refOf[kMaxDims]; ///< output dim -> its reference dim
+    i64 dilation[kMaxDims]; ///< of the window whose reference dim this is
+    std::uint32_t slidingMask = 0;
+    std::uint32_t ivMask = 0;
+    int unroll[kMaxDims];
+    int nUnroll = 0;
+    int nt = 0; ///< tensors; the last one is the output
+    int nInputs = 0;
+    int tdims[kMaxTensors][kMaxDims];
+    int tcount[kMaxTensors] = {};
+    std::uint32_t tmask[kMaxTensors] = {};
+    std::vector<std::string> tensorNames;
+    std::int64_t inputElems = 0, weightElems = 0, macsExpected = 0;
+
+    // ---- per evaluation ----
+    int nLevels = 0;
+    Level lv[kMaxLevels];
+    State states[kMaxLevels][kMaxLevelDirectives][3];
+    int nStates[kMaxLevels][kMaxLevelDirectives];
+    std::vector<MemoEntry> memo[kMaxLevels];
+    bool haveFirst = false;
+    i64 firstReqDn[kMaxTensors] = {};
+
+    // Top-level accumulators.
+    struct Top
+    {
+        TensorCounts t[kMaxTensors];
+        i64 macs = 0;
+        i64 peak = 0;
+        i64 avgNum = 0;
+        i64 sumOcc = 0;
+        i64 dinMin, dinMax, dinSum, doutMin, doutMax, doutSum, compMin, compMax, compSum;
+        double ai = 0.0;
+        i64 offchip = 0;
+        double util = 0.0;
+    } top;
+
+    // ---- error ----
+    Err err = Err::None;
+    int errSrc = -1;
+    int errDim = -1;
+    int errLevel = -1;
+    SourceLoc errLoc;
+    const mdc::Dataflow* userFlow = nullptr;
+
+    static i64 eff(i64 taps, i64 dil) { return (taps <= 0 || dil == 1) ? taps : (taps - 1) * dil + 1; }
+
+    bool fail(Err e, int src = -1, int dim = -1, int level = -1)
+    {
+        if (err == Err::None) {
+            err = e;
+            errSrc = src;
+            errDim = dim;
+            errLevel = level;
+        }
+        return false;
+    }
+
+    void compileProblem();
+    bool compileDataflow(std::span<const DirectiveId> flow);
+    void tileTables(Level& L) const;
+    void buildStates(int l, const i64* Dc);
+    LevelOut analyze(int l, const i64* Dc);
+    const LevelOut* child(int l, const i64* Dc);
+    bool run(std::span<const DirectiveId> flow, Metrics& out);
+
+    // Per-case formulas (§4.4). s[i] is the state of directive i in the current case.
+    i64 mapped(const Level& L, const State* const* s, int t, bool first, bool eepe) const;
+    i64 ingress(
+        const Level& L, const State* const* s, int t, bool first, bool eepe, int ch, bool fresh) const;
+    i64 peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse) const;
+    template <class F> i64 aggregate(const Level& L, bool spm, bool spe, bool ee, F&& f) const
+    {
+        if (!spm) return f(true, false);
+        if (!spe) return f(true, false) + (L.P - 1) * f(false, false);
+        i64 v = f(true, L.E == 1 && ee);
+        if (L.E > 1) {
+            i64 nee = ee ? 1 : 0;
+            i64 nfull = std::max<i64>(L.E - nee - 1, 0);
+            v += nfull * f(false, false) + nee * f(false, true);
+        }
+        return v;
+    }
+
+    Diagnostic diagnostic() const;
+    std::vector<DirectiveId> scratchFlow;
+};
+
+// ------------------------------------------------------------------------------------------------
+// Problem compilation
+
+void Evaluator::Impl::compileProblem()
+{
+    std::vector<Diagnostic> problems = problem.validate();
+    if (problem.dims.size() > size_t(kMaxDims)) {
+        Diagnostic d;
+        d.file = problem.file;
+        d.loc = problem.loc;
+        d.message = "'" + problem.name + "': more than " + std::to_string(kMaxDims) + " dimensions";
+        problems.push_back(d);
+    }
+    size_t tensors = problem.tensors.size();
+    if (tensors > size_t(kMaxTensors)) {
+        Diagnostic d;
+        d.file = problem.file;
+        d.loc = problem.loc;
+        d.message = "'" + problem.name + "': more than " + std::to_string(kMaxTensors) + " tensors";
+        problems.push_back(d);
+    }
+    if (!problems.empty()) throw InputError(problems);
+
+    nd = int(problem.dims.size());
+    for (int i = 0; i < kMaxDims; ++i) {
+        slideOf[i] = outOf[i] = refOf[i] = -1;
+        dilation[i] = 1;
+    }
+    for (int i = 0; i < nd; ++i) {
+        names.push_back(problem.dims[size_t(i)].name);
+        size0[i] = problem.dims[size_t(i)].size;
+        stride[i] = problem.dims[size_t(i)].stride;
+    }
+    auto id = [&](const std::string& n) {
+        for (int i = 0; i < nd; ++i)
+            if (names[size_t(i)] == n) return i;
+        return -1;
+    };
+    for (const auto& w : problem.windows) {
+        int r = id(w.reference), s = id(w.sliding), o = id(w.output);
+        slideOf[r] = s;
+        outOf[r] = o;
+        refOf[o] = r;
+        dilation[r] = w.dilation;
+        stride[r] = w.stride;
+        slidingMask |= 1u << s;
+    }
+    // Input-class tensors first, the output last; output coupling uses the reference dimensions.
+    std::vector<const ProblemTensor*> order;
+    for (const auto& t : problem.tensors)
+        if (t.role == ProblemTensor::Role::Input) order.push_back(&t);
+    nInputs = int(order.size());
+    order.push_back(problem.output());
+    nt = int(order.size());
+    for (int t = 0; t < nt; ++t) {
+        tensorNames.push_back(order[size_t(t)]->name);
+        for (const auto& dn : order[size_t(t)]->dims) {
+            int i = id(dn);
+            if (refOf[i] >= 0) i = refOf[i];
+            tdims[t][tcount[t]++] = i;
+            tmask[t] |= 1u << i;
+            ivMask |= 1u << i;
+        }
+    }
+    for (const auto& n : problem.unrollOrder) {
+        int i = id(n);
+        if (i >= 0 && (ivMask >> i & 1u)) unroll[nUnroll++] = i;
+    }
+    for (int i = 0; i < nd; ++i) {
+        bool listed = false;
+        for (int k = 0; k < nUnroll; ++k)
+            listed = listed || unroll[k] == i;
+        if (!listed && (ivMask >> i & 1u)) unroll[nUnroll++] = i;
+    }
+    i64 prod = 1;
+    for (int i = 0; i < nd; ++i)
+        prod = satMul(prod, size0[i]);
+    if (prod > kProductLimit) {
+        Diagnostic d;
+        d.file = problem.file;
+        d.loc = problem.loc;
+        d.message = "'" + problem.name + "': the iteration space is too large for the cost model";
+        throw InputError(d);
+    }
+    for (int t = 0; t < nt; ++t) {
+        if (t == 0 && nInputs >= 1) inputElems = problem.declaredTensorElements(*order[0]);
+        if (t == 1 && nInputs >= 2) weightElems = problem.declaredTensorElements(*order[1]);
+    }
+    macsExpected = problem.analyticMacs();
+}
+
+// ------------------------------------------------------------------------------------------------
+// Dataflow compilation (§3)
+
+bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
+{
+    using Kind = mdc::Directive::Kind;
+    // Split into levels and check the user's directives.
+    int nClusters = 0;
+    i64 clusterSize[kMaxLevels] = {};
+    int begin[kMaxLevels + 1] = {};
+    for (size_t k = 0; k < flow.size(); ++k) {
+        const auto& f = flow[k];
+        int src = int(k);
+        if (f.kind == Kind::Cluster) {
+            if (f.size < 1 || f.size > (i64(1) << 31)) return fail(Err::BadClusterSize, src);
+            if (nClusters == kMaxLevels - 1) return fail(Err::TooManyClusters, src);
+            clusterSize[++nClusters] = f.size;
+            begin[nClusters] = src + 1;
+            continue;
+        }
+        if (f.size < 1 || f.offset < 1 || f.size > (i64(1) << 40) || f.offset > (i64(1) << 40))
+            return fail(Err::BadSize, src);
+        if (f.dim < 0 || f.dim >= nd) return fail(Err::UnknownDim, src);
+        // MAESTRO's parse-time R/S rule: a temporal map on a sliding dimension covers it entirely.
+        if (f.kind == Kind::TemporalMap && (slidingMask >> f.dim & 1u)
+            && (f.size != f.offset || f.size != size0[f.dim]))
+            return fail(Err::SlidingTemporal, src, f.dim);
+    }
+    begin[nClusters + 1] = int(flow.size()) + 1;
+    nLevels = nClusters + 1;
+    i64 product = 1;
+    for (int c = 1; c <= nClusters; ++c)
+        product = satMul(product, clusterSize[c]);
+    if (product > acc.numPes) return fail(Err::ClusterExceedsPes);
+
+    for (int l = 0; l < nLevels; ++l) {
+        Level& L = lv[l];
+        L.P = l == 0 ? acc.numPes / product : clusterSize[l];
+        // Static table of this level (§3.3 step 5 of the parent).
+        if (l == 0) {
+            for (int i = 0; i < nd; ++i)
+                L.D[i] = size0[i];
+            L.present = nd == 32 ? ~0u : ((1u << nd) - 1u);
+        } else {
+            const Level& up = lv[l - 1];
+            L.present = ivMask;
+            for (int i = 0; i < nd; ++i)
+                if (ivMask >> i & 1u) L.D[i] = std::min(up.d[up.dirOf[i]].sz, up.D[i]);
+        }
+        // User directives of this level.
+        Dir cur[kMaxLevelDirectives];
+        int nc = 0;
+        int last = begin[l + 1] - 1;
+        for (int k = begin[l]; k < last; ++k) {
+            if (nc == kMaxLevelDirectives) return fail(Err::TooManyDirectives, k);
+            cur[nc++] = Dir{flow[size_t(k)].kind == Kind::SpatialMap, flow[size_t(k)].dim,
+                flow[size_t(k)].size, flow[size_t(k)].offset, k};
+        }
+        // Step 1: window output -> reference (Y' -> Y with size + R - 1).
+        for (int o = 0; o < nd; ++o) {
+            int r = refOf[o];
+            if (r < 0) continue;
+            int at = -1, refAt = -1, slideAt = -1;
+            for (int k = 0; k < nc; ++k) {
+                if (cur[k].dim == o && at < 0) at = k;
+                if (cur[k].dim == r) refAt = k;
+                if (cur[k].dim == slideOf[r]) slideAt = k;
+            }
+            if (at < 0) continue;
+            if (refAt >= 0) return fail(Err::BothPrimed, cur[at].src, o, l);
+            if (slideAt < 0) return fail(Err::PrimedWithoutSliding, cur[at].src, o, l);
+            i64 w = eff(cur[slideAt].sz, dilation[r]);
+            cur[at].dim = r;
+            if (corrected && stride[r] != 1)
+                cur[at].sz
+                    = (cur[at].sz - 1) * stride[r] + w; // FIX STRIDE: o output rows span this many inputs
+            else
+                cur[at].sz = cur[at].sz + w - 1;
+        }
+        for (int a = 0; a < nc; ++a) {
+            for (int b = a + 1; b < nc; ++b)
+                if (cur[a].dim == cur[b].dim) return fail(Err::Duplicate, cur[b].src, cur[b].dim, l);
+            if (!(L.present >> cur[a].dim & 1u)) return fail(Err::NotInInner, cur[a].src, cur[a].dim, l);
+        }
+        // Step 2: inherit the parent's directives missing here, in front, in reverse parent order.
+        L.n = 0;
+        if (l > 0) {
+            const Level& up = lv[l - 1];
+            Dir inherited[kMaxLevelDirectives];
+            int ni = 0;
+            for (int k = 0; k < up.n; ++k) {
+                bool found = false;
+                for (int j = 0; j < nc && !found; ++j)
+                    found = cur[j].dim == up.d[k].dim;
+                if (!found) {
+                    if (!(L.present >> up.d[k].dim & 1u))
+                        return fail(Err::NotInInner, up.d[k].src, up.d[k].dim, l);
+                    inherited[ni++] = Dir{false, up.d[k].dim, up.d[k].sz, up.d[k].of, -1};
+                }
+            }
+            if (ni + nc > kMaxLevelDirectives) return fail(Err::TooManyDirectives);
+            for (int k = ni - 1; k >= 0; --k)
+                L.d[L.n++] = inherited[k];
+        }
+        for (int k = 0; k < nc; ++k)
+            L.d[L.n++] = cur[k];
+        // Step 3: default-unroll the coupled dimensions still missing.
+        for (int k = 0; k < nUnroll; ++k) {
+            int v = unroll[k];
+            bool found = false;
+            for (int j = 0; j < L.n && !found; ++j)
+                found = L.d[j].dim == v;
+            if (!found && (L.present >> v & 1u)) {
+                if (L.n == kMaxLevelDirectives) return fail(Err::TooManyDirectives);
+                L.d[L.n++] = Dir{false, v, L.D[v], L.D[v], -1};
+            }
+        }
+        // Step 4: outer stride rewrites the reference-dimension tiles.
+        for (int k = 0; k < L.n; ++k) {
+            Dir& t = L.d[k];
+            int v = t.dim;
+            if (slideOf[v] < 0 || stride[v] == 1) continue;
+            i64 st = stride[v];
+            i64 w = eff(size0[slideOf[v]], dilation[v]);
+            if (t.sz < w) continue;
+            i64 o = (t.sz + st - w) / st;
+            if (corrected) {
+                t.sz = (o - 1) * st + w; // FIX STRIDE
+                t.of = o * st;
+            } else {
+                t.sz = o * std::min(st, w) + std::max<i64>(w - st, 0);
+                t.of = (l > 0 && w < st) ? o * w : o * st;
+            }
+        }
+        // Structure: lookup by dimension, spatial maps.
+        for (int i = 0; i < kMaxDims; ++i)
+            L.dirOf[i] = -1;
+        int nSpatial = 0;
+        L.sp = L.lastSp = -1;
+        i64 prod = 1;
+        for (int k = 0; k < L.n; ++k) {
+            L.dirOf[L.d[k].dim] = k;
+            if (L.d[k].spatial) {
+                ++nSpatial;
+                if (L.sp < 0) L.sp = k;
+                L.lastSp = k;
+            }
+            prod = satMul(prod, std::max(L.d[k].sz, L.D[L.d[k].dim]));
+        }
+        if (prod > kProductLimit) return fail(Err::TooLarge, -1, -1, l);
+        if (nSpatial == 0) return fail(Err::NoSpatial, -1, -1, l);
+        if (nSpatial > 2) return fail(Err::TooManySpatial, L.d[L.lastSp].src, L.d[L.lastSp].dim, l);
+        for (int i = 0; i < nd; ++i)
+            if ((ivMask >> i & 1u) && L.dirOf[i] < 0) return fail(Err::NotInInner, -1, i, l);
+        // Edge sub-unit count from the first spatial map and the static extent (§3.4).
+        {
+            const Dir& s = L.d[L.sp];
+            i64 D = L.D[s.dim], sz = s.sz, of = s.of, P = L.P;
+            i64 full = of * (P - 1) + sz;
+            i64 E;
+            if (D > full) {
+                i64 steady = ((D - sz) / of + 1) / P - 1;
+                i64 rem = D - (steady + 1) * of * P;
+                E = rem < sz ? 1 : (rem - sz) / of + 1;
+            } else if (D > sz) {
+                E = (D - sz) / of + 1;
+                if (of * (E - 1) + sz < D) ++E;
+            } else {
+                E = 1;
+            }
+            L.E = E;
+        }
+        for (int t = 0; t < nt; ++t) {
+            L.nCoupledSpatial[t] = 0;
+            L.lastCoupledSpatial[t] = -1;
+            for (int k = 0; k < tcount[t]; ++k) {
+                int j = L.dirOf[tdims[t][k]];
+                if (j >= 0 && L.d[j].spatial) {
+                    ++L.nCoupledSpatial[t];
+                    L.lastCoupledSpatial[t] = j;
+                }
+            }
+        }
+        tileTables(L);
+    }
+    return true;
+}
+
+void Evaluator::Impl::tileTables(Level& L) const
+{
+    for (int k = 0; k < L.n; ++k) {
+        const Dir& d = L.d[k];
+        int v = d.dim;
+        i64 D = L.D[v], sz = d.sz, of = d.of;
+        i64 st = std::max<i64>(0, (D - sz) / of);
+        bool hasEdge = (st * of + sz < D) || (sz > D);
+        L.M[v] = sz;
+        L.U[v] = std::min(sz, of);
+        if (!d.spatial && D <= sz) L.U[v] = 0; // fully unrolled temporal map: nothing new per step
+        i64 em = D - (st + 1) * of;
+        if (em < 0) em = D;
+        L.ME[v] = hasEdge ? em : sz;
+        L.UE[v] = std::max<i64>(of - (sz - em), 0);
+    }
+    for (int k = 0; k < L.n; ++k) {
+        const Dir& d = L.d[k];
+        int v = d.dim;
+        int a = outOf[v];
+        if (a < 0) continue;
+        int w = slideOf[v];
+        bool hasW = L.dirOf[w] >= 0;
+        i64 mw = hasW ? eff(L.M[w], dilation[v]) : 0;
+        i64 mew = hasW ? eff(L.ME[w], dilation[v]) : 0;
+        if (corrected) {
+            // FIX STRIDE / FIX Q-OUT-2: output rows of a tile and new output rows per step.
+            i64 st = stride[v];
+            L.M[a] = L.M[v] < mw ? 0 : (L.M[v] - mw) / st + 1;
+            L.ME[a] = L.ME[v] < mew ? 0 : (L.ME[v] - mew) / st + 1;
+            L.U[a] = std::min(std::max<i64>(d.of / st, 1), L.M[a]);
+            L.UE[a] = std::min(std::max<i64>(d.of / st, 1), L.ME[a]);
+        } else {
+            L.M[a] = L.M[v] - mw + 1;
+            L.U[a] = std::min(d.of, d.sz);
+            L.ME[a] = L.ME[v] - mew + 1;
+            L.UE[a] = std::min(d.of, L.ME[a]);
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// States (§4.2)
+
+void Evaluator::Impl::buildStates(int l, const i64* Dc)
+{
+    const Level& L = lv[l];
+    for (int k = 0; k < L.n; ++k) {
+        const Dir& d = L.d[k];
+        i64 D = Dc[d.dim], sz = d.sz, of = d.of;
+        State* s = states[l][k];
+        int n = 0;
+        if (!d.spatial) {
+            State i;
+            i.unrolled = D <= sz;
+            i.initEdge = D < sz;
+            i.edge = i.initEdge;
+            s[n++] = i;
+            i64 steps = (D - sz) / of;
+            if (sz < D && steps > 0) {
+                State st;
+                st.pos = PosS;
+                st.occ = steps;
+                s[n++] = st;
+            }
+            if (!i.initEdge && steps * of + sz < D) {
+                State e;
+                e.pos = PosE;
+                e.edge = true;
+                s[n++] = e;
+            }
+        } else {
+            i64 P = L.P;
+            i64 cov = sz + of * (P - 1);
+            State i;
+            i.unrolled = D <= cov;
+            i.initEdge = D < cov;
+            i.edgeEdge = i.initEdge;
+            i.edge = i.initEdge;
+            s[n++] = i;
+            i64 steps = ((D - sz) / of + 1) / P - 1;
+            if (cov < D && steps > 0) {
+                State st;
+                st.pos = PosS;
+                st.occ = steps;
+                s[n++] = st;
+            }
+            if (!i.initEdge && !i.unrolled && (steps + 1) * of * P + cov > D && steps * of * P + cov != D) {
+                State e;
+                e.pos = PosE;
+                e.edge = true;
+                i64 rem = D - (steps + 1) * of * P;
+                i64 a = rem < sz ? 1 : (rem - sz) / of + 1;
+                e.edgeEdge = (a - 1) * of + sz < rem;
+                s[n++] = e;
+            }
+        }
+        nStates[l][k] = n;
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Per-case volumes (§4.4)
+
+i64 Evaluator::Impl::mapped(const Level& L, const State* const* s, int t, bool first, bool eepe) const
+{
+    i64 vol = 1;
+    for (int k = 0; k < L.n; ++k) {
+        int v = L.d[k].dim;
+        if (!(tmask[t] >> v & 1u)) continue;
+        const State& st = *s[k];
+        if (!L.d[k].spatial)
+            vol *= st.edge ? L.ME[v] : L.M[v];
+        else if (st.edge) {
+            if (L.E == 1)
+                vol *= (first || eepe) ? L.ME[v] : 1;
+            else
+                vol *= eepe ? L.ME[v] : L.M[v];
+        } else
+            vol *= L.M[v];
+    }
+    return vol;
+}
+
+i64 Evaluator::Impl::ingress(
+    const Level& L, const State* const* s, int t, bool first, bool eepe, int ch, bool fresh) const
+{
+    if (ch < 0) return mapped(L, s, t, first, eepe);
+    if (!(tmask[t] >> L.d[ch].dim & 1u)) {
+        // MAESTRO charges nothing when the advancing loop does not index the tensor (Q-REUSE-1).
+        // FIX Q-REUSE-1: when an inner coupled loop wrapped around ("fresh"), the tile is fetched again.
+        if (!(corrected && fresh)) return 0;
+    }
+    i64 vol = 1;
+    for (int j = 0; j < L.n; ++j) {
+        int v = L.d[j].dim;
+        if (!(tmask[t] >> v & 1u)) continue;
+        const State& st = *s[j];
+        i64 xm = eepe ? L.ME[v] : L.M[v];
+        i64 xu = eepe ? L.UE[v] : L.U[v];
+        if (!L.d[j].spatial) {
+            if (st.pos == PosI)
+                vol *= st.edge ? L.ME[v] : L.M[v];
+            else
+                vol *= (j == ch && !fresh) ? std::max<i64>(L.U[v], 1) : L.M[v];
+        } else {
+            if (first)
+                vol *= xm;
+            else if (st.pos == PosI)
+                vol *= j <= ch ? xm : xu;
+            else
+                vol *= (j == ch && !fresh) ? xu : xm;
+        }
+    }
+    return vol;
+}
+
+i64 Evaluator::Impl::peout(
+    const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse) const
+{
+    const int o = nt - 1;
+    i64 vol = 1;
+    auto other = [](i64 u) { return u == 0 ? i64(1) : u; };
+    if (psum) {
+        for (int k = 0; k < L.n; ++k) {
+            int v = L.d[k].dim;
+            if (tmask[o] >> v & 1u) continue;
+            const State& st = *s[k];
+            if (!L.d[k].spatial) {
+                vol *= st.edge ? L.ME[v] : L.M[v];
+            } else if (st.pos == PosI) {
+                if (st.edge && eepe)
+                    vol *= L.ME[v];
+                else
+                    vol *= first ? L.M[v] : other(L.U[v]);
+            } else if (st.pos == PosS) {
+                vol *= first ? L.M[v] : other(L.U[v]);
+            } else {
+                if (L.E == 1)
+                    vol *= (first || eepe) ? L.ME[v] : 1;
+                else
+                    vol *= eepe ? L.UE[v] : (first ? L.M[v] : other(L.U[v]));
+            }
+        }
+    }
+    for (int k = 0; k < tcount[o]; ++k) {
+        int v = tdims[o][k];
+        int j = L.dirOf[v];
+        if (j < 0) continue;
+        int a = outOf[v] >= 0 ? outOf[v] : v;
+        const State& st = *s[j];
+        if (!L.d[j].spatial) {
+            if (st.pos == PosI)
+                vol *= st.initEdge ? L.ME[a] : L.M[a];
+            else if (st.pos == PosS)
+                vol *= L.M[a];
+            else
+                vol *= L.ME[a];
+        } else if (st.pos == PosI) {
+            if (st.initEdge && eepe) {
+                if (L.E == 1)
+                    vol *= L.ME[a];
+                else if (!reuse)
+                    vol *= L.ME[a];
+                else if (corrected)
+                    vol *= L.U[a] > 0 ? std::min(L.U[a], L.ME[a]) : L.ME[a]; // FIX Q-OUT-1
+                else
+                    vol *= L.UE[a];
+            } else {
+                vol *= first ? L.M[a] : other(L.U[a]);
+            }
+        } else if (st.pos == PosS) {
+            vol *= first ? L.M[a] : other(L.U[a]);
+        } else {
+            if (L.E == 1)
+                vol *= (first || eepe) ? L.ME[v] : 1; // unprimed entry: quirk Q-OUT-3 (MATCH)
+            else
+                vol *= eepe ? L.UE[a] : (first ? L.M[a] : other(L.U[a]));
+        }
+    }
+    return vol;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Level analysis (§4-§5)
+
+const LevelOut* Evaluator::Impl::child(int l, const i64* Dc)
+{
+    auto& cache = memo[l];
+    for (const auto& e : cache) {
+        bool same = true;
+        for (int i = 0; i < nd && same; ++i)
+            same = !(ivMask >> i & 1u) || e.key[i] == Dc[i];
+        if (same) return &e.out;
+    }
+    LevelOut out = analyze(l, Dc);
+    if (err != Err::None) return nullptr;
+    MemoEntry e;
+    for (int i = 0; i < nd; ++i)
+        e.key[i] = Dc[i];
+    e.out = out;
+    cache.push_back(e);
+    return &cache.back().out;
+}
+
+LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
+{
+    buildStates(l, Dc);
+    const Level& L = lv[l];
+    const bool isTop = l == 0;
+    const bool innermost = l == nLevels - 1;
+    const int o = nt - 1;
+    LevelOut res;
+    const State* s[kMaxLevelDirectives];
+    i64 f[kMaxLevelDirectives];
+    i64 total = 1;
+    for (int k = L.n - 1; k >= 0; --k) {
+        f[k] = total;
+        total *= nStates[l][k];
+    }
+    bool firstDone = false;
+    i64 sumOcc = 0;
+    double utilSum = 0.0;
+    i64 reqUp[kMaxTensors] = {};
+    i64 in[kMaxTensors] = {};
+    const i64 H = acc.nocLatency;
+    const i64 BW = acc.nocBandwidth;
+    auto delay = [&](i64 elems) { return H + ceilDivSigned(elems, BW) - 1; };
+    i64 childDims[kMaxDims];
+
+    for (i64 c = 0; c < total; ++c) {
+        i64 occ = 1;
+        int ch = -1;
+        for (int k = 0; k < L.n; ++k) {
+            int idx = c == 0 ? 0 : int((1 + (c - 1) / f[k]) % nStates[l][k]);
+            s[k] = &states[l][k][idx];
+            occ *= s[k]->occ;
+            if (s[k]->pos != PosI) ch = k;
+        }
+        // Output side.
+        bool speO = false, eeO = false;
+        if (L.nCoupledSpatial[o] > 0) {
+            for (int k = 0; k < L.n; ++k)
+                if (L.d[k].spatial && (tmask[o] >> L.d[k].dim & 1u) && s[k]->edge) speO = true;
+            eeO = s[L.lastCoupledSpatial[o]]->edgeEdge;
+        }
+        const bool spmO = L.nCoupledSpatial[o] > 0;
+        i64 out = aggregate(
+            L, spmO, speO, eeO, [&](bool first, bool eepe) { return peout(L, s, false, first, eepe, true); });
+        i64 ps = peout(L, s, true, true, spmO && speO && L.E == 1 && eeO, true);
+        i64 macs = 0;
+        if (isTop) {
+            bool speAll = false;
+            for (int k = 0; k < L.n; ++k)
+                speAll = speAll || (L.d[k].spatial && s[k]->edge);
+            bool eeAll = s[L.lastSp]->edgeEdge;
+            if (!speAll) {
+                macs = L.P * peout(L, s, true, true, false, true);
+            } else {
+                macs = peout(L, s, true, true, L.E == 1 && eeAll, true);
+                if (L.E > 1) {
+                    i64 nee = eeAll ? 1 : 0;
+                    i64 nfull = std::max<i64>(L.E - nee - 1, 0);
+                    macs += nfull * peout(L, s, true, true, false, true)
+                        + nee * peout(L, s, true, false, true, false);
+                }
+            }
+        }
+        // Input side (needed for buffer requirements and for processed cases).
+        auto computeIngress = [&]() -> bool {
+            for (int t = 0; t < nInputs; ++t) {
+                bool fresh = false;
+                if (ch >= 0)
+                    for (int j = ch + 1; j < L.n && !fresh; ++j)
+                        fresh = (tmask[t] >> L.d[j].dim & 1u) && s[j]->pos == PosI && !s[j]->unrolled;
+                if (ch >= 0 && !fresh && !L.d[ch].spatial && (tmask[t] >> L.d[ch].dim & 1u)
+                    && L.U[L.d[ch].dim] == 0)
+                    return fail(Err::ZeroUnique, L.d[ch].src, L.d[ch].dim, l);
+                bool spe = false, ee = false;
+                if (L.nCoupledSpatial[t] > 0) {
+                    for (int k = 0; k < L.n; ++k)
+                        if (L.d[k].spatial && (tmask[t] >> L.d[k].dim & 1u) && s[k]->edge) spe = true;
+                    ee = s[L.lastCoupledSpatial[t]]->edgeEdge;
+                }
+                in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
+                    [&](bool first, bool eepe) { return ingress(L, s, t, first, eepe, ch, fresh); });
+            }
+            return true;
+        };
+        bool haveIngress = false;
+        if (!firstDone) {
+            if (!computeIngress()) return res;
+            haveIngress = true;
+            // §4.6: buffer requirements and tensor sizes (input-class parts accumulate over leading
+            // skipped cases, quirk Q-BUF-3).
+            for (int t = 0; t < nt; ++t) {
+                i64 dn = 2;
+                for (int k = 0; k < tcount[t]; ++k) {
+                    int v = tdims[t][k];
+                    if (L.dirOf[v] >= 0) dn *= L.M[v];
+                }
+                if (t < nInputs) {
+                    reqUp[t] += 2 * in[t];
+                    res.reqDn[t] += dn;
+                    if (isTop) {
+                        i64 size = 1;
+                        for (int k = 0; k < tcount[t]; ++k)
+                            size *= Dc[tdims[t][k]];
+                        top.t[t].l2Write = size;
+                    }
+                } else {
+                    reqUp[t] = 2 * out;
+                    res.reqDn[t] = dn;
+                    if (isTop) {
+                        i64 size = 1;
+                        for (int k = 0; k < tcount[t]; ++k) {
+                            int v = tdims[t][k];
+                            int w = slideOf[v];
+                            size *= w >= 0 ? Dc[v] - eff(Dc[w], dilation[v]) + 1 : Dc[v];
+                        }
+                        top.t[t].l2Read = size;
+                    }
+                }
+            }
+        }
+        const bool skipped = ps <= 0;
+        // FIX Q-EDGE-1: in corrected fidelity a skipped case adds nothing.
+        if (isTop && !(corrected && skipped)) {
+            top.t[o].l2Write += occ * out;
+            top.t[o].l1Write += occ * macs;
+            top.t[o].l1Read += occ * macs;
+        }
+        if (skipped) continue;
+        firstDone = true;
+        res.anyProcessed = true;
+        if (!haveIngress && !computeIngress()) return res;
+        i64 sumIn = 0;
+        for (int t = 0; t < nInputs; ++t)
+            sumIn += in[t];
+        if (isTop) {
+            for (int t = 0; t < nInputs; ++t) {
+                top.t[t].l2Read += occ * in[t];
+                top.t[t].l1Read += occ * macs;
+            }
+            top.macs += occ * macs;
+        }
+        // Compute delay: the PE work, or the slowest child level (§5.1).
+        i64 comp = 0;
+        double units = 0.0;
+        const State& sps = *s[L.sp];
+        if (innermost) {
+            comp = ceilDivSigned(ps, acc.simdLanes);
+            units = double(sps.edge ? L.E : L.P);
+        } else {
+            auto childDimsFor = [&](bool eeSub) {
+                for (int i = 0; i < nd; ++i)
+                    childDims[i] = 0;
+                for (int k = 0; k < L.n; ++k) {
+                    int v = L.d[k].dim;
+                    if (!(ivMask >> v & 1u)) continue;
+                    const State& st = *s[k];
+                    if (!L.d[k].spatial)
+                        childDims[v] = st.edge ? L.ME[v] : L.M[v];
+                    else if ((st.pos == PosI && st.edge) || st.pos == PosE)
+                        childDims[v] = (L.E == 1 || eeSub) ? L.ME[v] : L.M[v];
+                    else
+                        childDims[v] = L.M[v];
+                }
+            };
+            if (!sps.edge || !sps.edgeEdge) {
+                childDimsFor(false);
+                const LevelOut* r = child(l + 1, childDims);
+                if (!r) return res;
+                comp = r->runtime;
+                units = r->avgUtil * double(sps.edge ? L.E : L.P);
+            } else {
+                childDimsFor(true);
+                const LevelOut* r = child(l + 1, childDims);
+                if (!r) return res;
+                comp = r->runtime;
+                units = r->avgUtil;
+                if (L.E - 1 > 0) {
+                    childDimsFor(false);
+                    const LevelOut* r2 = child(l + 1, childDims);
+                    if (!r2) return res;
+                    comp = std::max(comp, r2->runtime);
+                    units += r2->avgUtil * double(L.E - 1);
+                }
+            }
+        }
+        i64 din = delay(sumIn);
+        i64 dout = delay(out);
+        i64 t = ch < 0 ? comp + din : std::max({dout, comp, din});
+        if (isTop) {
+            i64 reqIn = 0;
+            for (int k = 0; k < nInputs; ++k)
+                reqIn += reqUp[k];
+            i64 off = acc.offchipBandwidth;
+            t = std::max({(reqIn / off) / 2, t, (reqUp[o] / off) / 2});
+            i64 compG = comp;
+            if (compG == 0) {
+                if (!(opt.guardZeroCompute || corrected)) { // FIX Q-EDGE-3
+                    fail(Err::ZeroCompute, -1, -1, l);
+                    return res;
+                }
+                compG = 1;
+            }
+            top.offchip = std::max({top.offchip, reqUp[o] / compG, reqIn / compG}) / 2;
+            i64 compP = std::max<i64>(comp, 1);
+            i64 traffic = std::max(sumIn, out);
+            top.peak = std::max(top.peak, traffic / compP);
+            top.avgNum += (occ * traffic) / compP;
+            top.dinMin = std::min(top.dinMin, din);
+            top.dinMax = std::max(top.dinMax, din);
+            top.dinSum += occ * din;
+            top.doutMin = std::min(top.doutMin, dout);
+            top.doutMax = std::max(top.doutMax, dout);
+            top.doutSum += occ * dout;
+            top.compMin = std::min(top.compMin, compP);
+            top.compMax = std::max(top.compMax, compP);
+            top.compSum += occ * compP;
+            top.ai = double(macs) / double(sumIn);
+        }
+        res.runtime += occ * t;
+        sumOcc += occ;
+        utilSum += double(occ) * units;
+    }
+    // A level whose cases are all empty counts as one busy unit: this is what MAESTRO's guard-fixed
+    // build reports for such sub-clusters (layers_guardfix.csv, repo vgg16_rs).
+    res.avgUtil = sumOcc > 0 ? utilSum / double(sumOcc) : 1.0;
+    if (isTop) {
+        top.sumOcc = sumOcc;
+        for (int t = 0; t < nt; ++t)
+            top.t[t].l2Req = reqUp[t];
+    }
+    if (!haveFirst) {
+        haveFirst = true;
+        for (int t = 0; t < nt; ++t)
+            firstReqDn[t] = res.reqDn[t];
+    }
+    return res;
+}
+
+bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
+{
+    err = Err::None;
+    errSrc = errDim = errLevel = -1;
+    haveFirst = false;
+    for (auto& m : memo)
+        m.clear();
+    top = Top{};
+    top.dinMin = top.doutMin = top.compMin = kMaxI64;
+    top.dinMax = top.doutMax = top.compMax = 0;
+    top.dinSum = top.doutSum = top.compSum = 0;
+    if (!compileDataflow(flow)) return false;
+    LevelOut r = analyze(0, size0);
+    if (err != Err::None) return false;
+    if (!r.anyProcessed || top.sumOcc == 0) return fail(Err::AllSkipped);
+    out.runtimeCycles = r.runtime;
+    out.macs = top.macs;
+    out.numTensors = nt;
+    out.l1SizeReq = out.l2SizeReq = 0;
+    double l1 = 0.0, l2 = 0.0;
+    for (int t = 0; t < nt; ++t) {
+        TensorCounts& tc = top.t[t];
+        if (t < nInputs) tc.l1Write = tc.l2Read; // multicast: L1 writes equal the elements sent (Q-REUSE-4)
+        tc.l1Req = firstReqDn[t];
+        out.tensors[size_t(t)] = tc;
+        out.l1SizeReq += tc.l1Req;
+        out.l2SizeReq += tc.l2Req;
+        l1 += double(tc.l1Read + tc.l1Write);
+        l2 += double(tc.l2Read + tc.l2Write);
+    }
+    out.energy = acc.energy.l2Access * l2 + acc.energy.l1Access * l1 + acc.energy.mac * double(top.macs);
+    out.peakBwReq = top.peak;
+    out.avgUtilizedPes = r.avgUtil;
+    return true;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Diagnostics
+
+Diagnostic Evaluator::Impl::diagnostic() const
+{
+    Diagnostic d;
+    d.file = problem.file;
+    d.loc = problem.loc;
+    std::string where = "layer '" + problem.name + "'";
+    std::string directive;
+    if (userFlow && errSrc >= 0 && size_t(errSrc) < userFlow->size()) {
+        const auto& dir = (*userFlow)[size_t(errSrc)];
+        directive = formatDirective(dir);
+        if (dir.loc.line > 0) d.loc = dir.loc;
+    } else if (errSrc >= 0) {
+        directive = "directive " + std::to_string(errSrc + 1);
+    }
+    std::string dim = errDim >= 0 && errDim < nd ? names[size_t(errDim)] : std::string();
+    std::string level = errLevel >= 0 ? " in cluster level " + std::to_string(errLevel) : std::string();
+    std::string m;
+    switch (err) {
+    case Err::None:
+        return Diagnostic{};
+    case Err::UnknownDim:
+        m = "dimension not found in the layer";
+        break;
+    case Err::BadSize:
+        m = "map size and offset must be at least 1";
+        break;
+    case Err::BadClusterSize:
+        m = "cluster size must be at least 1";
+        break;
+    case Err::TooManyClusters:
+        m = "at most 3 Cluster directives (4 levels) are supported";
+        break;
+    case Err::ClusterExceedsPes:
+        m = "the product of the cluster sizes exceeds the " + std::to_string(acc.numPes) + " PEs";
+        break;
+    case Err::SlidingTemporal:
+        m = "a TemporalMap on " + dim + " must have size and offset equal to the full size "
+            + std::to_string(errDim >= 0 ? size0[errDim] : 0);
+        break;
+    case Err::BothPrimed:
+        m = "both " + dim + " and its input-space dimension are mapped" + level;
+        break;
+    case Err::PrimedWithoutSliding:
+        m = dim + " is mapped without a directive on its window dimension" + level;
+        break;
+    case Err::Duplicate:
+        m = "two directives on " + dim + level;
+        break;
+    case Err::NotInInner:
+        m = "dimension " + dim + " cannot be mapped" + level
+            + " (inner levels only hold the tensor dimensions)";
+        break;
+    case Err::NoSpatial:
+        m = "no SpatialMap" + level;
+        break;
+    case Err::TooManySpatial:
+        m = "more than two SpatialMaps" + level;
+        break;
+    case Err::TooManyDirectives:
+        m = "more than " + std::to_string(kMaxLevelDirectives) + " directives in one level";
+        break;
+    case Err::TooLarge:
+        m = "tile sizes are too large" + level;
+        break;
+    case Err::ZeroUnique:
+        m = "temporal map on " + dim + " advances with no new elements" + level
+            + " (parent tile larger than the level's extent)";
+        break;
+    case Err::AllSkipped:
+        m = "invalid mapping: every iteration is empty (no MAC is computed)";
+        break;
+    case Err::ZeroCompute:
+        m = "invalid mapping: a sub-cluster level computes nothing (MAESTRO divides by zero here)";
+        break;
+    }
+    d.message = where + (directive.empty() ? "" : ": " + directive) + ": " + m;
+    return d;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Public API
+
+Evaluator::Evaluator(const Problem& problem, const arch::Accelerator& accelerator, Options options)
+    : d(std::make_unique<Impl>())
+{
+    d->problem = problem;
+    d->acc = accelerator;
+    d->opt = options;
+    d->corrected = options.fidelity == Fidelity::Corrected;
+    std::vector<Diagnostic> hw;
+    auto bad = [&](const char* field, const std::string& msg) {
+        Diagnostic g;
+        g.field = field;
+        g.message = msg;
+        hw.push_back(g);
+    };
+    if (accelerator.numPes < 1 || accelerator.numPes > (i64(1) << 31))
+        bad("accelerator.num_pes", "number of PEs must be between 1 and 2^31");
+    if (accelerator.nocBandwidth < 1)
+        bad("accelerator.noc_bandwidth", "NoC bandwidth must be at least 1 element per cycle");
+    if (accelerator.offchipBandwidth < 1)
+        bad("accelerator.offchip_bandwidth", "off-chip bandwidth must be at least 1 element per cycle");
+    if (accelerator.simdLanes < 1) bad("accelerator.simd_lanes", "SIMD lanes must be at least 1");
+    if (accelerator.nocLatency < 0 || accelerator.nocLatency > (i64(1) << 31))
+        bad("accelerator.noc_latency", "NoC latency must be between 0 and 2^31 cycles");
+    if (!hw.empty()) throw InputError(hw);
+    d->compileProblem();
+    for (auto& m : d->memo)
+        m.reserve(64);
+}
+
+Evaluator::~Evaluator() = default;
+Evaluator::Evaluator(Evaluator&&) noexcept = default;
+Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
+
+const Problem& Evaluator::problem() const
+{
+    return d->problem;
+}
+
+int Evaluator::dimId(std::string_view name) const
+{
+    for (int i = 0; i < d->nd; ++i)
+        if (d->names[size_t(i)] == name) return i;
+    return -1;
+}
+
+bool Evaluator::evaluateMetrics(std::span<const DirectiveId> dataflow, Metrics& out)
+{
+    d->userFlow = nullptr;
+    return d->run(dataflow, out);
+}
+
+bool Evaluator::evaluateMetrics(const mdc::Dataflow& dataflow, Metrics& out)
+{
+    auto& flow = d->scratchFlow;
+    flow.resize(dataflow.size());
+    for (size_t k = 0; k < dataflow.size(); ++k) {
+        const auto& s = dataflow[k];
+        flow[k] = DirectiveId{
+            s.kind, s.size, s.offset, s.kind == mdc::Directive::Kind::Cluster ? -1 : dimId(s.dim)};
+    }
+    d->userFlow = &dataflow;
+    bool ok = d->run(flow, out);
+    if (!ok) d->errLoc = d->errSrc >= 0 ? dataflow[size_t(d->errSrc)].loc : SourceLoc{};
+    return ok;
+}
+
+Diagnostic Evaluator::lastError() const
+{
+    return d->diagnostic();
+}
+
+Result Evaluator::evaluate(const mdc::Dataflow& dataflow)
+{
+    Result r;
+    if (!evaluateMetrics(dataflow, r.m)) {
+        Diagnostic diag = d->diagnostic();
+        d->userFlow = nullptr;
+        throw InputError(diag);
+    }
+    d->userFlow = nullptr;
+    const Impl& x = *d;
+    const auto& top = x.top;
+    const auto& e = x.acc.energy;
+    r.tensorNames = x.tensorNames;
+    r.numPes = x.acc.numPes;
+    r.vectorWidth = x.acc.simdLanes;
+    r.throughput = double(r.m.macs) / double(r.m.runtimeCycles);
+    r.avgBwReq = double(top.avgNum) / double(top.sumOcc);
+    r.offchipBwReq = top.offchip;
+    r.ingressDelayMin = top.dinMin;
+    r.ingressDelayMax = top.dinMax;
+    r.ingressDelayAvg = top.dinSum / top.sumOcc;
+    r.egressDelayMin = top.doutMin;
+    r.egressDelayMax = top.doutMax;
+    r.egressDelayAvg = top.doutSum / top.sumOcc;
+    r.computeDelayMin = top.compMin;
+    r.computeDelayMax = top.compMax;
+    r.computeDelayAvg = top.compSum / top.sumOcc;
+    r.arithmeticIntensity = top.ai;
+    r.inputTensorElems = x.inputElems;
+    r.weightTensorElems = x.weightElems;
+    r.macsExpected = x.macsExpected;
+    r.multiLevel = x.nLevels > 1;
+    double l2w = 0, l2r = 0, l1w = 0, l1r = 0, l1all = 0, l2csv = 0;
+    for (int t = 0; t < r.m.numTensors; ++t) {
+        const auto& tc = r.m.tensors[size_t(t)];
+        l2w += double(tc.l2Write);
+        l2r += double(tc.l2Read);
+        l1w += double(tc.l1Write);
+        l1r += double(tc.l1Read);
+        l1all += double(tc.l1Read + tc.l1Write);
+        l2csv += double(tc.l2Write) + (t < x.nInputs ? double(tc.l2Read) : 0.0);
+    }
+    r.l2WriteEnergy = e.l2Access * l2w;
+    r.l2ReadEnergy = e.l2Access * l2r;
+    r.l1WriteEnergy = e.l1Access * l1w;
+    r.l1ReadEnergy = e.l1Access * l1r;
+    r.macEnergy = e.mac * double(r.m.macs);
+    r.energyNjSameLayer = e.macEnergyNanojoule * (e.l2Access * l2csv + e.l1Access * l1all);
+    // FIX Q-CSV-1: the corrected CSV energy is the consistent total (MACs and output L2 reads included).
+    r.energyNjCsv = x.corrected ? e.macEnergyNanojoule * r.m.energy : r.energyNjSameLayer;
+
+    // Area and power (§6.3), from the required buffer sizes.
+    auto cells = [](double v) { return std::max(1.0, std::ceil(v)); };
+    double pes = double(x.acc.numPes);
+    double vw = double(x.acc.simdLanes);
+    double bw = double(x.acc.nocBandwidth);
+    double g = 1.2886 * pes * pes + 5.5814 * pes - 23.711;
+    double busArea = 101.7938 * (14.662 * pes + 28.895) * bw;
+    double busPower = 0.8 * (14.662 * pes + 28.895) / 1000.0 * bw;
+    double arbArea = std::max(395.473 * g, 395.473);
+    double arbPower = std::max(0.34 * g / 1000.0, 0.34);
+    double l1c = cells(double(r.m.l1SizeReq)), l2c = cells(double(r.m.l2SizeReq));
+    r.pePower = pes * 1.2223 * vw;
+    r.l1Power = pes * 0.00345 * l1c;
+    r.l2Power = 0.00345 * l2c;
+    r.nocPower = busPower + arbPower;
+    r.power = r.pePower + r.l1Power + r.l2Power + r.nocPower;
+    r.area = pes * (283.0 * vw + 0.104 * l1c) + 0.104 * l2c + busArea + arbArea;
+    return r;
+}
+
+std::vector<LayerEvaluation> evaluateNetwork(const mdc::Network& network,
+    const arch::Accelerator& accelerator, Options options, const std::string& fileName)
+{
+    std::vector<LayerEvaluation> out;
+    std::map<std::string, bool> batchByType;
+    double previousL1 = 0.0;
+    const bool maestro = options.fidelity == Fidelity::Maestro;
+    for (const auto& layer : network.layers) {
+        LayerEvaluation ev;
+        ev.layerName = layer.name;
+        try {
+            std::string type = layer.type == "TRCONV" ? "CONV" : layer.type;
+            std::optional<bool> batch;
+            bool declaresN = false;
+            for (const auto& dm : layer.dims)
+                declaresN = declaresN || dm.name == "N";
+            if (maestro && type != "GEMM") {
+                // Q-PARSE-4: the first layer of each type fixes the batch coupling for the file.
+                auto it = batchByType.find(type);
+                if (it == batchByType.end())
+                    batchByType[type] = declaresN;
+                else
+                    batch = it->second;
+            }
+            Problem p = fromMaestroLayer(layer, batch, fileName);
+            Evaluator evaluator(p, accelerator, options);
+            ev.result = evaluator.evaluate(layer.dataflow);
+            ev.ok = true;
+            if (maestro) {
+                const auto& e = accelerator.energy;
+                double l2csv = 0.0, l1 = 0.0;
+                const auto& m = ev.result.m;
+                for (int t = 0; t < m.numTensors; ++t) {
+                    l1 += double(m.tensors[size_t(t)].l1Read + m.tensors[size_t(t)].l1Write);
+                    l2csv += double(m.tensors[size_t(t)].l2Write)
+                        + (t < m.numTensors - 1 ? double(m.tensors[size_t(t)].l2Read) : 0.0);
+                }
+                // Q-CSV-1: multi-level layers report the previous layer's L1 part.
+                double l1part = ev.result.multiLevel ? previousL1 : l1;
+                ev.result.energyNjCsv = e.macEnergyNanojoule * (e.l2Access * l2csv + e.l1Access * l1part);
+                previousL1 = l1;
+            }
+        } catch (const InputError& e) {
+            ev.errors = e.diagnostics();
+        }
+        out.push_back(std::move(ev));
+    }
+    return out;
+}
+
+} // namespace marvel::cost

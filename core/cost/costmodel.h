@@ -1,0 +1,150 @@
+#pragma once
+// The MDC analytical cost model (MAESTRO semantics, spec docs: /work/shared/spec/mdc-cost-model.md,
+// doc/cost-model.md): per-level case analysis of a dataflow over a cost::Problem on an accelerator.
+//
+// Speed: an Evaluator compiles the problem once; every evaluate call works in preallocated, fixed-size
+// scratch (no heap allocation after the first calls), memoises child-level analyses by their per-case
+// dimension table and enumerates cases arithmetically. One Evaluator per thread.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/arch/accelerator.h"
+#include "core/cost/problem.h"
+#include "core/mdc/dataflow.h"
+#include "core/util/diagnostic.h"
+
+namespace marvel::cost {
+
+/// `Maestro` reproduces MAESTRO 4eb08d1 including the quirks the spec flags MATCH and FIX-OPT;
+/// `Corrected` fixes every FIX-OPT quirk (list in doc/cost-model.md and in costmodel.cpp).
+enum class Fidelity { Maestro, Corrected };
+
+struct Options
+{
+    Fidelity fidelity = Fidelity::Maestro;
+    /// MAESTRO divides the off-chip requirement by the top-level compute delay before guarding it
+    /// against 0 (SIGFPE, quirk Q-EDGE-3); by default such mappings are rejected. With the guard, a zero
+    /// delay counts as 1 (the "guardfix" variant of the reference data). Always on in Corrected fidelity.
+    bool guardZeroCompute = false;
+};
+
+/// Largest problem the compiled engine accepts (dimensions, directives per level, levels, tensors).
+inline constexpr int kMaxDims = 16;
+inline constexpr int kMaxLevelDirectives = 16;
+inline constexpr int kMaxLevels = 4;
+inline constexpr int kMaxTensors = 4;
+
+/// Access counts and buffer requirements of one tensor at the top level (elements).
+struct TensorCounts
+{
+    std::int64_t l2Req = 0; ///< L2 requirement (double-buffered tile sent in the first case)
+    std::int64_t l1Req = 0; ///< per-PE L1 requirement (innermost level)
+    std::int64_t l2Read = 0; ///< elements read from L2 (input-class: sent over the top NoC)
+    std::int64_t l2Write = 0; ///< input-class: tensor size (initial fill); output: egress elements
+    std::int64_t l1Read = 0;
+    std::int64_t l1Write = 0;
+};
+
+/// The metrics of one evaluation that need no strings: what the search ranks mappings by.
+struct Metrics
+{
+    std::int64_t runtimeCycles = 0;
+    std::int64_t macs = 0;
+    double energy = 0.0; ///< MAESTRO screen total, MAC-energy units: L1/L2 accesses and MACs
+    std::int64_t l1SizeReq = 0;
+    std::int64_t l2SizeReq = 0;
+    std::int64_t peakBwReq = 0;
+    double avgUtilizedPes = 0.0;
+    int numTensors = 0; ///< input-class tensors first, then the output
+    std::array<TensorCounts, kMaxTensors> tensors{};
+};
+
+/// Every output of one layer evaluation (the reference table's columns).
+struct Result
+{
+    Metrics m;
+    std::vector<std::string> tensorNames; ///< same order as m.tensors
+    std::int64_t numPes = 0; ///< configured PEs
+    std::int64_t vectorWidth = 1;
+    double throughput = 0.0; ///< MACs / cycle
+    double avgBwReq = 0.0;
+    std::int64_t offchipBwReq = 0;
+    std::int64_t ingressDelayMin = 0, ingressDelayMax = 0, ingressDelayAvg = 0;
+    std::int64_t egressDelayMin = 0, egressDelayMax = 0, egressDelayAvg = 0;
+    std::int64_t computeDelayMin = 0, computeDelayMax = 0, computeDelayAvg = 0;
+    double arithmeticIntensity = 0.0;
+    std::int64_t inputTensorElems = 0; ///< declared input-tensor size (MAESTRO column 19)
+    std::int64_t weightTensorElems = 0; ///< declared filter size (column 20)
+    std::int64_t macsExpected = 0; ///< analytic MAC count of the problem
+    // Energy parts in MAC-energy units (screen report).
+    double l2WriteEnergy = 0.0, l2ReadEnergy = 0.0, l1WriteEnergy = 0.0, l1ReadEnergy = 0.0, macEnergy = 0.0;
+    /// MAESTRO's CSV energy (nJ) of this layer's own counts: no MAC term, no output L2 read.
+    double energyNjSameLayer = 0.0;
+    /// MAESTRO's CSV energy column: in Maestro fidelity multi-level layers take the L1 part from the
+    /// previous layer of the file (Q-CSV-1; set by evaluateNetwork); equals energyNjSameLayer otherwise.
+    double energyNjCsv = 0.0;
+    bool multiLevel = false;
+    double area = 0.0, power = 0.0, pePower = 0.0, l1Power = 0.0, l2Power = 0.0, nocPower = 0.0;
+};
+
+/// Compiled problem + accelerator; evaluates dataflows. Not thread-safe: one per thread.
+class Evaluator
+{
+public:
+    /// Throws InputError when the problem or the accelerator is unusable or exceeds the engine limits.
+    Evaluator(const Problem& problem, const arch::Accelerator& accelerator, Options options = {});
+    ~Evaluator();
+    Evaluator(Evaluator&&) noexcept;
+    Evaluator& operator=(Evaluator&&) noexcept;
+
+    /// Full result. Throws InputError (naming the layer and directive, file:line:col when the
+    /// directive has a location) when the mapping is invalid.
+    Result evaluate(const mdc::Dataflow& dataflow);
+
+    /// Hot path: no exception, no allocation after warm-up. False when the mapping is invalid;
+    /// lastError() then says why.
+    bool evaluateMetrics(const mdc::Dataflow& dataflow, Metrics& out);
+
+    /// Dimension id of a name for evaluateMetrics(span) (-1 when unknown).
+    int dimId(std::string_view name) const;
+    /// A directive over dimension ids (Cluster: dim ignored).
+    struct DirectiveId
+    {
+        mdc::Directive::Kind kind = mdc::Directive::Kind::TemporalMap;
+        std::int64_t size = 1;
+        std::int64_t offset = 1;
+        int dim = -1;
+    };
+    /// Hot path over pre-resolved dimension ids (no string comparison at all).
+    bool evaluateMetrics(std::span<const DirectiveId> dataflow, Metrics& out);
+
+    /// Why the last evaluation failed (empty message after a success).
+    Diagnostic lastError() const;
+    const Problem& problem() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+/// One layer of a network evaluation: its result, or why it was rejected.
+struct LayerEvaluation
+{
+    std::string layerName;
+    bool ok = false;
+    Result result;
+    std::vector<Diagnostic> errors;
+};
+
+/// Evaluates every layer of a MAESTRO network in file order, with MAESTRO's cross-layer behaviour in
+/// Maestro fidelity: batch coupling fixed per layer type by its first layer (Q-PARSE-4) and the CSV
+/// energy of multi-level layers taking the previous layer's L1 counts (Q-CSV-1).
+std::vector<LayerEvaluation> evaluateNetwork(const mdc::Network& network,
+    const arch::Accelerator& accelerator, Options options = {}, const std::string& fileName = {});
+
+} // namespace marvel::cost

@@ -1,0 +1,99 @@
+#pragma once
+// The cost model's view of an operator: dimensions, tensors and the sliding windows that couple them.
+// MAESTRO's layer types (CONV, DSCONV, NGCONV, GEMM) are instances, and so is any conformable operator
+// of the operator language.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/mdc/dataflow.h"
+#include "core/util/diagnostic.h"
+
+namespace marvel::ir {
+struct Operator;
+}
+
+namespace marvel::cost {
+
+/// One loop dimension with its level-0 extent. `stride` is the outer stride of a sliding-window
+/// reference dimension (MAESTRO's `Stride { Y: 2 }`); 1 elsewhere.
+struct ProblemDim
+{
+    std::string name;
+    std::int64_t size = 1;
+    std::int64_t stride = 1;
+    bool declared = true; ///< written by the user (false: derived, such as MAESTRO's Y' from Y and R)
+};
+
+/// A tensor and the dimensions that index it, in order. Input-class tensors are read; the output is
+/// accumulated. The output lists window output dimensions (Y', or Y of an operator) by their own name.
+struct ProblemTensor
+{
+    enum class Role { Input, Output };
+    std::string name;
+    std::vector<std::string> dims;
+    Role role = Role::Input;
+};
+
+/// A sliding window `stride*out + dilation*sliding` read through the `reference` (input-space)
+/// dimension: MAESTRO's (Y, R) pair with output Y'. Directives on `output` are rewritten to the
+/// reference dimension (MAESTRO's Y' -> Y conversion).
+struct SlidingWindow
+{
+    std::string reference;
+    std::string sliding;
+    std::string output;
+    std::int64_t stride = 1;
+    std::int64_t dilation = 1; ///< 1 in MAESTRO; other values follow the effective-window generalisation
+};
+
+/// A complete problem description: every dimension of the level-0 table (declared and derived), the
+/// tensors (exactly one output) and the windows. `unrollOrder` is the order in which dimensions missing
+/// from the user's level-0 directives are appended as full temporal maps (MAESTRO: byte-wise name order
+/// of the input-class coupling union).
+struct Problem
+{
+    std::string name;
+    std::string type; ///< CONV, DSCONV, NGCONV, GEMM for MAESTRO layers; "OPERATOR" otherwise
+    std::vector<ProblemDim> dims;
+    std::vector<ProblemTensor> tensors;
+    std::vector<SlidingWindow> windows;
+    std::vector<std::string> unrollOrder;
+    SourceLoc loc;
+    std::string file;
+
+    const ProblemDim* dim(std::string_view name) const;
+    const ProblemTensor* output() const;
+    /// Exact number of multiply-accumulates of the operator (true strided output extents).
+    std::int64_t analyticMacs() const;
+    /// Product of the declared sizes of the dimensions coupled to `tensor` (MAESTRO's "Num Total
+    /// Input/Weight Pixels": declared dimensions only).
+    std::int64_t declaredTensorElements(const ProblemTensor& tensor) const;
+    /// Structural problems (unknown dimension names, no output, bad sizes), each naming the field.
+    std::vector<Diagnostic> validate() const;
+};
+
+/// MAESTRO's layer semantics (spec §2.3): coupling table with and without batch N, derived Y'/X'
+/// (or Y/X from declared Y'/X', with MAESTRO's stride quirk), overlap pairs (Y,R) and (X,S).
+/// `withBatch` overrides the batch choice (MAESTRO fixes it per layer type by the first layer of that
+/// type in a file); by default it follows whether the layer declares N.
+/// Throws InputError naming the layer when the type is unsupported or a required dimension is missing.
+Problem fromMaestroLayer(
+    const mdc::Layer& layer, std::optional<bool> withBatch = std::nullopt, const std::string& fileName = {});
+
+/// Any conformable perfectly nested operator: tensors and couplings come from the subscripts.
+/// A single-iterator subscript couples the loop's dimension (ir::LoopInfo::dimName); a subscript
+/// `a*y + b*r` on an input tensor is a sliding window: output dimension of y, sliding dimension of r,
+/// stride a, dilation b. Directives then use the loop dimension names (output rows stay `Y`).
+/// Throws InputError (file:line:col) for operators outside this form.
+Problem fromOperator(const ir::Operator& op);
+
+/// A MAESTRO layer equivalent to `problem` mapped by `dataflow`, for export: CONV/DSCONV/GEMM when the
+/// problem has that shape (directives on window outputs written as Y'/X', sizes input-centric with the
+/// stride block); nullopt when MAESTRO has no layer type for it.
+std::optional<mdc::Layer> toMaestroLayer(const Problem& problem, const mdc::Dataflow& dataflow);
+
+} // namespace marvel::cost

@@ -1,0 +1,29 @@
+#pragma once
+// One evaluated layer as named columns, named exactly as in MAESTRO's reference table (layers.csv),
+// for the CLI's csv/json/table output and for comparisons with the reference.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/cost/costmodel.h"
+
+namespace marvel::cost {
+
+/// A named value: an exact integer or a real (printed with 6 significant digits, like MAESTRO).
+struct ReportValue
+{
+    std::string name;
+    bool integer = true;
+    std::int64_t i = 0;
+    double r = 0.0;
+    /// "12", "3.91837", "inf", "nan".
+    std::string text() const;
+};
+
+/// Every metric of `result` in the reference table's column order (layer_name is not included).
+/// The first two input-class tensors are reported as "input" and "filter", the output as "output";
+/// further input tensors under their own names.
+std::vector<ReportValue> reportRow(const Result& result);
+
+} // namespace marvel::cost
