@@ -1,0 +1,329 @@
+#include "core/mapping/loop_nest_mapping.h"
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace marvel::mapping {
+
+namespace {
+
+std::string loopField(std::size_t i, const char* member)
+{
+    return "loops[" + std::to_string(i) + "]." + member;
+}
+
+bool isPermutation(const std::vector<int>& order, std::size_t n)
+{
+    if (order.size() != n) return false;
+    std::vector<bool> seen(n, false);
+    for (int i : order) {
+        if (i < 0 || static_cast<std::size_t>(i) >= n || seen[static_cast<std::size_t>(i)]) return false;
+        seen[static_cast<std::size_t>(i)] = true;
+    }
+    return true;
+}
+
+std::string iteratorName(const MappedLoop& loop)
+{
+    if (!loop.iterator.empty()) return loop.iterator;
+    std::string s = loop.dim;
+    for (char& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+bool hasLevel3Region(const LoopNestMapping& m)
+{
+    return std::any_of(
+        m.loops.begin(), m.loops.end(), [](const MappedLoop& l) { return l.level3Iterations() > 1; });
+}
+
+bool hasLevel2Region(const LoopNestMapping& m)
+{
+    return std::any_of(
+        m.loops.begin(), m.loops.end(), [](const MappedLoop& l) { return l.level2Iterations() > 1; });
+}
+
+} // namespace
+
+std::vector<int> LoopNestMapping::parallelLoops() const
+{
+    std::vector<int> out;
+    for (int i : level2Order)
+        if (i >= 0 && static_cast<std::size_t>(i) < loops.size()
+            && loops[static_cast<std::size_t>(i)].isParallel())
+            out.push_back(i);
+    return out;
+}
+
+std::int64_t LoopNestMapping::activePes() const
+{
+    std::int64_t n = 1;
+    for (const MappedLoop& l : loops)
+        n *= l.parallelism();
+    return n;
+}
+
+std::vector<Diagnostic> validate(const LoopNestMapping& m, const arch::Accelerator* acc)
+{
+    std::vector<Diagnostic> out;
+    auto add = [&](std::string field, std::string message) {
+        Diagnostic d;
+        d.field = std::move(field);
+        d.message = std::move(message);
+        out.push_back(std::move(d));
+    };
+    if (m.loops.empty()) add("loops", "a mapping needs at least one loop");
+    for (std::size_t i = 0; i < m.loops.size(); ++i) {
+        const MappedLoop& l = m.loops[i];
+        if (l.dim.empty()) add(loopField(i, "dim"), "loop has no dimension name");
+        for (std::size_t j = 0; j < i; ++j)
+            if (m.loops[j].dim == l.dim && !l.dim.empty())
+                add(loopField(i, "dim"), "dimension '" + l.dim + "' is mapped twice");
+        if (l.extent < 1) {
+            add(loopField(i, "extent"), "extent must be at least 1, got " + std::to_string(l.extent));
+            continue;
+        }
+        if (l.level1 < 1)
+            add(loopField(i, "level1"), "level-1 tile must be at least 1, got " + std::to_string(l.level1));
+        if (l.level2 < l.level1)
+            add(loopField(i, "level2"),
+                "level-2 tile " + std::to_string(l.level2) + " is smaller than the level-1 tile "
+                    + std::to_string(l.level1));
+        if (l.level3 < l.level2)
+            add(loopField(i, "level3"),
+                "level-3 tile " + std::to_string(l.level3) + " is smaller than the level-2 tile "
+                    + std::to_string(l.level2));
+        if (l.level3 > l.extent)
+            add(loopField(i, "level3"),
+                "level-3 tile " + std::to_string(l.level3) + " exceeds the loop extent "
+                    + std::to_string(l.extent));
+    }
+    if (!isPermutation(m.level2Order, m.loops.size()))
+        add("level2_order", "must list every loop exactly once");
+    if (!isPermutation(m.level3Order, m.loops.size()))
+        add("level3_order", "must list every loop exactly once");
+    if (acc && out.empty() && m.activePes() > acc->numPes)
+        add("loops",
+            "the parallel loops need " + std::to_string(m.activePes()) + " PEs but the accelerator has "
+                + std::to_string(acc->numPes));
+    return out;
+}
+
+int mdcLevelCount(const LoopNestMapping& m)
+{
+    int levels = (hasLevel3Region(m) ? 1 : 0) + (hasLevel2Region(m) ? 1 : 0);
+    const int parallel = static_cast<int>(m.parallelLoops().size());
+    return levels + std::max(parallel, 1);
+}
+
+mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
+{
+    if (auto problems = validate(m, &acc); !problems.empty()) throw InputError(std::move(problems));
+    const int levels = mdcLevelCount(m);
+    if (levels > kMaxMdcLevels) {
+        Diagnostic d;
+        d.field = "mapping";
+        d.message = "not representable in MAESTRO: needs " + std::to_string(levels) + " cluster levels ("
+            + std::to_string(levels - 1) + " Cluster directives), at most " + std::to_string(kMaxMdcLevels)
+            + " are supported";
+        throw InputError(d);
+    }
+    const std::vector<int> parallel = m.parallelLoops();
+    // Product of the parallel counts below the first parallel region: how many PEs each of its
+    // sub-units must contain.
+    std::int64_t innerCount = 1;
+    for (std::size_t k = 1; k < parallel.size(); ++k)
+        innerCount *= m.loops[static_cast<std::size_t>(parallel[k])].parallelism();
+
+    mdc::Dataflow df;
+    bool openRegion = false; // a region has been emitted and waits for its closing Cluster
+    auto interTileRegion = [&](const std::vector<int>& order, auto size) {
+        for (std::size_t k = 0; k < order.size(); ++k) {
+            const MappedLoop& l = m.loops[static_cast<std::size_t>(order[k])];
+            const std::int64_t s = size(l);
+            df.push_back(k + 1 == order.size() ? mdc::Directive::spatial(s, s, l.dim)
+                                               : mdc::Directive::temporal(s, s, l.dim));
+        }
+    };
+    if (hasLevel3Region(m)) {
+        interTileRegion(m.level3Order, [](const MappedLoop& l) { return l.level3; });
+        openRegion = true;
+    }
+    if (hasLevel2Region(m)) {
+        if (openRegion) df.push_back(mdc::Directive::cluster(1));
+        interTileRegion(m.level2Order, [](const MappedLoop& l) { return l.level2; });
+        openRegion = true;
+    }
+    if (openRegion) df.push_back(mdc::Directive::cluster(std::max<std::int64_t>(1, acc.numPes / innerCount)));
+
+    // Tile size each dimension has when entering the parallel regions: the level-2 tile; a parallel
+    // loop's dimension shrinks to its level-1 tile once its region has spread it.
+    std::vector<std::int64_t> current(m.loops.size());
+    for (std::size_t i = 0; i < m.loops.size(); ++i)
+        current[i] = m.loops[i].level2;
+    auto emitLevel = [&](int spatialLoop) {
+        const MappedLoop& sl = m.loops[static_cast<std::size_t>(spatialLoop)];
+        df.push_back(mdc::Directive::spatial(sl.level1, sl.level1, sl.dim));
+        current[static_cast<std::size_t>(spatialLoop)] = sl.level1;
+        for (int i : m.level2Order)
+            if (i != spatialLoop)
+                df.push_back(mdc::Directive::temporal(current[static_cast<std::size_t>(i)],
+                    current[static_cast<std::size_t>(i)], m.loops[static_cast<std::size_t>(i)].dim));
+    };
+    if (parallel.empty()) {
+        emitLevel(m.level2Order.back());
+    } else {
+        for (std::size_t k = 0; k < parallel.size(); ++k) {
+            if (k > 0)
+                df.push_back(
+                    mdc::Directive::cluster(m.loops[static_cast<std::size_t>(parallel[k])].parallelism()));
+            emitLevel(parallel[k]);
+        }
+    }
+    return df;
+}
+
+std::string printTiledLoopNest(const LoopNestMapping& m, const std::string& body)
+{
+    std::ostringstream os;
+    int depth = 0;
+    auto indent = [&] { return std::string(static_cast<std::size_t>(depth) * 2, ' '); };
+    // Each loop variable is the start of its tile at that level; inner loops run from the enclosing
+    // variable over the enclosing tile (clipped to the extent, which is how partial tiles appear).
+    auto var = [&](const MappedLoop& l, int level) { return iteratorName(l) + std::to_string(level); };
+    auto loopLine = [&](const char* keyword, const MappedLoop& l, int level, const std::string& from,
+                        const std::string& to, std::int64_t step) {
+        os << indent() << keyword << " (" << var(l, level) << " = " << from << "; " << var(l, level) << " < "
+           << to << "; " << var(l, level) << " += " << step << ") {\n";
+        ++depth;
+    };
+    auto bound = [](const std::string& from, std::int64_t tile, std::int64_t outerTile, std::int64_t extent) {
+        if (tile == extent && from == "0") return std::to_string(extent);
+        std::string end = from + " + " + std::to_string(tile);
+        return tile % outerTile == 0 && extent % tile == 0
+            ? end
+            : "min(" + end + ", " + std::to_string(extent) + ")";
+    };
+    os << "// level 3: L2 tiles (DRAM -> L2)\n";
+    for (int i : m.level3Order) {
+        const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
+        loopLine("for", l, 3, "0", std::to_string(l.extent), l.level3);
+    }
+    os << indent() << "// level 2: tiles spread over the PE array (L2 -> PEs)\n";
+    for (int i : m.level2Order) {
+        const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
+        loopLine("for", l, 2, var(l, 3), bound(var(l, 3), l.level3, 1, l.extent), l.level2);
+    }
+    const std::vector<int> parallel = m.parallelLoops();
+    if (!parallel.empty()) os << indent() << "// PE array: " << m.activePes() << " PEs\n";
+    for (int i : parallel) {
+        const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
+        loopLine("parallel_for", l, 1, var(l, 2), bound(var(l, 2), l.level2, 1, l.extent), l.level1);
+    }
+    os << indent() << "// level 1: point loops in one PE (L1)\n";
+    for (std::size_t i = 0; i < m.loops.size(); ++i) {
+        const MappedLoop& l = m.loops[i];
+        const std::string from = l.isParallel() ? var(l, 1) : var(l, 2);
+        os << indent() << "for (" << iteratorName(l) << " = " << from << "; " << iteratorName(l) << " < "
+           << bound(from, l.level1, 1, l.extent) << "; " << iteratorName(l) << "++) {\n";
+        ++depth;
+    }
+    os << indent() << (body.empty() ? std::string("body;") : body) << "\n";
+    while (depth > 0) {
+        --depth;
+        os << indent() << "}\n";
+    }
+    return os.str();
+}
+
+nlohmann::json toJson(const LoopNestMapping& m)
+{
+    nlohmann::json loops = nlohmann::json::array();
+    for (const MappedLoop& l : m.loops)
+        loops.push_back(
+            {{"dim", l.dim}, {"iterator", iteratorName(l)}, {"extent", l.extent}, {"level1", l.level1},
+                {"level2", l.level2}, {"level3", l.level3}, {"parallelism", l.parallelism()}});
+    auto names = [&](const std::vector<int>& order) {
+        nlohmann::json a = nlohmann::json::array();
+        for (int i : order)
+            a.push_back(i >= 0 && static_cast<std::size_t>(i) < m.loops.size()
+                    ? m.loops[static_cast<std::size_t>(i)].dim
+                    : std::string("?"));
+        return a;
+    };
+    nlohmann::json layouts = nlohmann::json::object();
+    for (const TensorLayout& t : m.layouts)
+        layouts[t.tensor] = t.subscriptOrder;
+    return {{"loops", loops}, {"level2_order", names(m.level2Order)}, {"level3_order", names(m.level3Order)},
+        {"layouts", layouts}, {"active_pes", m.activePes()}};
+}
+
+LoopNestMapping mappingFromJson(const nlohmann::json& j)
+{
+    auto fail = [](std::string field, std::string message) {
+        Diagnostic d;
+        d.field = std::move(field);
+        d.message = std::move(message);
+        throw InputError(d);
+    };
+    if (!j.is_object()) fail("mapping", "expected an object");
+    LoopNestMapping m;
+    if (!j.contains("loops") || !j["loops"].is_array()) fail("mapping.loops", "expected an array of loops");
+    for (std::size_t i = 0; i < j["loops"].size(); ++i) {
+        const nlohmann::json& l = j["loops"][i];
+        const std::string at = "mapping." + loopField(i, "");
+        if (!l.is_object()) fail(at.substr(0, at.size() - 1), "expected an object");
+        MappedLoop loop;
+        if (!l.contains("dim") || !l["dim"].is_string()) fail(at + "dim", "expected a string");
+        loop.dim = l["dim"].get<std::string>();
+        if (l.contains("iterator") && l["iterator"].is_string())
+            loop.iterator = l["iterator"].get<std::string>();
+        for (auto [name, target] : {std::pair<const char*, std::int64_t*>{"extent", &loop.extent},
+                 {"level1", &loop.level1}, {"level2", &loop.level2}, {"level3", &loop.level3}}) {
+            if (!l.contains(name) || !l[name].is_number_integer()) fail(at + name, "expected an integer");
+            *target = l[name].get<std::int64_t>();
+        }
+        m.loops.push_back(std::move(loop));
+    }
+    auto order = [&](const char* key) {
+        std::vector<int> out;
+        if (!j.contains(key) || !j[key].is_array())
+            fail(std::string("mapping.") + key, "expected an array of dimension names");
+        for (const nlohmann::json& e : j[key]) {
+            if (!e.is_string()) fail(std::string("mapping.") + key, "expected dimension names");
+            const std::string name = e.get<std::string>();
+            auto it = std::find_if(
+                m.loops.begin(), m.loops.end(), [&](const MappedLoop& l) { return l.dim == name; });
+            if (it == m.loops.end()) fail(std::string("mapping.") + key, "unknown dimension '" + name + "'");
+            out.push_back(static_cast<int>(it - m.loops.begin()));
+        }
+        return out;
+    };
+    m.level2Order = order("level2_order");
+    m.level3Order = order("level3_order");
+    if (j.contains("layouts")) {
+        if (!j["layouts"].is_object()) fail("mapping.layouts", "expected an object");
+        for (auto it = j["layouts"].begin(); it != j["layouts"].end(); ++it) {
+            TensorLayout t;
+            t.tensor = it.key();
+            if (!it.value().is_array())
+                fail("mapping.layouts." + it.key(), "expected an array of subscript indices");
+            for (const nlohmann::json& e : it.value()) {
+                if (!e.is_number_integer()) fail("mapping.layouts." + it.key(), "expected subscript indices");
+                t.subscriptOrder.push_back(e.get<int>());
+            }
+            m.layouts.push_back(std::move(t));
+        }
+    }
+    if (auto problems = validate(m); !problems.empty()) {
+        for (Diagnostic& d : problems)
+            d.field = "mapping." + d.field;
+        throw InputError(std::move(problems));
+    }
+    return m;
+}
+
+} // namespace marvel::mapping

@@ -1,0 +1,105 @@
+#pragma once
+// A loop-nest mapping of a perfectly nested operator onto the paper's 3-level hierarchy (L1 per PE,
+// the PE array, the shared L2; DRAM behind it), its translation to MDC directives (paper section
+// "Transformation") and its readable forms (tiled C-like loop nest, JSON).
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "core/arch/accelerator.h"
+#include "core/mdc/dataflow.h"
+#include "core/util/diagnostic.h"
+
+namespace marvel::mapping {
+
+/// DRAM layout of one tensor: the order of its subscripts in memory, outermost first (the last one
+/// is contiguous). The paper's innermost-dimension reordering picks which subscript comes last.
+struct TensorLayout
+{
+    std::string tensor;
+    std::vector<int> subscriptOrder;
+    friend bool operator==(const TensorLayout&, const TensorLayout&) = default;
+};
+
+/// One loop of the mapped nest: its dimension name (ir::LoopInfo::dimName), iteration extent and the
+/// tile size at each level. level1 <= level2 <= level3 <= extent; sizes need not divide each other
+/// (the last tile of a loop is then partial, which the cost model's edge cases handle).
+struct MappedLoop
+{
+    std::string dim;
+    std::string iterator; ///< for printing; the dimension name lower-cased when empty
+    std::int64_t extent = 1;
+    std::int64_t level1 = 1; ///< L1 tile per PE (point loops)
+    std::int64_t level2 = 1; ///< tile spread over the PE array: level2 > level1 makes the loop parallel
+    std::int64_t level3 = 1; ///< L2 tile (one DRAM transfer)
+
+    /// Level-1 tiles a level-2 tile spreads over the PEs (1: not parallel).
+    std::int64_t parallelism() const { return (level2 + level1 - 1) / level1; }
+    bool isParallel() const { return parallelism() > 1; }
+    /// Level-2 tiles in one level-3 tile, and level-3 tiles in the whole loop.
+    std::int64_t level2Iterations() const { return (level3 + level2 - 1) / level2; }
+    std::int64_t level3Iterations() const { return (extent + level3 - 1) / level3; }
+    friend bool operator==(const MappedLoop&, const MappedLoop&) = default;
+};
+
+/// A complete mapping. Orders hold loop indices (into `loops`), outermost first; they must be
+/// permutations of all loops. Parallel loops are spread over the PEs in their level-2 order.
+struct LoopNestMapping
+{
+    std::vector<MappedLoop> loops; ///< in the operator's nest order
+    std::vector<int> level2Order; ///< inter-tile order of level-2 tiles inside a level-3 tile
+    std::vector<int> level3Order; ///< inter-tile order of level-3 tiles (DRAM -> L2)
+    std::vector<TensorLayout> layouts; ///< per tensor; empty means row-major as written
+
+    /// Parallel loops (indices) in the order they nest: by position in level2Order.
+    std::vector<int> parallelLoops() const;
+    /// PEs a full level-2 tile occupies: product of the parallelisms.
+    std::int64_t activePes() const;
+    friend bool operator==(const LoopNestMapping&, const LoopNestMapping&) = default;
+};
+
+/// Structural problems, each naming its field ("loops[2].level1", "level2_order"): sizes out of
+/// range or out of order, orders that are not permutations, more active PEs than the accelerator has
+/// (when `acc` is given). Empty when the mapping is well formed.
+std::vector<Diagnostic> validate(const LoopNestMapping& mapping, const arch::Accelerator* acc = nullptr);
+
+/// Cluster levels the MDC form of a mapping needs (an inter-tile region counts when some loop has
+/// more than one iteration in it, plus one per parallel loop, at least one).
+int mdcLevelCount(const LoopNestMapping& mapping);
+/// MAESTRO supports at most 4 cluster levels (3 Cluster directives).
+inline constexpr int kMaxMdcLevels = 4;
+
+/// The paper's transformation. Regions, outermost first, each a cluster level:
+///  1. level-3 inter-tile loops: TemporalMap(T3,T3) in level-3 order (omitted when every loop has a
+///     single level-3 tile), then Cluster(1) - the level has one sub-unit, the whole array;
+///  2. level-2 inter-tile loops: TemporalMap(T2,T2) in level-2 order (omitted when trivial);
+///  3. one region per parallel loop: SpatialMap(T1,T1) on its dimension and TemporalMaps of the tile
+///     sizes still in force on the others (a single iteration each, so their order is irrelevant);
+///     every parallel region but the innermost is closed by a Cluster;
+///  4. the point loops TemporalMap(T1,T1), which coincide with the innermost parallel region's
+///     directives and therefore share its level (with no parallel loop they form a level of their own).
+/// MAESTRO-specific choices (documented because the paper's figure does not show them): MAESTRO needs a
+/// SpatialMap in every level, so in an inter-tile level, which has one sub-unit, the innermost map is
+/// written as a SpatialMap - on one sub-unit it steps exactly like the TemporalMap. MAESTRO gives the
+/// level below `Cluster(c)` c sub-units and the top level N_PE / prod(c), so the cluster closing a
+/// region carries the number of sub-units the next region spreads over: 1 between inter-tile regions,
+/// the iteration count of the next parallel loop between parallel regions, and N_PE / (product of the
+/// inner parallel loops' counts) between the last inter-tile region and the first parallel region -
+/// which leaves the top level exactly one sub-unit. Throws InputError when the mapping is malformed or
+/// needs more than kMaxMdcLevels levels ("not representable in MAESTRO").
+mdc::Dataflow toMdc(const LoopNestMapping& mapping, const arch::Accelerator& acc);
+
+/// The mapping as a C-like tiled loop nest: level-3 loops, level-2 loops, `parallel_for` loops over
+/// the PEs and the point loops, each with its bounds and stride, then `body` as the statement.
+std::string printTiledLoopNest(const LoopNestMapping& mapping, const std::string& body = {});
+
+/// JSON form used by `--json` outputs and projects: {"loops": [{"dim", "iterator", "extent", "level1",
+/// "level2", "level3", "parallelism"}], "level2_order": [dim...], "level3_order": [dim...],
+/// "layouts": {tensor: [subscript index...]}, "active_pes": n}.
+nlohmann::json toJson(const LoopNestMapping& mapping);
+/// Inverse of toJson (derived fields ignored); throws InputError naming the field on malformed input.
+LoopNestMapping mappingFromJson(const nlohmann::json& json);
+
+} // namespace marvel::mapping

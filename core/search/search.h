@@ -1,0 +1,40 @@
+#pragma once
+// The decoupled off-chip/on-chip search of one operator (paper, "Mapping Space Exploration"): the
+// distinct-block off-chip solution fixes the level-3 tiles, order and layouts, then Algorithm 1 explores
+// the on-chip subspace with the MDC cost model. This is the API the CLI and the desktop app drive.
+
+#include <stop_token>
+
+#include "core/arch/accelerator.h"
+#include "core/cost/problem.h"
+#include "core/ir/operator.h"
+#include "core/search/onchip_search.h"
+#include "core/search/space_size.h"
+
+namespace marvel::search {
+
+/// The search result of one operator with what is needed to report and export it.
+struct LayerSearchResult
+{
+    SearchResult result;
+    cost::Problem problem; ///< the cost model's view of the operator
+    LayerSpace space; ///< loops, tensors and whole loops the search used
+    OffChipChoice offChip; ///< level-3 tiles, order and layouts from the off-chip search
+    SearchSpaceSizes sizes; ///< the paper's search-space table row
+};
+
+/// Searches `op` (conformable and perfectly nested; check conformability first) on `acc`. Throws
+/// InputError when the operator has no perfect-nest form, the cost model cannot describe it, the
+/// accelerator is invalid or not even the smallest level-3 tile fits in L2.
+LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& acc,
+    const SearchOptions& options, SearchSink* sink = nullptr, std::stop_token stop = {});
+
+/// One cost::Evaluator per call, configured with `fidelity`: the search's evaluator factory.
+EvaluatorFactory costModelEvaluators(
+    const cost::Problem& problem, const arch::Accelerator& acc, Fidelity fidelity);
+
+/// Dimensions whose temporal maps MAESTRO requires to cover the whole dimension: the sliding
+/// dimensions of the problem's windows (R and S of a convolution).
+std::vector<std::string> wholeDimensions(const cost::Problem& problem);
+
+} // namespace marvel::search
