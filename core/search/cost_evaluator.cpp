@@ -1,0 +1,75 @@
+#include "core/cost/costmodel.h"
+#include "core/search/search.h"
+
+namespace marvel::search {
+
+namespace {
+
+/// Adapter from the search's evaluator interface to the cost model's allocation-free hot path.
+class CostModelEvaluator final : public MappingEvaluator
+{
+public:
+    CostModelEvaluator(const cost::Problem& problem, const arch::Accelerator& acc, cost::Options options)
+        : m_evaluator(problem, acc, options)
+    { }
+
+    std::optional<Metrics> evaluate(const mdc::Dataflow& dataflow) override
+    {
+        m_ids.clear();
+        for (const mdc::Directive& d : dataflow) {
+            cost::Evaluator::DirectiveId id;
+            id.kind = d.kind;
+            id.size = d.size;
+            id.offset = d.offset;
+            id.dim = d.kind == mdc::Directive::Kind::Cluster ? -1 : dimId(d.dim);
+            if (d.kind != mdc::Directive::Kind::Cluster && id.dim < 0) return std::nullopt;
+            m_ids.push_back(id);
+        }
+        cost::Metrics m;
+        if (!m_evaluator.evaluateMetrics(std::span<const cost::Evaluator::DirectiveId>(m_ids), m))
+            return std::nullopt;
+        Metrics out;
+        out.runtime = m.runtimeCycles;
+        out.energy = m.energy;
+        out.macs = m.macs;
+        out.l1Requirement = m.l1SizeReq;
+        out.l2Requirement = m.l2SizeReq;
+        return out;
+    }
+
+private:
+    int dimId(const std::string& name)
+    {
+        for (const auto& [n, id] : m_dimIds)
+            if (n == name) return id;
+        const int id = m_evaluator.dimId(name);
+        m_dimIds.emplace_back(name, id);
+        return id;
+    }
+
+    cost::Evaluator m_evaluator;
+    std::vector<cost::Evaluator::DirectiveId> m_ids;
+    std::vector<std::pair<std::string, int>> m_dimIds;
+};
+
+} // namespace
+
+EvaluatorFactory costModelEvaluators(
+    const cost::Problem& problem, const arch::Accelerator& acc, Fidelity fidelity)
+{
+    cost::Options options;
+    options.fidelity = fidelity == Fidelity::Corrected ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
+    return [problem, acc, options]() -> std::unique_ptr<MappingEvaluator> {
+        return std::make_unique<CostModelEvaluator>(problem, acc, options);
+    };
+}
+
+std::vector<std::string> wholeDimensions(const cost::Problem& problem)
+{
+    std::vector<std::string> out;
+    for (const cost::SlidingWindow& w : problem.windows)
+        out.push_back(w.sliding);
+    return out;
+}
+
+} // namespace marvel::search
