@@ -95,6 +95,15 @@ private:
                     + (t.text.starts_with("{") ? " (braces must be separated by spaces)" : ""));
     }
 
+    /// Names cannot hold braces: a brace glued to a word is a missing space, not part of a name.
+    void checkName(const Token& t, std::string_view what)
+    {
+        if (t.text.find_first_of("{}") != std::string_view::npos)
+            fatal(t.loc,
+                "unexpected " + quoted(t.text) + " as " + std::string(what)
+                    + " (braces must be separated by spaces)");
+    }
+
     // Every token between the keyword and '{' is a name; the last one wins (as in MAESTRO).
     std::string parseNamesUntilBrace(const Token& keyword)
     {
@@ -104,6 +113,7 @@ private:
             if (t.text == "{") return name;
             if (t.text == "}")
                 fatal(t.loc, "expected '{' after " + std::string(keyword.text) + ", found '}'");
+            checkName(t, std::string(keyword.text) + " name");
             name = std::string(t.text);
         }
     }
@@ -214,6 +224,7 @@ private:
             const Token& name = expectToken("'}'", keyword, what);
             if (name.text == "}") return;
             if (name.text == "{") fatal(name.loc, "unexpected '{' in " + what);
+            checkName(name, "a name in the " + what);
             const Token& value = expectToken("a value", keyword, what);
             if (value.text == "}" || value.text == "{")
                 fatal(value.loc, "missing value for " + quoted(name.text) + " in " + what);
@@ -268,6 +279,7 @@ private:
         std::optional<std::int64_t> v;
         if (t.text == "Sz") {
             const Token& dim = expectToken("a dimension name after Sz", keyword, block);
+            checkName(dim, "a dimension name");
             const auto it = std::find_if(
                 layer.dims.begin(), layer.dims.end(), [&](const LayerDim& d) { return d.name == dim.text; });
             if (it == layer.dims.end()) {
@@ -305,6 +317,7 @@ private:
                 const Token& dim = expectToken("a dimension name", t, what);
                 if (dim.text == "}" || dim.text == "{")
                     fatal(dim.loc, "missing dimension name after " + std::string(t.text));
+                checkName(dim, "a dimension name");
                 if (!size || !offset) continue;
                 d.size = *size;
                 d.offset = *offset;
@@ -363,7 +376,6 @@ private:
 
 std::string tokenSafe(const std::string& name)
 {
-    if (name.empty()) return "_";
     std::string out = name;
     for (char& c : out) {
         switch (c) {
@@ -414,9 +426,11 @@ Network readMaestroMappingFile(const std::string& path)
 std::string writeMaestroMapping(const Network& network)
 {
     std::ostringstream out;
-    out << "Network " << tokenSafe(network.name) << " {\n";
+    // An empty name is written as no name at all, which reads back as empty.
+    auto named = [](const std::string& name) { return name.empty() ? std::string() : tokenSafe(name) + " "; };
+    out << "Network " << named(network.name) << "{\n";
     for (const Layer& layer : network.layers) {
-        out << "\tLayer " << tokenSafe(layer.name) << " {\n";
+        out << "\tLayer " << named(layer.name) << "{\n";
         out << "\t\tType: " << layer.type << "\n";
         bool anyStride = false;
         for (const LayerDim& d : layer.dims)

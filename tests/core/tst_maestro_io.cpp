@@ -366,6 +366,10 @@ private slots:
         QTest::newRow("glued brace")
             << layer("Type: CONV\nDimensions {K:4}\n")
             << "f.m:4:12: expected '{' after Dimensions, found '{K' (braces must be separated by spaces)\n";
+        QTest::newRow("brace glued to a name") << layer("Type: CONV\nDimensions { K: 4,}Y: 8 }\n")
+                                               << "f.m:4:19: unexpected '}Y' as a name in the Dimensions "
+                                                  "block of Layer 'L1' (braces must be separated by "
+                                                  "spaces)\n";
         QTest::newRow("duplicate dimension") << layer("Type: CONV\nDimensions { K: 4, K: 8 }\n")
                                              << "f.m:4:20: dimension K is declared twice\n";
         QTest::newRow("unterminated layer")
