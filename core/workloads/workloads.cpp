@@ -1,0 +1,653 @@
+#include "core/workloads/workloads.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/ir/parser.h"
+#include "core/mdc/maestro_io.h"
+#include "core/search/roofline.h"
+
+namespace marvel::workloads {
+
+namespace {
+
+std::string lower(std::string_view s)
+{
+    std::string out(s);
+    for (auto& c : out)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+std::string subscript(const char* it, const char* filterIt, std::int64_t stride)
+{
+    std::string s = stride == 1 ? std::string(it) : std::to_string(stride) + " * " + it;
+    return s + " + " + filterIt;
+}
+
+std::string header(const std::string& name, const std::vector<std::pair<const char*, std::int64_t>>& sizes)
+{
+    std::string out = "operator " + name + "(";
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+        out += (i ? ", " : "") + std::string(sizes[i].first) + " = " + std::to_string(sizes[i].second);
+    return out + ") {\n";
+}
+
+std::string loops(const std::vector<std::pair<const char*, const char*>>& itBound)
+{
+    std::string out;
+    std::string indent = "  ";
+    for (const auto& [it, bound] : itBound) {
+        out += indent + "for (int " + it + " = 0; " + it + " < " + bound + "; " + it + "++)\n";
+        indent += "  ";
+    }
+    return out + indent;
+}
+
+ir::Operator parse(const std::string& text, const std::string& layerName)
+{
+    return ir::parseOperator(text, "<workload layer " + layerName + ">");
+}
+
+mdc::LayerDim dim(const char* name, std::int64_t size, std::int64_t stride = 1)
+{
+    return mdc::LayerDim{name, size, stride};
+}
+
+const mdc::LayerDim* findDim(const mdc::Layer& layer, std::string_view name)
+{
+    for (const auto& d : layer.dims)
+        if (d.name == name) return &d;
+    return nullptr;
+}
+
+std::int64_t dimSize(const mdc::Layer& layer, std::string_view name, std::int64_t fallback)
+{
+    const auto* d = findDim(layer, name);
+    return d ? d->size : fallback;
+}
+
+// Output rows of a MAESTRO conv dimension: Y' when given, else (Y - R) / stride + 1.
+std::int64_t outputSize(const mdc::Layer& layer, const char* in, const char* out, const char* filter)
+{
+    if (const auto* o = findDim(layer, out)) return o->size;
+    const auto* i = findDim(layer, in);
+    if (!i) return 0;
+    std::int64_t r = dimSize(layer, filter, 1);
+    std::int64_t stride = std::max<std::int64_t>(i->stride, 1);
+    return i->size < r ? 0 : (i->size - r) / stride + 1;
+}
+
+std::int64_t strideOf(const mdc::Layer& layer, const char* in)
+{
+    const auto* d = findDim(layer, in);
+    return d ? std::max<std::int64_t>(d->stride, 1) : 1;
+}
+
+} // namespace
+
+std::string conv2dLoopText(std::int64_t K, std::int64_t C, std::int64_t Y, std::int64_t X, std::int64_t R,
+    std::int64_t S, std::int64_t strideY, std::int64_t strideX, std::int64_t batch)
+{
+    bool batched = batch > 1;
+    std::vector<std::pair<const char*, std::int64_t>> sizes;
+    if (batched) sizes.push_back({"N", batch});
+    for (auto s : std::vector<std::pair<const char*, std::int64_t>>{
+             {"K", K}, {"C", C}, {"Y", Y}, {"X", X}, {"R", R}, {"S", S}})
+        sizes.push_back(s);
+    std::vector<std::pair<const char*, const char*>> nest;
+    if (batched) nest.push_back({"n", "N"});
+    for (auto l : std::vector<std::pair<const char*, const char*>>{
+             {"k", "K"}, {"c", "C"}, {"y", "Y"}, {"x", "X"}, {"r", "R"}, {"s", "S"}})
+        nest.push_back(l);
+    std::string n = batched ? "[n]" : "";
+    return header(strideY == 1 && strideX == 1 ? "conv2d" : "conv2d_strided", sizes) + loops(nest) + "O" + n
+        + "[k][y][x] += W[k][c][r][s] * I" + n + "[c][" + subscript("y", "r", strideY) + "]["
+        + subscript("x", "s", strideX) + "];\n}\n";
+}
+
+std::string depthwiseLoopText(std::int64_t C, std::int64_t Y, std::int64_t X, std::int64_t R, std::int64_t S,
+    std::int64_t strideY, std::int64_t strideX, std::int64_t batch)
+{
+    bool batched = batch > 1;
+    std::vector<std::pair<const char*, std::int64_t>> sizes;
+    if (batched) sizes.push_back({"N", batch});
+    for (auto s :
+        std::vector<std::pair<const char*, std::int64_t>>{{"C", C}, {"Y", Y}, {"X", X}, {"R", R}, {"S", S}})
+        sizes.push_back(s);
+    std::vector<std::pair<const char*, const char*>> nest;
+    if (batched) nest.push_back({"n", "N"});
+    for (auto l : std::vector<std::pair<const char*, const char*>>{
+             {"c", "C"}, {"y", "Y"}, {"x", "X"}, {"r", "R"}, {"s", "S"}})
+        nest.push_back(l);
+    std::string n = batched ? "[n]" : "";
+    return header("conv2d_depthwise", sizes) + loops(nest) + "O" + n + "[c][y][x] += W[c][r][s] * I" + n
+        + "[c][" + subscript("y", "r", strideY) + "][" + subscript("x", "s", strideX) + "];\n}\n";
+}
+
+std::string gemmLoopText(std::int64_t M, std::int64_t N, std::int64_t K)
+{
+    return header("gemm", {{"M", M}, {"N", N}, {"K", K}}) + loops({{"m", "M"}, {"n", "N"}, {"k", "K"}})
+        + "C[m][n] += A[m][k] * B[k][n];\n}\n";
+}
+
+WorkloadLayer convLayer(const std::string& name, std::int64_t K, std::int64_t C, std::int64_t Y,
+    std::int64_t X, std::int64_t R, std::int64_t S, std::int64_t stride)
+{
+    WorkloadLayer l;
+    l.name = name;
+    l.maestro.name = name;
+    l.maestro.type = "CONV";
+    l.maestro.dims = {dim("K", K), dim("C", C), dim("R", R), dim("S", S),
+        dim("Y", (Y - 1) * stride + R, stride), dim("X", (X - 1) * stride + S, stride)};
+    l.op = parse(conv2dLoopText(K, C, Y, X, R, S, stride, stride), name);
+    return l;
+}
+
+WorkloadLayer depthwiseLayer(const std::string& name, std::int64_t C, std::int64_t Y, std::int64_t X,
+    std::int64_t R, std::int64_t S, std::int64_t stride)
+{
+    WorkloadLayer l;
+    l.name = name;
+    l.maestro.name = name;
+    l.maestro.type = "DSCONV";
+    l.maestro.dims = {dim("K", 1), dim("C", C), dim("R", R), dim("S", S),
+        dim("Y", (Y - 1) * stride + R, stride), dim("X", (X - 1) * stride + S, stride)};
+    l.op = parse(depthwiseLoopText(C, Y, X, R, S, stride, stride), name);
+    return l;
+}
+
+WorkloadLayer gemmLayer(const std::string& name, std::int64_t M, std::int64_t N, std::int64_t K)
+{
+    WorkloadLayer l;
+    l.name = name;
+    l.maestro.name = name;
+    l.maestro.type = "GEMM";
+    l.maestro.dims = {dim("M", M), dim("N", N), dim("K", K)};
+    l.op = parse(gemmLoopText(M, N, K), name);
+    return l;
+}
+
+std::int64_t maestroMacs(const mdc::Layer& layer)
+{
+    std::int64_t n = dimSize(layer, "N", 1);
+    if (layer.type == "GEMM") return dimSize(layer, "M", 1) * dimSize(layer, "N", 1) * dimSize(layer, "K", 1);
+    if (layer.type != "CONV" && layer.type != "DSCONV") return 0;
+    std::int64_t spatial = outputSize(layer, "Y", "Y'", "R") * outputSize(layer, "X", "X'", "S");
+    std::int64_t common
+        = n * dimSize(layer, "C", 1) * dimSize(layer, "R", 1) * dimSize(layer, "S", 1) * spatial;
+    return layer.type == "CONV" ? common * dimSize(layer, "K", 1) : common;
+}
+
+std::int64_t operatorMacs(const ir::Operator& op)
+{
+    auto nest = ir::perfectNest(op);
+    if (!nest) return 0;
+    return search::iterationCount(*nest, op.sizes) * std::int64_t(nest->statements.size());
+}
+
+std::int64_t Workload::layerCount() const
+{
+    std::int64_t n = 0;
+    for (const auto& l : layers)
+        n += l.repeat;
+    return n;
+}
+
+std::int64_t Workload::totalMacs() const
+{
+    std::int64_t total = 0;
+    for (const auto& l : layers)
+        total += std::int64_t(l.repeat)
+            * (l.maestro.type.empty() ? operatorMacs(l.op) : maestroMacs(l.maestro));
+    return total;
+}
+
+std::vector<WorkloadLayer> mergeRepeats(std::vector<WorkloadLayer> layers)
+{
+    std::vector<WorkloadLayer> out;
+    for (auto& l : layers) {
+        auto same = std::find_if(out.begin(), out.end(), [&](const WorkloadLayer& o) {
+            return !l.maestro.type.empty() && o.maestro.type == l.maestro.type
+                && o.maestro.dims == l.maestro.dims;
+        });
+        if (same != out.end())
+            same->repeat += l.repeat;
+        else
+            out.push_back(std::move(l));
+    }
+    return out;
+}
+
+namespace {
+
+Workload alexnet()
+{
+    // Y, X below are output sizes: 227 -> 55 (stride 4), 31 -> 27, 15 -> 13 (README section 4).
+    return {"alexnet",
+        {convLayer("CONV1", 96, 3, 55, 55, 11, 11, 4), convLayer("CONV2", 256, 48, 27, 27, 5, 5),
+            convLayer("CONV3", 384, 256, 13, 13, 3, 3), convLayer("CONV4", 384, 192, 13, 13, 3, 3),
+            convLayer("CONV5", 256, 192, 13, 13, 3, 3)}};
+}
+
+Workload vgg16()
+{
+    struct Row
+    {
+        const char* name;
+        std::int64_t k, c, size;
+    };
+    const Row rows[] = {{"CONV1_1", 64, 3, 224}, {"CONV1_2", 64, 64, 224}, {"CONV2_1", 128, 64, 112},
+        {"CONV2_2", 128, 128, 112}, {"CONV3_1", 256, 128, 56}, {"CONV3_2", 256, 256, 56},
+        {"CONV3_3", 256, 256, 56}, {"CONV4_1", 512, 256, 28}, {"CONV4_2", 512, 512, 28},
+        {"CONV4_3", 512, 512, 28}, {"CONV5_1", 512, 512, 14}, {"CONV5_2", 512, 512, 14},
+        {"CONV5_3", 512, 512, 14}};
+    std::vector<WorkloadLayer> layers;
+    for (const auto& r : rows)
+        layers.push_back(convLayer(r.name, r.k, r.c, r.size, r.size, 3, 3));
+    return {"vgg16", mergeRepeats(std::move(layers))};
+}
+
+Workload resnet50()
+{
+    std::vector<WorkloadLayer> layers;
+    layers.push_back(convLayer("conv1", 64, 3, 112, 112, 7, 7, 2));
+    struct Stage
+    {
+        int index, blocks;
+        std::int64_t mid, out, size, stride;
+    };
+    const Stage stages[] = {
+        {2, 3, 64, 256, 56, 1}, {3, 4, 128, 512, 28, 2}, {4, 6, 256, 1024, 14, 2}, {5, 3, 512, 2048, 7, 2}};
+    std::int64_t channels = 64;
+    for (const auto& st : stages) {
+        for (int b = 0; b < st.blocks; ++b) {
+            std::string prefix = "res" + std::to_string(st.index) + char('a' + b) + "_branch";
+            std::int64_t stride = b == 0 ? st.stride : 1;
+            layers.push_back(convLayer(prefix + "2a", st.mid, channels, st.size, st.size, 1, 1, stride));
+            layers.push_back(convLayer(prefix + "2b", st.mid, st.mid, st.size, st.size, 3, 3));
+            layers.push_back(convLayer(prefix + "2c", st.out, st.mid, st.size, st.size, 1, 1));
+            if (b == 0)
+                layers.push_back(convLayer(prefix + "1", st.out, channels, st.size, st.size, 1, 1, stride));
+            channels = st.out;
+        }
+    }
+    return {"resnet50", mergeRepeats(std::move(layers))};
+}
+
+Workload mobilenetv2()
+{
+    std::vector<WorkloadLayer> layers;
+    layers.push_back(convLayer("conv1", 32, 3, 112, 112, 3, 3, 2));
+    struct Stage
+    {
+        std::int64_t t, c, n, s;
+    };
+    const Stage stages[] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2}, {6, 96, 3, 1},
+        {6, 160, 3, 2}, {6, 320, 1, 1}};
+    std::int64_t channels = 32, size = 112;
+    int block = 0;
+    for (const auto& st : stages) {
+        for (std::int64_t i = 0; i < st.n; ++i) {
+            std::string prefix = "b" + std::to_string(++block) + "_";
+            std::int64_t stride = i == 0 ? st.s : 1;
+            std::int64_t hidden = channels * st.t;
+            std::int64_t out = size / stride;
+            if (st.t != 1) layers.push_back(convLayer(prefix + "expand", hidden, channels, size, size, 1, 1));
+            layers.push_back(depthwiseLayer(prefix + "dw", hidden, out, out, 3, 3, stride));
+            layers.push_back(convLayer(prefix + "project", st.c, hidden, out, out, 1, 1));
+            channels = st.c;
+            size = out;
+        }
+    }
+    layers.push_back(convLayer("conv_last", 1280, channels, size, size, 1, 1));
+    return {"mobilenetv2", mergeRepeats(std::move(layers))};
+}
+
+Workload gemmTable()
+{
+    return {"gemm",
+        {gemmLayer("GNMT1", 128, 2048, 4096), gemmLayer("GNMT2", 320, 3072, 4096),
+            gemmLayer("GNMT3", 1632, 36548, 1024), gemmLayer("GNMT4", 2048, 4096, 32),
+            gemmLayer("DeepBench1", 1024, 16, 500000), gemmLayer("DeepBench2", 35, 8457, 2560),
+            gemmLayer("Transformer1", 31999, 1024, 84), gemmLayer("Transformer2", 84, 1024, 84),
+            gemmLayer("NCF1", 2048, 1, 128), gemmLayer("NCF2", 256, 256, 2048)}};
+}
+
+constexpr std::int64_t kRnnBatch = 128;
+
+Workload mlp(const char* name, std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t d)
+{
+    return {name,
+        {gemmLayer("FC1", kRnnBatch, b, a), gemmLayer("FC2", kRnnBatch, c, b),
+            gemmLayer("FC3", kRnnBatch, d, c)}};
+}
+
+Workload lstm(const char* name, std::int64_t embedding)
+{
+    return {name, {gemmLayer("GATES", kRnnBatch, embedding, 2 * embedding)}};
+}
+
+} // namespace
+
+std::vector<std::string> builtinWorkloadNames()
+{
+    return {
+        "alexnet", "vgg16", "resnet50", "mobilenetv2", "gemm", "mlp-m", "mlp-l", "lstm-m", "lstm-l", "rhn"};
+}
+
+Workload builtinWorkload(std::string_view name)
+{
+    std::string n = lower(name);
+    if (n == "alexnet") return alexnet();
+    if (n == "vgg16") return vgg16();
+    if (n == "resnet50") return resnet50();
+    if (n == "mobilenetv2") return mobilenetv2();
+    if (n == "gemm") return gemmTable();
+    if (n == "mlp-m") return mlp("mlp-m", 784, 1000, 500, 250);
+    if (n == "mlp-l") return mlp("mlp-l", 784, 1500, 1000, 500);
+    if (n == "lstm-m") return lstm("lstm-m", 500);
+    if (n == "lstm-l") return lstm("lstm-l", 1000);
+    if (n == "rhn") return lstm("rhn", 1500);
+    std::string known;
+    for (const auto& k : builtinWorkloadNames())
+        known += (known.empty() ? "" : ", ") + k;
+    throw InputError(Diagnostic{
+        "", {}, "", "unknown built-in model '" + std::string(name) + "' (built-in: " + known + ")"});
+}
+
+Workload workloadFromNetwork(const mdc::Network& network, const std::string& fileName)
+{
+    Workload w;
+    w.name = network.name;
+    std::vector<Diagnostic> problems;
+    for (const auto& layer : network.layers) {
+        auto fail = [&](const std::string& message) {
+            problems.push_back(Diagnostic{fileName, layer.loc, "", "layer " + layer.name + ": " + message});
+        };
+        std::int64_t batch = dimSize(layer, "N", 1);
+        WorkloadLayer l;
+        l.name = layer.name;
+        l.maestro = layer;
+        try {
+            if (layer.type == "GEMM") {
+                for (const char* d : {"M", "N", "K"})
+                    if (!findDim(layer, d)) fail(std::string("GEMM layer needs dimension ") + d);
+                if (!findDim(layer, "M") || !findDim(layer, "N") || !findDim(layer, "K")) continue;
+                l.op = parse(
+                    gemmLoopText(dimSize(layer, "M", 1), dimSize(layer, "N", 1), dimSize(layer, "K", 1)),
+                    layer.name);
+            } else if (layer.type == "CONV" || layer.type == "DSCONV") {
+                std::int64_t y = outputSize(layer, "Y", "Y'", "R"), x = outputSize(layer, "X", "X'", "S");
+                if (y < 1 || x < 1) {
+                    fail("needs Y and X (or Y' and X') of at least the filter size");
+                    continue;
+                }
+                std::int64_t sy = strideOf(layer, findDim(layer, "Y'") ? "Y'" : "Y");
+                std::int64_t sx = strideOf(layer, findDim(layer, "X'") ? "X'" : "X");
+                std::int64_t r = dimSize(layer, "R", 1), s = dimSize(layer, "S", 1),
+                             c = dimSize(layer, "C", 1);
+                l.op = parse(layer.type == "CONV"
+                        ? conv2dLoopText(dimSize(layer, "K", 1), c, y, x, r, s, sy, sx, batch)
+                        : depthwiseLoopText(c, y, x, r, s, sy, sx, batch),
+                    layer.name);
+            } else {
+                fail("type " + layer.type + " is not supported as a workload layer (CONV, DSCONV or GEMM)");
+                continue;
+            }
+        } catch (const InputError& e) {
+            for (const auto& d : e.diagnostics())
+                fail(d.message);
+            continue;
+        }
+        l.maestro.dataflow.clear();
+        w.layers.push_back(std::move(l));
+    }
+    if (!problems.empty()) throw InputError(problems);
+    if (w.layers.empty()) throw InputError(Diagnostic{fileName, {}, "", "the model has no layers"});
+    return w;
+}
+
+namespace {
+
+// Replaces the values of the size parameters `overrides` in an operator's header text.
+std::string withSizes(const std::string& text, const ir::Operator& op,
+    const std::vector<std::pair<std::string, std::int64_t>>& overrides, const std::string& file,
+    const std::string& field, std::vector<Diagnostic>& problems)
+{
+    // Offsets of each line start, to turn SourceLoc into positions.
+    std::vector<std::size_t> lineStart{0};
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if (text[i] == '\n') lineStart.push_back(i + 1);
+    struct Edit
+    {
+        std::size_t begin, end;
+        std::string value;
+    };
+    std::vector<Edit> edits;
+    for (const auto& [name, value] : overrides) {
+        auto it = std::find_if(
+            op.sizes.begin(), op.sizes.end(), [&](const ir::SizeParam& p) { return p.name == name; });
+        if (it == op.sizes.end()) {
+            problems.push_back(
+                Diagnostic{file, {}, field + "." + name, "operator " + op.name + " has no size " + name});
+            continue;
+        }
+        if (it->loc.line < 1 || std::size_t(it->loc.line) > lineStart.size()) {
+            problems.push_back(Diagnostic{file, {}, field + "." + name, "cannot locate size " + name});
+            continue;
+        }
+        std::size_t pos
+            = lineStart[std::size_t(it->loc.line - 1)] + std::size_t(std::max(it->loc.column - 1, 0));
+        std::size_t eq = text.find('=', pos);
+        if (eq == std::string::npos) {
+            problems.push_back(Diagnostic{file, {}, field + "." + name, "cannot locate size " + name});
+            continue;
+        }
+        std::size_t b = eq + 1;
+        while (b < text.size() && std::isspace(static_cast<unsigned char>(text[b])))
+            ++b;
+        std::size_t e = b;
+        while (e < text.size() && std::isdigit(static_cast<unsigned char>(text[e])))
+            ++e;
+        edits.push_back({b, e, std::to_string(value)});
+    }
+    std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin > b.begin; });
+    std::string out = text;
+    for (const auto& e : edits)
+        out.replace(e.begin, e.end - e.begin, e.value);
+    return out;
+}
+
+std::string readText(const std::string& path, const std::string& referrer, const std::string& field)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(
+            Diagnostic{referrer.empty() ? path : referrer, {}, field, "cannot read file " + path});
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+} // namespace
+
+Workload readWorkloadJson(std::string_view text, const std::string& fileName, const std::string& baseDir)
+{
+    using nlohmann::json;
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw InputError(Diagnostic{fileName, {}, "", std::string("invalid JSON: ") + e.what()});
+    }
+    std::vector<Diagnostic> problems;
+    auto problem = [&](const std::string& field, const std::string& message) {
+        problems.push_back(Diagnostic{fileName, {}, field, message});
+    };
+    if (!doc.is_object()) throw InputError(Diagnostic{fileName, {}, "", "a model must be a JSON object"});
+    for (const auto& [key, value] : doc.items())
+        if (key != "schema_version" && key != "name" && key != "layers") problem(key, "unknown field");
+    if (doc.contains("schema_version")
+        && (!doc["schema_version"].is_number_integer() || doc["schema_version"] != 1))
+        problem("schema_version", "must be 1");
+    Workload w;
+    if (doc.contains("name")) {
+        if (doc["name"].is_string())
+            w.name = doc["name"].get<std::string>();
+        else
+            problem("name", "must be a string");
+    }
+    if (w.name.empty()) w.name = std::filesystem::path(fileName).stem().string();
+    if (!doc.contains("layers") || !doc["layers"].is_array() || doc["layers"].empty()) {
+        problem("layers", "must be a non-empty array of layers");
+        throw InputError(problems);
+    }
+    const auto& layers = doc["layers"];
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        std::string at = "layers[" + std::to_string(i) + "]";
+        const auto& L = layers[i];
+        if (!L.is_object()) {
+            problem(at, "must be an object");
+            continue;
+        }
+        std::size_t before = problems.size();
+        auto integer = [&](const char* key, bool required, std::int64_t fallback) -> std::int64_t {
+            if (!L.contains(key)) {
+                if (required) problem(at + "." + key, "missing integer field");
+                return fallback;
+            }
+            const auto& v = L[key];
+            if (!v.is_number_integer() || v.get<std::int64_t>() < 1
+                || v.get<std::int64_t>() > ir::kMaxExtent) {
+                problem(at + "." + key, "must be an integer between 1 and " + std::to_string(ir::kMaxExtent));
+                return fallback;
+            }
+            return v.get<std::int64_t>();
+        };
+        std::string name = "L" + std::to_string(i + 1);
+        if (L.contains("name")) {
+            if (L["name"].is_string() && !L["name"].get<std::string>().empty())
+                name = L["name"].get<std::string>();
+            else
+                problem(at + ".name", "must be a non-empty string");
+        }
+        std::int64_t repeat = integer("repeat", false, 1);
+        bool custom = L.contains("operator_file");
+        std::string type = L.contains("type") && L["type"].is_string() ? L["type"].get<std::string>() : "";
+        std::vector<std::string> allowed{"name", "repeat"};
+        if (custom) {
+            allowed.insert(allowed.end(), {"operator_file", "sizes"});
+        } else if (type == "CONV") {
+            allowed.insert(allowed.end(), {"type", "K", "C", "R", "S", "Y", "X", "stride"});
+        } else if (type == "DSCONV") {
+            allowed.insert(allowed.end(), {"type", "C", "R", "S", "Y", "X", "stride"});
+        } else if (type == "GEMM") {
+            allowed.insert(allowed.end(), {"type", "M", "N", "K"});
+        } else {
+            problem(at + ".type", "must be CONV, DSCONV or GEMM (or give operator_file)");
+            continue;
+        }
+        for (const auto& [key, value] : L.items())
+            if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+                problem(at + "." + key, "unknown field");
+        WorkloadLayer layer;
+        try {
+            if (custom) {
+                if (!L["operator_file"].is_string()) {
+                    problem(at + ".operator_file", "must be a string");
+                    continue;
+                }
+                std::filesystem::path p = L["operator_file"].get<std::string>();
+                if (p.is_relative()) p = std::filesystem::path(baseDir) / p;
+                std::string opText = readText(p.string(), fileName, at + ".operator_file");
+                ir::Operator op = ir::parseOperator(opText, p.string());
+                std::vector<std::pair<std::string, std::int64_t>> overrides;
+                if (L.contains("sizes")) {
+                    if (!L["sizes"].is_object()) {
+                        problem(at + ".sizes", "must be an object of integers");
+                    } else {
+                        for (const auto& [key, value] : L["sizes"].items()) {
+                            if (!value.is_number_integer() || value.get<std::int64_t>() < 1
+                                || value.get<std::int64_t>() > ir::kMaxExtent)
+                                problem(at + ".sizes." + key, "must be a positive integer");
+                            else
+                                overrides.push_back({key, value.get<std::int64_t>()});
+                        }
+                    }
+                }
+                if (problems.size() != before) continue;
+                std::string instantiated
+                    = withSizes(opText, op, overrides, fileName, at + ".sizes", problems);
+                if (problems.size() != before) continue;
+                layer.op = ir::parseOperator(instantiated, p.string());
+                layer.maestro.name = name;
+                for (const auto& s : layer.op.sizes)
+                    layer.maestro.dims.push_back(mdc::LayerDim{s.name, s.value, 1});
+            } else if (type == "GEMM") {
+                std::int64_t m = integer("M", true, 1), n = integer("N", true, 1), k = integer("K", true, 1);
+                if (problems.size() != before) continue;
+                layer = gemmLayer(name, m, n, k);
+            } else {
+                std::int64_t k = type == "CONV" ? integer("K", true, 1) : 1;
+                std::int64_t c = integer("C", true, 1), r = integer("R", true, 1), s = integer("S", true, 1);
+                std::int64_t y = integer("Y", true, 1), x = integer("X", true, 1);
+                std::int64_t stride = integer("stride", false, 1);
+                if (problems.size() != before) continue;
+                layer = type == "CONV" ? convLayer(name, k, c, y, x, r, s, stride)
+                                       : depthwiseLayer(name, c, y, x, r, s, stride);
+            }
+        } catch (const InputError& e) {
+            for (const auto& d : e.diagnostics()) {
+                Diagnostic copy = d;
+                if (copy.file.empty() || copy.file.rfind("<workload", 0) == 0) {
+                    copy.file = fileName;
+                    copy.field = at;
+                    copy.loc = {};
+                }
+                problems.push_back(copy);
+            }
+            continue;
+        }
+        layer.name = name;
+        layer.maestro.name = name;
+        layer.repeat = int(std::min<std::int64_t>(repeat, 1'000'000));
+        w.layers.push_back(std::move(layer));
+    }
+    if (!problems.empty()) throw InputError(problems);
+    return w;
+}
+
+Workload loadWorkload(const std::string& nameOrPath)
+{
+    std::string n = lower(nameOrPath);
+    for (const auto& known : builtinWorkloadNames())
+        if (n == known) return builtinWorkload(n);
+    std::filesystem::path p(nameOrPath);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec)) {
+        std::string known;
+        for (const auto& k : builtinWorkloadNames())
+            known += (known.empty() ? "" : ", ") + k;
+        throw InputError(Diagnostic{
+            nameOrPath, {}, "", "no such model file and not a built-in model (built-in: " + known + ")"});
+    }
+    std::string ext = lower(p.extension().string());
+    if (ext == ".json") {
+        std::string text = readText(nameOrPath, "", "");
+        return readWorkloadJson(text, nameOrPath, p.parent_path().empty() ? "." : p.parent_path().string());
+    }
+    if (ext == ".m") {
+        mdc::Network network = mdc::readMaestroMappingFile(nameOrPath);
+        Workload w = workloadFromNetwork(network, nameOrPath);
+        if (w.name.empty()) w.name = p.stem().string();
+        return w;
+    }
+    throw InputError(Diagnostic{nameOrPath, {}, "", "unknown model file extension (expected .json or .m)"});
+}
+
+} // namespace marvel::workloads

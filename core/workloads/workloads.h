@@ -1,0 +1,106 @@
+#pragma once
+// DNN workloads: the paper's evaluation models as lists of layers, each both a MAESTRO-typed layer
+// (CONV / DSCONV / GEMM dimensions and strides, no dataflow) and an operator of our language,
+// instantiated from `.loop` text templates through the operator parser (one source of truth).
+//
+// Built-in models (batch 1 for the CNNs, the original papers' layer shapes, conv layers only):
+//   alexnet     5 CONV; the two-group layers as in MAESTRO's validation file (CONV2 C=48, CONV4/5
+//               C=192, all K filters), strides/padding as the reference README: 665,784,864 MACs.
+//   vgg16       13 CONV, 3x3 stride 1 with padding 1: 15,346,630,656 MACs.
+//   resnet50    He et al. 2015 (Caffe release): stride 2 on the first 1x1 of stages 3-5 and on the
+//               1x1 projections, 53 conv layers: 3,855,925,248 MACs (the paper's "3.8 GFLOPs";
+//               torchvision's v1.5, stride on the 3x3, has 4.09 G).
+//   mobilenetv2 Sandler et al. 2018, width 1.0, 224x224: the first 3x3 CONV, every expansion 1x1,
+//               depth-wise 3x3 (DSCONV) and projection 1x1, and the last 1x1 (52 layers).
+//   gemm        the paper's GEMM table (GNMT x4, DeepBench x2, Transformer x2, NCF x2), M x K times
+//               K x N (K is the reduction), as in the SIGMA work the table comes from.
+//   mlp-m, mlp-l  the Interstellar FC layers as GEMM with M = batch 128, N = output, K = input
+//               channels. The table gives no batch for the MLPs; 128 is the batch its LSTM rows use.
+//   lstm-m, lstm-l, rhn  one GEMM each: M = batch 128, N = E, K = 2E (E = 500, 1000, 1500).
+// Identical layers of a model (same type, sizes and strides) are merged into the first one with a
+// `repeat` count; totals multiply by it.
+//
+// Convolution sizes: the operator's Y, X are OUTPUT rows/cols; the MAESTRO layer's Y, X are INPUT
+// rows/cols including padding, (Y_out - 1) * stride + R, with the stride on Y and X.
+//
+// JSON model format (schema_version 1):
+//   {"schema_version": 1, "name": "tiny",
+//    "layers": [
+//      {"name": "c1", "type": "CONV", "K": 16, "C": 3, "R": 3, "S": 3, "Y": 32, "X": 32, "stride": 1},
+//      {"name": "dw", "type": "DSCONV", "C": 16, "R": 3, "S": 3, "Y": 16, "X": 16, "stride": 2},
+//      {"name": "fc", "type": "GEMM", "M": 1, "N": 10, "K": 256},
+//      {"name": "op", "operator_file": "ops/x.loop", "sizes": {"N": 64}}]}
+// Y, X are output sizes; "stride" (default 1) applies to both; every layer may carry "repeat"
+// (default 1). `operator_file` is relative to the JSON file; `sizes` overrides the operator's size
+// parameters (each must exist). Unknown fields are errors; every error names the file and field.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ir/operator.h"
+#include "core/mdc/dataflow.h"
+
+namespace marvel::workloads {
+
+/// One layer: the MAESTRO view and the operator view of the same computation.
+struct WorkloadLayer
+{
+    std::string name;
+    mdc::Layer maestro; ///< CONV/DSCONV/GEMM dims and strides, no dataflow; type empty for a custom operator
+    ir::Operator op; ///< the layer as an operator of our language
+    int repeat = 1; ///< how many identical layers this entry stands for
+};
+
+/// A model: its layers in execution order.
+struct Workload
+{
+    std::string name;
+    std::vector<WorkloadLayer> layers;
+    /// Layers counted with their repeats.
+    std::int64_t layerCount() const;
+    /// MACs of all layers, with repeats (from the MAESTRO dims; the operator's own count for custom
+    /// operators).
+    std::int64_t totalMacs() const;
+};
+
+/// MACs of a MAESTRO layer: N*K*C*R*S*Y'*X' (CONV), N*C*R*S*Y'*X' (DSCONV), M*N*K (GEMM); 0 otherwise.
+std::int64_t maestroMacs(const mdc::Layer& layer);
+/// MACs of an operator: statement instances of its perfect nest (0 when it is not one).
+std::int64_t operatorMacs(const ir::Operator& op);
+
+/// Layer builders (Y, X are output sizes).
+WorkloadLayer convLayer(const std::string& name, std::int64_t K, std::int64_t C, std::int64_t Y,
+    std::int64_t X, std::int64_t R, std::int64_t S, std::int64_t stride = 1);
+WorkloadLayer depthwiseLayer(const std::string& name, std::int64_t C, std::int64_t Y, std::int64_t X,
+    std::int64_t R, std::int64_t S, std::int64_t stride = 1);
+WorkloadLayer gemmLayer(const std::string& name, std::int64_t M, std::int64_t N, std::int64_t K);
+
+/// The `.loop` texts the builders parse.
+std::string conv2dLoopText(std::int64_t K, std::int64_t C, std::int64_t Y, std::int64_t X, std::int64_t R,
+    std::int64_t S, std::int64_t strideY, std::int64_t strideX, std::int64_t batch = 1);
+std::string depthwiseLoopText(std::int64_t C, std::int64_t Y, std::int64_t X, std::int64_t R, std::int64_t S,
+    std::int64_t strideY, std::int64_t strideX, std::int64_t batch = 1);
+std::string gemmLoopText(std::int64_t M, std::int64_t N, std::int64_t K);
+
+/// Lower-case names accepted by builtinWorkload().
+std::vector<std::string> builtinWorkloadNames();
+/// A built-in model by name (case-insensitive). Throws InputError for an unknown name.
+Workload builtinWorkload(std::string_view name);
+
+/// A MAESTRO model or mapping file's CONV/DSCONV/GEMM layers as a workload (dataflows are kept in
+/// `maestro` but ignored). Other layer types are errors naming the file and the layer's line.
+Workload workloadFromNetwork(const mdc::Network& network, const std::string& fileName);
+/// Parses the JSON model format; `baseDir` resolves `operator_file`.
+Workload readWorkloadJson(
+    std::string_view text, const std::string& fileName, const std::string& baseDir = ".");
+
+/// A built-in name, or a path to a `.json` model or a MAESTRO `.m` model/mapping file.
+Workload loadWorkload(const std::string& nameOrPath);
+
+/// Merges layers with the same MAESTRO type, dims and strides (or the same operator text for custom
+/// operators) into the first, adding up `repeat`.
+std::vector<WorkloadLayer> mergeRepeats(std::vector<WorkloadLayer> layers);
+
+} // namespace marvel::workloads
