@@ -37,7 +37,7 @@ struct Options
 inline constexpr int kMaxDims = 16;
 inline constexpr int kMaxLevelDirectives = 16;
 inline constexpr int kMaxLevels = 4;
-inline constexpr int kMaxTensors = 4;
+inline constexpr int kMaxTensors = 6;
 
 /// Access counts and buffer requirements of one tensor at the top level (elements).
 struct TensorCounts

@@ -1,0 +1,126 @@
+// `marvel bench costmodel`: speed of the MDC cost model on MAESTRO's reference mappings.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "app/cli/command.h"
+#include "core/arch/accelerator_io.h"
+#include "core/cost/costmodel.h"
+#include "core/mdc/maestro_io.h"
+
+namespace {
+
+int run(const std::vector<std::string>& argv);
+
+#ifndef MARVEL_DEFAULT_REFERENCE_DIR
+#define MARVEL_DEFAULT_REFERENCE_DIR "../shared/reference/maestro"
+#endif
+
+const marvel::cli::Command kCommand{"bench",
+    "benchmarks (costmodel: evaluations per second of the MDC cost model)",
+    "usage: marvel bench costmodel [--reference DIR] [--seconds S]\n\n"
+    "Evaluates every layer of every mapping in DIR/mappings on DIR/hw/P1_eyeriss.m and P2_edge.m\n"
+    "(MAESTRO's reference data, default " MARVEL_DEFAULT_REFERENCE_DIR ") repeatedly for about S seconds\n"
+    "(default 2) and prints evaluations per second and the median, min and max time per layer.",
+    run};
+
+int run(const std::vector<std::string>& argv)
+{
+    using namespace marvel;
+    using Clock = std::chrono::steady_clock;
+    cli::Args args(argv, {"reference", "seconds"}, {});
+    if (!args.ok()) return cli::usageError(kCommand, args.error());
+    if (args.positionals().size() != 1 || args.positionals().front() != "costmodel")
+        return cli::usageError(kCommand, "expects the benchmark name 'costmodel'");
+    auto seconds = args.number("seconds", 0.01, 3600);
+    if (!args.ok()) return cli::usageError(kCommand, args.error());
+    double budget = seconds.value_or(2.0);
+    std::string dir = args.valueOr("reference", MARVEL_DEFAULT_REFERENCE_DIR);
+    namespace fs = std::filesystem;
+    if (!fs::is_directory(dir + "/mappings") || !fs::is_directory(dir + "/hw")) {
+        std::cerr << "marvel bench: " << dir
+                  << ": not a MAESTRO reference directory (needs hw/ and mappings/)\n";
+        return cli::InputError;
+    }
+
+    // Compile every (platform, layer) once, as the search does; invalid mappings are left out.
+    struct Case
+    {
+        std::unique_ptr<cost::Evaluator> evaluator;
+        mdc::Dataflow dataflow;
+        std::vector<double> ns;
+    };
+    std::vector<Case> cases;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir + "/mappings"))
+        if (e.path().extension() == ".m") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const char* hw : {"P1_eyeriss", "P2_edge"}) {
+        arch::Accelerator acc;
+        try {
+            acc = arch::loadAccelerator(dir + "/hw/" + hw + ".m");
+        } catch (const InputError& e) {
+            std::cerr << "marvel bench: " << formatDiagnostics(e.diagnostics());
+            return cli::InputError;
+        }
+        for (const auto& f : files) {
+            try {
+                mdc::Network net = mdc::readMaestroMappingFile(f.string());
+                for (const auto& layer : net.layers) {
+                    auto ev = std::make_unique<cost::Evaluator>(cost::fromMaestroLayer(layer), acc);
+                    cost::Metrics m;
+                    if (ev->evaluateMetrics(layer.dataflow, m))
+                        cases.push_back({std::move(ev), layer.dataflow, {}});
+                }
+            } catch (const InputError&) {
+                // rejected files are not part of the timing
+            }
+        }
+    }
+    if (cases.empty()) {
+        std::cerr << "marvel bench: no valid mapping found in " << dir << "\n";
+        return cli::InputError;
+    }
+    std::cout << "cost model benchmark: " << cases.size() << " layer evaluations (P1 and P2) from "
+              << files.size() << " mapping files, about " << budget << " s\n";
+    long long evaluations = 0;
+    auto start = Clock::now();
+    double elapsed = 0.0;
+    cost::Metrics m;
+    std::int64_t checksum = 0;
+    do {
+        for (auto& c : cases) {
+            // Repeat short evaluations so the clock resolution does not dominate.
+            const int reps = 8;
+            auto t0 = Clock::now();
+            for (int r = 0; r < reps; ++r) {
+                c.evaluator->evaluateMetrics(c.dataflow, m);
+                checksum += m.runtimeCycles;
+            }
+            auto t1 = Clock::now();
+            c.ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / reps);
+            evaluations += reps;
+        }
+        elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    } while (elapsed < budget);
+    std::vector<double> perLayer;
+    for (auto& c : cases) {
+        std::sort(c.ns.begin(), c.ns.end());
+        perLayer.push_back(c.ns[c.ns.size() / 2]);
+    }
+    std::sort(perLayer.begin(), perLayer.end());
+    double median = perLayer[perLayer.size() / 2];
+    std::cout << "evaluations:           " << evaluations << " in " << elapsed << " s (checksum "
+              << checksum % 1000 << ")\n";
+    std::cout << "evaluations per second: " << static_cast<long long>(double(evaluations) / elapsed) << "\n";
+    std::cout << "per-layer time (median of each layer's runs): median " << median / 1000.0 << " us, min "
+              << perLayer.front() / 1000.0 << " us, max " << perLayer.back() / 1000.0 << " us\n";
+    std::cout << "MAESTRO optimised build: 400 us per layer -> speed-up " << 400000.0 / median
+              << "x (target >= 100x, " << (median <= 4000.0 ? "met" : "NOT met") << ")\n";
+    return cli::Ok;
+}
+
+const bool registered = marvel::cli::registerCommand(kCommand);
+
+} // namespace
