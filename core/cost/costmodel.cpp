@@ -16,6 +16,10 @@
 //   FIX Q-OUT-2    the new output rows per window step are offset / stride, never more than the tile.
 //   FIX Q-EDGE-1   skipped (empty) cases no longer touch the output counters.
 //   FIX Q-CSV-1    the CSV energy uses the layer's own counts, including MACs and output L2 reads.
+//   FIX Q-OUT-3    a spatial edge step with one active unit returns its output rows (ME of Y'), not
+//                  its input rows (ME of Y), which invented outputs and MACs.
+//   FIX EDGE-UNITS a folded spatial map whose last fold ends in a partial sub-unit counts that unit
+//                  among the active ones (MAESTRO's E misses it, dropping its MACs).
 //   FIX Q-EDGE-3   a zero top-level compute delay counts as 1 in the off-chip requirement (guard).
 //   FIX STRIDE     (behind the strided MAC miscount of the reference data) a strided window tile of o
 //                  output rows spans (o-1)*stride + window input rows, and its output extent is
@@ -482,6 +486,8 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
                 i64 steady = ((D - sz) / of + 1) / P - 1;
                 i64 rem = D - (steady + 1) * of * P;
                 E = rem < sz ? 1 : (rem - sz) / of + 1;
+                // FIX EDGE-UNITS: the last fold also has a partially covered sub-unit after the E full ones.
+                if (corrected && rem >= sz && (E - 1) * of + sz < rem) ++E;
             } else if (D > sz) {
                 E = (D - sz) / of + 1;
                 if (of * (E - 1) + sz < D) ++E;
@@ -721,7 +727,8 @@ i64 Evaluator::Impl::peout(
             vol *= first ? L.M[a] : other(L.U[a]);
         } else {
             if (L.E == 1)
-                vol *= (first || eepe) ? L.ME[v] : 1; // unprimed entry: quirk Q-OUT-3 (MATCH)
+                // MAESTRO uses the unprimed (input-row) entry here (Q-OUT-3); FIX Q-OUT-3: the output entry.
+                vol *= (first || eepe) ? (corrected ? L.ME[a] : L.ME[v]) : 1;
             else
                 vol *= eepe ? L.UE[a] : (first ? L.M[a] : other(L.U[a]));
         }
