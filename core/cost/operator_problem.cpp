@@ -109,6 +109,12 @@ Problem fromOperator(const ir::Operator& op)
         p.tensors.push_back(std::move(t));
     }
     if (p.tensors.empty()) fail(op, st.loc, "the statement reads no tensor");
+    // The tensor read through sliding windows plays MAESTRO's "input" role, the others "filter".
+    std::stable_partition(p.tensors.begin(), p.tensors.end(), [&](const ProblemTensor& t) {
+        for (const auto& w : p.windows)
+            if (std::find(t.dims.begin(), t.dims.end(), w.reference) != t.dims.end()) return true;
+        return false;
+    });
     p.tensors.push_back(out);
 
     // Default-unroll order: MAESTRO sorts the input-class dimension names; a window's reference

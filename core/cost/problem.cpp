@@ -322,9 +322,7 @@ std::optional<mdc::Layer> toMaestroLayer(const Problem& problem, const mdc::Data
         if (layer.type == "CONV" && k.empty()) return std::nullopt;
         for (const auto& d : outP)
             if (d != c && d != k && d != n) return std::nullopt;
-        if (actP.size() != (n.empty() ? 1u : 2u)
-            || outP.size() != (n.empty() ? 1u : 2u) + (k.empty() ? 0 : 1))
-            return std::nullopt;
+        if (actP.size() != (n.empty() ? 1u : 2u) || outP.size() != (n.empty() ? 1u : 2u)) return std::nullopt;
         if (!setOnce(c, "C") || (!k.empty() && !setOnce(k, "K")) || (!n.empty() && !setOnce(n, "N")))
             return std::nullopt;
         if (!n.empty()) layer.dims.push_back({"N", sizeOf(n), 1});
