@@ -1,0 +1,106 @@
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "ui/graph_view.h"
+#include "ui/main_window.h"
+
+using marvel::ui::MainWindow;
+
+namespace {
+// Replaces the editor text the way typing does (setPlainText would count as a fresh document).
+void typeText(MainWindow& w, const QString& text)
+{
+    w.editor()->selectAll();
+    w.editor()->insertPlainText(text);
+}
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void opensSampleAndShowsVerdict()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(QStringLiteral(MARVEL_SAMPLES_DIR "/operators/conv1d.loop")));
+        QVERIFY(!w.hasUnsavedChanges());
+        QVERIFY(w.analysis().report.has_value());
+        QVERIFY(w.analysis().report->conformable);
+        for (int r = 0; r < 4; ++r)
+            QVERIFY(w.rulesTable()->item(r, 0)->text().startsWith(QChar(0x2714)));
+        // conv1d's DDG (paper figure): O.0:x, W.0:s and I.0:x + s; the input node is the only dependent one.
+        QCOMPARE(w.ddgView()->nodeCount(), 3);
+        QCOMPARE(w.analysis().independentNodes.size(), 2);
+        QVERIFY(w.verdictLabel()->text().contains(QStringLiteral("conformable")));
+    }
+
+    void nonConformableOperatorNamesTheRule()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(QStringLiteral(MARVEL_SAMPLES_DIR "/operators/lstm_multicell.loop")));
+        QVERIFY(w.analysis().report.has_value());
+        QVERIFY(!w.analysis().report->conformable);
+        // The paper's table: parametric multi-cell LSTM fails R2 only.
+        QVERIFY(w.rulesTable()->item(1, 0)->text().startsWith(QChar(0x2718)));
+        QVERIFY(w.verdictLabel()->text().contains(QStringLiteral("not conformable")));
+    }
+
+    void brokenTextListsLocatedDiagnostics()
+    {
+        MainWindow w;
+        typeText(w, QStringLiteral("operator bad(N = 4) {\n  for (i = 0; i < N; i++)\n    O[i] += ;\n}\n"));
+        QVERIFY(w.hasUnsavedChanges());
+        w.analyseNow();
+        QVERIFY(!w.analysis().report.has_value());
+        QVERIFY(w.diagnosticsList()->count() >= 1);
+        QVERIFY2(w.diagnosticsList()->item(0)->text().startsWith(QStringLiteral("untitled.loop:3:")),
+            qPrintable(w.diagnosticsList()->item(0)->text()));
+        QCOMPARE(w.ddgView()->nodeCount(), 0);
+    }
+
+    void analysisFollowsEditsAfterAPause()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(QStringLiteral(MARVEL_SAMPLES_DIR "/operators/conv1d.loop")));
+        typeText(w, QStringLiteral("operator bad( {"));
+        QVERIFY(w.hasUnsavedChanges());
+        QTRY_VERIFY_WITH_TIMEOUT(!w.analysis().report.has_value(), 3000);
+    }
+
+    void savesAtomicallyAndClearsModifiedFlag()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("mine.loop"));
+        MainWindow w;
+        const QString text = QStringLiteral("operator relu(N = 8) {\n  for (n = 0; n < N; n++)\n"
+                                            "    O[n] = max(I[n], 0);\n}\n");
+        typeText(w, text);
+        QVERIFY(w.hasUnsavedChanges());
+        QVERIFY(w.saveTo(path));
+        QVERIFY(!w.hasUnsavedChanges());
+        QCOMPARE(w.currentFile(), path);
+        QFile saved(path);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(saved.readAll()), text);
+        // No temporary file is left beside it.
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 1);
+    }
+
+    void unreadableFileKeepsEditor()
+    {
+        MainWindow w;
+        w.editor()->setPlainText(QStringLiteral("keep me"));
+        QVERIFY(!w.openFile(QStringLiteral("/nonexistent/x.loop")));
+        QCOMPARE(w.editor()->toPlainText(), QStringLiteral("keep me"));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

@@ -1,0 +1,29 @@
+#pragma once
+// What the desktop app shows about the operator in the editor: parse diagnostics or the conformability
+// report, and the DDG as a graph ready for GraphView. Computed synchronously: parsing and the rule
+// checks take well under a millisecond for operators people write by hand.
+
+#include <optional>
+#include <vector>
+
+#include <QSet>
+#include <QString>
+
+#include "core/conform/conformability.h"
+#include "core/util/diagnostic.h"
+#include "ui/graph_layout.h"
+
+namespace marvel::ui {
+
+struct OperatorAnalysis
+{
+    std::vector<Diagnostic> diagnostics; ///< non-empty when the text does not parse
+    std::optional<conform::Report> report;
+    GraphInput ddg;
+    QSet<int> independentNodes; ///< zero in-degree nodes (the data mappings one writes directives for)
+    QSet<int> cycleEdges; ///< edges on a cycle when R3 fails
+
+    static OperatorAnalysis analyse(const QString& text, const QString& fileName);
+};
+
+} // namespace marvel::ui
