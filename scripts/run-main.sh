@@ -13,5 +13,5 @@ echo
 build/app/marvel check "$sample"
 status=$?
 echo
-build/app/marvel evaluate --hw samples/accelerators/P1_eyeriss.json --mapping samples/mappings/vgg16_conv1_rs.m
+build/app/marvel evaluate --hw samples/accelerators/P1_eyeriss.json --mapping samples/mappings/vgg16_conv2_styles.m || exit $?
 [ $status -le 1 ] || exit $status
