@@ -120,6 +120,13 @@ std::string formatDirective(const mdc::Directive& d)
         + "," + std::to_string(d.offset) + ") " + d.dim;
 }
 
+// acc += a * b, recording an overflow instead of wrapping (hostile tile sizes must not be UB).
+inline void addMul(i64& acc, i64 a, i64 b, bool& overflow)
+{
+    i64 p = 0;
+    overflow |= __builtin_mul_overflow(a, b, &p) | __builtin_add_overflow(acc, p, &acc);
+}
+
 i64 satMul(i64 a, i64 b)
 {
     i64 r = 0;
@@ -461,7 +468,7 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
             L.dirOf[i] = -1;
         int nSpatial = 0;
         L.sp = L.lastSp = -1;
-        i64 prod = 1;
+        i64 prod = L.P; // bounds every per-case volume, aggregated over the sub-units
         for (int k = 0; k < L.n; ++k) {
             L.dirOf[L.d[k].dim] = k;
             if (L.d[k].spatial) {
@@ -774,6 +781,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         total *= nStates[l][k];
     }
     bool firstDone = false;
+    bool ovf = false;
     i64 sumOcc = 0;
     double utilSum = 0.0;
     i64 reqUp[kMaxTensors] = {};
@@ -789,7 +797,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         for (int k = 0; k < L.n; ++k) {
             int idx = c == 0 ? 0 : int((1 + (c - 1) / f[k]) % nStates[l][k]);
             s[k] = &states[l][k][idx];
-            occ *= s[k]->occ;
+            ovf |= __builtin_mul_overflow(occ, s[k]->occ, &occ);
             if (s[k]->pos != PosI) ch = k;
         }
         // Output side.
@@ -881,9 +889,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         const bool skipped = ps <= 0;
         // FIX Q-EDGE-1: in corrected fidelity a skipped case adds nothing.
         if (isTop && !(corrected && skipped)) {
-            top.t[o].l2Write += occ * out;
-            top.t[o].l1Write += occ * macs;
-            top.t[o].l1Read += occ * macs;
+            addMul(top.t[o].l2Write, occ, out, ovf);
+            addMul(top.t[o].l1Write, occ, macs, ovf);
+            addMul(top.t[o].l1Read, occ, macs, ovf);
         }
         if (skipped) continue;
         firstDone = true;
@@ -894,10 +902,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             sumIn += in[t];
         if (isTop) {
             for (int t = 0; t < nInputs; ++t) {
-                top.t[t].l2Read += occ * in[t];
-                top.t[t].l1Read += occ * macs;
+                addMul(top.t[t].l2Read, occ, in[t], ovf);
+                addMul(top.t[t].l1Read, occ, macs, ovf);
             }
-            top.macs += occ * macs;
+            addMul(top.macs, occ, macs, ovf);
         }
         // Compute delay: the PE work, or the slowest child level (§5.1).
         i64 comp = 0;
@@ -945,7 +953,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         }
         i64 din = delay(sumIn);
         i64 dout = delay(out);
-        i64 t = ch < 0 ? comp + din : std::max({dout, comp, din});
+        i64 t = std::max({dout, comp, din});
+        if (ch < 0) ovf |= __builtin_add_overflow(comp, din, &t);
         if (isTop) {
             i64 reqIn = 0;
             for (int k = 0; k < nInputs; ++k)
@@ -964,21 +973,33 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             i64 compP = std::max<i64>(comp, 1);
             i64 traffic = std::max(sumIn, out);
             top.peak = std::max(top.peak, traffic / compP);
-            top.avgNum += (occ * traffic) / compP;
+            {
+                i64 weighted = 0;
+                ovf |= __builtin_mul_overflow(occ, traffic, &weighted);
+                top.avgNum += weighted / compP;
+            }
             top.dinMin = std::min(top.dinMin, din);
             top.dinMax = std::max(top.dinMax, din);
-            top.dinSum += occ * din;
+            addMul(top.dinSum, occ, din, ovf);
             top.doutMin = std::min(top.doutMin, dout);
             top.doutMax = std::max(top.doutMax, dout);
-            top.doutSum += occ * dout;
+            addMul(top.doutSum, occ, dout, ovf);
             top.compMin = std::min(top.compMin, compP);
             top.compMax = std::max(top.compMax, compP);
-            top.compSum += occ * compP;
+            addMul(top.compSum, occ, compP, ovf);
             top.ai = double(macs) / double(sumIn);
         }
-        res.runtime += occ * t;
+        addMul(res.runtime, occ, t, ovf);
         sumOcc += occ;
         utilSum += double(occ) * units;
+        if (ovf) {
+            fail(Err::TooLarge, -1, -1, l);
+            return res;
+        }
+    }
+    if (ovf) {
+        fail(Err::TooLarge, -1, -1, l);
+        return res;
     }
     // A level whose cases are all empty counts as one busy unit: this is what MAESTRO's guard-fixed
     // build reports for such sub-clusters (layers_guardfix.csv, repo vgg16_rs).
@@ -1097,7 +1118,7 @@ Diagnostic Evaluator::Impl::diagnostic() const
         m = "more than " + std::to_string(kMaxLevelDirectives) + " directives in one level";
         break;
     case Err::TooLarge:
-        m = "tile sizes are too large" + level;
+        m = "tile sizes or counts are too large for 64-bit counters" + level;
         break;
     case Err::ZeroUnique:
         m = "temporal map on " + dim + " advances with no new elements" + level
