@@ -5,22 +5,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "cli_runner.h"
+
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QString out, err;
-};
-
-Run marvel(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(MARVEL_CLI_PATH), args);
-    if (!p.waitForFinished(60000)) return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-        QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
+using Run = clitest::CliRun;
+using clitest::runMarvel;
 
 QString sample(const QString& name)
 {
@@ -48,7 +38,7 @@ private slots:
         QFETCH(QString, file);
         QFETCH(int, exitCode);
         QFETCH(QString, headline);
-        const auto r = marvel({"check", file});
+        const auto r = runMarvel({"check", file});
         QCOMPARE(r.exitCode, exitCode);
         QCOMPARE(r.out.section('\n', 0, 0), headline);
         QVERIFY(r.err.isEmpty());
@@ -56,7 +46,7 @@ private slots:
 
     void json()
     {
-        const auto r = marvel({"check", sample("conv1d.loop"), "--json"});
+        const auto r = runMarvel({"check", sample("conv1d.loop"), "--json"});
         QCOMPARE(r.exitCode, 0);
         const auto j = nlohmann::json::parse(r.out.toStdString());
         QVERIFY(j.is_object());
@@ -82,7 +72,7 @@ private slots:
 
     void jsonNotConformable()
     {
-        const auto r = marvel({"check", "--json", sample("nonconformable/ddg_cycle.loop")});
+        const auto r = runMarvel({"check", "--json", sample("nonconformable/ddg_cycle.loop")});
         QCOMPARE(r.exitCode, 1);
         const auto j = nlohmann::json::parse(r.out.toStdString());
         QCOMPARE(j["conformable"].get<bool>(), false);
@@ -99,12 +89,12 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("operator t(N = 8) {\n  for (i = 0; i < N; i++)\n    O[i] = I[i * i];\n}\n");
         f.close();
-        const auto r = marvel({"check", path});
+        const auto r = runMarvel({"check", path});
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.err, path + ":3:16: not affine: 'i' times 'i' multiplies two variables\n");
         QVERIFY(r.out.isEmpty());
         // --json does not change how input errors are reported.
-        QCOMPARE(marvel({"check", path, "--json"}).err, r.err);
+        QCOMPARE(runMarvel({"check", path, "--json"}).err, r.err);
     }
 
     void usageErrors_data()
@@ -123,7 +113,7 @@ private slots:
     {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
-        const auto r = marvel(args);
+        const auto r = runMarvel(args);
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.err.section('\n', 0, 0), message);
     }

@@ -7,22 +7,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "cli_runner.h"
+
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QString out, err;
-};
-
-Run marvel(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(MARVEL_CLI_PATH), args);
-    if (!p.waitForFinished(60000)) return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-        QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
+using Run = clitest::CliRun;
+using clitest::runMarvel;
 
 const QString kRef = QStringLiteral(MARVEL_REFERENCE_DIR);
 
@@ -73,7 +63,7 @@ private slots:
     {
         QFETCH(QString, hw);
         QFETCH(QString, mapping);
-        Run r = marvel({"evaluate", "--hw", kRef + "/hw/" + hw + ".m", "--mapping",
+        Run r = runMarvel({"evaluate", "--hw", kRef + "/hw/" + hw + ".m", "--mapping",
             kRef + "/mappings/" + mapping + ".m", "--format", "csv"});
         QCOMPARE(r.exitCode, 0);
         QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
@@ -123,18 +113,18 @@ private slots:
     {
         QStringList base = {"evaluate", "--hw", kRef + "/hw/P1_eyeriss.m", "--mapping",
             kRef + "/mappings/edge02_single_output_3x3.m"};
-        Run j = marvel(base + QStringList{"--format", "json"});
+        Run j = runMarvel(base + QStringList{"--format", "json"});
         QCOMPARE(j.exitCode, 0);
         auto doc = nlohmann::json::parse(j.out.toStdString());
         QVERIFY(doc.is_array());
         QCOMPARE(doc.size(), size_t(1));
         QCOMPARE(doc[0]["num_macs"].get<long long>(), 9LL); // reference: 9 MACs
         QCOMPARE(doc[0]["runtime_cycles"].get<long long>(), 11LL); // reference: 11 cycles
-        Run t = marvel(base);
+        Run t = runMarvel(base);
         QCOMPARE(t.exitCode, 0);
         QVERIFY(t.out.contains("runtime_cycles"));
         QVERIFY(t.out.contains(" 11 ") || t.out.contains(" 11\n") || t.out.contains("  11"));
-        Run c = marvel(base + QStringList{"--fidelity", "corrected", "--format", "csv"});
+        Run c = runMarvel(base + QStringList{"--fidelity", "corrected", "--format", "csv"});
         QCOMPARE(c.exitCode, 0);
     }
 
@@ -169,7 +159,7 @@ private slots:
     {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
-        Run r = marvel(args);
+        Run r = runMarvel(args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QVERIFY(r.out.isEmpty());
@@ -189,11 +179,12 @@ private slots:
             "Network n { Layer L { Type: CONV Dimensions { K: 2, C: 2, R: 1, S: 1, Y: 2, X: 2 }\n"
             "Dataflow { SpatialMap(1,1) K; } } }\n");
         write("garbage.m", "Network { Layer { Type: CONV Dimensions { K: }}}\n");
-        Run zero = marvel({"evaluate", "--hw", dir.filePath("zero.m"), "--mapping", dir.filePath("map.m")});
+        Run zero
+            = runMarvel({"evaluate", "--hw", dir.filePath("zero.m"), "--mapping", dir.filePath("map.m")});
         QCOMPARE(zero.exitCode, 2);
         QVERIFY2(zero.err.contains("num_pes"), qPrintable(zero.err));
-        Run garbage
-            = marvel({"evaluate", "--hw", kRef + "/hw/P1_eyeriss.m", "--mapping", dir.filePath("garbage.m")});
+        Run garbage = runMarvel(
+            {"evaluate", "--hw", kRef + "/hw/P1_eyeriss.m", "--mapping", dir.filePath("garbage.m")});
         QCOMPARE(garbage.exitCode, 2);
         QVERIFY(garbage.err.contains("garbage.m:"));
     }
