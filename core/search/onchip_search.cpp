@@ -375,8 +375,9 @@ void Engine::enumerateFor(std::uint32_t choice)
     std::vector<std::int64_t> t1(n, 1);
     std::vector<std::uint16_t> pick(n, 0);
     std::uint64_t visited = 0;
+    bool stopped = false;
     auto rec = [&](auto&& self, std::size_t i, std::int64_t active, int parallel, int wholeParallel) -> void {
-        if ((++visited & 1023) == 0 && stopRequested()) return;
+        if (stopped || ((++visited & 1023) == 0 && (stopped = stopRequested()))) return;
         if (m_options.l1Capacity && 2 * m_space.totalFootprint(t1) > l1)
             return; // footprints only grow with the remaining tiles
         if (i == n) {
@@ -432,12 +433,15 @@ void Engine::enumerateTiles()
 {
     for (std::uint32_t c = 0; c < m_level3.size() && !stopRequested(); ++c)
         enumerateFor(c);
+    if (stopRequested()) return;
     // Most promising first (lowest bound on the objective), ties in enumeration order: the bound then
     // skips the tail as soon as an incumbent reaches it.
     std::stable_sort(m_tiles.begin(), m_tiles.end(),
         [&](const TileEntry& a, const TileEntry& b) { return objectiveBound(a) < objectiveBound(b); });
     std::uint64_t next = 0;
+    std::size_t counted = 0;
     for (TileEntry& e : m_tiles) {
+        if ((++counted & 255) == 0 && stopRequested()) break;
         e.orderCount = level2Orders(loopsOf(e), m_space.wholeLoops).size();
         e.firstCandidate = next;
         next += e.orderCount;

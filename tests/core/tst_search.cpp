@@ -1,0 +1,351 @@
+// The on-chip search: Pareto front against brute force, determinism across thread counts,
+// cancellation, each pruning option's effect, bound skipping keeping the optimum, and the gap between
+// the decoupled search and the exhaustive one on small operators. Runs the real cost model on GEMM
+// problems built from MAESTRO layers.
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include <QtTest>
+
+#include "core/cost/problem.h"
+#include "core/search/onchip_search.h"
+#include "core/search/search.h"
+
+using namespace marvel;
+using namespace marvel::search;
+
+namespace {
+
+cost::Problem gemmProblem(std::int64_t M, std::int64_t N, std::int64_t K)
+{
+    mdc::Layer layer;
+    layer.name = "gemm";
+    layer.type = "GEMM";
+    layer.dims = {{"M", M, 1}, {"N", N, 1}, {"K", K, 1}};
+    return cost::fromMaestroLayer(layer);
+}
+
+/// C[m][n] += A[m][k] * B[k][n] with loops m, n, k.
+LayerSpace gemmSpace(std::int64_t M, std::int64_t N, std::int64_t K)
+{
+    LayerSpace s;
+    s.name = "gemm";
+    for (auto [dim, extent] : {std::pair<const char*, std::int64_t>{"M", M}, {"N", N}, {"K", K}}) {
+        mapping::MappedLoop l;
+        l.dim = dim;
+        l.extent = extent;
+        s.loops.push_back(l);
+    }
+    s.wholeLoops = {false, false, false};
+    s.tensors = {{"C", {{{0, 1}}, {{1, 1}}}}, {"A", {{{0, 1}}, {{2, 1}}}}, {"B", {{{2, 1}}, {{1, 1}}}}};
+    s.macs = M * N * K;
+    s.body = "C[m][n] += A[m][k] * B[k][n];";
+    return s;
+}
+
+OffChipChoice wholeTile(const LayerSpace& s)
+{
+    OffChipChoice c;
+    for (const auto& l : s.loops)
+        c.level3.push_back(l.extent);
+    c.level3Order = {0, 1, 2};
+    return c;
+}
+
+arch::Accelerator smallAccelerator(std::int64_t pes = 16)
+{
+    arch::Accelerator acc;
+    acc.numPes = pes;
+    acc.l1Bytes = 64;
+    acc.l2Bytes = 4096;
+    acc.nocBandwidth = 4;
+    return acc;
+}
+
+/// Records every evaluated (runtime, energy, L1 requirement) behind the real cost model.
+struct Recorder
+{
+    std::mutex mutex;
+    std::vector<Metrics> seen;
+    EvaluatorFactory wrap(EvaluatorFactory inner)
+    {
+        return [this, inner] {
+            struct Recording final : MappingEvaluator
+            {
+                Recorder* r;
+                std::unique_ptr<MappingEvaluator> e;
+                std::optional<Metrics> evaluate(const mdc::Dataflow& df) override
+                {
+                    auto m = e->evaluate(df);
+                    if (m) {
+                        std::lock_guard lock(r->mutex);
+                        r->seen.push_back(*m);
+                    }
+                    return m;
+                }
+            };
+            auto rec = std::make_unique<Recording>();
+            rec->r = this;
+            rec->e = inner();
+            return std::unique_ptr<MappingEvaluator>(std::move(rec));
+        };
+    }
+};
+
+bool sameCandidate(const std::optional<Candidate>& a, const std::optional<Candidate>& b)
+{
+    if (!a || !b) return !a && !b;
+    return a->index == b->index && a->mapping == b->mapping && a->dataflow == b->dataflow
+        && a->metrics.runtime == b->metrics.runtime && a->metrics.energy == b->metrics.energy;
+}
+
+} // namespace
+
+class TestSearch : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void paretoFrontMatchesBruteForce()
+    {
+        std::mt19937 rng(7);
+        for (int round = 0; round < 50; ++round) {
+            std::vector<ParetoPoint> points;
+            ParetoFront front;
+            for (std::uint64_t i = 0; i < 60; ++i) {
+                ParetoPoint p{static_cast<std::int64_t>(rng() % 20), static_cast<double>(rng() % 20), i};
+                points.push_back(p);
+                front.insert(p);
+            }
+            QCOMPARE(front.points(), bruteForceFront(points));
+        }
+    }
+
+    void searchParetoMatchesBruteForce()
+    {
+        const LayerSpace space = gemmSpace(8, 8, 4);
+        const arch::Accelerator acc = smallAccelerator();
+        Recorder rec;
+        SearchOptions o;
+        o.boundSkipping = false;
+        o.threads = 2;
+        const SearchResult r = searchOnChip(space, wholeTile(space), acc, o,
+            rec.wrap(costModelEvaluators(gemmProblem(8, 8, 4), acc, Fidelity::Maestro)));
+        QVERIFY(r.evaluated > 20);
+        QCOMPARE(r.evaluated, static_cast<std::uint64_t>(rec.seen.size()));
+        std::vector<ParetoPoint> all;
+        for (std::size_t i = 0; i < rec.seen.size(); ++i)
+            all.push_back({rec.seen[i].runtime, rec.seen[i].energy, 0});
+        std::vector<std::pair<std::int64_t, double>> expected, got;
+        for (const ParetoPoint& p : bruteForceFront(all))
+            if (expected.empty() || expected.back() != std::pair{p.runtime, p.energy})
+                expected.emplace_back(p.runtime, p.energy);
+        for (const Candidate& c : r.pareto)
+            got.emplace_back(c.metrics.runtime, c.metrics.energy);
+        QCOMPARE(got, expected);
+        // Each best is the minimum over everything evaluated.
+        std::int64_t minRuntime = INT64_MAX;
+        double minEnergy = 1e300;
+        for (const Metrics& m : rec.seen) {
+            minRuntime = std::min(minRuntime, m.runtime);
+            minEnergy = std::min(minEnergy, m.energy);
+        }
+        QCOMPARE(r.bestRuntime->metrics.runtime, minRuntime);
+        QCOMPARE(r.bestEnergy->metrics.energy, minEnergy);
+    }
+
+    void deterministicAcrossThreads_data()
+    {
+        QTest::addColumn<int>("objective");
+        QTest::addColumn<bool>("bounds");
+        QTest::newRow("runtime") << 0 << true;
+        QTest::newRow("energy") << 1 << true;
+        QTest::newRow("edp, no bounds") << 2 << false;
+    }
+    void deterministicAcrossThreads()
+    {
+        QFETCH(int, objective);
+        QFETCH(bool, bounds);
+        const LayerSpace space = gemmSpace(16, 8, 8);
+        const arch::Accelerator acc = smallAccelerator();
+        const auto factory = costModelEvaluators(gemmProblem(16, 8, 8), acc, Fidelity::Maestro);
+        SearchOptions o;
+        o.objective = static_cast<Objective>(objective);
+        o.boundSkipping = bounds;
+        o.batchSize = 64;
+        std::vector<SearchResult> results;
+        for (unsigned t : {1u, 2u, 4u}) {
+            o.threads = t;
+            results.push_back(searchOnChip(space, wholeTile(space), acc, o, factory));
+        }
+        for (std::size_t i = 1; i < results.size(); ++i) {
+            QCOMPARE(results[i].evaluated, results[0].evaluated);
+            QVERIFY(sameCandidate(results[i].bestRuntime, results[0].bestRuntime));
+            QVERIFY(sameCandidate(results[i].bestEnergy, results[0].bestEnergy));
+            QVERIFY(sameCandidate(results[i].bestEdp, results[0].bestEdp));
+            QCOMPARE(results[i].pareto.size(), results[0].pareto.size());
+            for (std::size_t k = 0; k < results[0].pareto.size(); ++k)
+                QVERIFY(sameCandidate(results[i].pareto[k], results[0].pareto[k]));
+        }
+    }
+
+    void cancellation()
+    {
+        // A space large enough not to finish at once; the stop arrives from another thread.
+        const LayerSpace space = gemmSpace(64, 64, 64);
+        arch::Accelerator acc = smallAccelerator(64);
+        acc.l1Bytes = 512;
+        SearchOptions o;
+        o.boundSkipping = false;
+        o.threads = 2;
+        o.divisorsOnly = false;
+        std::stop_source source;
+        std::jthread stopper([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            source.request_stop();
+        });
+        const auto start = std::chrono::steady_clock::now();
+        const SearchResult r = searchOnChip(space, wholeTile(space), acc, o,
+            costModelEvaluators(gemmProblem(64, 64, 64), acc, Fidelity::Maestro), nullptr,
+            source.get_token());
+        const double seconds
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        QVERIFY(r.cancelled);
+        QVERIFY2(seconds < 10.0,
+            qPrintable(QString::number(seconds))); // generous: the bound is 100 ms after the stop
+    }
+
+    void progressAndParetoUpdates()
+    {
+        struct Sink final : SearchSink
+        {
+            int progress = 0, updates = 0;
+            std::size_t lastFront = 0;
+            void onProgress(const Progress& p) override
+            {
+                ++progress;
+                QVERIFY(p.evaluated + p.skipped <= p.candidates + p.skipped);
+            }
+            void onParetoUpdate(std::span<const Candidate> front) override
+            {
+                ++updates;
+                lastFront = front.size();
+            }
+        } sink;
+        const LayerSpace space = gemmSpace(8, 8, 4);
+        const arch::Accelerator acc = smallAccelerator();
+        SearchOptions o;
+        o.boundSkipping = false;
+        o.batchSize = 16;
+        const SearchResult r = searchOnChip(space, wholeTile(space), acc, o,
+            costModelEvaluators(gemmProblem(8, 8, 4), acc, Fidelity::Maestro), &sink);
+        QVERIFY(sink.progress >= 1); // the final report always comes
+        QVERIFY(sink.updates >= 1);
+        QCOMPARE(sink.lastFront, r.pareto.size());
+    }
+
+    void pruningOptions()
+    {
+        const LayerSpace space = gemmSpace(12, 8, 6);
+        const arch::Accelerator acc = smallAccelerator();
+        const auto factory = costModelEvaluators(gemmProblem(12, 8, 6), acc, Fidelity::Maestro);
+        SearchOptions base;
+        base.boundSkipping = false;
+        const SearchResult r0 = searchOnChip(space, wholeTile(space), acc, base, factory);
+
+        SearchOptions noDiv = base;
+        noDiv.divisorsOnly = false;
+        const SearchResult r1 = searchOnChip(space, wholeTile(space), acc, noDiv, factory);
+        QVERIFY(r1.stats.onChipPruned > r0.stats.onChipPruned);
+        QVERIFY(r1.bestRuntime->metrics.runtime <= r0.bestRuntime->metrics.runtime);
+        for (const auto& l : r0.bestRuntime->mapping.loops) {
+            QCOMPARE(l.level3 % l.level2, 0);
+            QCOMPARE(l.level2 % l.level1, 0);
+        }
+
+        SearchOptions noL1 = base;
+        noL1.l1Capacity = false;
+        const SearchResult r2 = searchOnChip(space, wholeTile(space), acc, noL1, factory);
+        QVERIFY(r2.stats.onChipPruned > r0.stats.onChipPruned);
+
+        SearchOptions util = base;
+        util.peUtilizationBound = 0.75;
+        const SearchResult r3 = searchOnChip(space, wholeTile(space), acc, util, factory);
+        QVERIFY(r3.stats.onChipPruned < r0.stats.onChipPruned);
+        for (const Candidate& c : r3.pareto)
+            QVERIFY(c.mapping.activePes() >= 12);
+        qInfo("candidates: base %.0f, no-divisors %.0f, no-L1 %.0f, p=0.75 %.0f; best runtime base %lld, "
+              "no-div %lld, p=0.75 %lld",
+            r0.stats.onChipPruned, r1.stats.onChipPruned, r2.stats.onChipPruned, r3.stats.onChipPruned,
+            static_cast<long long>(r0.bestRuntime->metrics.runtime),
+            static_cast<long long>(r1.bestRuntime->metrics.runtime),
+            static_cast<long long>(r3.bestRuntime->metrics.runtime));
+    }
+
+    void boundSkippingKeepsTheOptimum_data()
+    {
+        QTest::addColumn<int>("objective");
+        QTest::newRow("runtime") << 0;
+        QTest::newRow("energy") << 1;
+        QTest::newRow("edp") << 2;
+    }
+    void boundSkippingKeepsTheOptimum()
+    {
+        QFETCH(int, objective);
+        const LayerSpace space = gemmSpace(16, 16, 8);
+        const arch::Accelerator acc = smallAccelerator();
+        const auto factory = costModelEvaluators(gemmProblem(16, 16, 8), acc, Fidelity::Maestro);
+        SearchOptions o;
+        o.objective = static_cast<Objective>(objective);
+        o.boundSkipping = false;
+        const SearchResult all = searchOnChip(space, wholeTile(space), acc, o, factory);
+        o.boundSkipping = true;
+        const SearchResult skipped = searchOnChip(space, wholeTile(space), acc, o, factory);
+        QVERIFY(sameCandidate(all.best(o.objective), skipped.best(o.objective)));
+        QVERIFY(skipped.evaluated <= all.evaluated);
+        qInfo("%s: %llu of %llu evaluated with bounds",
+            qPrintable(QString::fromStdString(toString(o.objective))),
+            static_cast<unsigned long long>(skipped.evaluated),
+            static_cast<unsigned long long>(all.evaluated));
+    }
+
+    void exhaustiveVersusDecoupled()
+    {
+        // The decoupled search fixes the whole operator as one level-3 tile here; the exhaustive one
+        // tries every level-3 tile and order that fits L2. Its optimum can only be better or equal.
+        const LayerSpace space = gemmSpace(8, 8, 4);
+        arch::Accelerator acc = smallAccelerator();
+        const auto factory = costModelEvaluators(gemmProblem(8, 8, 4), acc, Fidelity::Maestro);
+        SearchOptions o;
+        const SearchResult decoupled = searchOnChip(space, wholeTile(space), acc, o, factory);
+        o.exhaustive = true;
+        const SearchResult exhaustive = searchOnChip(space, wholeTile(space), acc, o, factory);
+        QVERIFY(exhaustive.stats.onChipPruned > decoupled.stats.onChipPruned);
+        QVERIFY(exhaustive.bestRuntime->metrics.runtime <= decoupled.bestRuntime->metrics.runtime);
+        // Bound skipping claims to keep the optimum: gap 0 against the exhaustive search without it.
+        o.boundSkipping = false;
+        const SearchResult exhaustiveAll = searchOnChip(space, wholeTile(space), acc, o, factory);
+        QCOMPARE(exhaustiveAll.bestRuntime->metrics.runtime, exhaustive.bestRuntime->metrics.runtime);
+        qInfo("runtime gap of the decoupled search: %.4f (decoupled %lld, exhaustive %lld)",
+            static_cast<double>(decoupled.bestRuntime->metrics.runtime)
+                    / static_cast<double>(exhaustive.bestRuntime->metrics.runtime)
+                - 1.0,
+            static_cast<long long>(decoupled.bestRuntime->metrics.runtime),
+            static_cast<long long>(exhaustive.bestRuntime->metrics.runtime));
+    }
+
+    void badOffChipChoice()
+    {
+        const LayerSpace space = gemmSpace(8, 8, 4);
+        OffChipChoice c = wholeTile(space);
+        c.level3.pop_back();
+        const arch::Accelerator acc = smallAccelerator();
+        QVERIFY_THROWS_EXCEPTION(InputError,
+            searchOnChip(
+                space, c, acc, {}, costModelEvaluators(gemmProblem(8, 8, 4), acc, Fidelity::Maestro)));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSearch)
+#include "tst_search.moc"
