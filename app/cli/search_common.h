@@ -1,0 +1,58 @@
+#pragma once
+// What `marvel search` and `marvel bench search` share: reading the layers to search, running the
+// search of one layer, and the JSON / text / MAESTRO forms of the results.
+
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/cli/command.h"
+#include "core/arch/accelerator_io.h"
+#include "core/search/roofline.h"
+#include "core/search/search.h"
+
+namespace marvel::cli {
+
+/// One operator to search, named as the user knows it.
+struct SearchLayer
+{
+    std::string name;
+    ir::Operator op;
+    int repeat = 1;
+};
+
+/// A searched layer: the search result, its best mapping for the objective and the roofline.
+struct SearchedLayer
+{
+    SearchLayer layer;
+    search::LayerSearchResult search;
+    std::optional<search::Candidate> best;
+    search::Roofline roofline;
+};
+
+/// Reads the pruning and run options shared by the search commands; an error message or empty.
+std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options);
+
+/// Every operator of a `.loop` file (parse errors throw InputError).
+std::vector<SearchLayer> layersFromOperatorFile(const std::string& path);
+/// The layers of a built-in model or a model file, or only `layer` (InputError naming the choices).
+std::vector<SearchLayer> layersFromModel(
+    const std::string& nameOrPath, const std::optional<std::string>& layer);
+/// "LAYER: operator 'x' is not conformable: reason" for the first non-conformable layer, or empty.
+std::string nonConformableReason(const std::vector<SearchLayer>& layers);
+
+/// Searches one layer with the roofline attached.
+SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,
+    const search::SearchOptions& options, search::SearchSink* sink);
+
+/// The `--json` object of issue 4.
+nlohmann::json searchJson(
+    const std::vector<SearchedLayer>& layers, const search::SearchOptions& options, double elapsed);
+/// The readable report: per layer runtime, energy, roofline ratio, the tiled loop nest and the MDC.
+std::string searchText(
+    const std::vector<SearchedLayer>& layers, const search::SearchOptions& options, double elapsed);
+/// One MAESTRO mapping file with each layer's best mapping under the layer's name, written atomically.
+void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path);
+
+} // namespace marvel::cli
