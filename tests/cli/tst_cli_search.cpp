@@ -1,0 +1,187 @@
+// `marvel search` end to end: a small operator and a small model, the JSON shape, the MAESTRO export
+// read back by `marvel evaluate` to the same numbers, thread-count independence and exit codes.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "cli_runner.h"
+
+using clitest::runMarvel;
+
+namespace {
+
+const QString kP1 = QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/P1_eyeriss.json");
+
+void writeFile(const QString& path, const QByteArray& text)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(text);
+}
+
+const QByteArray kSmallConv = "operator smallconv(K = 16, C = 8, Y = 8, X = 8, R = 3, S = 3) {\n"
+                              "  for (k = 0; k < K; k++)\n"
+                              "    for (c = 0; c < C; c++)\n"
+                              "      for (y = 0; y < Y; y++)\n"
+                              "        for (x = 0; x < X; x++)\n"
+                              "          for (r = 0; r < R; r++)\n"
+                              "            for (s = 0; s < S; s++)\n"
+                              "              O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s];\n"
+                              "}\n";
+
+const QByteArray kTinyModel = R"({"schema_version": 1, "name": "tiny", "layers": [
+  {"name": "c1", "type": "CONV", "K": 16, "C": 3, "R": 3, "S": 3, "Y": 8, "X": 8, "stride": 1},
+  {"name": "dw", "type": "DSCONV", "C": 16, "R": 3, "S": 3, "Y": 8, "X": 8, "stride": 1},
+  {"name": "fc", "type": "GEMM", "M": 4, "N": 32, "K": 64}]})";
+
+QJsonObject parse(const QString& text)
+{
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &error);
+    if (error.error != QJsonParseError::NoError) qWarning("%s", qPrintable(error.errorString()));
+    return doc.object();
+}
+
+} // namespace
+
+class TestCliSearch : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void operatorJsonExportAndEvaluate()
+    {
+        QTemporaryDir dir;
+        writeFile(dir.filePath("conv.loop"), kSmallConv);
+        const QString mdcPath = dir.filePath("best.m");
+        const auto run = runMarvel({"search", "--op", dir.filePath("conv.loop"), "--hw", kP1, "--objective",
+            "runtime", "--json", "--export-mdc", mdcPath});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject j = parse(run.out);
+        QCOMPARE(j["objective"].toString(), QString("runtime"));
+        const QStringList topKeys = {"elapsed_seconds", "layers", "objective", "search_space",
+            "total_roofline_cycles", "total_runtime_cycles"};
+        QCOMPARE(j.keys(), topKeys);
+        const QJsonObject layer = j["layers"].toArray().at(0).toObject();
+        for (const char* key : {"name", "macs", "runtime_cycles", "energy", "edp", "roofline_cycles",
+                 "mapping", "mdc", "evaluated", "seconds"})
+            QVERIFY2(layer.contains(key), key);
+        QCOMPARE(layer["name"].toString(), QString("smallconv"));
+        QCOMPARE(layer["macs"].toInteger(), 16LL * 8 * 8 * 8 * 3 * 3);
+        QVERIFY(layer["runtime_cycles"].toInteger() >= layer["roofline_cycles"].toInteger());
+        QCOMPARE(j["total_runtime_cycles"].toInteger(), layer["runtime_cycles"].toInteger());
+        QVERIFY(layer["evaluated"].toInteger() > 0);
+        QVERIFY(layer["mdc"].toString().contains("SpatialMap"));
+        QCOMPARE(layer["mapping"].toObject()["loops"].toArray().size(), 6);
+        // The roofline of 9216 MACs on 168 PEs is at least ceil(9216 / 168) = 55 cycles.
+        QVERIFY(layer["roofline_cycles"].toInteger() >= 55);
+
+        // The exported file reads back to the reported numbers.
+        const auto eval = runMarvel({"evaluate", "--hw", kP1, "--mapping", mdcPath, "--format", "json"});
+        QVERIFY2(eval.exitCode == 0, qPrintable(eval.err));
+        const QJsonArray rows = QJsonDocument::fromJson(eval.out.toUtf8()).array();
+        QCOMPARE(rows.size(), 1);
+        const QJsonObject row = rows.at(0).toObject();
+        QCOMPARE(row["layer_name"].toString(), QString("smallconv"));
+        QCOMPARE(row["runtime_cycles"].toInteger(), layer["runtime_cycles"].toInteger());
+        QCOMPARE(row["num_macs"].toInteger(), layer["macs"].toInteger());
+        QVERIFY(qAbs(row["scr_total_energy_macu"].toDouble() - layer["energy"].toDouble())
+            <= 1e-9 * layer["energy"].toDouble());
+    }
+
+    void sameAnswerWithOneAndTwoThreads()
+    {
+        QTemporaryDir dir;
+        writeFile(dir.filePath("conv.loop"), kSmallConv);
+        QJsonObject layers[2];
+        for (int t = 0; t < 2; ++t) {
+            const auto run = runMarvel({"search", "--op", dir.filePath("conv.loop"), "--hw", kP1,
+                "--objective", "edp", "--json", "--threads", QString::number(t + 1)});
+            QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+            layers[t] = parse(run.out)["layers"].toArray().at(0).toObject();
+        }
+        QCOMPARE(layers[0]["mapping"], layers[1]["mapping"]);
+        QCOMPARE(layers[0]["runtime_cycles"], layers[1]["runtime_cycles"]);
+        QCOMPARE(layers[0]["evaluated"], layers[1]["evaluated"]);
+    }
+
+    void readableOutput()
+    {
+        QTemporaryDir dir;
+        writeFile(dir.filePath("conv.loop"), kSmallConv);
+        const auto run
+            = runMarvel({"search", "--op", dir.filePath("conv.loop"), "--hw", kP1, "--objective", "energy"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY(run.out.contains("== smallconv: best energy"));
+        QVERIFY(run.out.contains("-- tiled loop nest"));
+        QVERIFY(run.out.contains("O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s];"));
+        QVERIFY(run.out.contains("-- MDC"));
+        QVERIFY(run.err.isEmpty()); // no progress bar when stderr is not a terminal
+    }
+
+    void modelExportAndEvaluate()
+    {
+        QTemporaryDir dir;
+        writeFile(dir.filePath("tiny.json"), kTinyModel);
+        const QString mdcPath = dir.filePath("tiny.m");
+        const auto run = runMarvel(
+            {"search", "--model", dir.filePath("tiny.json"), "--hw", kP1, "--json", "--export-mdc", mdcPath});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonArray layers = parse(run.out)["layers"].toArray();
+        QCOMPARE(layers.size(), 3);
+        qint64 total = 0;
+        for (const auto& l : layers)
+            total += l.toObject()["runtime_cycles"].toInteger();
+        QCOMPARE(parse(run.out)["total_runtime_cycles"].toInteger(), total);
+        const auto eval = runMarvel({"evaluate", "--hw", kP1, "--mapping", mdcPath, "--format", "json"});
+        QVERIFY2(eval.exitCode == 0, qPrintable(eval.err));
+        const QJsonArray rows = QJsonDocument::fromJson(eval.out.toUtf8()).array();
+        QCOMPARE(rows.size(), 3);
+        for (int i = 0; i < 3; ++i) {
+            const QJsonObject l = layers.at(i).toObject();
+            QCOMPARE(rows.at(i).toObject()["layer_name"].toString(), l["name"].toString());
+            QCOMPARE(rows.at(i).toObject()["runtime_cycles"].toInteger(), l["runtime_cycles"].toInteger());
+        }
+        // --layer picks one.
+        const auto one = runMarvel(
+            {"search", "--model", dir.filePath("tiny.json"), "--layer", "fc", "--hw", kP1, "--json"});
+        QCOMPARE(one.exitCode, 0);
+        QCOMPARE(parse(one.out)["layers"].toArray().size(), 1);
+    }
+
+    void errors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<QString>("message");
+        const QString conv = QStringLiteral(MARVEL_SAMPLES_DIR "/operators/conv2d.loop");
+        QTest::newRow("no source") << QStringList{"search", "--hw", kP1} << 2
+                                   << "exactly one of --op and --model";
+        QTest::newRow("no hw") << QStringList{"search", "--op", conv} << 2 << "missing --hw";
+        QTest::newRow("bad objective") << QStringList{"search", "--op", conv, "--hw", kP1, "--objective",
+            "speed"} << 2 << "--objective must be runtime, energy or edp";
+        QTest::newRow("bad bound") << QStringList{"search", "--op", conv, "--hw", kP1, "--pe-util-bound", "2"}
+                                   << 2 << "pe-util-bound";
+        QTest::newRow("missing op") << QStringList{"search", "--op", "/nonexistent.loop", "--hw", kP1} << 2
+                                    << "nonexistent.loop";
+        QTest::newRow("unknown layer") << QStringList{"search", "--model", "resnet50", "--layer", "nope",
+            "--hw", kP1} << 2 << "no layer 'nope'";
+        QTest::newRow("not conformable") << QStringList{"search", "--op",
+            QStringLiteral(MARVEL_SAMPLES_DIR "/operators/nonconformable/prefix_sum.loop"), "--hw", kP1}
+                                         << 1 << "not conformable";
+    }
+    void errors()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, code);
+        QFETCH(QString, message);
+        const auto run = runMarvel(args);
+        QCOMPARE(run.exitCode, code);
+        QVERIFY2(run.err.contains(message), qPrintable(run.err));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCliSearch)
+#include "tst_cli_search.moc"
