@@ -1,0 +1,107 @@
+// `marvel bench-search`: search time, mappings evaluated per second and the quality of the found
+// mappings (geometric mean of runtime over roofline) per model, against the paper's targets.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "app/cli/command.h"
+#include "app/cli/search_common.h"
+
+namespace {
+
+using namespace marvel;
+
+int run(const std::vector<std::string>& argv);
+
+const cli::Command kCommand{"bench-search",
+    "benchmark of the mapping search: time, mappings per second, runtime / roofline",
+    "usage: marvel bench-search [--model NAME_OR_FILE] [--hw P1|P2|FILE] [--objective runtime|energy|edp]\n"
+    "                           [--threads N]\n\n"
+    "Searches every layer of the model (default resnet50) on the accelerator (default P2) and prints per\n"
+    "layer the search time, mappings evaluated and runtime / roofline, then the totals, mappings per\n"
+    "second and the geometric mean of runtime / roofline with the paper's target (1.31 on P1, 1.10 on P2).\n"
+    "",
+    run};
+
+std::string presetPath(const std::string& hw)
+{
+    for (const char* dir : {"samples/accelerators", "../samples/accelerators"}) {
+        const std::string name = hw == "P1" ? "P1_eyeriss.json" : "P2_edge.json";
+        const std::filesystem::path p = std::filesystem::path(dir) / name;
+        if (std::filesystem::exists(p)) return p.string();
+    }
+    return hw == "P1" ? "samples/accelerators/P1_eyeriss.json" : "samples/accelerators/P2_edge.json";
+}
+
+int run(const std::vector<std::string>& argv)
+{
+    cli::Args args(argv, {"model", "hw", "objective", "threads"}, {});
+    if (!args.ok()) return cli::usageError(kCommand, args.error());
+    search::SearchOptions options;
+    if (std::string error = cli::searchOptionsFromArgs(args, options); !error.empty())
+        return cli::usageError(kCommand, error);
+    const std::string hw = args.valueOr("hw", "P2");
+    const std::string model = args.valueOr("model", "resnet50");
+    arch::Accelerator acc;
+    std::vector<cli::SearchLayer> layers;
+    try {
+        acc = arch::loadAccelerator(hw == "P1" || hw == "P2" ? presetPath(hw) : hw);
+        layers = cli::layersFromModel(model, std::nullopt);
+    } catch (const InputError& e) {
+        std::cerr << "marvel bench-search: " << e.what() << '\n';
+        return cli::InputError;
+    }
+    std::printf("%-24s %7s %10s %9s %12s %12s %7s\n", "layer", "repeat", "evaluated", "seconds", "runtime",
+        "roofline", "ratio");
+    double seconds = 0, logSum = 0;
+    std::uint64_t evaluated = 0;
+    std::int64_t count = 0, totalRuntime = 0, totalRoofline = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (const cli::SearchLayer& layer : layers) {
+        cli::SearchedLayer s;
+        try {
+            s = cli::searchOne(layer, acc, options, nullptr);
+        } catch (const InputError& e) {
+            std::cerr << "marvel bench-search: " << layer.name << ": " << e.what() << '\n';
+            return cli::InputError;
+        }
+        if (!s.best) {
+            std::printf("%-24s %7d   no mapping found\n", layer.name.c_str(), layer.repeat);
+            continue;
+        }
+        const double ratio = static_cast<double>(s.best->metrics.runtime)
+            / static_cast<double>(std::max<std::int64_t>(1, s.roofline.cycles));
+        std::printf("%-24s %7d %10llu %9.3f %12lld %12lld %7.3f\n", layer.name.c_str(), layer.repeat,
+            static_cast<unsigned long long>(s.search.result.evaluated), s.search.result.seconds,
+            static_cast<long long>(s.best->metrics.runtime), static_cast<long long>(s.roofline.cycles),
+            ratio);
+        seconds += s.search.result.seconds;
+        evaluated += s.search.result.evaluated;
+        logSum += std::log(ratio) * layer.repeat;
+        count += layer.repeat;
+        totalRuntime += s.best->metrics.runtime * layer.repeat;
+        totalRoofline += s.roofline.cycles * layer.repeat;
+    }
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double geomean = count ? std::exp(logSum / static_cast<double>(count)) : 0.0;
+    const double target = acc.numPes == 168 ? 1.31 : (acc.numPes == 1024 ? 1.10 : 0.0);
+    std::printf(
+        "\nmodel %s on %s (%s): %zu layers, search %.2f s (wall %.2f s), %llu mappings, %.0f mappings/s\n",
+        model.c_str(), acc.name.c_str(), search::toString(options.objective).c_str(), layers.size(), seconds,
+        wall, static_cast<unsigned long long>(evaluated),
+        seconds > 0 ? static_cast<double>(evaluated) / seconds : 0.0);
+    std::printf("total runtime %lld cycles, roofline %lld cycles\n", static_cast<long long>(totalRuntime),
+        static_cast<long long>(totalRoofline));
+    if (target > 0)
+        std::printf("geomean runtime / roofline %.3f (paper target <= %.2f: %s)\n", geomean, target,
+            geomean <= target ? "met" : "not met");
+    else
+        std::printf("geomean runtime / roofline %.3f\n", geomean);
+    return cli::Ok;
+}
+
+const bool registered = cli::registerCommand(kCommand);
+
+} // namespace
