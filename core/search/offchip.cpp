@@ -271,6 +271,20 @@ public:
         return c;
     }
 
+    // Sum over references of distinct elements / elements per block (scalars: 1 block): no tile whose
+    // sizes are at most `tile` in the free loops has fewer blocks per iteration (see boundFrom()).
+    double blocksLowerBound(const std::int64_t* tile) const
+    {
+        double total = 0.0;
+        for (const auto& ref : m_model.refs) {
+            double product = 1.0;
+            for (const auto& dim : ref.dims)
+                product *= double(footprint_(dim.terms, tile).distinct);
+            total += ref.dims.empty() ? 1.0 : product / double(m_block);
+        }
+        return total;
+    }
+
     // Blocks of one subscript (for the last-loop run detection).
     std::int64_t subscriptBlocks(int ref, int dim, const std::int64_t* tile) const
     {
@@ -365,6 +379,8 @@ public:
             for (std::size_t i = 0; i < n; ++i)
                 if (uses[i] > 1) runSafe[i] = false;
         }
+        m_extents = extents;
+        m_bound = std::all_of(runSafe.begin(), runSafe.end(), [](bool b) { return b; });
         for (std::size_t i = 0; i < n; ++i)
             m_order.push_back(int(i));
         std::stable_sort(m_order.begin(), m_order.end(), [&](int a, int b) {
@@ -414,18 +430,41 @@ private:
             lastLoop(loop, cands);
             return;
         }
-        for (std::int64_t v : cands) {
-            m_tile[std::size_t(loop)] = v;
-            if (v > 1 && !fits()) break; // footprints only grow with v
+        // Largest feasible size first: good tiles are found early, and the bound below only grows as
+        // the size shrinks, so the first pruned size ends the loop.
+        std::size_t top = largestFeasible(loop, cands);
+        for (std::size_t i = top + 1; i-- > 0;) {
+            m_tile[std::size_t(loop)] = cands[i];
+            if (m_bound && m_found && boundExceedsBest(depth)) break;
             descend(depth + 1);
         }
         m_tile[std::size_t(loop)] = 1;
     }
 
-    void lastLoop(int loop, const std::vector<std::int64_t>& cands)
+    // Branch and bound. Every reference's blocks are at least its distinct elements / block, and
+    // distinct(s) / (product of the tile sizes of its iterators) never grows with those sizes when no
+    // loop appears in two subscripts of a reference (the same argument as the last-loop runs). So
+    // with the loops not yet chosen at their full extents, sum_refs distinct / block / volume bounds
+    // the cost of every tile of the subtree from below.
+    bool boundExceedsBest(std::size_t depth)
+    {
+        for (std::size_t k = depth + 1; k < m_order.size(); ++k)
+            m_tile[std::size_t(m_order[k])] = m_extents[std::size_t(m_order[k])];
+        double volume = 1.0;
+        for (std::int64_t v : m_tile)
+            volume *= double(v);
+        double bound = m_eval.blocksLowerBound(m_tile.data()) / volume;
+        for (std::size_t k = depth + 1; k < m_order.size(); ++k)
+            m_tile[std::size_t(m_order[k])] = 1;
+        double best = double(m_best.blocks) / double(m_bestVolume);
+        return bound > best * (1.0 + 1e-9);
+    }
+
+    // Index of the largest candidate that fits with the loops chosen so far (the first, 1, fits: the
+    // caller checked it with this loop at 1); footprints grow with every tile size.
+    std::size_t largestFeasible(int loop, const std::vector<std::int64_t>& cands)
     {
         auto& t = m_tile[std::size_t(loop)];
-        // Largest feasible candidate (the first, 1, fits: the caller checked it).
         std::size_t lo = 0, hi = cands.size() - 1;
         while (lo < hi) {
             std::size_t mid = (lo + hi + 1) / 2;
@@ -435,7 +474,14 @@ private:
             else
                 hi = mid - 1;
         }
-        std::size_t top = lo;
+        t = 1;
+        return lo;
+    }
+
+    void lastLoop(int loop, const std::vector<std::int64_t>& cands)
+    {
+        auto& t = m_tile[std::size_t(loop)];
+        std::size_t top = largestFeasible(loop, cands);
         thread_local std::vector<std::int64_t> prev, cur;
         for (std::size_t i = top + 1; i-- > 0;) {
             t = cands[i];
@@ -482,6 +528,8 @@ private:
     std::vector<std::vector<std::int64_t>> m_candidates;
     std::vector<int> m_order; // enumeration order of the loops (not the inter-tile order)
     bool m_lastRunSafe = true;
+    bool m_bound = false; // branch and bound is valid (no loop in two subscripts of a reference)
+    std::vector<std::int64_t> m_extents;
     std::vector<std::pair<int, int>> m_watch; // (ref, dim) whose block count may change with the last loop
     std::vector<std::int64_t> m_tile;
     std::vector<int> m_scratchLayout = std::vector<int>(m_model.tensors.size(), 0);
