@@ -34,6 +34,12 @@ std::string iteratorName(const MappedLoop& loop)
     return s;
 }
 
+/// Map size MAESTRO needs to cover `tile` output rows of the loop's window (see windowStride).
+std::int64_t mapSize(const MappedLoop& loop, std::int64_t tile)
+{
+    return loop.windowStride > 1 ? loop.windowStride * (tile - 1) + 1 : tile;
+}
+
 bool hasLevel3Region(const LoopNestMapping& m)
 {
     return std::any_of(
@@ -143,7 +149,7 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
     auto interTileRegion = [&](const std::vector<int>& order, auto size) {
         for (std::size_t k = 0; k < order.size(); ++k) {
             const MappedLoop& l = m.loops[static_cast<std::size_t>(order[k])];
-            const std::int64_t s = size(l);
+            const std::int64_t s = mapSize(l, size(l));
             df.push_back(k + 1 == order.size() ? mdc::Directive::spatial(s, s, l.dim)
                                                : mdc::Directive::temporal(s, s, l.dim));
         }
@@ -166,12 +172,15 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
         current[i] = m.loops[i].level2;
     auto emitLevel = [&](int spatialLoop) {
         const MappedLoop& sl = m.loops[static_cast<std::size_t>(spatialLoop)];
-        df.push_back(mdc::Directive::spatial(sl.level1, sl.level1, sl.dim));
+        const std::int64_t spatialSize = mapSize(sl, sl.level1);
+        df.push_back(mdc::Directive::spatial(spatialSize, spatialSize, sl.dim));
         current[static_cast<std::size_t>(spatialLoop)] = sl.level1;
         for (int i : m.level2Order)
-            if (i != spatialLoop)
-                df.push_back(mdc::Directive::temporal(current[static_cast<std::size_t>(i)],
-                    current[static_cast<std::size_t>(i)], m.loops[static_cast<std::size_t>(i)].dim));
+            if (i != spatialLoop) {
+                const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
+                const std::int64_t size = mapSize(l, current[static_cast<std::size_t>(i)]);
+                df.push_back(mdc::Directive::temporal(size, size, l.dim));
+            }
     };
     if (parallel.empty()) {
         emitLevel(m.level2Order.back());
@@ -243,9 +252,9 @@ nlohmann::json toJson(const LoopNestMapping& m)
 {
     nlohmann::json loops = nlohmann::json::array();
     for (const MappedLoop& l : m.loops)
-        loops.push_back(
-            {{"dim", l.dim}, {"iterator", iteratorName(l)}, {"extent", l.extent}, {"level1", l.level1},
-                {"level2", l.level2}, {"level3", l.level3}, {"parallelism", l.parallelism()}});
+        loops.push_back({{"dim", l.dim}, {"iterator", iteratorName(l)}, {"extent", l.extent},
+            {"level1", l.level1}, {"level2", l.level2}, {"level3", l.level3},
+            {"window_stride", l.windowStride}, {"parallelism", l.parallelism()}});
     auto names = [&](const std::vector<int>& order) {
         nlohmann::json a = nlohmann::json::array();
         for (int i : order)
@@ -285,6 +294,11 @@ LoopNestMapping mappingFromJson(const nlohmann::json& j)
                  {"level1", &loop.level1}, {"level2", &loop.level2}, {"level3", &loop.level3}}) {
             if (!l.contains(name) || !l[name].is_number_integer()) fail(at + name, "expected an integer");
             *target = l[name].get<std::int64_t>();
+        }
+        if (l.contains("window_stride")) {
+            if (!l["window_stride"].is_number_integer() || l["window_stride"].get<std::int64_t>() < 1)
+                fail(at + "window_stride", "expected an integer of at least 1");
+            loop.windowStride = l["window_stride"].get<std::int64_t>();
         }
         m.loops.push_back(std::move(loop));
     }

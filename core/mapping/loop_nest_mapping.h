@@ -34,6 +34,10 @@ struct MappedLoop
     std::int64_t level1 = 1; ///< L1 tile per PE (point loops)
     std::int64_t level2 = 1; ///< tile spread over the PE array: level2 > level1 makes the loop parallel
     std::int64_t level3 = 1; ///< L2 tile (one DRAM transfer)
+    /// Stride of the sliding window whose output this loop is (1 otherwise). MAESTRO reads a map of
+    /// sz output rows on a strided window as covering (sz + stride - 1) / stride rows, so toMdc writes
+    /// a tile of T rows as stride * (T - 1) + 1 (MAESTRO then recomputes the offset itself).
+    std::int64_t windowStride = 1;
 
     /// Level-1 tiles a level-2 tile spreads over the PEs (1: not parallel).
     std::int64_t parallelism() const { return (level2 + level1 - 1) / level1; }
@@ -96,7 +100,7 @@ mdc::Dataflow toMdc(const LoopNestMapping& mapping, const arch::Accelerator& acc
 std::string printTiledLoopNest(const LoopNestMapping& mapping, const std::string& body = {});
 
 /// JSON form used by `--json` outputs and projects: {"loops": [{"dim", "iterator", "extent", "level1",
-/// "level2", "level3", "parallelism"}], "level2_order": [dim...], "level3_order": [dim...],
+/// "level2", "level3", "window_stride", "parallelism"}], "level2_order": [dim...], "level3_order": [dim...],
 /// "layouts": {tensor: [subscript index...]}, "active_pes": n}.
 nlohmann::json toJson(const LoopNestMapping& mapping);
 /// Inverse of toJson (derived fields ignored); throws InputError naming the field on malformed input.

@@ -21,6 +21,9 @@ LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& a
     LayerSearchResult out;
     out.problem = cost::fromOperator(op);
     out.space = makeLayerSpace(*nest, wholeDimensions(out.problem), op.name);
+    for (const cost::SlidingWindow& w : out.problem.windows)
+        for (mapping::MappedLoop& l : out.space.loops)
+            if (l.dim == w.output) l.windowStride = w.stride;
 
     OffChipOptions offOptions;
     offOptions.divisorsOnly = options.divisorsOnly;
