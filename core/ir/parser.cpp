@@ -479,6 +479,22 @@ private:
         fail(peek().loc, "expected " + expected + ", found " + describe(peek()));
     }
 
+    /// Counts one more statement, loop or reference and stops once the operator is larger than the
+    /// checker is meant for (see kMaxStatements in parser.h).
+    void count(int& counter, int limit, const char* what, SourceLoc loc)
+    {
+        if (++counter > limit)
+            fatal(loc,
+                std::string("the operator is too large: more than ") + std::to_string(limit) + " " + what);
+    }
+
+    [[noreturn]] void tooDeep(SourceLoc loc)
+    {
+        fatal(loc,
+            "nesting is too deep (more than " + std::to_string(kMaxNestingDepth)
+                + " levels of blocks, loops, parentheses or operators)");
+    }
+
     /// Bounds recursion: every recursive production passes through one of these.
     struct DepthGuard
     {
@@ -486,16 +502,31 @@ private:
         explicit DepthGuard(Parser& p, SourceLoc loc)
             : parser(p)
         {
-            if (++parser.m_depth > kMaxNestingDepth) {
-                parser.m_diags.push_back({parser.m_file, loc, {},
-                    "nesting is too deep (more than " + std::to_string(kMaxNestingDepth)
-                        + " levels of blocks, loops or parentheses)"});
-                throw Fatal{};
-            }
+            if (++parser.m_depth > kMaxNestingDepth) parser.tooDeep(loc);
         }
         ~DepthGuard() { --parser.m_depth; }
         DepthGuard(const DepthGuard&) = delete;
         DepthGuard& operator=(const DepthGuard&) = delete;
+    };
+
+    /// A chain `a + b + c ...` is parsed by a loop but builds a left-deep Expr tree that every later
+    /// walk (and the destructor) follows recursively, so each operator of a chain counts as one level
+    /// of nesting too; without this a sum of a few hundred thousand terms overflows the stack.
+    struct ChainDepth
+    {
+        Parser& parser;
+        int levels = 0;
+        explicit ChainDepth(Parser& p)
+            : parser(p)
+        { }
+        void deeper(SourceLoc loc)
+        {
+            ++levels;
+            if (++parser.m_depth > kMaxNestingDepth) parser.tooDeep(loc);
+        }
+        ~ChainDepth() { parser.m_depth -= levels; }
+        ChainDepth(const ChainDepth&) = delete;
+        ChainDepth& operator=(const ChainDepth&) = delete;
     };
 
     // ---- tokens -----------------------------------------------------------------------------------
@@ -673,6 +704,7 @@ private:
 
     void parseFor(std::vector<Node>& out)
     {
+        count(m_loopCount, kMaxLoops, "loops", peek().loc);
         Node loop;
         loop.kind = Node::Kind::Loop;
         loop.loc = advance().loc;
@@ -789,6 +821,7 @@ private:
     void parseStatement(std::vector<Node>& out)
     {
         const Token& first = peek();
+        count(m_statementCount, kMaxStatements, "statements", first.loc);
         Node node;
         node.kind = Node::Kind::Statement;
         node.loc = first.loc;
@@ -828,6 +861,7 @@ private:
             fail(peek().loc,
                 "expected '[' after tensor '" + n + "': tensors are used element-wise as " + n + "[...]");
         while (at(Tok::LBracket)) {
+            count(m_subscriptCount, kMaxSubscripts, "tensor subscripts", peek().loc);
             advance();
             const Token& start = peek();
             ref.subscripts.push_back(parseAffine(AffineContext::Subscript, {}));
@@ -845,7 +879,9 @@ private:
     Expr parseValue()
     {
         Expr left = parseProduct();
+        ChainDepth chain(*this);
         while (at(Tok::Plus) || at(Tok::Minus)) {
+            chain.deeper(peek().loc);
             const Token& op = advance();
             Expr e;
             e.kind = op.kind == Tok::Plus ? Expr::Kind::Add : Expr::Kind::Sub;
@@ -860,9 +896,11 @@ private:
     Expr parseProduct()
     {
         Expr left = parseUnaryValue();
+        ChainDepth chain(*this);
         while (at(Tok::Star) || at(Tok::Slash)) {
             if (at(Tok::Slash))
                 fail(peek().loc, "division is not supported (multiply by the reciprocal instead)");
+            chain.deeper(peek().loc);
             const Token& op = advance();
             Expr e;
             e.kind = Expr::Kind::Mul;
@@ -1134,6 +1172,9 @@ private:
     std::size_t m_pos = 0;
     std::vector<Diagnostic> m_diags;
     int m_depth = 0;
+    int m_statementCount = 0;
+    int m_loopCount = 0;
+    int m_subscriptCount = 0;
     std::map<std::string, SizeParam> m_sizes;
     std::map<std::string, SourceLoc> m_iterators; ///< every iterator of the operator (names are unique)
     std::vector<std::pair<std::string, std::int64_t>> m_scope; ///< enclosing loops: iterator, largest extent

@@ -13,6 +13,12 @@ namespace marvel::ir {
 /// Deepest nesting of blocks, loops, parentheses and unary operators the parser follows before giving up
 /// with a diagnostic (keeps the recursive descent far from the stack limit on hostile input).
 inline constexpr int kMaxNestingDepth = 256;
+/// Most statements, loops and subscripts (summed over every tensor reference) one operator may have. Real DNN
+/// operators have a handful; the checker compares every write with every access and every subscript with
+/// every other, so these bounds keep `marvel check` to well under a second on any input that parses.
+inline constexpr int kMaxStatements = 100;
+inline constexpr int kMaxLoops = 100;
+inline constexpr int kMaxSubscripts = 1000;
 /// Largest size value, loop extent and literal magnitude accepted, so that every later computation on
 /// bounds fits comfortably in 64-bit arithmetic.
 inline constexpr std::int64_t kMaxExtent = 2147483647;

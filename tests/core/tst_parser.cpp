@@ -470,6 +470,94 @@ private slots:
         }
     }
 
+    // Long operator chains build deep expression trees: a chain of 100 terms parses, one of 100000 is
+    // rejected with one located error instead of overflowing the stack when the tree is walked or freed.
+    // Affine subscripts fold as they are read, so any length is fine there.
+    void longChains_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::newRow("sum") << "+";
+        QTest::newRow("difference") << "-";
+        QTest::newRow("product") << "*";
+    }
+    void longChains()
+    {
+        QFETCH(QString, op);
+        const std::string o = " " + op.toStdString() + " ";
+        auto chain = [&](const std::string& term, int terms) {
+            std::string text = term;
+            for (int k = 1; k < terms; ++k)
+                text += o + term;
+            return text;
+        };
+        auto statementOf = [](const std::string& statement) {
+            return "operator t(N = 8) {\n  for (i = 0; i < N; i++)\n    " + statement + "\n}\n";
+        };
+        const auto ok = ir::parseOperator(statementOf("O[i] = " + chain("I[i]", 100) + ";"), "ok.loop");
+        const ir::Expr* e = &ok.body.at(0).body.at(0).statement.value;
+        int depth = 0;
+        for (; !e->operands.empty(); e = &e->operands.front())
+            ++depth;
+        QCOMPARE(depth, 99);
+        const auto d = errorsOf(statementOf("O[i] = " + chain("I[i]", 100000) + ";"));
+        QCOMPARE(d.size(), std::size_t(1));
+        QVERIFY2(d[0].format().starts_with("bad.loop:3:"), d[0].format().c_str());
+        QVERIFY2(d[0].message.find("nesting is too deep (more than 256 levels") == 0, d[0].format().c_str());
+        const auto folded
+            = ir::parseOperator(statementOf("O[i] = I[i" + o + chain("1", 100000) + "];"), "ok.loop");
+        const ir::AffineExpr& subscript = folded.body.at(0).body.at(0).statement.value.ref.subscripts.at(0);
+        QCOMPARE(subscript.coefficient("i"), std::int64_t(1));
+        QCOMPARE(subscript.constant, op == "+" ? std::int64_t(100000) : op == "-" ? -100000 : 0);
+    }
+
+    // Operators larger than the checker is meant for stop with one located error (the checker compares
+    // every write with every access, so unbounded input would make `marvel check` effectively hang).
+    void sizeLimits_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        auto loops = [](int count) {
+            std::string body;
+            for (int k = 0; k < count; ++k)
+                body += " for (z" + std::to_string(k) + " = 0; z" + std::to_string(k) + " < 4; z"
+                    + std::to_string(k) + "++) O[z" + std::to_string(k) + "] += I[z" + std::to_string(k)
+                    + "];";
+            return QString::fromStdString("operator t() {" + body + " }");
+        };
+        auto statements = [](int count) {
+            std::string body;
+            for (int k = 0; k < count; ++k)
+                body += " O[i] += I[i];";
+            return QString::fromStdString("operator t() { for (i = 0; i < 4; i++) {" + body + " } }");
+        };
+        QTest::newRow("100 loops") << loops(ir::kMaxLoops) << "";
+        QTest::newRow("101 loops") << loops(ir::kMaxLoops + 1) << "more than 100 loops";
+        QTest::newRow("100 statements") << statements(ir::kMaxStatements) << "";
+        QTest::newRow("101 statements") << statements(ir::kMaxStatements + 1) << "more than 100 statements";
+        QTest::newRow("1001 subscripts") << QString::fromStdString(
+            "operator t() { for (i = 0; i < 4; i++) O[i] += I" + std::string() +
+            [] {
+                std::string s;
+                for (int k = 0; k < ir::kMaxSubscripts; ++k)
+                    s += "[i]";
+                return s;
+            }()
+            + "; }") << "more than 1000 tensor subscripts";
+    }
+    void sizeLimits()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        const auto d = errorsOf(text.toStdString());
+        if (message.isEmpty()) {
+            QVERIFY2(d.empty(), d.empty() ? "" : d.front().format().c_str());
+            return;
+        }
+        QCOMPARE(d.size(), std::size_t(1));
+        QCOMPARE(d[0].message, "the operator is too large: " + message.toStdString());
+        QVERIFY(d[0].loc.line == 1 && d[0].loc.column > 1);
+    }
+
     // A bare block is not part of the language; even 100000 of them nested give one clear error.
     void bareBlocks()
     {
