@@ -186,8 +186,8 @@ private:
     void addEdge(int from, int to, int rule)
     {
         if (from == to) return;
-        for (const auto& e : ddg.edges)
-            if (e.from == from && e.to == to) return;
+        // Rules run in order 1, 2, 3, so the first rule to add an edge is its lowest one.
+        if (!m_edgeSet.insert({from, to}).second) return;
         ddg.edges.push_back({from, to, rule});
     }
 
@@ -253,6 +253,7 @@ private:
     }
 
     std::vector<const ir::Node*> m_loops;
+    std::set<std::pair<int, int>> m_edgeSet; ///< (from, to) of every edge, for constant-time duplicate checks
 };
 
 /// Kahn's algorithm, smallest node first for a stable order; empty when a cycle remains.
@@ -262,6 +263,9 @@ std::vector<int> topologicalOrder(const Ddg& ddg, std::vector<int>& leftOver)
     std::vector<int> inDegree(n, 0);
     for (const auto& e : ddg.edges)
         ++inDegree[std::size_t(e.to)];
+    std::vector<std::vector<int>> successors(n);
+    for (const auto& e : ddg.edges)
+        successors[std::size_t(e.from)].push_back(e.to);
     std::set<int> ready;
     for (std::size_t i = 0; i < n; ++i)
         if (inDegree[i] == 0) ready.insert(int(i));
@@ -270,8 +274,8 @@ std::vector<int> topologicalOrder(const Ddg& ddg, std::vector<int>& leftOver)
         int v = *ready.begin();
         ready.erase(ready.begin());
         order.push_back(v);
-        for (const auto& e : ddg.edges)
-            if (e.from == v && --inDegree[std::size_t(e.to)] == 0) ready.insert(e.to);
+        for (int to : successors[std::size_t(v)])
+            if (--inDegree[std::size_t(to)] == 0) ready.insert(to);
     }
     leftOver.clear();
     for (std::size_t i = 0; i < n; ++i)
@@ -285,18 +289,18 @@ std::vector<int> topologicalOrder(const Ddg& ddg, std::vector<int>& leftOver)
 std::string describeCycle(const Ddg& ddg, const std::vector<int>& leftOver)
 {
     std::set<int> remaining(leftOver.begin(), leftOver.end());
+    // First edge (in edge order) entering each node from the unordered ones.
+    std::map<int, const DdgEdge*> firstInto;
+    for (const auto& e : ddg.edges)
+        if (remaining.count(e.from)) firstInto.try_emplace(e.to, &e);
     std::vector<const DdgEdge*> path;
     std::map<int, std::size_t> seenAt;
     int v = leftOver.front();
     while (!seenAt.count(v)) {
         seenAt[v] = path.size();
-        const DdgEdge* into = nullptr;
-        for (const auto& e : ddg.edges)
-            if (e.to == v && remaining.count(e.from)) {
-                into = &e;
-                break;
-            }
-        if (!into) return "";
+        const auto found = firstInto.find(v);
+        if (found == firstInto.end()) return "";
+        const DdgEdge* into = found->second;
         path.push_back(into);
         v = into->from;
     }
