@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/mdc/maestro_lexer.h"
+#include "core/util/text_file.h"
 
 namespace marvel::arch {
 
@@ -263,16 +264,6 @@ HardwareRead readHardware(std::string_view text, const std::string& fileName)
     return result;
 }
 
-std::string readWholeFile(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(fieldError(path, "", "cannot open file"));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) throw InputError(fieldError(path, "", "cannot read file"));
-    return std::move(buffer).str();
-}
-
 std::string lowerExtension(const std::string& path)
 {
     std::string ext = std::filesystem::path(path).extension().string();
@@ -385,11 +376,12 @@ std::string writeMaestroHardware(const Accelerator& acc)
 
 Accelerator loadAccelerator(const std::string& path)
 {
+    // Read first: a missing file or a directory is a clearer message than its (lack of) extension.
+    const std::string text = readTextFile(path);
     const std::string ext = lowerExtension(path);
     if (ext != ".json" && ext != ".m")
         throw InputError(fieldError(path, "",
             "unknown accelerator file type '" + ext + "' (expected .json or a MAESTRO hardware file .m)"));
-    const std::string text = readWholeFile(path);
     Accelerator acc;
     std::vector<Diagnostic> problems;
     if (ext == ".json") {

@@ -8,6 +8,8 @@
 #include <map>
 #include <sstream>
 
+#include "core/util/text_file.h"
+
 namespace marvel::ir {
 
 namespace {
@@ -1190,15 +1192,7 @@ Operator parseOperator(std::string_view text, const std::string& fileName)
 
 Operator parseOperatorFile(const std::string& path)
 {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw InputError(Diagnostic{path, {}, {}, "cannot read the file: it is a directory"});
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(Diagnostic{path, {}, {}, "cannot read the file"});
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) throw InputError(Diagnostic{path, {}, {}, "cannot read the file"});
-    return parseOperator(buffer.str(), path);
+    return parseOperator(readTextFile(path), path);
 }
 
 } // namespace marvel::ir

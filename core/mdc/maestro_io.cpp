@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/mdc/maestro_lexer.h"
+#include "core/util/text_file.h"
 
 namespace marvel::mdc {
 
@@ -411,16 +412,7 @@ Network readMaestroMapping(std::string_view text, const std::string& fileName)
 
 Network readMaestroMappingFile(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        Diagnostic d;
-        d.file = path;
-        d.message = "cannot open file";
-        throw InputError(std::move(d));
-    }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return readMaestroMapping(buffer.str(), path);
+    return readMaestroMapping(readTextFile(path), path);
 }
 
 std::string writeMaestroMapping(const Network& network)

@@ -149,6 +149,12 @@ private slots:
         QTest::newRow("sigfpe file") << QStringList{"evaluate", "--hw", p1, "--mapping",
             kRef + "/mappings/repo_vgg16_rs.m"}
                                      << "repo_vgg16_rs.m:2:2: layer 'CONV1'";
+        // A directory used to read as an empty hardware file (MAESTRO defaults, 1 PE).
+        QTest::newRow("directory as hw") << QStringList{"evaluate", "--hw", kRef + "/hw", "--mapping",
+            kRef + "/mappings/edge01_all_ones.m"}
+                                         << "/hw: cannot read the file: it is a directory";
+        QTest::newRow("directory as mapping") << QStringList{"evaluate", "--hw", p1, "--mapping",
+            kRef + "/mappings"} << "/mappings: cannot read the file: it is a directory";
         // Four Cluster directives (MAESTRO aborts).
         QTest::newRow("four clusters") << QStringList{"evaluate", "--hw", p1, "--mapping",
             kRef + "/mappings/edge13_four_cluster_directives.m"}

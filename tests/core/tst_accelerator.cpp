@@ -3,6 +3,7 @@
 #include <functional>
 #include <limits>
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -258,13 +259,23 @@ private slots:
         writeFile(json, R"({"num_pes": 0, "noc_bandwidth_elements_per_cycle": 12})");
         QCOMPARE(QString::fromStdString(errorText([&] { marvel::arch::loadAccelerator(json); })),
             QString::fromStdString(json + ": num_pes: must be at least 1 (got 0)\n"));
+        writeFile(path + ".txt", "num_pes: 4\n");
         QCOMPARE(QString::fromStdString(errorText([&] { marvel::arch::loadAccelerator(path + ".txt"); })),
             QString::fromStdString(path
                 + ".txt: unknown accelerator file type '.txt' (expected .json or a "
                   "MAESTRO hardware file .m)\n"));
         const std::string missing = dir.filePath("missing.json").toStdString();
         QCOMPARE(QString::fromStdString(errorText([&] { marvel::arch::loadAccelerator(missing); })),
-            QString::fromStdString(missing + ": cannot open file\n"));
+            QString::fromStdString(missing + ": cannot read the file\n"));
+        // A directory used to read as an empty hardware file, i.e. MAESTRO's defaults (1 PE).
+        const std::string folder = dir.filePath("folder.m").toStdString();
+        QVERIFY(QDir().mkdir(QString::fromStdString(folder)));
+        QCOMPARE(QString::fromStdString(errorText([&] { marvel::arch::loadAccelerator(folder); })),
+            QString::fromStdString(folder + ": cannot read the file: it is a directory\n"));
+        const std::string binary = dir.filePath("binary.m").toStdString();
+        writeFile(binary, std::string("num_pes: 4\nl1\xff") + std::string(1, '\0') + "x");
+        QCOMPARE(QString::fromStdString(errorText([&] { marvel::arch::loadAccelerator(binary); })),
+            QString::fromStdString(binary + ":2:4: unexpected NUL byte: this is not a text file\n"));
     }
 
     void saveThenLoad_data()

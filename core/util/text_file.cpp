@@ -1,0 +1,32 @@
+#include "core/util/text_file.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/util/diagnostic.h"
+
+namespace marvel {
+
+std::string readTextFile(const std::string& path)
+{
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError(Diagnostic{path, {}, {}, "cannot read the file: it is a directory"});
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(Diagnostic{path, {}, {}, "cannot read the file"});
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad()) throw InputError(Diagnostic{path, {}, {}, "cannot read the file"});
+    std::string text = std::move(buffer).str();
+    if (const auto nul = text.find('\0'); nul != std::string::npos) {
+        const auto lineStart = text.rfind('\n', nul);
+        const SourceLoc loc{int(std::count(text.begin(), text.begin() + std::ptrdiff_t(nul), '\n')) + 1,
+            int(nul - (lineStart == std::string::npos ? 0 : lineStart + 1)) + 1};
+        throw InputError(Diagnostic{path, loc, {}, "unexpected NUL byte: this is not a text file"});
+    }
+    return text;
+}
+
+} // namespace marvel
