@@ -378,27 +378,8 @@ private:
 std::string tokenSafe(const std::string& name)
 {
     std::string out = name;
-    for (char& c : out) {
-        switch (c) {
-        case ' ':
-        case '\t':
-        case '\r':
-        case '\n':
-        case ',':
-        case '-':
-        case '>':
-        case '(':
-        case ')':
-        case ':':
-        case ';':
-        case '{':
-        case '}':
-            c = '_';
-            break;
-        default:
-            break;
-        }
-    }
+    for (char& c : out)
+        if (isMaestroSeparator(c) || c == '\n' || c == '{' || c == '}') c = '_';
     if (out.starts_with("//")) out[0] = '_';
     return out;
 }

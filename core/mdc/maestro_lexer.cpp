@@ -4,9 +4,7 @@
 
 namespace marvel::mdc {
 
-namespace {
-
-bool isSeparator(char c)
+bool isMaestroSeparator(char c)
 {
     switch (c) {
     case ' ':
@@ -25,8 +23,6 @@ bool isSeparator(char c)
     }
 }
 
-} // namespace
-
 std::vector<Token> tokenizeMaestro(std::string_view text)
 {
     std::vector<Token> tokens;
@@ -38,12 +34,12 @@ std::vector<Token> tokenizeMaestro(std::string_view text)
         const std::string_view lineText = text.substr(pos, end - pos);
         std::size_t i = 0;
         while (i < lineText.size()) {
-            if (isSeparator(lineText[i])) {
+            if (isMaestroSeparator(lineText[i])) {
                 ++i;
                 continue;
             }
             std::size_t j = i;
-            while (j < lineText.size() && !isSeparator(lineText[j]))
+            while (j < lineText.size() && !isMaestroSeparator(lineText[j]))
                 ++j;
             const std::string_view word = lineText.substr(i, j - i);
             if (word.starts_with("//")) break;

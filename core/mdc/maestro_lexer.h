@@ -19,6 +19,10 @@ struct Token
     bool afterMinus = false; ///< written right after a '-' (MAESTRO silently drops the sign)
 };
 
+/// True for the characters MAESTRO's tokeniser splits at (space, tab, ',', '-', '>', '(', ')', ':', ';'),
+/// plus carriage return (see tokenizeMaestro()).
+bool isMaestroSeparator(char c);
+
 /// Splits `text` into tokens at space, tab, ',', '-', '>', '(', ')', ':', ';'; a token starting with
 /// "//" ends its line. Unlike MAESTRO, a carriage return is a separator too, so CRLF files read
 /// (MAESTRO turns `}\r` into one token and fails with "Parse error").
