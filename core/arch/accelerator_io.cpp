@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/mdc/maestro_lexer.h"
+#include "core/util/json_text.h"
 #include "core/util/text_file.h"
 
 namespace marvel::arch {
@@ -42,34 +43,6 @@ Diagnostic locError(const std::string& file, SourceLoc loc, std::string message)
     d.loc = loc;
     d.message = std::move(message);
     return d;
-}
-
-SourceLoc locOfByte(std::string_view text, std::size_t byte)
-{
-    SourceLoc loc{1, 1};
-    const std::size_t end = std::min(byte, text.size());
-    for (std::size_t i = 0; i < end; ++i) {
-        if (text[i] == '\n') {
-            ++loc.line;
-            loc.column = 1;
-        } else {
-            ++loc.column;
-        }
-    }
-    return loc;
-}
-
-// nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 1, column 5: ";
-// we print our own position, so only the explanation after it is kept.
-std::string jsonParseExplanation(const std::string& what)
-{
-    const auto column = what.find("column ");
-    if (column != std::string::npos) {
-        const auto colon = what.find(": ", column);
-        if (colon != std::string::npos) return what.substr(colon + 2);
-    }
-    const auto bracket = what.find("] ");
-    return bracket == std::string::npos ? what : what.substr(bracket + 2);
 }
 
 class JsonFields
@@ -276,15 +249,7 @@ std::string lowerExtension(const std::string& path)
 
 Accelerator readAcceleratorJson(std::string_view text, const std::string& fileName)
 {
-    json root;
-    try {
-        root = json::parse(text);
-    } catch (const json::parse_error& e) {
-        // e.byte is the 1-based offset of the character that failed; point at that character.
-        const std::size_t byte = e.byte > 0 ? e.byte - 1 : 0;
-        throw InputError(
-            locError(fileName, locOfByte(text, byte), "invalid JSON: " + jsonParseExplanation(e.what())));
-    }
+    const json root = parseJsonText(text, fileName);
     if (!root.is_object()) throw InputError(fieldError(fileName, "", "an accelerator must be a JSON object"));
 
     Accelerator acc;

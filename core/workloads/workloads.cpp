@@ -10,6 +10,8 @@
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
 #include "core/search/roofline.h"
+#include "core/util/json_text.h"
+#include "core/util/text_file.h"
 
 namespace marvel::workloads {
 
@@ -465,13 +467,13 @@ std::string withSizes(const std::string& text, const ir::Operator& op,
 
 std::string readText(const std::string& path, const std::string& referrer, const std::string& field)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(
-            Diagnostic{referrer.empty() ? path : referrer, {}, field, "cannot read file " + path});
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    try {
+        return readTextFile(path);
+    } catch (const InputError& e) {
+        if (referrer.empty()) throw;
+        // Name the model file and field that pointed at the unreadable file, then why it is unreadable.
+        throw InputError(Diagnostic{referrer, {}, field, e.diagnostics().front().format()});
+    }
 }
 
 } // namespace
@@ -479,12 +481,7 @@ std::string readText(const std::string& path, const std::string& referrer, const
 Workload readWorkloadJson(std::string_view text, const std::string& fileName, const std::string& baseDir)
 {
     using nlohmann::json;
-    json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw InputError(Diagnostic{fileName, {}, "", std::string("invalid JSON: ") + e.what()});
-    }
+    const json doc = parseJsonText(text, fileName);
     std::vector<Diagnostic> problems;
     auto problem = [&](const std::string& field, const std::string& message) {
         problems.push_back(Diagnostic{fileName, {}, field, message});
