@@ -92,6 +92,14 @@ Problem fromOperator(const ir::Operator& op)
             if (a < 1 || b < 1)
                 fail(op, ref.loc, "sliding window '" + sub.toString() + "' needs positive coefficients");
             const std::string& yName = loopOf[y]->dimName;
+            if (loopOf[r]->extent == 1) {
+                // A window that does not slide (a 1-wide filter) reads exactly the elements a*y reads:
+                // the tensor is coupled to y's dimension like a single-iterator subscript. Treating it as
+                // a window would make MAESTRO's stride handling (filter narrower than the stride, spec
+                // §3.3 step 4) count MACs of input rows the layer never uses.
+                t.dims.push_back(yName);
+                continue;
+            }
             const std::string& rName = loopOf[r]->dimName;
             std::string refName = yName + "+" + rName;
             const SlidingWindow* existing = nullptr;

@@ -252,7 +252,64 @@ std::optional<mdc::Layer> toMaestroLayer(const Problem& problem, const mdc::Data
         return true;
     };
 
-    if (problem.windows.empty()) {
+    if (problem.windows.empty() && (inputs[0]->dims.size() > 2 || inputs[1]->dims.size() > 2)) {
+        // A point-wise convolution A[n][c][y][x] * W[k][c][r][s] (r, s of extent 1, or absent) ->
+        // O[n][k][y][x]. fromOperator gives a strided 1x1 convolution this form too: its activation
+        // subscripts a*y select exactly Y x X input elements, so the MAESTRO CONV with R = S = 1 over
+        // that subsampled input (input Y/X = output Y/X, no Stride block) performs the same MACs on the
+        // same distinct elements. The strided form would not: MAESTRO's stride rule for a filter
+        // narrower than the stride (spec section 3.3 step 4) counts input rows the layer skips.
+        const ProblemTensor* act = nullptr;
+        const ProblemTensor* wgt = nullptr;
+        std::vector<std::string> spatial;
+        for (int i = 0; i < 2; ++i) {
+            const ProblemTensor* t = inputs[static_cast<std::size_t>(i)];
+            const ProblemTensor* u = inputs[static_cast<std::size_t>(1 - i)];
+            std::vector<std::string> s;
+            for (const auto& d : t->dims)
+                if (contains(out->dims, d) && !contains(u->dims, d)) s.push_back(d);
+            if (s.size() >= 2) {
+                if (act) return std::nullopt;
+                act = t, wgt = u, spatial = s;
+            }
+        }
+        if (!act || spatial.size() > 3) return std::nullopt;
+        const std::string y = spatial[spatial.size() - 2], x = spatial.back();
+        const std::string n = spatial.size() == 3 ? spatial.front() : std::string();
+        std::string c, k;
+        std::vector<std::string> taps;
+        for (const auto& d : act->dims)
+            if (!contains(spatial, d)) {
+                if (!c.empty() || !contains(wgt->dims, d) || contains(out->dims, d)) return std::nullopt;
+                c = d;
+            }
+        for (const auto& d : wgt->dims) {
+            if (d == c) continue;
+            if (contains(out->dims, d) && !contains(act->dims, d) && k.empty())
+                k = d;
+            else if (!contains(out->dims, d) && !contains(act->dims, d) && sizeOf(d) == 1 && taps.size() < 2)
+                taps.push_back(d);
+            else
+                return std::nullopt;
+        }
+        if (c.empty() || k.empty()) return std::nullopt;
+        for (const auto& d : out->dims)
+            if (d != k && d != y && d != x && d != n) return std::nullopt;
+        if (out->dims.size() != spatial.size() + 1) return std::nullopt;
+        if (!setOnce(y, "Y") || !setOnce(x, "X") || !setOnce(c, "C") || !setOnce(k, "K")
+            || (!n.empty() && !setOnce(n, "N")))
+            return std::nullopt;
+        for (std::size_t i = 0; i < taps.size(); ++i)
+            if (!setOnce(taps[i], i == 0 ? "R" : "S")) return std::nullopt;
+        layer.type = "CONV";
+        if (!n.empty()) layer.dims.push_back({"N", sizeOf(n), 1});
+        layer.dims.push_back({"K", sizeOf(k), 1});
+        layer.dims.push_back({"C", sizeOf(c), 1});
+        layer.dims.push_back({"R", 1, 1});
+        layer.dims.push_back({"S", 1, 1});
+        layer.dims.push_back({"Y", sizeOf(y), 1});
+        layer.dims.push_back({"X", sizeOf(x), 1});
+    } else if (problem.windows.empty()) {
         // GEMM: A[m][k] * B[k][n] -> C[m][n]
         const auto& a = *inputs[0];
         const auto& b = *inputs[1];

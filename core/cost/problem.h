@@ -87,13 +87,15 @@ Problem fromMaestroLayer(
 /// Any conformable perfectly nested operator: tensors and couplings come from the subscripts.
 /// A single-iterator subscript couples the loop's dimension (ir::LoopInfo::dimName); a subscript
 /// `a*y + b*r` on an input tensor is a sliding window: output dimension of y, sliding dimension of r,
-/// stride a, dilation b. Directives then use the loop dimension names (output rows stay `Y`).
-/// Throws InputError (file:line:col) for operators outside this form.
+/// stride a, dilation b - unless r's extent is 1, which couples y's dimension like `a*y`. Directives then use
+/// the loop dimension names (output rows stay `Y`). Throws InputError (file:line:col) for operators outside
+/// this form.
 Problem fromOperator(const ir::Operator& op);
 
 /// A MAESTRO layer equivalent to `problem` mapped by `dataflow`, for export: CONV/DSCONV/GEMM when the
 /// problem has that shape (directives on window outputs written as Y'/X', sizes input-centric with the
-/// stride block); nullopt when MAESTRO has no layer type for it.
+/// stride block; a window-free point-wise convolution, strided or not, as a CONV with R = S = 1 over its
+/// subsampled input); nullopt when MAESTRO has no layer type for it.
 std::optional<mdc::Layer> toMaestroLayer(const Problem& problem, const mdc::Dataflow& dataflow);
 
 } // namespace marvel::cost
