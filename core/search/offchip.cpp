@@ -367,6 +367,8 @@ public:
                 std::iota(all.begin(), all.end(), 1);
                 m_candidates.push_back(std::move(all));
             }
+            if (i < options.maxTile.size() && options.maxTile[i] > 0)
+                std::erase_if(m_candidates.back(), [&](std::int64_t t) { return t > options.maxTile[i]; });
         }
         // The last loop gets the run-skipping treatment; it must not appear in two subscripts of one
         // reference (then DB is not monotone within a run). Prefer the loop with most candidates.

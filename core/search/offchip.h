@@ -83,6 +83,9 @@ struct OffChipOptions
     bool divisorsOnly = true; ///< level-3 tiles divide the loop extents ("no prologue/epilogue")
     bool exploreLayouts = true; ///< false: every tensor row-major (last dimension contiguous)
     bool doubleBuffering = true; ///< the L2 holds two tiles of every tensor
+    /// Largest level-3 tile per loop (nest order); missing or 0: the extent. The search uses it where
+    /// the on-chip cost model can only describe small level-3 tiles of a loop exactly.
+    std::vector<std::int64_t> maxTile;
 };
 
 /// The best off-chip mapping and what the search saw.

@@ -27,6 +27,18 @@ LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& a
 
     OffChipOptions offOptions;
     offOptions.divisorsOnly = options.divisorsOnly;
+    if (options.fidelity == Fidelity::Maestro) {
+        // MAESTRO sizes a level's output rows of a strided window as M[Y] - M[R] + 1, ignoring the
+        // stride (spec section 4.1), so it counts the MACs of a strided window exactly only when the
+        // top level (the level-3 inter-tile region) maps one output row at a time (reference README,
+        // item 8). The evaluator rejects miscounted mappings; this keeps the off-chip choice inside
+        // the part of the space MAESTRO describes correctly.
+        offOptions.maxTile.assign(nest->loops.size(), 0);
+        for (const cost::SlidingWindow& w : out.problem.windows)
+            if (w.stride > 1)
+                for (std::size_t i = 0; i < nest->loops.size(); ++i)
+                    if (nest->loops[i].dimName == w.output) offOptions.maxTile[i] = 1;
+    }
     const OffChipSolution off = solveOffChip(*nest, op.sizes, acc, offOptions);
     if (!off.feasible) {
         Diagnostic d;
