@@ -118,11 +118,24 @@ std::vector<Diagnostic> validate(const LoopNestMapping& m, const arch::Accelerat
     return out;
 }
 
+std::string toString(Level2Form form)
+{
+    return form == Level2Form::Fused ? "fused" : "separate";
+}
+
 int mdcLevelCount(const LoopNestMapping& m)
 {
-    int levels = (hasLevel3Region(m) ? 1 : 0) + (hasLevel2Region(m) ? 1 : 0);
     const int parallel = static_cast<int>(m.parallelLoops().size());
+    if (m.level2Form == Level2Form::Fused) return 1 + std::max(parallel, 1);
+    int levels = (hasLevel3Region(m) ? 1 : 0) + (hasLevel2Region(m) ? 1 : 0);
     return levels + std::max(parallel, 1);
+}
+
+bool fusedFormApplies(const LoopNestMapping& m)
+{
+    return !m.parallelLoops().empty() && std::any_of(m.loops.begin(), m.loops.end(), [](const MappedLoop& l) {
+        return l.level3Iterations() == 1;
+    });
 }
 
 mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
@@ -138,6 +151,12 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
         throw InputError(d);
     }
     const std::vector<int> parallel = m.parallelLoops();
+    if (m.level2Form == Level2Form::Fused && !fusedFormApplies(m)) {
+        Diagnostic d;
+        d.field = "level2_form";
+        d.message = "the fused form needs a parallel loop and a loop with a single level-3 tile";
+        throw InputError(d);
+    }
     // Product of the parallel counts below the first parallel region: how many PEs each of its
     // sub-units must contain.
     std::int64_t innerCount = 1;
@@ -145,6 +164,63 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
         innerCount *= m.loops[static_cast<std::size_t>(parallel[k])].parallelism();
 
     mdc::Dataflow df;
+    // Tile size each dimension has when entering the parallel regions: the level-2 tile; a parallel
+    // loop's dimension shrinks to its level-1 tile once its region has spread it.
+    std::vector<std::int64_t> current(m.loops.size());
+    for (std::size_t i = 0; i < m.loops.size(); ++i)
+        current[i] = m.loops[i].level2;
+    auto emitLevel = [&](int spatialLoop) {
+        const MappedLoop& sl = m.loops[static_cast<std::size_t>(spatialLoop)];
+        const std::int64_t spatialSize = mapSize(sl, sl.level1);
+        df.push_back(mdc::Directive::spatial(spatialSize, spatialSize, sl.dim));
+        current[static_cast<std::size_t>(spatialLoop)] = sl.level1;
+        for (int i : m.level2Order)
+            if (i != spatialLoop) {
+                const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
+                const std::int64_t size = mapSize(l, current[static_cast<std::size_t>(i)]);
+                df.push_back(mdc::Directive::temporal(size, size, l.dim));
+            }
+    };
+    auto innerParallelRegions = [&] {
+        for (std::size_t k = 1; k < parallel.size(); ++k) {
+            df.push_back(
+                mdc::Directive::cluster(m.loops[static_cast<std::size_t>(parallel[k])].parallelism()));
+            emitLevel(parallel[k]);
+        }
+    };
+
+    if (m.level2Form == Level2Form::Fused) {
+        // The top level's spatial map goes on a loop with one level-3 tile (a window output last).
+        int carrier = -1;
+        for (int i : m.level3Order) {
+            const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
+            if (l.level3Iterations() == 1
+                && (carrier < 0
+                    || (m.loops[static_cast<std::size_t>(carrier)].windowStride > 1 && l.windowStride == 1)))
+                carrier = i;
+        }
+        for (int i : m.level3Order)
+            if (i != carrier) {
+                const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
+                const std::int64_t s = mapSize(l, l.level3);
+                df.push_back(mdc::Directive::temporal(s, s, l.dim));
+            }
+        const MappedLoop& c = m.loops[static_cast<std::size_t>(carrier)];
+        const std::int64_t cs = mapSize(c, c.level3);
+        df.push_back(mdc::Directive::spatial(cs, cs, c.dim));
+        const MappedLoop& outer = m.loops[static_cast<std::size_t>(parallel.front())];
+        df.push_back(mdc::Directive::cluster(outer.parallelism()));
+        for (int i : m.level2Order) {
+            const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
+            const std::int64_t s = mapSize(l, i == parallel.front() ? l.level1 : l.level2);
+            df.push_back(i == parallel.front() ? mdc::Directive::spatial(s, s, l.dim)
+                                               : mdc::Directive::temporal(s, s, l.dim));
+        }
+        current[static_cast<std::size_t>(parallel.front())] = outer.level1;
+        innerParallelRegions();
+        return df;
+    }
+
     bool openRegion = false; // a region has been emitted and waits for its closing Cluster
     auto interTileRegion = [&](const std::vector<int>& order, auto size) {
         for (std::size_t k = 0; k < order.size(); ++k) {
@@ -165,32 +241,11 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
     }
     if (openRegion) df.push_back(mdc::Directive::cluster(std::max<std::int64_t>(1, acc.numPes / innerCount)));
 
-    // Tile size each dimension has when entering the parallel regions: the level-2 tile; a parallel
-    // loop's dimension shrinks to its level-1 tile once its region has spread it.
-    std::vector<std::int64_t> current(m.loops.size());
-    for (std::size_t i = 0; i < m.loops.size(); ++i)
-        current[i] = m.loops[i].level2;
-    auto emitLevel = [&](int spatialLoop) {
-        const MappedLoop& sl = m.loops[static_cast<std::size_t>(spatialLoop)];
-        const std::int64_t spatialSize = mapSize(sl, sl.level1);
-        df.push_back(mdc::Directive::spatial(spatialSize, spatialSize, sl.dim));
-        current[static_cast<std::size_t>(spatialLoop)] = sl.level1;
-        for (int i : m.level2Order)
-            if (i != spatialLoop) {
-                const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
-                const std::int64_t size = mapSize(l, current[static_cast<std::size_t>(i)]);
-                df.push_back(mdc::Directive::temporal(size, size, l.dim));
-            }
-    };
     if (parallel.empty()) {
         emitLevel(m.level2Order.back());
     } else {
-        for (std::size_t k = 0; k < parallel.size(); ++k) {
-            if (k > 0)
-                df.push_back(
-                    mdc::Directive::cluster(m.loops[static_cast<std::size_t>(parallel[k])].parallelism()));
-            emitLevel(parallel[k]);
-        }
+        emitLevel(parallel.front());
+        innerParallelRegions();
     }
     return df;
 }
@@ -267,7 +322,7 @@ nlohmann::json toJson(const LoopNestMapping& m)
     for (const TensorLayout& t : m.layouts)
         layouts[t.tensor] = t.subscriptOrder;
     return {{"loops", loops}, {"level2_order", names(m.level2Order)}, {"level3_order", names(m.level3Order)},
-        {"layouts", layouts}, {"active_pes", m.activePes()}};
+        {"layouts", layouts}, {"level2_form", toString(m.level2Form)}, {"active_pes", m.activePes()}};
 }
 
 LoopNestMapping mappingFromJson(const nlohmann::json& j)
@@ -331,6 +386,12 @@ LoopNestMapping mappingFromJson(const nlohmann::json& j)
             }
             m.layouts.push_back(std::move(t));
         }
+    }
+    if (j.contains("level2_form")) {
+        const nlohmann::json& f = j["level2_form"];
+        if (!f.is_string() || (f.get<std::string>() != "separate" && f.get<std::string>() != "fused"))
+            fail("mapping.level2_form", "expected \"separate\" or \"fused\"");
+        m.level2Form = f.get<std::string>() == "fused" ? Level2Form::Fused : Level2Form::Separate;
     }
     if (auto problems = validate(m); !problems.empty()) {
         for (Diagnostic& d : problems)

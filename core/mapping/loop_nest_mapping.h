@@ -48,6 +48,13 @@ struct MappedLoop
     friend bool operator==(const MappedLoop&, const MappedLoop&) = default;
 };
 
+/// How toMdc lays the level-2 inter-tile loops out in cluster levels (see toMdc). Separate is the
+/// paper's transformation as written; Fused is an equivalent MAESTRO form of the same loop nest that
+/// the search also evaluates.
+enum class Level2Form { Separate, Fused };
+/// "separate", "fused".
+std::string toString(Level2Form form);
+
 /// A complete mapping. Orders hold loop indices (into `loops`), outermost first; they must be
 /// permutations of all loops. Parallel loops are spread over the PEs in their level-2 order.
 struct LoopNestMapping
@@ -56,6 +63,7 @@ struct LoopNestMapping
     std::vector<int> level2Order; ///< inter-tile order of level-2 tiles inside a level-3 tile
     std::vector<int> level3Order; ///< inter-tile order of level-3 tiles (DRAM -> L2)
     std::vector<TensorLayout> layouts; ///< per tensor; empty means row-major as written
+    Level2Form level2Form = Level2Form::Separate;
 
     /// Parallel loops (indices) in the order they nest: by position in level2Order.
     std::vector<int> parallelLoops() const;
@@ -69,9 +77,13 @@ struct LoopNestMapping
 /// (when `acc` is given). Empty when the mapping is well formed.
 std::vector<Diagnostic> validate(const LoopNestMapping& mapping, const arch::Accelerator* acc = nullptr);
 
-/// Cluster levels the MDC form of a mapping needs (an inter-tile region counts when some loop has
-/// more than one iteration in it, plus one per parallel loop, at least one).
+/// Cluster levels the MDC form of a mapping needs. Separate: an inter-tile region counts when some
+/// loop has more than one iteration in it, plus one per parallel loop, at least one. Fused: the
+/// level-3 region plus one per parallel loop.
 int mdcLevelCount(const LoopNestMapping& mapping);
+/// Whether the Fused form can describe the mapping: it needs a parallel loop and a loop with a single
+/// level-3 tile (the top level's spatial map, which must keep one sub-unit busy).
+bool fusedFormApplies(const LoopNestMapping& mapping);
 /// MAESTRO supports at most 4 cluster levels (3 Cluster directives).
 inline constexpr int kMaxMdcLevels = 4;
 
@@ -93,6 +105,21 @@ inline constexpr int kMaxMdcLevels = 4;
 /// inner parallel loops' counts) between the last inter-tile region and the first parallel region -
 /// which leaves the top level exactly one sub-unit. Throws InputError when the mapping is malformed or
 /// needs more than kMaxMdcLevels levels ("not representable in MAESTRO").
+///
+/// Fused form (a choice of ours where MAESTRO's levels differ from the paper's regions): a MAESTRO
+/// cluster level is not a buffer but a step of the recursion whose single iteration still pays its
+/// ingress before computing (spec section 5.3: the all-first case cannot overlap). A level of one
+/// sub-unit holding the level-2 inter-tile loops, followed by the outer parallel region, therefore
+/// exposes the outer region's ingress on every level-2 tile. The Fused form writes both regions as one
+/// level: the level-2 inter-tile loops in level-2 order, where the outer parallel loop's directive is
+/// its SpatialMap(T1,T1) - over the level-3 tile its folds are exactly that loop's level-2 inter-tile
+/// iterations, and the parallel loop may sit at that position because parallel loops commute with the
+/// loops around them (rule R2) - so MAESTRO double-buffers consecutive level-2 tiles. The level-3
+/// region is always written (region 1), its innermost map a SpatialMap(T3,T3) on a loop with a single
+/// level-3 tile, and is closed by Cluster(outer parallelism): the fused level then has exactly the
+/// outer parallel loop's sub-units and the top level's spatial map keeps one of its N_PE / (product of
+/// the parallelisms) sub-units busy. The inner parallel regions follow as in the Separate form.
+/// Throws InputError when fusedFormApplies is false.
 mdc::Dataflow toMdc(const LoopNestMapping& mapping, const arch::Accelerator& acc);
 
 /// The mapping as a C-like tiled loop nest: level-3 loops, level-2 loops, `parallel_for` loops over
@@ -101,7 +128,8 @@ std::string printTiledLoopNest(const LoopNestMapping& mapping, const std::string
 
 /// JSON form used by `--json` outputs and projects: {"loops": [{"dim", "iterator", "extent", "level1",
 /// "level2", "level3", "window_stride", "parallelism"}], "level2_order": [dim...], "level3_order": [dim...],
-/// "layouts": {tensor: [subscript index...]}, "active_pes": n}.
+/// "layouts": {tensor: [subscript index...]}, "level2_form": "separate"|"fused", "active_pes": n}
+/// (level2_form may be absent on input: separate).
 nlohmann::json toJson(const LoopNestMapping& mapping);
 /// Inverse of toJson (derived fields ignored); throws InputError naming the field on malformed input.
 LoopNestMapping mappingFromJson(const nlohmann::json& json);

@@ -164,8 +164,15 @@ struct TileEntry
     std::int64_t runtimeBound = 0;
     double energyBound = 0.0;
     std::int64_t activePes = 1;
-    std::uint64_t orderCount = 0;
+    std::uint64_t orderCount = 0; ///< candidates of this tile: level-2 orders x MDC forms
     std::uint64_t firstCandidate = 0;
+    bool separateForm = true; ///< the paper's transformation can describe these tiles in MAESTRO
+    bool fusedForm = false; ///< the fused form applies and is distinct (mapping::Level2Form)
+    std::uint64_t formCount() const { return (separateForm ? 1 : 0) + (fusedForm ? 1 : 0); }
+    mapping::Level2Form form(std::uint64_t k) const
+    {
+        return separateForm && k == 0 ? mapping::Level2Form::Separate : mapping::Level2Form::Fused;
+    }
 };
 
 /// Level-2 orders that differ in the MDC they produce. Only loops with several level-2 iterations
@@ -275,7 +282,7 @@ private:
     void enumerateFor(std::uint32_t choice);
     double objectiveBound(const TileEntry& e) const;
     double objectiveValue(const Metrics& m) const;
-    mapping::LoopNestMapping mappingOf(const TileEntry& e, const std::vector<int>& order) const;
+    mapping::LoopNestMapping mappingOf(const TileEntry& e, std::uint64_t k) const;
     std::vector<mapping::MappedLoop> loopsOf(const TileEntry& e) const;
     Candidate candidateOf(std::uint64_t index) const;
     void processTile(
@@ -387,7 +394,17 @@ void Engine::enumerateFor(std::uint32_t choice)
                 const TileOption& o = opts[k][pick[k]];
                 has2 = has2 || (l3.level3[k] + o.level2 - 1) / o.level2 > 1;
             }
-            if ((has3 ? 1 : 0) + (has2 ? 1 : 0) + std::max(parallel, 1) > mapping::kMaxMdcLevels) {
+            // Every loop of a tile the fused form needs has one level-3 tile when some does.
+            bool singleLevel3 = false;
+            for (std::size_t k = 0; k < n; ++k)
+                singleLevel3 = singleLevel3 || l3.level3[k] == m_space.loops[k].extent;
+            const bool separate
+                = (has3 ? 1 : 0) + (has2 ? 1 : 0) + std::max(parallel, 1) <= mapping::kMaxMdcLevels;
+            // Without a level-2 region the fused form differs from the separate one only in cluster
+            // sizes that leave the same sub-units busy: not a distinct candidate.
+            const bool fused
+                = has2 && parallel >= 1 && singleLevel3 && 1 + parallel <= mapping::kMaxMdcLevels;
+            if (!separate && !fused) {
                 ++m_stats.notRepresentable;
                 return;
             }
@@ -397,6 +414,8 @@ void Engine::enumerateFor(std::uint32_t choice)
             e.firstOption = static_cast<std::uint32_t>(m_optionIndex.size());
             m_optionIndex.insert(m_optionIndex.end(), pick.begin(), pick.end());
             e.activePes = active;
+            e.separateForm = separate;
+            e.fusedForm = fused;
             e.runtimeBound = runtimeLowerBound(m_space.macs, active, m_acc.simdLanes);
             e.energyBound = static_cast<double>(m_space.macs) * m_acc.energy.mac;
             m_tiles.push_back(e);
@@ -442,7 +461,7 @@ void Engine::enumerateTiles()
     std::size_t counted = 0;
     for (TileEntry& e : m_tiles) {
         if ((++counted & 255) == 0 && stopRequested()) break;
-        e.orderCount = level2Orders(loopsOf(e), m_space.wholeLoops).size();
+        e.orderCount = level2Orders(loopsOf(e), m_space.wholeLoops).size() * e.formCount();
         e.firstCandidate = next;
         next += e.orderCount;
     }
@@ -491,11 +510,14 @@ std::vector<mapping::MappedLoop> Engine::loopsOf(const TileEntry& e) const
     return loops;
 }
 
-mapping::LoopNestMapping Engine::mappingOf(const TileEntry& e, const std::vector<int>& order) const
+/// Candidate k of a tile: level-2 order k / forms, MDC form k % forms.
+mapping::LoopNestMapping Engine::mappingOf(const TileEntry& e, std::uint64_t k) const
 {
     mapping::LoopNestMapping m;
     m.loops = loopsOf(e);
-    m.level2Order = order;
+    const std::uint64_t forms = e.formCount();
+    m.level2Order = level2Orders(m.loops, m_space.wholeLoops)[k / forms];
+    m.level2Form = e.form(k % forms);
     m.level3Order = m_level3[e.level3Choice].order;
     m.layouts = m_offChip.layouts;
     return m;
@@ -506,10 +528,9 @@ Candidate Engine::candidateOf(std::uint64_t index) const
     auto it = std::upper_bound(m_tiles.begin(), m_tiles.end(), index,
         [](std::uint64_t i, const TileEntry& e) { return i < e.firstCandidate; });
     const TileEntry& e = *(it - 1);
-    const auto orders = level2Orders(loopsOf(e), m_space.wholeLoops);
     Candidate c;
     c.index = index;
-    c.mapping = mappingOf(e, orders[index - e.firstCandidate]);
+    c.mapping = mappingOf(e, index - e.firstCandidate);
     c.dataflow = mapping::toMdc(c.mapping, m_acc);
     return c;
 }
@@ -518,10 +539,17 @@ void Engine::processTile(
     std::size_t tile, MappingEvaluator& evaluator, std::vector<Evaluated>& out, std::uint64_t& rejected)
 {
     const TileEntry& e = m_tiles[tile];
-    const auto orders = level2Orders(loopsOf(e), m_space.wholeLoops);
-    for (std::size_t k = 0; k < orders.size(); ++k) {
+    const std::vector<mapping::MappedLoop> loops = loopsOf(e);
+    const auto orders = level2Orders(loops, m_space.wholeLoops);
+    const std::uint64_t forms = e.formCount();
+    mapping::LoopNestMapping m;
+    m.loops = loops;
+    m.level3Order = m_level3[e.level3Choice].order;
+    m.layouts = m_offChip.layouts;
+    for (std::uint64_t k = 0; k < e.orderCount; ++k) {
         if (stopRequested()) return;
-        mapping::LoopNestMapping m = mappingOf(e, orders[k]);
+        m.level2Order = orders[k / forms];
+        m.level2Form = e.form(k % forms);
         std::optional<Metrics> metrics;
         try {
             metrics = evaluator.evaluate(mapping::toMdc(m, m_acc));

@@ -88,6 +88,76 @@ private slots:
             QVERIFY2(df[i] == expected[i], (df[i].toString() + " != " + expected[i].toString()).c_str());
     }
 
+    void conv1dFusedForm()
+    {
+        // By hand: the level-3 region (x, then s as the top level's spatial map: s has one level-3 tile,
+        // so the top level's 8 / (3 * 2) = 1 sub-unit is busy), Cluster(3) for the outer parallel loop
+        // s, the fused level - the level-2 inter-tile loops in level-2 order (s, x) with s written as
+        // its SpatialMap(1,1), whose folds over the level-3 tile are s's level-2 inter-tile iterations -
+        // then Cluster(2) and the innermost x region as in the separate form.
+        LoopNestMapping m = conv1dMapping();
+        m.level2Form = mapping::Level2Form::Fused;
+        QVERIFY(mapping::fusedFormApplies(m));
+        QCOMPARE(mapping::mdcLevelCount(m), 3);
+        const mdc::Dataflow expected = {
+            Directive::temporal(8, 8, "X"),
+            Directive::spatial(3, 3, "S"),
+            Directive::cluster(3),
+            Directive::spatial(1, 1, "S"),
+            Directive::temporal(4, 4, "X"),
+            Directive::cluster(2),
+            Directive::spatial(2, 2, "X"),
+            Directive::temporal(1, 1, "S"),
+        };
+        const mdc::Dataflow df = mapping::toMdc(m, pes(8));
+        QCOMPARE(df.size(), expected.size());
+        for (std::size_t i = 0; i < df.size(); ++i)
+            QVERIFY2(df[i] == expected[i], (df[i].toString() + " != " + expected[i].toString()).c_str());
+    }
+
+    void fusedFormNeedsASingleLevel3Tile()
+    {
+        // Every loop has several level-3 tiles: no loop can hold the top level's one-unit spatial map.
+        LoopNestMapping m;
+        m.loops = {loop("A", 8, 1, 2, 4), loop("B", 8, 2, 2, 4)};
+        m.level2Order = {0, 1};
+        m.level3Order = {0, 1};
+        m.level2Form = mapping::Level2Form::Fused;
+        QVERIFY(!mapping::fusedFormApplies(m));
+        try {
+            mapping::toMdc(m, pes(4));
+            QFAIL("expected an error");
+        } catch (const InputError& e) {
+            QVERIFY(std::string(e.what()).find("fused form needs") != std::string::npos);
+        }
+        // No parallel loop: nothing to fuse with.
+        m.loops = {loop("A", 8, 2, 2, 8), loop("B", 8, 2, 2, 4)};
+        QVERIFY(!mapping::fusedFormApplies(m));
+    }
+
+    void fusedFormRepresentsThreeParallelLoopsWithTwoTilings()
+    {
+        // Level-3 and level-2 regions plus three parallel loops need five levels in the separate form
+        // but four when fused (the level-3 region, then one level per parallel loop).
+        LoopNestMapping m;
+        m.loops = {loop("A", 8, 1, 2, 4), loop("B", 8, 1, 2, 4), loop("C", 2, 1, 2, 2)};
+        m.level2Order = {0, 1, 2};
+        m.level3Order = {0, 1, 2};
+        QCOMPARE(mapping::mdcLevelCount(m), 5);
+        m.level2Form = mapping::Level2Form::Fused;
+        QCOMPARE(mapping::mdcLevelCount(m), 4);
+        const mdc::Dataflow df = mapping::toMdc(m, pes(8));
+        const mdc::Dataflow expected = {Directive::temporal(4, 4, "A"), Directive::temporal(4, 4, "B"),
+            Directive::spatial(2, 2, "C"), Directive::cluster(2), Directive::spatial(1, 1, "A"),
+            Directive::temporal(2, 2, "B"), Directive::temporal(2, 2, "C"), Directive::cluster(2),
+            Directive::spatial(1, 1, "B"), Directive::temporal(1, 1, "A"), Directive::temporal(2, 2, "C"),
+            Directive::cluster(2), Directive::spatial(1, 1, "C"), Directive::temporal(1, 1, "A"),
+            Directive::temporal(1, 1, "B")};
+        QCOMPARE(df.size(), expected.size());
+        for (std::size_t i = 0; i < df.size(); ++i)
+            QVERIFY2(df[i] == expected[i], (df[i].toString() + " != " + expected[i].toString()).c_str());
+    }
+
     void trivialRegionsAreOmitted()
     {
         // Whole operator in one level-3 tile and one level-2 tile: only the parallel regions remain,
@@ -225,6 +295,18 @@ private slots:
         for (auto& l : back.loops)
             l.iterator.clear();
         QVERIFY(back == m);
+        QCOMPARE(j["level2_form"], nlohmann::json("separate"));
+        m.level2Form = mapping::Level2Form::Fused;
+        back = mapping::mappingFromJson(mapping::toJson(m));
+        QVERIFY(back.level2Form == mapping::Level2Form::Fused);
+        nlohmann::json bad = mapping::toJson(m);
+        bad["level2_form"] = "merged";
+        try {
+            mapping::mappingFromJson(bad);
+            QFAIL("expected an error");
+        } catch (const InputError& e) {
+            QVERIFY(std::string(e.what()).find("mapping.level2_form") != std::string::npos);
+        }
     }
 
     void jsonErrors()
