@@ -91,6 +91,42 @@ private slots:
             <= 1e-9 * layer["energy"].toDouble());
     }
 
+    void stridedPointwiseExportAndEvaluate()
+    {
+        // A stride-2 1x1 convolution reads I only at even rows and columns: 16 * 8 * 7 * 7 MACs. The
+        // export is the equivalent stride-1 CONV with R = S = 1 on the 7 x 7 subsampled input, and
+        // `marvel evaluate` (maestro mode) reads it back to the search's numbers.
+        QTemporaryDir dir;
+        writeFile(dir.filePath("sp.loop"),
+            "operator sp(K = 16, C = 8, Y = 7, X = 7, R = 1, S = 1) {\n"
+            "  for (k = 0; k < K; k++)\n"
+            "    for (c = 0; c < C; c++)\n"
+            "      for (y = 0; y < Y; y++)\n"
+            "        for (x = 0; x < X; x++)\n"
+            "          for (r = 0; r < R; r++)\n"
+            "            for (s = 0; s < S; s++)\n"
+            "              O[k][y][x] += W[k][c][r][s] * I[c][2 * y + r][2 * x + s];\n"
+            "}\n");
+        const QString mdcPath = dir.filePath("sp.m");
+        const auto run = runMarvel(
+            {"search", "--op", dir.filePath("sp.loop"), "--hw", kP1, "--json", "--export-mdc", mdcPath});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject layer = parse(run.out)["layers"].toArray().at(0).toObject();
+        QCOMPARE(layer["macs"].toInteger(), 16LL * 8 * 7 * 7);
+        QFile exported(mdcPath);
+        QVERIFY(exported.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(exported.readAll());
+        QVERIFY2(text.contains("Dimensions { K: 16, C: 8, R: 1, S: 1, Y: 7, X: 7 }"), qPrintable(text));
+        QVERIFY(!text.contains("Stride"));
+        const auto eval = runMarvel({"evaluate", "--hw", kP1, "--mapping", mdcPath, "--format", "json"});
+        QVERIFY2(eval.exitCode == 0, qPrintable(eval.err));
+        const QJsonObject row = QJsonDocument::fromJson(eval.out.toUtf8()).array().at(0).toObject();
+        QCOMPARE(row["num_macs"].toInteger(), 16LL * 8 * 7 * 7);
+        QCOMPARE(row["runtime_cycles"].toInteger(), layer["runtime_cycles"].toInteger());
+        QVERIFY(qAbs(row["scr_total_energy_macu"].toDouble() - layer["energy"].toDouble())
+            <= 1e-9 * layer["energy"].toDouble());
+    }
+
     void sameAnswerWithOneAndTwoThreads()
     {
         QTemporaryDir dir;
