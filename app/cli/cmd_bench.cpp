@@ -18,8 +18,9 @@ int run(const std::vector<std::string>& argv);
 #endif
 
 const marvel::cli::Command kCommand{"bench",
-    "benchmarks (costmodel: evaluations per second of the MDC cost model)",
-    "usage: marvel bench costmodel [--reference DIR] [--seconds S]\n\n"
+    "benchmarks (costmodel: evaluations per second of the MDC cost model; search: = bench-search)",
+    "usage: marvel bench costmodel [--reference DIR] [--seconds S]\n"
+    "       marvel bench search ...   (the same as marvel bench-search ...)\n\n"
     "Evaluates every layer of every mapping in DIR/mappings on DIR/hw/P1_eyeriss.m and P2_edge.m\n"
     "(MAESTRO's reference data, default " MARVEL_DEFAULT_REFERENCE_DIR ") repeatedly for about S seconds\n"
     "(default 2) and prints evaluations per second and the median, min and max time per layer.",
@@ -29,6 +30,11 @@ int run(const std::vector<std::string>& argv)
 {
     using namespace marvel;
     using Clock = std::chrono::steady_clock;
+    if (!argv.empty() && argv.front() == "search") {
+        const auto& all = cli::commands();
+        if (auto it = all.find("bench-search"); it != all.end())
+            return it->second.run(std::vector<std::string>(argv.begin() + 1, argv.end()));
+    }
     cli::Args args(argv, {"reference", "seconds"}, {});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (args.positionals().size() != 1 || args.positionals().front() != "costmodel")
