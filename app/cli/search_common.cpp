@@ -110,11 +110,56 @@ std::string mdcText(const mdc::Dataflow& df)
     return s;
 }
 
-nlohmann::json sizesJson(const search::SearchStats& s)
+// The rows of the paper's search-space table, in its order: label, JSON key, figure of one layer.
+struct SpaceRow
 {
-    return {{"original", s.originalSpace}, {"off_chip", s.offChipSpace}, {"on_chip", s.onChipSpace},
-        {"on_chip_pruned", s.onChipPruned}, {"tiles", s.tiles}, {"evaluated", s.evaluated},
-        {"bound_skipped", s.boundSkipped}, {"rejected", s.rejected}};
+    const char* label;
+    const char* key;
+    double search::SearchSpaceSizes::*figure;
+};
+constexpr SpaceRow kSpaceRows[] = {
+    {"original search space", "original", &search::SearchSpaceSizes::original},
+    {"off-chip subspace after decoupling", "off_chip", &search::SearchSpaceSizes::offChip},
+    {"on-chip subspace after decoupling", "on_chip", &search::SearchSpaceSizes::onChip},
+    {"off-chip subspace after decoupling + pruning", "off_chip_pruned",
+        &search::SearchSpaceSizes::offChipPruned},
+    {"on-chip subspace after decoupling + pruning", "on_chip_pruned",
+        &search::SearchSpaceSizes::onChipPruned},
+};
+
+nlohmann::json sizesJson(const search::LayerSearchResult& r)
+{
+    nlohmann::json j;
+    for (const SpaceRow& row : kSpaceRows)
+        j[row.key] = r.sizes.*row.figure;
+    const search::SearchStats& s = r.result.stats;
+    // What the search itself went through: on-chip candidates after every pruning (order equivalence
+    // included), then how many the cost model evaluated, lower bounds skipped, or the model refused.
+    j["candidates"] = s.onChipPruned;
+    j["evaluated"] = s.evaluated;
+    j["bound_skipped"] = s.boundSkipped;
+    j["rejected"] = s.rejected;
+    return j;
+}
+
+struct RowSummary
+{
+    double min = INFINITY, sum = 0, max = 0;
+};
+
+// Min / avg / max of every table row over the searched layers (each distinct layer once, as the paper
+// reports per operator).
+std::vector<RowSummary> summarise(const std::vector<SearchedLayer>& layers)
+{
+    std::vector<RowSummary> rows(std::size(kSpaceRows));
+    for (const SearchedLayer& l : layers)
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const double v = l.search.sizes.*kSpaceRows[i].figure;
+            rows[i].min = std::min(rows[i].min, v);
+            rows[i].max = std::max(rows[i].max, v);
+            rows[i].sum += v;
+        }
+    return rows;
 }
 
 } // namespace
@@ -126,7 +171,6 @@ nlohmann::json searchJson(
     out["objective"] = search::toString(options.objective);
     nlohmann::json array = nlohmann::json::array();
     std::int64_t totalRuntime = 0, totalRoofline = 0;
-    double minOriginal = INFINITY, maxOriginal = 0, sumOriginal = 0, sumOff = 0, sumOn = 0, sumPruned = 0;
     std::uint64_t evaluated = 0;
     for (const SearchedLayer& l : layers) {
         const search::Candidate& c = *l.best;
@@ -142,17 +186,10 @@ nlohmann::json searchJson(
         j["evaluated"] = l.search.result.evaluated;
         j["seconds"] = l.search.result.seconds;
         j["repeat"] = l.layer.repeat;
-        j["search_space"] = sizesJson(l.search.result.stats);
+        j["search_space"] = sizesJson(l.search);
         array.push_back(std::move(j));
         totalRuntime += c.metrics.runtime * l.layer.repeat;
         totalRoofline += l.roofline.cycles * l.layer.repeat;
-        const search::SearchStats& s = l.search.result.stats;
-        minOriginal = std::min(minOriginal, s.originalSpace);
-        maxOriginal = std::max(maxOriginal, s.originalSpace);
-        sumOriginal += s.originalSpace;
-        sumOff += s.offChipSpace;
-        sumOn += s.onChipSpace;
-        sumPruned += s.onChipPruned;
         evaluated += l.search.result.evaluated;
     }
     const double n = std::max<double>(1, static_cast<double>(layers.size()));
@@ -160,9 +197,12 @@ nlohmann::json searchJson(
     out["total_runtime_cycles"] = totalRuntime;
     out["total_roofline_cycles"] = totalRoofline;
     out["elapsed_seconds"] = elapsed;
-    out["search_space"] = {{"layers", layers.size()}, {"original_min", layers.empty() ? 0.0 : minOriginal},
-        {"original_avg", sumOriginal / n}, {"original_max", maxOriginal}, {"off_chip_avg", sumOff / n},
-        {"on_chip_avg", sumOn / n}, {"on_chip_pruned_avg", sumPruned / n}, {"evaluated", evaluated}};
+    nlohmann::json space = {{"layers", layers.size()}, {"evaluated", evaluated}};
+    const std::vector<RowSummary> rows = summarise(layers);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        space[kSpaceRows[i].key]
+            = {{"min", layers.empty() ? 0.0 : rows[i].min}, {"avg", rows[i].sum / n}, {"max", rows[i].max}};
+    out["search_space"] = std::move(space);
     return out;
 }
 
@@ -180,23 +220,33 @@ std::string searchText(
         std::snprintf(line, sizeof line,
             "== %s%s: best %s\n   runtime %lld cycles (roofline %lld, ratio %.3f), energy %.6g, EDP %.6g, "
             "MACs %lld\n"
-            "   %llu mappings evaluated in %.2f s (space: original %.3g, on-chip %.3g, pruned %.3g)\n",
+            "   %llu mappings evaluated in %.2f s (space: original %.3g, off-chip %.3g -> %.3g pruned, "
+            "on-chip %.3g -> %.3g pruned)\n",
             l.layer.name.c_str(),
             l.layer.repeat > 1 ? (" (x" + std::to_string(l.layer.repeat) + ")").c_str() : "",
             search::toString(options.objective).c_str(), static_cast<long long>(c.metrics.runtime),
             static_cast<long long>(l.roofline.cycles), ratio, c.metrics.energy, c.metrics.edp(),
             static_cast<long long>(c.metrics.macs),
             static_cast<unsigned long long>(l.search.result.evaluated), l.search.result.seconds,
-            l.search.result.stats.originalSpace, l.search.result.stats.onChipSpace,
-            l.search.result.stats.onChipPruned);
+            l.search.sizes.original, l.search.sizes.offChip, l.search.sizes.offChipPruned,
+            l.search.sizes.onChip, l.search.sizes.onChipPruned);
         os << line << "-- tiled loop nest\n"
            << mapping::printTiledLoopNest(c.mapping, l.search.space.body) << "-- MDC\n"
            << mdcText(c.dataflow) << '\n';
         totalRuntime += c.metrics.runtime * l.layer.repeat;
         totalRoofline += l.roofline.cycles * l.layer.repeat;
     }
-    if (layers.size() > 1)
+    if (layers.size() > 1) {
         os << "total runtime " << totalRuntime << " cycles, roofline " << totalRoofline << " cycles\n";
+        os << "search space over " << layers.size() << " layers (min / avg / max):\n";
+        const std::vector<RowSummary> rows = summarise(layers);
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            char line[160];
+            std::snprintf(line, sizeof line, "  %-46s %9.2g %9.2g %9.2g\n", kSpaceRows[i].label, rows[i].min,
+                rows[i].sum / static_cast<double>(layers.size()), rows[i].max);
+            os << line;
+        }
+    }
     os << "elapsed " << elapsed << " s\n";
     return os.str();
 }
