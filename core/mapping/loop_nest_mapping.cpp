@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 namespace marvel::mapping {
@@ -120,13 +121,22 @@ std::vector<Diagnostic> validate(const LoopNestMapping& m, const arch::Accelerat
 
 std::string toString(Level2Form form)
 {
-    return form == Level2Form::Fused ? "fused" : "separate";
+    switch (form) {
+    case Level2Form::Fused:
+        return "fused";
+    case Level2Form::TopSpatial:
+        return "top_spatial";
+    case Level2Form::Separate:
+        break;
+    }
+    return "separate";
 }
 
 int mdcLevelCount(const LoopNestMapping& m)
 {
     const int parallel = static_cast<int>(m.parallelLoops().size());
     if (m.level2Form == Level2Form::Fused) return 1 + std::max(parallel, 1);
+    if (m.level2Form == Level2Form::TopSpatial) return std::max(parallel, 1);
     int levels = (hasLevel3Region(m) ? 1 : 0) + (hasLevel2Region(m) ? 1 : 0);
     return levels + std::max(parallel, 1);
 }
@@ -136,6 +146,38 @@ bool fusedFormApplies(const LoopNestMapping& m)
     return !m.parallelLoops().empty() && std::any_of(m.loops.begin(), m.loops.end(), [](const MappedLoop& l) {
         return l.level3Iterations() == 1;
     });
+}
+
+std::vector<std::int64_t> topSpatialClusters(const LoopNestMapping& m, const arch::Accelerator& acc)
+{
+    const std::vector<int> parallel = m.parallelLoops();
+    if (parallel.size() < 2 || acc.numPes < 1) return {};
+    const MappedLoop& top = m.loops[static_cast<std::size_t>(parallel.front())];
+    if (top.level2 != top.level3) return {};
+    std::vector<std::int64_t> clusters;
+    std::int64_t product = 1;
+    for (std::size_t k = 1; k < parallel.size(); ++k) {
+        clusters.push_back(m.loops[static_cast<std::size_t>(parallel[k])].parallelism());
+        product *= clusters.back();
+    }
+    if (product > acc.numPes) return {};
+    // Level 0's spatial steps must be the level-3 tiles of the top loop: exactly its sub-units, or a
+    // single step over the whole loop.
+    auto steps = [&](std::int64_t subUnits) {
+        return subUnits * top.level1 == top.level3
+            || (top.level3 == top.extent && subUnits >= top.parallelism());
+    };
+    if (steps(acc.numPes / product)) return clusters;
+    // More sub-units than the top loop spreads over: enlarge the innermost cluster, which is harmless
+    // only when its spatial map covers its dimension in one step (a pure parallel region, or the
+    // fused level when the second parallel loop has a single level-2 iteration).
+    const MappedLoop& last = m.loops[static_cast<std::size_t>(parallel.back())];
+    if (parallel.size() == 2 && last.level2Iterations() != 1) return {};
+    const std::int64_t others = product / clusters.back();
+    const std::int64_t enlarged = acc.numPes / (top.parallelism() * others);
+    if (enlarged < clusters.back() || !steps(acc.numPes / (others * enlarged))) return {};
+    clusters.back() = enlarged;
+    return clusters;
 }
 
 mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
@@ -181,8 +223,8 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
                 df.push_back(mdc::Directive::temporal(size, size, l.dim));
             }
     };
-    auto innerParallelRegions = [&] {
-        for (std::size_t k = 1; k < parallel.size(); ++k) {
+    auto innerParallelRegions = [&](std::size_t first) {
+        for (std::size_t k = first; k < parallel.size(); ++k) {
             df.push_back(
                 mdc::Directive::cluster(m.loops[static_cast<std::size_t>(parallel[k])].parallelism()));
             emitLevel(parallel[k]);
@@ -217,7 +259,40 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
                                                : mdc::Directive::temporal(s, s, l.dim));
         }
         current[static_cast<std::size_t>(parallel.front())] = outer.level1;
-        innerParallelRegions();
+        innerParallelRegions(1);
+        return df;
+    }
+
+    if (m.level2Form == Level2Form::TopSpatial) {
+        const std::vector<std::int64_t> clusters = topSpatialClusters(m, acc);
+        if (clusters.empty()) {
+            Diagnostic d;
+            d.field = "level2_form";
+            d.message = "the top_spatial form needs two parallel loops, an outer parallel loop whose level-3 "
+                        "tile is its level-2 tile, and level 0 sub-units that step over those tiles";
+            throw InputError(d);
+        }
+        const int top = parallel[0];
+        const int second = parallel[1];
+        for (int i : m.level3Order) {
+            const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
+            const std::int64_t s = mapSize(l, i == top ? l.level1 : l.level3);
+            df.push_back(
+                i == top ? mdc::Directive::spatial(s, s, l.dim) : mdc::Directive::temporal(s, s, l.dim));
+        }
+        df.push_back(mdc::Directive::cluster(clusters[0]));
+        for (int i : m.level2Order) {
+            const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
+            const std::int64_t s = mapSize(l, i == top || i == second ? l.level1 : l.level2);
+            df.push_back(
+                i == second ? mdc::Directive::spatial(s, s, l.dim) : mdc::Directive::temporal(s, s, l.dim));
+        }
+        current[static_cast<std::size_t>(top)] = m.loops[static_cast<std::size_t>(top)].level1;
+        current[static_cast<std::size_t>(second)] = m.loops[static_cast<std::size_t>(second)].level1;
+        for (std::size_t k = 2; k < parallel.size(); ++k) {
+            df.push_back(mdc::Directive::cluster(clusters[k - 1]));
+            emitLevel(parallel[k]);
+        }
         return df;
     }
 
@@ -245,7 +320,7 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
         emitLevel(m.level2Order.back());
     } else {
         emitLevel(parallel.front());
-        innerParallelRegions();
+        innerParallelRegions(1);
     }
     return df;
 }
@@ -389,9 +464,11 @@ LoopNestMapping mappingFromJson(const nlohmann::json& j)
     }
     if (j.contains("level2_form")) {
         const nlohmann::json& f = j["level2_form"];
-        if (!f.is_string() || (f.get<std::string>() != "separate" && f.get<std::string>() != "fused"))
-            fail("mapping.level2_form", "expected \"separate\" or \"fused\"");
-        m.level2Form = f.get<std::string>() == "fused" ? Level2Form::Fused : Level2Form::Separate;
+        std::optional<Level2Form> form;
+        for (Level2Form candidate : {Level2Form::Separate, Level2Form::Fused, Level2Form::TopSpatial})
+            if (f.is_string() && f.get<std::string>() == toString(candidate)) form = candidate;
+        if (!form) fail("mapping.level2_form", "expected \"separate\", \"fused\" or \"top_spatial\"");
+        m.level2Form = form.value_or(Level2Form::Separate);
     }
     if (auto problems = validate(m); !problems.empty()) {
         for (Diagnostic& d : problems)

@@ -48,11 +48,11 @@ struct MappedLoop
     friend bool operator==(const MappedLoop&, const MappedLoop&) = default;
 };
 
-/// How toMdc lays the level-2 inter-tile loops out in cluster levels (see toMdc). Separate is the
-/// paper's transformation as written; Fused is an equivalent MAESTRO form of the same loop nest that
-/// the search also evaluates.
-enum class Level2Form { Separate, Fused };
-/// "separate", "fused".
+/// How toMdc lays the inter-tile loops out in cluster levels (see toMdc). Separate is the paper's
+/// transformation as written; Fused and TopSpatial are equivalent MAESTRO forms of the same loop nest
+/// that the search also evaluates.
+enum class Level2Form { Separate, Fused, TopSpatial };
+/// "separate", "fused", "top_spatial".
 std::string toString(Level2Form form);
 
 /// A complete mapping. Orders hold loop indices (into `loops`), outermost first; they must be
@@ -79,13 +79,22 @@ std::vector<Diagnostic> validate(const LoopNestMapping& mapping, const arch::Acc
 
 /// Cluster levels the MDC form of a mapping needs. Separate: an inter-tile region counts when some
 /// loop has more than one iteration in it, plus one per parallel loop, at least one. Fused: the
-/// level-3 region plus one per parallel loop.
+/// level-3 region plus one per parallel loop. TopSpatial: one per parallel loop.
 int mdcLevelCount(const LoopNestMapping& mapping);
 /// Whether the Fused form can describe the mapping: it needs a parallel loop and a loop with a single
 /// level-3 tile (the top level's spatial map, which must keep one sub-unit busy).
 bool fusedFormApplies(const LoopNestMapping& mapping);
 /// MAESTRO supports at most 4 cluster levels (3 Cluster directives).
 inline constexpr int kMaxMdcLevels = 4;
+
+/// Cluster sizes (file order) of the TopSpatial form of `mapping` on `acc`, or empty when the form
+/// cannot describe it: it needs two parallel loops, an outer parallel loop (the first in level-2
+/// order) whose level-3 tile is its level-2 tile, and cluster sizes that leave level 0 exactly that
+/// loop's parallelism of sub-units - or at least as many when its level-3 tile is the whole loop, so
+/// that one spatial step covers it. The sizes are the inner parallelisms; when that leaves level 0
+/// too many sub-units the innermost cluster is enlarged (its spare sub-units idle) provided its
+/// spatial map still takes a single step.
+std::vector<std::int64_t> topSpatialClusters(const LoopNestMapping& mapping, const arch::Accelerator& acc);
 
 /// The paper's transformation. Regions, outermost first, each a cluster level:
 ///  1. level-3 inter-tile loops: TemporalMap(T3,T3) in level-3 order (omitted when every loop has a
@@ -120,6 +129,25 @@ inline constexpr int kMaxMdcLevels = 4;
 /// outer parallel loop's sub-units and the top level's spatial map keeps one of its N_PE / (product of
 /// the parallelisms) sub-units busy. The inner parallel regions follow as in the Separate form.
 /// Throws InputError when fusedFormApplies is false.
+///
+/// TopSpatial form (a choice of ours, needed for strided sliding windows in MAESTRO): MAESTRO sizes the
+/// output rows of a strided window's tile as M[Y] - M[R] + 1, ignoring the stride (spec sections 3.3
+/// step 4 and 4.1), and reports only level 0's MAC count; it therefore counts a strided output
+/// dimension exactly only when level 0 maps it one row at a time, and then every inner level sees a
+/// single output row of it too. The Separate and Fused forms put the level-3 tile of every loop in
+/// level 0, which restricts a strided output loop to level-3 tiles of one row and leaves it no
+/// parallelism. The TopSpatial form expresses the loop-nest mappings whose outer parallel loop p has a
+/// level-3 tile equal to its level-2 tile: level 0 holds the level-3 inter-tile loops in level-3 order
+/// as TemporalMap(T3,T3), except that p's directive is its SpatialMap(T1,T1) in p's level-3-order
+/// place. Level 0 has exactly p's parallelism of sub-units (topSpatialClusters), so one spatial step
+/// covers p's level-3 tile and the folds of the spatial map are p's level-3 inter-tile iterations; p
+/// may sit at its level-3 position because it has one level-2 iteration and parallel loops commute
+/// with the loops around them (rule R2). With T1 = 1 on a strided output dimension, level 0 then maps
+/// it one row per sub-unit, which MAESTRO counts exactly (the row-stationary style of MAESTRO's own
+/// AlexNet mapping, SpatialMap(1,1) Y' over clusters). The second parallel region is fused with the
+/// level-2 inter-tile loops as in the Fused form (p's directive there is TemporalMap(T1,T1)), and the
+/// further parallel regions follow as in the Separate form. Throws InputError when
+/// topSpatialClusters is empty.
 mdc::Dataflow toMdc(const LoopNestMapping& mapping, const arch::Accelerator& acc);
 
 /// The mapping as a C-like tiled loop nest: level-3 loops, level-2 loops, `parallel_for` loops over
@@ -128,8 +156,8 @@ std::string printTiledLoopNest(const LoopNestMapping& mapping, const std::string
 
 /// JSON form used by `--json` outputs and projects: {"loops": [{"dim", "iterator", "extent", "level1",
 /// "level2", "level3", "window_stride", "parallelism"}], "level2_order": [dim...], "level3_order": [dim...],
-/// "layouts": {tensor: [subscript index...]}, "level2_form": "separate"|"fused", "active_pes": n}
-/// (level2_form may be absent on input: separate).
+/// "layouts": {tensor: [subscript index...]}, "level2_form": "separate"|"fused"|"top_spatial", "active_pes":
+/// n} (level2_form may be absent on input: separate).
 nlohmann::json toJson(const LoopNestMapping& mapping);
 /// Inverse of toJson (derived fields ignored); throws InputError naming the field on malformed input.
 LoopNestMapping mappingFromJson(const nlohmann::json& json);

@@ -146,6 +146,7 @@ struct TileOption
 {
     std::int64_t level1 = 1;
     std::int64_t level2 = 1;
+    std::int64_t level3 = 0; ///< 0: the level-3 choice's tile; else this tile (row loops)
     std::int64_t parallelism() const { return (level2 + level1 - 1) / level1; }
 };
 
@@ -164,15 +165,18 @@ struct TileEntry
     std::int64_t runtimeBound = 0;
     double energyBound = 0.0;
     std::int64_t activePes = 1;
-    std::uint64_t orderCount = 0; ///< candidates of this tile: level-2 orders x MDC forms
+    std::uint64_t orderCount = 0; ///< candidates of this tile: (level-2 order, MDC form) pairs
     std::uint64_t firstCandidate = 0;
     bool separateForm = true; ///< the paper's transformation can describe these tiles in MAESTRO
     bool fusedForm = false; ///< the fused form applies and is distinct (mapping::Level2Form)
-    std::uint64_t formCount() const { return (separateForm ? 1 : 0) + (fusedForm ? 1 : 0); }
-    mapping::Level2Form form(std::uint64_t k) const
-    {
-        return separateForm && k == 0 ? mapping::Level2Form::Separate : mapping::Level2Form::Fused;
-    }
+    int topSpatialLoop = -1; ///< a row loop spread over its level-3 tile: only the TopSpatial form
+};
+
+/// One candidate of a tile: a level-2 order and the MDC form it is written in.
+struct OrderAndForm
+{
+    std::vector<int> order;
+    mapping::Level2Form form = mapping::Level2Form::Separate;
 };
 
 /// Level-2 orders that differ in the MDC they produce. Only loops with several level-2 iterations
@@ -277,6 +281,7 @@ public:
 
 private:
     bool stopRequested() const { return m_stop.stop_requested(); }
+    bool isRowLoop(std::size_t i) const { return i < m_space.rowLoops.size() && m_space.rowLoops[i]; }
     void buildLevel3Choices();
     void enumerateTiles();
     void enumerateFor(std::uint32_t choice);
@@ -284,6 +289,8 @@ private:
     double objectiveValue(const Metrics& m) const;
     mapping::LoopNestMapping mappingOf(const TileEntry& e, std::uint64_t k) const;
     std::vector<mapping::MappedLoop> loopsOf(const TileEntry& e) const;
+    std::vector<OrderAndForm> candidatesOf(
+        const TileEntry& e, const std::vector<mapping::MappedLoop>& loops) const;
     Candidate candidateOf(std::uint64_t index) const;
     void processTile(
         std::size_t tile, MappingEvaluator& evaluator, std::vector<Evaluated>& out, std::uint64_t& rejected);
@@ -358,6 +365,16 @@ void Engine::enumerateFor(std::uint32_t choice)
     std::vector<std::vector<TileOption>> opts(n);
     for (std::size_t i = 0; i < n; ++i) {
         const std::int64_t t3 = l3.level3[i];
+        if (isRowLoop(i)) {
+            // One row per PE over a level-3 tile equal to the level-2 tile, at most the level-3 choice's
+            // tile (in exhaustive mode exactly it: the level-3 choices already enumerate the sizes).
+            opts[i].push_back({1, 1, 1});
+            for (std::int64_t t : tileSizes(m_space.loops[i].extent, m_options.divisorsOnly))
+                if (t > 1 && t <= t3 && t <= m_acc.numPes && (!m_options.exhaustive || t == t3))
+                    opts[i].push_back({1, t, t});
+            if (m_options.exhaustive && t3 > 1) opts[i].erase(opts[i].begin());
+            continue;
+        }
         for (std::int64_t t2 : tileSizes(t3, m_options.divisorsOnly)) {
             if (m_space.wholeLoops[i] && t2 != m_space.loops[i].extent) continue;
             for (std::int64_t t1 : tileSizes(t2, m_options.divisorsOnly)) {
@@ -370,10 +387,13 @@ void Engine::enumerateFor(std::uint32_t choice)
             }
         }
     }
-    bool has3 = false;
-    for (std::size_t i = 0; i < n; ++i)
+    bool has3 = false, hasRows = false;
+    for (std::size_t i = 0; i < n; ++i) {
         has3 = has3 || (m_space.loops[i].extent + l3.level3[i] - 1) / l3.level3[i] > 1;
-    const int maxParallel = mapping::kMaxMdcLevels - (has3 ? 1 : 0);
+        hasRows = hasRows || isRowLoop(i);
+    }
+    // The TopSpatial form needs no level of its own for the level-3 region.
+    const int maxParallel = mapping::kMaxMdcLevels - (has3 && !hasRows ? 1 : 0);
     const std::int64_t pes = m_acc.numPes;
     const auto minActive = static_cast<std::int64_t>(
         std::ceil(m_options.peUtilizationBound * static_cast<double>(pes) - 1e-9));
@@ -389,22 +409,25 @@ void Engine::enumerateFor(std::uint32_t choice)
             return; // footprints only grow with the remaining tiles
         if (i == n) {
             if (active < minActive) return;
-            bool has2 = false;
+            bool has2 = false, tileHas3 = false, singleLevel3 = false;
+            int topSpatial = -1;
             for (std::size_t k = 0; k < n; ++k) {
                 const TileOption& o = opts[k][pick[k]];
-                has2 = has2 || (l3.level3[k] + o.level2 - 1) / o.level2 > 1;
+                const std::int64_t level3 = o.level3 > 0 ? o.level3 : l3.level3[k];
+                has2 = has2 || (level3 + o.level2 - 1) / o.level2 > 1;
+                tileHas3 = tileHas3 || (m_space.loops[k].extent + level3 - 1) / level3 > 1;
+                // Every loop of a tile the fused form needs has one level-3 tile when some does.
+                singleLevel3 = singleLevel3 || level3 == m_space.loops[k].extent;
+                if (o.level3 > 1) topSpatial = static_cast<int>(k);
             }
-            // Every loop of a tile the fused form needs has one level-3 tile when some does.
-            bool singleLevel3 = false;
-            for (std::size_t k = 0; k < n; ++k)
-                singleLevel3 = singleLevel3 || l3.level3[k] == m_space.loops[k].extent;
-            const bool separate
-                = (has3 ? 1 : 0) + (has2 ? 1 : 0) + std::max(parallel, 1) <= mapping::kMaxMdcLevels;
+            const bool separate = topSpatial < 0
+                && (tileHas3 ? 1 : 0) + (has2 ? 1 : 0) + std::max(parallel, 1) <= mapping::kMaxMdcLevels;
             // Without a level-2 region the fused form differs from the separate one only in cluster
             // sizes that leave the same sub-units busy: not a distinct candidate.
-            const bool fused
-                = has2 && parallel >= 1 && singleLevel3 && 1 + parallel <= mapping::kMaxMdcLevels;
-            if (!separate && !fused) {
+            const bool fused = topSpatial < 0 && has2 && parallel >= 1 && singleLevel3
+                && 1 + parallel <= mapping::kMaxMdcLevels;
+            const bool rows = topSpatial >= 0 && parallel >= 2;
+            if (!separate && !fused && !rows) {
                 ++m_stats.notRepresentable;
                 return;
             }
@@ -416,6 +439,7 @@ void Engine::enumerateFor(std::uint32_t choice)
             e.activePes = active;
             e.separateForm = separate;
             e.fusedForm = fused;
+            e.topSpatialLoop = rows ? topSpatial : -1;
             e.runtimeBound = runtimeLowerBound(m_space.macs, active, m_acc.simdLanes);
             e.energyBound = static_cast<double>(m_space.macs) * m_acc.energy.mac;
             m_tiles.push_back(e);
@@ -461,7 +485,7 @@ void Engine::enumerateTiles()
     std::size_t counted = 0;
     for (TileEntry& e : m_tiles) {
         if ((++counted & 255) == 0 && stopRequested()) break;
-        e.orderCount = level2Orders(loopsOf(e), m_space.wholeLoops).size() * e.formCount();
+        e.orderCount = candidatesOf(e, loopsOf(e)).size();
         e.firstCandidate = next;
         next += e.orderCount;
     }
@@ -503,21 +527,44 @@ std::vector<mapping::MappedLoop> Engine::loopsOf(const TileEntry& e) const
     const Level3Choice& l3 = m_level3[e.level3Choice];
     for (std::size_t i = 0; i < n; ++i) {
         const TileOption& o = m_options3[e.level3Choice * n + i][m_optionIndex[e.firstOption + i]];
-        loops[i].level3 = l3.level3[i];
+        loops[i].level3 = o.level3 > 0 ? o.level3 : l3.level3[i];
         loops[i].level2 = o.level2;
         loops[i].level1 = o.level1;
     }
     return loops;
 }
 
-/// Candidate k of a tile: level-2 order k / forms, MDC form k % forms.
+/// The candidates of a tile in enumeration order: per level-2 order, the separate then the fused form;
+/// for a tile with a row loop spread over its level-3 tile, the orders whose outer parallel loop it
+/// is, in the TopSpatial form, when MAESTRO's cluster sizes can express them.
+std::vector<OrderAndForm> Engine::candidatesOf(
+    const TileEntry& e, const std::vector<mapping::MappedLoop>& loops) const
+{
+    std::vector<OrderAndForm> out;
+    mapping::LoopNestMapping m;
+    m.loops = loops;
+    for (std::vector<int>& order : level2Orders(loops, m_space.wholeLoops)) {
+        if (e.topSpatialLoop >= 0) {
+            m.level2Order = std::move(order);
+            m.level2Form = mapping::Level2Form::TopSpatial;
+            const std::vector<int> parallel = m.parallelLoops();
+            if (parallel.front() == e.topSpatialLoop && !mapping::topSpatialClusters(m, m_acc).empty())
+                out.push_back({std::move(m.level2Order), mapping::Level2Form::TopSpatial});
+            continue;
+        }
+        if (e.separateForm) out.push_back({order, mapping::Level2Form::Separate});
+        if (e.fusedForm) out.push_back({std::move(order), mapping::Level2Form::Fused});
+    }
+    return out;
+}
+
 mapping::LoopNestMapping Engine::mappingOf(const TileEntry& e, std::uint64_t k) const
 {
     mapping::LoopNestMapping m;
     m.loops = loopsOf(e);
-    const std::uint64_t forms = e.formCount();
-    m.level2Order = level2Orders(m.loops, m_space.wholeLoops)[k / forms];
-    m.level2Form = e.form(k % forms);
+    OrderAndForm c = std::move(candidatesOf(e, m.loops)[k]);
+    m.level2Order = std::move(c.order);
+    m.level2Form = c.form;
     m.level3Order = m_level3[e.level3Choice].order;
     m.layouts = m_offChip.layouts;
     return m;
@@ -540,16 +587,15 @@ void Engine::processTile(
 {
     const TileEntry& e = m_tiles[tile];
     const std::vector<mapping::MappedLoop> loops = loopsOf(e);
-    const auto orders = level2Orders(loops, m_space.wholeLoops);
-    const std::uint64_t forms = e.formCount();
+    const std::vector<OrderAndForm> candidates = candidatesOf(e, loops);
     mapping::LoopNestMapping m;
     m.loops = loops;
     m.level3Order = m_level3[e.level3Choice].order;
     m.layouts = m_offChip.layouts;
     for (std::uint64_t k = 0; k < e.orderCount; ++k) {
         if (stopRequested()) return;
-        m.level2Order = orders[k / forms];
-        m.level2Form = e.form(k % forms);
+        m.level2Order = candidates[k].order;
+        m.level2Form = candidates[k].form;
         std::optional<Metrics> metrics;
         try {
             metrics = evaluator.evaluate(mapping::toMdc(m, m_acc));

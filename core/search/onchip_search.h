@@ -71,6 +71,11 @@ struct LayerSpace
     std::vector<mapping::MappedLoop> loops; ///< dim, iterator, extent (tiles ignored)
     std::vector<SpaceTensor> tensors;
     std::vector<bool> wholeLoops;
+    /// Loops spread over the top MAESTRO level (mapping::Level2Form::TopSpatial): their level-3 tile is
+    /// their level-2 tile, one row per PE (level-1 tile 1), at most the off-chip choice's level-3 tile;
+    /// a tile of more than one row is evaluated only in that form. The search marks a strided window's
+    /// output loop so in maestro fidelity, where no other form counts its MACs exactly. Empty: none.
+    std::vector<bool> rowLoops;
     std::int64_t macs = 0;
     std::string body;
 

@@ -29,15 +29,21 @@ LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& a
     offOptions.divisorsOnly = options.divisorsOnly;
     if (options.fidelity == Fidelity::Maestro) {
         // MAESTRO sizes a level's output rows of a strided window as M[Y] - M[R] + 1, ignoring the
-        // stride (spec section 4.1), so it counts the MACs of a strided window exactly only when the
-        // top level (the level-3 inter-tile region) maps one output row at a time (reference README,
-        // item 8). The evaluator rejects miscounted mappings; this keeps the off-chip choice inside
-        // the part of the space MAESTRO describes correctly.
+        // stride (spec section 4.1), and reports level 0's MAC count: it counts a strided window
+        // exactly only when level 0 maps its output one row at a time (reference README, item 8). The
+        // first strided output loop becomes a row loop, spread one row per PE over level 0 by the
+        // TopSpatial form, so its level-3 tile is at most the PE count; the other strided outputs keep
+        // level-3 tiles of one row. The evaluator still rejects any miscounted mapping.
         offOptions.maxTile.assign(nest->loops.size(), 0);
-        for (const cost::SlidingWindow& w : out.problem.windows)
-            if (w.stride > 1)
-                for (std::size_t i = 0; i < nest->loops.size(); ++i)
-                    if (nest->loops[i].dimName == w.output) offOptions.maxTile[i] = 1;
+        out.space.rowLoops.assign(nest->loops.size(), false);
+        bool rowLoopChosen = false;
+        for (std::size_t i = 0; i < nest->loops.size(); ++i)
+            for (const cost::SlidingWindow& w : out.problem.windows)
+                if (w.stride > 1 && nest->loops[i].dimName == w.output) {
+                    offOptions.maxTile[i] = rowLoopChosen ? 1 : std::max<std::int64_t>(1, acc.numPes);
+                    out.space.rowLoops[i] = !rowLoopChosen;
+                    rowLoopChosen = true;
+                }
     }
     const OffChipSolution off = solveOffChip(*nest, op.sizes, acc, offOptions);
     if (!off.feasible) {
