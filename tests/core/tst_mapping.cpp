@@ -4,6 +4,8 @@
 
 #include <QtTest>
 
+#include "core/cost/costmodel.h"
+#include "core/cost/problem.h"
 #include "core/mapping/loop_nest_mapping.h"
 
 using namespace marvel;
@@ -43,6 +45,39 @@ arch::Accelerator pes(std::int64_t n)
 }
 
 using mdc::Directive;
+
+/// A 3x3 convolution of stride 2 (K = 16, C = 8, 8 x 8 outputs from a 17 x 17 input): output rows Y'
+/// spread over 4 PEs with level-3 tile = level-2 tile = 4 rows, K over 8 PEs (level-1 tile 1, level-2
+/// tile 8, level-3 tile 16: two level-2 iterations), one output column X' per level-3 tile.
+/// Level-2 order (Y', K, C, X', R, S); level-3 order (K, C, Y', X', R, S).
+LoopNestMapping stridedConvMapping()
+{
+    LoopNestMapping m;
+    m.loops = {loop("K", 16, 1, 8, 16), loop("C", 8, 8, 8, 8), loop("Y'", 8, 1, 4, 4), loop("X'", 8, 1, 1, 1),
+        loop("R", 3, 3, 3, 3), loop("S", 3, 3, 3, 3)};
+    m.loops[2].windowStride = 2;
+    m.loops[3].windowStride = 2;
+    m.level2Order = {2, 0, 1, 3, 4, 5};
+    m.level3Order = {0, 1, 2, 3, 4, 5};
+    m.level2Form = mapping::Level2Form::TopSpatial;
+    return m;
+}
+
+cost::Problem stridedConvProblem()
+{
+    mdc::Layer layer;
+    layer.name = "strided";
+    layer.type = "CONV";
+    layer.dims = {{"K", 16, 1}, {"C", 8, 1}, {"R", 3, 1}, {"S", 3, 1}, {"Y", 17, 2}, {"X", 17, 2}};
+    return cost::fromMaestroLayer(layer);
+}
+
+void compareDataflows(const mdc::Dataflow& df, const mdc::Dataflow& expected)
+{
+    QCOMPARE(df.size(), expected.size());
+    for (std::size_t i = 0; i < df.size(); ++i)
+        QVERIFY2(df[i] == expected[i], (df[i].toString() + " != " + expected[i].toString()).c_str());
+}
 
 } // namespace
 
@@ -156,6 +191,107 @@ private slots:
         QCOMPARE(df.size(), expected.size());
         for (std::size_t i = 0; i < df.size(); ++i)
             QVERIFY2(df[i] == expected[i], (df[i].toString() + " != " + expected[i].toString()).c_str());
+    }
+
+    void stridedConvTopSpatialForm()
+    {
+        // By hand: level 0 holds the level-3 inter-tile loops in level-3 order, Y' (the outer parallel
+        // loop, level-3 tile = level-2 tile) written as its SpatialMap(1,1) in its level-3 place, X' as
+        // one row (a map of 1 output row is 1 in MAESTRO's strided Y'/X' semantics); Cluster(8) leaves
+        // level 0 32 / 8 = 4 sub-units, exactly Y's parallelism, so the folds of the spatial map walk
+        // Y's two level-3 tiles. Level 1 is the fused level: level-2 order with Y' at its level-1 tile,
+        // K as its SpatialMap(1,1) (its folds: K's two level-2 tiles of 8), the others at their
+        // level-2 tiles.
+        const LoopNestMapping m = stridedConvMapping();
+        QCOMPARE(mapping::mdcLevelCount(m), 2);
+        QCOMPARE(mapping::topSpatialClusters(m, pes(32)), (std::vector<std::int64_t>{8}));
+        compareDataflows(mapping::toMdc(m, pes(32)),
+            {Directive::temporal(16, 16, "K"), Directive::temporal(8, 8, "C"), Directive::spatial(1, 1, "Y'"),
+                Directive::temporal(1, 1, "X'"), Directive::temporal(3, 3, "R"),
+                Directive::temporal(3, 3, "S"), Directive::cluster(8), Directive::temporal(1, 1, "Y'"),
+                Directive::spatial(1, 1, "K"), Directive::temporal(8, 8, "C"),
+                Directive::temporal(1, 1, "X'"), Directive::temporal(3, 3, "R"),
+                Directive::temporal(3, 3, "S")});
+    }
+
+    void topSpatialFormCountsStridedMacsExactly()
+    {
+        // MAESTRO (maestro fidelity) counts K * C * Y' * X' * R * S = 16 * 8 * 8 * 8 * 3 * 3 MACs for
+        // the TopSpatial form. The Separate form of the same loop nest maps Y's level-3 tile of 4 rows in
+        // level 0 as Y' size 2 * 3 + 1 = 7, i.e. 9 input rows, which MAESTRO reads as 9 - 3 + 1 = 7
+        // output rows per tile (spec section 4.1): 14 counted rows for 8.
+        const std::int64_t macs = 16 * 8 * 8 * 8 * 3 * 3;
+        cost::Evaluator evaluator(stridedConvProblem(), pes(32));
+        LoopNestMapping m = stridedConvMapping();
+        cost::Metrics metrics;
+        QVERIFY(evaluator.evaluateMetrics(mapping::toMdc(m, pes(32)), metrics));
+        QCOMPARE(metrics.macs, macs);
+        // Every PE busy except for the NoC: at least macs / 32 cycles.
+        QVERIFY(metrics.runtimeCycles >= macs / 32);
+        m.level2Form = mapping::Level2Form::Separate;
+        QVERIFY(evaluator.evaluateMetrics(mapping::toMdc(m, pes(32)), metrics));
+        QCOMPARE(metrics.macs, macs / 8 * 14);
+    }
+
+    void topSpatialClusters_data()
+    {
+        QTest::addColumn<qint64>("numPes");
+        QTest::addColumn<qint64>("kLevel1");
+        QTest::addColumn<qint64>("kLevel2");
+        QTest::addColumn<qint64>("yLevel2");
+        QTest::addColumn<std::vector<std::int64_t>>("clusters");
+        using V = std::vector<std::int64_t>;
+        // K over 8 PEs, Y' over 4: 4 sub-units at level 0 for 32 PEs.
+        QTest::newRow("exact") << qint64(32) << qint64(1) << qint64(8) << qint64(4) << V{8};
+        // 40 / 8 = 5 sub-units would step over 5 rows, not Y's level-3 tile of 4; K has two level-2
+        // tiles, so enlarging its cluster would change them: not expressible.
+        QTest::newRow("too many sub-units") << qint64(40) << qint64(1) << qint64(8) << qint64(4) << V{};
+        // K over 8 PEs by tiles of 2 in a single level-2 tile of 16: its cluster may grow to 40 / 4 = 10
+        // (2 sub-units idle, one spatial step either way), leaving 4 sub-units at level 0.
+        QTest::newRow("enlarged") << qint64(40) << qint64(2) << qint64(16) << qint64(4) << V{10};
+        // Y' whole (level-3 tile 8 = extent): one spatial step on 100 / 8 = 12 >= 8 sub-units.
+        QTest::newRow("single step") << qint64(100) << qint64(1) << qint64(8) << qint64(8) << V{8};
+        // Too few PEs for the inner parallel loop.
+        QTest::newRow("too few PEs") << qint64(4) << qint64(1) << qint64(8) << qint64(4) << V{};
+    }
+
+    void topSpatialClusters()
+    {
+        QFETCH(qint64, numPes);
+        QFETCH(qint64, kLevel1);
+        QFETCH(qint64, kLevel2);
+        QFETCH(qint64, yLevel2);
+        QFETCH(std::vector<std::int64_t>, clusters);
+        LoopNestMapping m = stridedConvMapping();
+        m.loops[0].level1 = kLevel1;
+        m.loops[0].level2 = kLevel2;
+        m.loops[2].level2 = m.loops[2].level3 = yLevel2;
+        QCOMPARE(mapping::topSpatialClusters(m, pes(numPes)), clusters);
+        if (clusters.empty()) {
+            try {
+                mapping::toMdc(m, pes(numPes));
+                QFAIL("expected an error");
+            } catch (const InputError& e) {
+                const bool tooFewPes = m.activePes() > numPes;
+                QVERIFY(std::string(e.what()).find(
+                            tooFewPes ? "PEs but the accelerator has" : "top_spatial form needs")
+                    != std::string::npos);
+            }
+        } else {
+            QCOMPARE(mapping::toMdc(m, pes(numPes))[6], Directive::cluster(clusters[0]));
+        }
+    }
+
+    void topSpatialFormNeedsItsShape()
+    {
+        // The outer parallel loop must have one level-2 tile per level-3 tile.
+        LoopNestMapping m = stridedConvMapping();
+        m.loops[2].level3 = 8;
+        QVERIFY(mapping::topSpatialClusters(m, pes(32)).empty());
+        // And an inner parallel loop.
+        m = stridedConvMapping();
+        m.loops[0].level1 = 8;
+        QVERIFY(mapping::topSpatialClusters(m, pes(32)).empty());
     }
 
     void trivialRegionsAreOmitted()
@@ -299,6 +435,10 @@ private slots:
         m.level2Form = mapping::Level2Form::Fused;
         back = mapping::mappingFromJson(mapping::toJson(m));
         QVERIFY(back.level2Form == mapping::Level2Form::Fused);
+        m.level2Form = mapping::Level2Form::TopSpatial;
+        QCOMPARE(mapping::toJson(m)["level2_form"], nlohmann::json("top_spatial"));
+        back = mapping::mappingFromJson(mapping::toJson(m));
+        QVERIFY(back.level2Form == mapping::Level2Form::TopSpatial);
         nlohmann::json bad = mapping::toJson(m);
         bad["level2_form"] = "merged";
         try {
