@@ -87,7 +87,8 @@ struct Brute
 };
 
 // Every tile (all sizes or divisors) and every layout, counted by enumeration.
-Brute bruteForce(const ir::PerfectNest& nest, const arch::Accelerator& acc, bool divisorsOnly)
+Brute bruteForce(const ir::PerfectNest& nest, const arch::Accelerator& acc, bool divisorsOnly,
+    const std::vector<std::int64_t>& maxTile = {})
 {
     std::vector<ir::TensorRef> refs;
     for (const auto& st : nest.statements) {
@@ -126,6 +127,7 @@ Brute bruteForce(const ir::PerfectNest& nest, const arch::Accelerator& acc, bool
         }
         for (std::int64_t v = 1; v <= nest.loops[i].extent; ++v) {
             if (divisorsOnly && nest.loops[i].extent % v != 0) continue;
+            if (i < maxTile.size() && maxTile[i] > 0 && v > maxTile[i]) continue;
             tile[i] = v;
             rec(i + 1);
         }
@@ -178,6 +180,42 @@ private slots:
         QCOMPARE(again.distinctBlocks, sol.distinctBlocksPerTile);
         QVERIFY(again.fitsL2);
         QVERIFY(sol.evaluated > 0);
+    }
+
+    void maxTileCapsLoops_data()
+    {
+        QTest::addColumn<std::vector<std::int64_t>>("maxTile");
+        QTest::addColumn<bool>("divisorsOnly");
+        using V = std::vector<std::int64_t>;
+        // Output rows capped at one (how the search keeps the second strided output of a window in
+        // maestro fidelity), at a size that is no divisor of the extent, several loops, and missing or
+        // zero entries meaning the extent.
+        for (bool div : {true, false}) {
+            const char* mode = div ? "divisors" : "all";
+            QTest::addRow("y<=1 %s", mode) << V{0, 0, 1} << div;
+            QTest::addRow("y<=3 %s", mode) << V{0, 0, 3} << div;
+            QTest::addRow("k<=1 x<=2 %s", mode) << V{1, 0, 0, 2} << div;
+            QTest::addRow("none %s", mode) << V{} << div;
+        }
+    }
+    void maxTileCapsLoops()
+    {
+        QFETCH(std::vector<std::int64_t>, maxTile);
+        QFETCH(bool, divisorsOnly);
+        // Stride 2 with ample L2: the uncapped optimum is the whole nest, so every cap binds.
+        auto nest = conv(2, 3, 4, 3, 2, 2, 2);
+        auto acc = accel(1000, 4);
+        search::OffChipOptions options;
+        options.divisorsOnly = divisorsOnly;
+        options.maxTile = maxTile;
+        auto sol = search::solveOffChip(nest, {}, acc, options);
+        Brute brute = bruteForce(nest, acc, divisorsOnly, maxTile);
+        QVERIFY(sol.feasible);
+        QCOMPARE(sol.tile, brute.tile);
+        for (std::size_t i = 0; i < maxTile.size(); ++i)
+            if (maxTile[i] > 0) QVERIFY(sol.tile[i] <= maxTile[i]);
+        QCOMPARE(sol.costPerIteration, double(brute.blocks) / double(brute.volume));
+        if (maxTile.empty()) QCOMPARE(sol.tile, (std::vector<std::int64_t>{2, 3, 4, 3, 2, 2}));
     }
 
     void respectsL2WithDoubleBuffering()

@@ -8,7 +8,9 @@
 
 #include <QtTest>
 
+#include "core/cost/costmodel.h"
 #include "core/cost/problem.h"
+#include "core/ir/parser.h"
 #include "core/search/onchip_search.h"
 #include "core/search/search.h"
 
@@ -92,6 +94,37 @@ struct Recorder
         };
     }
 };
+
+/// O[k][y][x] += W[k][c][r][s] * I[c][2y + r][2x + s]: K = 4, C = 2, 4 x 2 outputs, 3 x 3 window of
+/// stride 2 (input 9 x 5), loops K, C, Y', X', R, S; R and S whole.
+LayerSpace stridedConvSpace()
+{
+    LayerSpace s;
+    s.name = "strided";
+    for (auto [dim, extent] :
+        {std::pair<const char*, std::int64_t>{"K", 4}, {"C", 2}, {"Y'", 4}, {"X'", 2}, {"R", 3}, {"S", 3}}) {
+        mapping::MappedLoop l;
+        l.dim = dim;
+        l.extent = extent;
+        l.windowStride = l.dim.back() == '\'' ? 2 : 1;
+        s.loops.push_back(l);
+    }
+    s.wholeLoops = {false, false, false, false, true, true};
+    s.tensors = {{"O", {{{0, 1}}, {{2, 1}}, {{3, 1}}}}, {"W", {{{0, 1}}, {{1, 1}}, {{4, 1}}, {{5, 1}}}},
+        {"I", {{{1, 1}}, {{2, 2}, {4, 1}}, {{3, 2}, {5, 1}}}}};
+    s.macs = 4 * 2 * 4 * 2 * 3 * 3;
+    s.body = "O[k][y][x] += W[k][c][r][s] * I[c][2 * y + r][2 * x + s];";
+    return s;
+}
+
+cost::Problem stridedConvProblem()
+{
+    mdc::Layer layer;
+    layer.name = "strided";
+    layer.type = "CONV";
+    layer.dims = {{"K", 4, 1}, {"C", 2, 1}, {"R", 3, 1}, {"S", 3, 1}, {"Y", 9, 2}, {"X", 5, 2}};
+    return cost::fromMaestroLayer(layer);
+}
 
 bool sameCandidate(const std::optional<Candidate>& a, const std::optional<Candidate>& b)
 {
@@ -333,6 +366,115 @@ private slots:
                 - 1.0,
             static_cast<long long>(decoupled.bestRuntime->metrics.runtime),
             static_cast<long long>(exhaustive.bestRuntime->metrics.runtime));
+    }
+
+    void macMiscountsAreRejected()
+    {
+        // Without row loops every candidate keeps Y' and X' whole in the level-3 tile; MAESTRO counts
+        // the MACs of those that map several strided output rows in level 0 wrongly (spec section 4.1).
+        // Each dataflow is also evaluated by a plain cost model here: the search must reject exactly
+        // the miscounted (and the invalid) ones, count them in stats.rejected and keep only exact ones.
+        const LayerSpace space = stridedConvSpace();
+        const cost::Problem problem = stridedConvProblem();
+        QCOMPARE(problem.analyticMacs(), space.macs);
+        arch::Accelerator acc = smallAccelerator(16);
+        acc.l1Bytes = 512;
+        OffChipChoice whole;
+        for (const auto& l : space.loops)
+            whole.level3.push_back(l.extent);
+        whole.level3Order = {0, 1, 2, 3, 4, 5};
+        std::uint64_t exact = 0, miscounted = 0, invalid = 0;
+        std::vector<std::int64_t> acceptedMacs;
+        const EvaluatorFactory inner = costModelEvaluators(problem, acc, Fidelity::Maestro);
+        const EvaluatorFactory checking = [&]() -> std::unique_ptr<MappingEvaluator> {
+            struct Checking final : MappingEvaluator
+            {
+                std::unique_ptr<MappingEvaluator> search;
+                cost::Evaluator plain;
+                std::int64_t macs;
+                std::uint64_t *exact, *miscounted, *invalid;
+                std::vector<std::int64_t>* accepted;
+                Checking(std::unique_ptr<MappingEvaluator> s, cost::Evaluator p, std::int64_t m)
+                    : search(std::move(s))
+                    , plain(std::move(p))
+                    , macs(m)
+                { }
+                std::optional<Metrics> evaluate(const mdc::Dataflow& df) override
+                {
+                    cost::Metrics m;
+                    if (!plain.evaluateMetrics(df, m))
+                        ++*invalid;
+                    else
+                        ++*(m.macs == macs ? exact : miscounted);
+                    auto out = search->evaluate(df);
+                    if (out) accepted->push_back(out->macs);
+                    return out;
+                }
+            };
+            auto c
+                = std::make_unique<Checking>(inner(), cost::Evaluator(problem, acc), problem.analyticMacs());
+            c->exact = &exact;
+            c->miscounted = &miscounted;
+            c->invalid = &invalid;
+            c->accepted = &acceptedMacs;
+            return c;
+        };
+        SearchOptions o;
+        o.threads = 1;
+        o.boundSkipping = false;
+        const SearchResult r = searchOnChip(space, whole, acc, o, checking);
+        QVERIFY(miscounted > 0);
+        QVERIFY(exact > 0);
+        QCOMPARE(r.stats.rejected, miscounted + invalid);
+        QCOMPARE(r.evaluated, exact);
+        QCOMPARE(acceptedMacs.size(), exact);
+        for (std::int64_t m : acceptedMacs)
+            QCOMPARE(m, space.macs);
+        QVERIFY(r.bestRuntime);
+        QCOMPARE(r.bestRuntime->metrics.macs, space.macs);
+    }
+
+    void stridedRowsSpreadOverTheTopLevel()
+    {
+        // searchLayer makes Y' a row loop in maestro fidelity: the best mapping spreads output rows over
+        // the top level (TopSpatial form, one row per PE) and MAESTRO counts its MACs exactly; X' keeps
+        // level-3 tiles of one row.
+        const ir::Operator op
+            = ir::parseOperator("operator sc(K = 16, C = 4, Y = 8, X = 8, R = 3, S = 3) {\n"
+                                "  for (k = 0; k < K; k++)\n"
+                                "    for (c = 0; c < C; c++)\n"
+                                "      for (y = 0; y < Y; y++)\n"
+                                "        for (x = 0; x < X; x++)\n"
+                                "          for (r = 0; r < R; r++)\n"
+                                "            for (s = 0; s < S; s++)\n"
+                                "              O[k][y][x] += W[k][c][r][s] * I[c][2 * y + r][2 * x + s];\n"
+                                "}\n",
+                "sc.loop");
+        arch::Accelerator acc = smallAccelerator(64);
+        acc.l1Bytes = 512;
+        acc.l2Bytes = 1 << 16;
+        SearchOptions o;
+        o.threads = 2;
+        const LayerSearchResult r = searchLayer(op, acc, o);
+        const std::int64_t macs = 16 * 4 * 8 * 8 * 3 * 3;
+        QVERIFY(r.result.bestRuntime);
+        const Candidate& best = *r.result.bestRuntime;
+        QCOMPARE(best.metrics.macs, macs);
+        QVERIFY(best.mapping.level2Form == mapping::Level2Form::TopSpatial);
+        const std::vector<int> parallel = best.mapping.parallelLoops();
+        const mapping::MappedLoop& top = best.mapping.loops[static_cast<std::size_t>(parallel.front())];
+        QCOMPARE(top.windowStride, 2);
+        QCOMPARE(top.level1, 1);
+        QVERIFY(top.level2 > 1);
+        QCOMPARE(top.level3, top.level2);
+        for (const mapping::MappedLoop& l : best.mapping.loops)
+            if (l.windowStride > 1 && &l != &top) QCOMPARE(l.level3, 1);
+        // Re-evaluating the exported dataflow with the plain cost model gives the search's numbers.
+        cost::Evaluator plain(r.problem, acc);
+        cost::Metrics m;
+        QVERIFY(plain.evaluateMetrics(best.dataflow, m));
+        QCOMPARE(m.runtimeCycles, best.metrics.runtime);
+        QCOMPARE(m.macs, macs);
     }
 
     void badOffChipChoice()
