@@ -127,6 +127,56 @@ private slots:
             <= 1e-9 * layer["energy"].toDouble());
     }
 
+    void strided3x3ExportAndEvaluate()
+    {
+        // A stride-2 3x3 convolution (8 x 8 outputs of a 17 x 17 input): 16 * 8 * 8 * 8 * 9 MACs. MAESTRO
+        // counts them exactly only with one output row per top-level unit, which the top_spatial form
+        // spreads over the PEs; `marvel evaluate` (maestro mode) reads the export back to the search's
+        // numbers.
+        QTemporaryDir dir;
+        writeFile(dir.filePath("s2.loop"),
+            "operator s2(K = 16, C = 8, Y = 8, X = 8, R = 3, S = 3) {\n"
+            "  for (k = 0; k < K; k++)\n"
+            "    for (c = 0; c < C; c++)\n"
+            "      for (y = 0; y < Y; y++)\n"
+            "        for (x = 0; x < X; x++)\n"
+            "          for (r = 0; r < R; r++)\n"
+            "            for (s = 0; s < S; s++)\n"
+            "              O[k][y][x] += W[k][c][r][s] * I[c][2 * y + r][2 * x + s];\n"
+            "}\n");
+        const QString mdcPath = dir.filePath("s2.m");
+        const auto run = runMarvel(
+            {"search", "--op", dir.filePath("s2.loop"), "--hw", kP1, "--json", "--export-mdc", mdcPath});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject layer = parse(run.out)["layers"].toArray().at(0).toObject();
+        const qint64 macs = 16LL * 8 * 8 * 8 * 9;
+        QCOMPARE(layer["macs"].toInteger(), macs);
+        const QJsonObject mapping = layer["mapping"].toObject();
+        QCOMPARE(mapping["level2_form"].toString(), QString("top_spatial"));
+        QFile exported(mdcPath);
+        QVERIFY(exported.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(exported.readAll());
+        QVERIFY2(text.contains("Stride { Y: 2, X: 2 }"), qPrintable(text));
+        QVERIFY2(text.contains("SpatialMap(1,1) Y';"), qPrintable(text));
+        const auto eval = runMarvel({"evaluate", "--hw", kP1, "--mapping", mdcPath, "--format", "json"});
+        QVERIFY2(eval.exitCode == 0, qPrintable(eval.err));
+        const QJsonObject row = QJsonDocument::fromJson(eval.out.toUtf8()).array().at(0).toObject();
+        QCOMPARE(row["num_macs"].toInteger(), macs);
+        QCOMPARE(row["macs_expected"].toInteger(), macs);
+        QCOMPARE(row["runtime_cycles"].toInteger(), layer["runtime_cycles"].toInteger());
+        QVERIFY(qAbs(row["scr_total_energy_macu"].toDouble() - layer["energy"].toDouble())
+            <= 1e-9 * layer["energy"].toDouble());
+        // The output rows are spread one per PE over level-3 tiles equal to the level-2 tiles.
+        for (const auto& l : mapping["loops"].toArray()) {
+            const QJsonObject loop = l.toObject();
+            if (loop["dim"].toString() != "Y") continue;
+            QCOMPARE(loop["window_stride"].toInteger(), 2);
+            QCOMPARE(loop["level1"].toInteger(), 1);
+            QVERIFY(loop["parallelism"].toInteger() > 1);
+            QCOMPARE(loop["level3"].toInteger(), loop["level2"].toInteger());
+        }
+    }
+
     void sameAnswerWithOneAndTwoThreads()
     {
         QTemporaryDir dir;
