@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 #include "core/search/nest_util.h"
@@ -80,6 +81,9 @@ Roofline roofline(
     for (const auto& l : nest.loops)
         whole[l.iterator] = std::max<std::int64_t>(l.extent, 1);
     // A tensor named by several references counts the smaller of their sum and their bounding box.
+    std::set<std::string> written;
+    for (const auto& st : nest.statements)
+        written.insert(st.target.tensor);
     std::map<std::string, std::vector<ir::TensorRef>> byTensor;
     for (const auto& ref : distinctRefs(nest))
         byTensor[ref.tensor].push_back(ref);
@@ -107,9 +111,13 @@ Roofline roofline(
             sum = std::min(sum, box);
         }
         r.compulsoryElements += sum;
+        (written.count(name) ? r.writeElements : r.readElements) += sum;
     }
-    r.nocCycles = ceilDiv(r.compulsoryElements, acc.nocBandwidth);
-    r.offchipCycles = ceilDiv(r.compulsoryElements, acc.offchipBandwidth);
+    auto transferCycles = [&](std::int64_t bandwidth) {
+        return std::max(ceilDiv(r.readElements, bandwidth), ceilDiv(r.writeElements, bandwidth));
+    };
+    r.nocCycles = transferCycles(acc.nocBandwidth);
+    r.offchipCycles = transferCycles(acc.offchipBandwidth);
     r.cycles = std::max({r.computeCycles, r.nocCycles, r.offchipCycles});
     return r;
 }

@@ -3,10 +3,13 @@
 //
 //   roofline cycles = max(compute bound, NoC bound, off-chip bound)
 //   compute bound   = ceil(MACs / usable PEs),  usable PEs = numPes * simdLanes
-//   NoC bound       = ceil(compulsory traffic / nocBandwidth)
-//   off-chip bound  = ceil(compulsory traffic / offchipBandwidth)
-//   compulsory traffic = sum over tensors of their distinct elements over the whole iteration space,
-//                        each moved once: inputs and weights read, outputs written.
+//   NoC bound       = max(ceil(compulsory reads / nocBandwidth), ceil(compulsory writes / nocBandwidth))
+//   off-chip bound  = the same over offchipBandwidth
+//   compulsory reads  = distinct elements of the tensors only read (inputs and weights), each once;
+//   compulsory writes = distinct elements of the tensors written (outputs), each once.
+// Reads and writes are bounded separately because the NoC is bidirectional, as in the paper's platforms
+// and in the MDC cost model, where a step costs max(ingress, compute, egress), not their sum (and the
+// off-chip term likewise takes the larger of the input and output transfers).
 // MACs = statement instances (one multiply-accumulate per statement per iteration; triangular loops
 // counted exactly). Bandwidths are elements per cycle, as in MAESTRO. The geometric mean of
 // runtime / roofline is the search's quality figure (paper: 1.31 on P1, 1.10 on P2).
@@ -25,6 +28,8 @@ struct Roofline
     std::int64_t usablePes = 1;
     std::int64_t computeCycles = 0;
     std::int64_t compulsoryElements = 0; ///< all tensors, each distinct element once
+    std::int64_t readElements = 0; ///< of that, the tensors that are only read
+    std::int64_t writeElements = 0; ///< of that, the tensors that are written
     std::int64_t nocCycles = 0;
     std::int64_t offchipCycles = 0;
     std::int64_t cycles = 0; ///< the max of the three bounds
