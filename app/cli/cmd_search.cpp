@@ -122,6 +122,11 @@ int run(const std::vector<std::string>& argv)
                          "--no-divisors-only)\n";
             return cli::InputError;
         }
+        if (searched.back().search.result.truncated)
+            std::cerr
+                << "marvel search: " << layer.name
+                << ": warning: the space was too large to enumerate whole; this is the best mapping of the "
+                   "part searched (keep tile sizes to divisors, or raise --pe-util-bound)\n";
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

@@ -185,6 +185,7 @@ nlohmann::json searchJson(
         j["mdc"] = mdcText(c.dataflow);
         j["evaluated"] = l.search.result.evaluated;
         j["seconds"] = l.search.result.seconds;
+        j["truncated"] = l.search.result.truncated;
         j["repeat"] = l.layer.repeat;
         j["search_space"] = sizesJson(l.search);
         array.push_back(std::move(j));

@@ -158,6 +158,9 @@ struct Level3Choice
 };
 
 /// A pruned tile assignment: which level-3 choice, the option per loop, and its bounds.
+/// Most tile assignments one search holds (about 100 MB); more is reported as a truncated search.
+constexpr std::size_t kMaxTileAssignments = 1'500'000;
+
 struct TileEntry
 {
     std::uint32_t level3Choice = 0;
@@ -359,6 +362,7 @@ void Engine::buildLevel3Choices()
 
 void Engine::enumerateFor(std::uint32_t choice)
 {
+    if (m_tiles.size() >= kMaxTileAssignments) return;
     const std::size_t n = m_space.loops.size();
     const Level3Choice& l3 = m_level3[choice];
     // Options per loop: (T1, T2) with T1 <= T2 <= T3.
@@ -443,6 +447,12 @@ void Engine::enumerateFor(std::uint32_t choice)
             e.runtimeBound = runtimeLowerBound(m_space.macs, active, m_acc.simdLanes);
             e.energyBound = static_cast<double>(m_space.macs) * m_acc.energy.mac;
             m_tiles.push_back(e);
+            if (m_tiles.size() >= kMaxTileAssignments) {
+                // Tile assignments are kept to sort them by their bounds; past this many (without divisor
+                // pruning, on big layers) memory would run out, so the search continues on those found.
+                m_truncated = true;
+                stopped = true;
+            }
             return;
         }
         for (std::uint16_t k = 0; k < opts[i].size(); ++k) {
@@ -705,7 +715,7 @@ SearchResult Engine::run()
         }
         if (nextTile >= m_tiles.size()
             || (m_options.maxCandidates && m_evaluated >= m_options.maxCandidates)) {
-            m_truncated = nextTile < m_tiles.size();
+            m_truncated = m_truncated || nextTile < m_tiles.size();
             break;
         }
         std::uint64_t amount = 0;

@@ -164,7 +164,7 @@ struct SearchResult
     std::uint64_t evaluated = 0;
     double seconds = 0.0;
     bool cancelled = false;
-    bool truncated = false; ///< maxCandidates reached
+    bool truncated = false; ///< maxCandidates or the tile-assignment limit reached: best of a part only
 
     const std::optional<Candidate>& best(Objective objective) const;
 };
