@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <stop_token>
+#include <thread>
 
 #include "app/cli/command.h"
 #include "app/cli/search_common.h"
@@ -38,6 +40,43 @@ std::string presetPath(const std::string& hw)
         if (std::filesystem::exists(p)) return p.string();
     }
     return hw == "P1" ? "samples/accelerators/P1_eyeriss.json" : "samples/accelerators/P2_edge.json";
+}
+
+// How long a search takes to return once a stop is requested (the desktop app cancels searches when the
+// user edits): the first model's layers are searched without divisor pruning, so none finishes at once,
+// and each is stopped after 100 ms.
+void printCancellationLatency(
+    const std::string& model, const arch::Accelerator& acc, search::SearchOptions options)
+{
+    options.divisorsOnly = false;
+    options.boundSkipping = false;
+    double worst = 0;
+    int stopped = 0;
+    for (const cli::SearchLayer& layer : cli::layersFromModel(model, std::nullopt)) {
+        std::stop_source source;
+        std::chrono::steady_clock::time_point requested;
+        std::jthread stopper([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            requested = std::chrono::steady_clock::now();
+            source.request_stop();
+        });
+        search::LayerSearchResult r;
+        try {
+            r = search::searchLayer(layer.op, acc, options, nullptr, source.get_token());
+        } catch (const InputError&) {
+            continue;
+        }
+        const auto returned = std::chrono::steady_clock::now();
+        stopper.join();
+        if (!r.result.cancelled) continue; // finished within 100 ms: nothing to measure
+        ++stopped;
+        worst = std::max(worst, std::chrono::duration<double, std::milli>(returned - requested).count());
+        if (stopped == 5) break;
+    }
+    if (stopped > 0)
+        std::printf("cancellation: %d searches stopped after 100 ms, worst return %.1f ms after the request "
+                    "(target <= 100 ms: %s)\n",
+            stopped, worst, worst <= 100 ? "met" : "not met");
 }
 
 int run(const std::vector<std::string>& argv)
@@ -152,6 +191,7 @@ int run(const std::vector<std::string>& argv)
         std::printf("geomean over every layer instance %.3f\n",
             allCount ? std::exp(allLogSum / static_cast<double>(allCount)) : 0.0);
     }
+    printCancellationLatency(models.front(), acc, options);
     return cli::Ok;
 }
 

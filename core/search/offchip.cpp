@@ -420,12 +420,22 @@ public:
     const std::vector<int>& bestLayout() const { return m_bestLayout; }
     TileCost bestCost() const { return m_best; }
     std::int64_t evaluated() const { return m_evaluated; }
+    bool stopped() const { return m_stopped; }
 
 private:
+    // Checked every 1024 steps: a step costs well under a microsecond, so a stop is seen within a
+    // millisecond without a per-step atomic load.
+    bool stopRequested()
+    {
+        if (!m_stopped && (++m_steps & 1023) == 0) m_stopped = m_options.stop.stop_requested();
+        return m_stopped;
+    }
+
     bool fits() { return bytesOf(m_eval.footprint(m_tile.data()), m_acc, m_options) <= m_acc.l2Bytes; }
 
     void descend(std::size_t depth)
     {
+        if (stopRequested()) return;
         int loop = m_order[depth];
         const auto& cands = m_candidates[std::size_t(loop)];
         if (depth + 1 == m_order.size()) {
@@ -485,7 +495,7 @@ private:
         auto& t = m_tile[std::size_t(loop)];
         std::size_t top = largestFeasible(loop, cands);
         thread_local std::vector<std::int64_t> prev, cur;
-        for (std::size_t i = top + 1; i-- > 0;) {
+        for (std::size_t i = top + 1; i-- > 0 && !stopRequested();) {
             t = cands[i];
             bool evaluate = i == top || !m_lastRunSafe;
             if (m_lastRunSafe) {
@@ -541,6 +551,8 @@ private:
     std::vector<std::int64_t> m_bestTile;
     std::vector<int> m_bestLayout;
     std::int64_t m_evaluated = 0;
+    std::uint64_t m_steps = 0;
+    bool m_stopped = false;
 };
 
 // d cost / d T_l of the smooth cost at `tile`, with the given innermost dimension per tensor.
@@ -694,6 +706,10 @@ OffChipSolution solveOffChip(const ir::PerfectNest& nest, const std::vector<ir::
     Search search(nest, extents, model, acc, options);
     search.run();
     sol.evaluated = search.evaluated();
+    if (search.stopped()) {
+        sol.cancelled = true;
+        return sol;
+    }
     std::vector<int> innermost(model.tensors.size());
     if (search.found()) {
         sol.feasible = true;

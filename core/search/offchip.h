@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <map>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -86,12 +87,15 @@ struct OffChipOptions
     /// Largest level-3 tile per loop (nest order); missing or 0: the extent. The search uses it where
     /// the on-chip cost model can only describe small level-3 tiles of a loop exactly.
     std::vector<std::int64_t> maxTile;
+    /// Requests to stop: the solver returns soon after with `cancelled` set (the app cancels searches).
+    std::stop_token stop;
 };
 
 /// The best off-chip mapping and what the search saw.
 struct OffChipSolution
 {
-    bool feasible = false; ///< false when not even the all-ones tile fits in L2
+    bool feasible = false; ///< false when not even the all-ones tile fits in L2, or when cancelled
+    bool cancelled = false; ///< OffChipOptions::stop was requested before the search finished
     std::vector<std::int64_t> tile; ///< level-3 tile size per loop, in nest order
     std::vector<int> order; ///< level-3 inter-tile loop order: loop indices, outermost first
     std::vector<double> derivatives; ///< d cost / d tile size per loop at the optimum (nest order)

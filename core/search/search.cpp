@@ -45,7 +45,12 @@ LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& a
                     rowLoopChosen = true;
                 }
     }
+    offOptions.stop = stop;
     const OffChipSolution off = solveOffChip(*nest, op.sizes, acc, offOptions);
+    if (off.cancelled) {
+        out.result.cancelled = true;
+        return out;
+    }
     if (!off.feasible) {
         Diagnostic d;
         d.file = op.file;

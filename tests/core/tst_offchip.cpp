@@ -1,4 +1,5 @@
 #include <numeric>
+#include <stop_token>
 
 #include <QTest>
 
@@ -180,6 +181,27 @@ private slots:
         QCOMPARE(again.distinctBlocks, sol.distinctBlocksPerTile);
         QVERIFY(again.fitsL2);
         QVERIFY(sol.evaluated > 0);
+    }
+
+    // A stop requested before (or while) the solver runs ends it with `cancelled` and no solution; the
+    // same problem without a stop is solved.
+    void stopCancels()
+    {
+        const auto nest = conv(64, 64, 56, 56, 3, 3, 1);
+        search::OffChipOptions options;
+        options.divisorsOnly = false;
+        std::stop_source source;
+        source.request_stop();
+        options.stop = source.get_token();
+        const auto stopped = search::solveOffChip(nest, {}, accel(110592, 64), options);
+        QVERIFY(stopped.cancelled);
+        QVERIFY(!stopped.feasible);
+        QVERIFY(stopped.evaluated < 1024);
+        options.stop = {};
+        options.divisorsOnly = true;
+        const auto solved = search::solveOffChip(nest, {}, accel(110592, 64), options);
+        QVERIFY(!solved.cancelled);
+        QVERIFY(solved.feasible);
     }
 
     void maxTileCapsLoops_data()
