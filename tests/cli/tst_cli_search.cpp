@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "cli_runner.h"
+#include "core/workloads/workloads.h"
 
 using clitest::runMarvel;
 
@@ -108,15 +109,7 @@ private slots:
         // `marvel evaluate` (maestro mode) reads it back to the search's numbers.
         QTemporaryDir dir;
         writeFile(dir.filePath("sp.loop"),
-            "operator sp(K = 16, C = 8, Y = 7, X = 7, R = 1, S = 1) {\n"
-            "  for (k = 0; k < K; k++)\n"
-            "    for (c = 0; c < C; c++)\n"
-            "      for (y = 0; y < Y; y++)\n"
-            "        for (x = 0; x < X; x++)\n"
-            "          for (r = 0; r < R; r++)\n"
-            "            for (s = 0; s < S; s++)\n"
-            "              O[k][y][x] += W[k][c][r][s] * I[c][2 * y + r][2 * x + s];\n"
-            "}\n");
+            QByteArray::fromStdString(marvel::workloads::conv2dLoopText(16, 8, 7, 7, 1, 1, 2, 2)));
         const QString mdcPath = dir.filePath("sp.m");
         const auto run = runMarvel(
             {"search", "--op", dir.filePath("sp.loop"), "--hw", kP1, "--json", "--export-mdc", mdcPath});
@@ -139,15 +132,7 @@ private slots:
         // numbers.
         QTemporaryDir dir;
         writeFile(dir.filePath("s2.loop"),
-            "operator s2(K = 16, C = 8, Y = 8, X = 8, R = 3, S = 3) {\n"
-            "  for (k = 0; k < K; k++)\n"
-            "    for (c = 0; c < C; c++)\n"
-            "      for (y = 0; y < Y; y++)\n"
-            "        for (x = 0; x < X; x++)\n"
-            "          for (r = 0; r < R; r++)\n"
-            "            for (s = 0; s < S; s++)\n"
-            "              O[k][y][x] += W[k][c][r][s] * I[c][2 * y + r][2 * x + s];\n"
-            "}\n");
+            QByteArray::fromStdString(marvel::workloads::conv2dLoopText(16, 8, 8, 8, 3, 3, 2, 2)));
         const QString mdcPath = dir.filePath("s2.m");
         const auto run = runMarvel(
             {"search", "--op", dir.filePath("s2.loop"), "--hw", kP1, "--json", "--export-mdc", mdcPath});

@@ -13,6 +13,7 @@
 #include "core/ir/parser.h"
 #include "core/search/onchip_search.h"
 #include "core/search/search.h"
+#include "core/workloads/workloads.h"
 
 using namespace marvel;
 using namespace marvel::search;
@@ -440,16 +441,7 @@ private slots:
         // the top level (TopSpatial form, one row per PE) and MAESTRO counts its MACs exactly; X' keeps
         // level-3 tiles of one row.
         const ir::Operator op
-            = ir::parseOperator("operator sc(K = 16, C = 4, Y = 8, X = 8, R = 3, S = 3) {\n"
-                                "  for (k = 0; k < K; k++)\n"
-                                "    for (c = 0; c < C; c++)\n"
-                                "      for (y = 0; y < Y; y++)\n"
-                                "        for (x = 0; x < X; x++)\n"
-                                "          for (r = 0; r < R; r++)\n"
-                                "            for (s = 0; s < S; s++)\n"
-                                "              O[k][y][x] += W[k][c][r][s] * I[c][2 * y + r][2 * x + s];\n"
-                                "}\n",
-                "sc.loop");
+            = ir::parseOperator(workloads::conv2dLoopText(16, 4, 8, 8, 3, 3, 2, 2), "sc.loop");
         arch::Accelerator acc = smallAccelerator(64);
         acc.l1Bytes = 512;
         acc.l2Bytes = 1 << 16;
