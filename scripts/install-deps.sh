@@ -5,7 +5,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   g++ cmake ninja-build pkg-config file \
-  qt6-base-dev qt6-base-dev-tools libqcustomplot-dev \
+  qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev \
   nlohmann-json3-dev libgraphviz-dev \
   xvfb xauth fonts-dejavu-core clang-format >/dev/null
 echo "install-deps: packages ready"

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "core/cost/costmodel.h"
 #include "core/search/search.h"
 
@@ -11,6 +13,7 @@ class CostModelEvaluator final : public MappingEvaluator
 public:
     CostModelEvaluator(const cost::Problem& problem, const arch::Accelerator& acc, cost::Options options)
         : m_evaluator(problem, acc, options)
+        , m_pes(std::max<std::int64_t>(1, acc.numPes))
         , m_requiredMacs(options.fidelity == cost::Fidelity::Maestro ? problem.analyticMacs() : 0)
     { }
 
@@ -38,6 +41,7 @@ public:
         out.macs = m.macs;
         out.l1Requirement = m.l1SizeReq;
         out.l2Requirement = m.l2SizeReq;
+        out.utilization = m.avgUtilizedPes / static_cast<double>(m_pes);
         return out;
     }
 
@@ -52,6 +56,7 @@ private:
     }
 
     cost::Evaluator m_evaluator;
+    std::int64_t m_pes;
     std::int64_t m_requiredMacs; ///< MACs a mapping must count (maestro fidelity); 0: not checked
     std::vector<cost::Evaluator::DirectiveId> m_ids;
     std::vector<std::pair<std::string, int>> m_dimIds;

@@ -679,6 +679,7 @@ SearchResult Engine::run()
     auto better = [](double a, double b) { return a < b; };
     double incumbent = std::numeric_limits<double>::infinity();
 
+    std::vector<EvaluatedPoint> points; // the batch streamed to the sink
     std::size_t nextTile = 0;
     std::size_t batchEnd = 0;
     std::atomic<std::size_t> cursor{0};
@@ -742,6 +743,12 @@ SearchResult Engine::run()
         }
         std::sort(merged.begin(), merged.end(),
             [](const Evaluated& a, const Evaluated& b) { return a.index < b.index; });
+        if (m_sink && !merged.empty()) {
+            points.clear();
+            for (const Evaluated& ev : merged)
+                points.push_back({ev.index, ev.metrics.runtime, ev.metrics.energy, ev.metrics.utilization});
+            m_sink->onEvaluated(points);
+        }
         bool frontChanged = false;
         for (const Evaluated& ev : merged) {
             ++m_evaluated;

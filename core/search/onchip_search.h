@@ -37,6 +37,7 @@ struct Metrics
     std::int64_t macs = 0;
     std::int64_t l1Requirement = 0; ///< elements per PE
     std::int64_t l2Requirement = 0; ///< elements
+    double utilization = 0.0; ///< average busy PEs over the configured PEs, 0..1
     double edp() const { return static_cast<double>(runtime) * energy; }
 };
 
@@ -132,12 +133,25 @@ struct Progress
     double etaSeconds = 0.0; ///< upper estimate: as if nothing more were skipped
 };
 
+/// One evaluated mapping as a live plot needs it: the numbers only, in candidate order. The mapping of
+/// a front point arrives with onParetoUpdate; `index` links the two.
+struct EvaluatedPoint
+{
+    std::uint64_t index = 0;
+    std::int64_t runtime = 0; ///< cycles
+    double energy = 0.0; ///< MAC units
+    double utilization = 0.0; ///< 0..1
+};
+
 /// Receives progress and Pareto updates from the searching thread (never concurrently).
 class SearchSink
 {
 public:
     virtual ~SearchSink() = default;
     virtual void onProgress(const Progress&) { }
+    /// Every mapping of a batch that the cost model evaluated and that fits the buffers (when the
+    /// capacity checks are on), after the batch; called only by searches that have a sink.
+    virtual void onEvaluated(std::span<const EvaluatedPoint>) { }
     /// The whole current front after a batch that changed it.
     virtual void onParetoUpdate(std::span<const Candidate>) { }
 };
