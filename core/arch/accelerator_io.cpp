@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/mdc/maestro_lexer.h"
+#include "core/util/json_fields.h"
 #include "core/util/json_text.h"
 #include "core/util/text_file.h"
 
@@ -44,118 +45,6 @@ Diagnostic locError(const std::string& file, SourceLoc loc, std::string message)
     d.message = std::move(message);
     return d;
 }
-
-class JsonFields
-{
-public:
-    JsonFields(const json& object, std::string file, std::string prefix)
-        : m_object(object)
-        , m_file(std::move(file))
-        , m_prefix(std::move(prefix))
-    { }
-
-    void integer(const char* key, std::int64_t& out, bool required = false)
-    {
-        const json* v = find(key, required);
-        if (!v) return;
-        if (v->is_number_integer()
-            && !(v->is_number_unsigned() && v->get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
-            out = v->get<std::int64_t>();
-        else if (v->is_number_unsigned())
-            error(key, "is out of range");
-        else if (v->is_number_float() && isWholeNumber(v->get<double>()))
-            out = static_cast<std::int64_t>(v->get<double>());
-        else
-            error(key, "must be an integer, not " + describe(*v));
-    }
-
-    void real(const char* key, double& out)
-    {
-        if (const json* v = find(key, false)) {
-            if (v->is_number())
-                out = v->get<double>();
-            else
-                error(key, "must be a number, not " + describe(*v));
-        }
-    }
-
-    void boolean(const char* key, bool& out)
-    {
-        if (const json* v = find(key, false)) {
-            if (v->is_boolean())
-                out = v->get<bool>();
-            else
-                error(key, "must be true or false, not " + describe(*v));
-        }
-    }
-
-    void string(const char* key, std::string& out)
-    {
-        if (const json* v = find(key, false)) {
-            if (v->is_string())
-                out = v->get<std::string>();
-            else
-                error(key, "must be a string, not " + describe(*v));
-        }
-    }
-
-    /// The sub-object `key`, or null (with an error when it is present but not an object).
-    const json* object(const char* key)
-    {
-        const json* v = find(key, false);
-        if (v && !v->is_object()) {
-            error(key, "must be an object, not " + describe(*v));
-            return nullptr;
-        }
-        return v;
-    }
-
-    /// Reports every member not in `known`.
-    void rejectUnknown(std::initializer_list<std::string_view> known)
-    {
-        for (const auto& [key, value] : m_object.items()) {
-            bool ok = false;
-            for (auto k : known)
-                ok = ok || k == key;
-            if (!ok) m_diagnostics.push_back(fieldError(m_file, m_prefix + key, "unknown field"));
-        }
-    }
-
-    std::vector<Diagnostic>& diagnostics() { return m_diagnostics; }
-
-private:
-    static bool isWholeNumber(double d)
-    {
-        // 1e3 is written by some tools for 1000; 1.5 is a mistake.
-        return std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15;
-    }
-
-    static std::string describe(const json& v)
-    {
-        if (v.is_number_float()) return "the number " + v.dump();
-        return std::string(v.type_name()) + (v.is_string() ? " \"" + v.get<std::string>() + "\"" : "");
-    }
-
-    const json* find(const char* key, bool required)
-    {
-        const auto it = m_object.find(key);
-        if (it == m_object.end()) {
-            if (required) error(key, "missing required field");
-            return nullptr;
-        }
-        return &*it;
-    }
-
-    void error(const char* key, std::string message)
-    {
-        m_diagnostics.push_back(fieldError(m_file, m_prefix + key, std::move(message)));
-    }
-
-    const json& m_object;
-    std::string m_file;
-    std::string m_prefix;
-    std::vector<Diagnostic> m_diagnostics;
-};
 
 // The MAESTRO hardware keys, each with the Accelerator member it sets and the JSON field name that
 // validate() reports for that member (so validation errors can point at the key in the .m file).
@@ -251,9 +140,17 @@ Accelerator readAcceleratorJson(std::string_view text, const std::string& fileNa
 {
     const json root = parseJsonText(text, fileName);
     if (!root.is_object()) throw InputError(fieldError(fileName, "", "an accelerator must be a JSON object"));
+    return acceleratorFromJson(root, fileName);
+}
 
+Accelerator acceleratorFromJson(
+    const nlohmann::json& root, const std::string& fileName, const std::string& prefix)
+{
+    if (!root.is_object())
+        throw InputError(fieldError(fileName, prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1),
+            "an accelerator must be a JSON object, not " + JsonFields::describe(root)));
     Accelerator acc;
-    JsonFields fields(root, fileName, "");
+    JsonFields fields(root, fileName, prefix);
     fields.rejectUnknown(
         {"schema_version", "name", "num_pes", "l1_bytes", "l2_bytes", "noc_bandwidth_elements_per_cycle",
             "noc_latency_cycles", "offchip_bandwidth_elements_per_cycle", "clock_mhz", "dram_block_bytes",
@@ -261,9 +158,9 @@ Accelerator readAcceleratorJson(std::string_view text, const std::string& fileNa
     std::int64_t schema = kSchemaVersion;
     fields.integer("schema_version", schema);
     if (schema != kSchemaVersion)
-        fields.diagnostics().push_back(fieldError(fileName, "schema_version",
+        fields.error("schema_version",
             "unsupported version " + std::to_string(schema) + " (this program reads "
-                + std::to_string(kSchemaVersion) + ")"));
+                + std::to_string(kSchemaVersion) + ")");
     fields.string("name", acc.name);
     fields.integer("num_pes", acc.numPes, true);
     fields.integer("l1_bytes", acc.l1Bytes);
@@ -280,7 +177,7 @@ Accelerator readAcceleratorJson(std::string_view text, const std::string& fileNa
     const json* energy = fields.object("energy");
     std::vector<Diagnostic> diagnostics = std::move(fields.diagnostics());
     if (energy) {
-        JsonFields e(*energy, fileName, "energy.");
+        JsonFields e(*energy, fileName, prefix + "energy.");
         e.rejectUnknown({"mac", "l1_access", "l2_access", "mac_energy_nj"});
         e.real("mac", acc.energy.mac);
         e.real("l1_access", acc.energy.l1Access);
@@ -293,6 +190,11 @@ Accelerator readAcceleratorJson(std::string_view text, const std::string& fileNa
 }
 
 std::string writeAcceleratorJson(const Accelerator& acc)
+{
+    return acceleratorToJson(acc).dump(2) + "\n";
+}
+
+nlohmann::ordered_json acceleratorToJson(const Accelerator& acc)
 {
     // ordered_json keeps the documented field order, so files diff well.
     nlohmann::ordered_json j;
@@ -312,7 +214,7 @@ std::string writeAcceleratorJson(const Accelerator& acc)
     j["spatial_reduction"] = acc.spatialReduction;
     j["energy"] = {{"mac", acc.energy.mac}, {"l1_access", acc.energy.l1Access},
         {"l2_access", acc.energy.l2Access}, {"mac_energy_nj", acc.energy.macEnergyNanojoule}};
-    return j.dump(2) + "\n";
+    return j;
 }
 
 Accelerator readMaestroHardware(std::string_view text, const std::string& fileName)
@@ -386,29 +288,7 @@ void saveAccelerator(const Accelerator& acc, const std::string& path)
         throw InputError(
             fieldError(path, "", "unknown accelerator file type '" + ext + "' (expected .json or .m)"));
 
-    namespace fs = std::filesystem;
-    const fs::path target(path);
-    fs::path temp = target;
-    temp += ".tmp";
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        if (!out) throw InputError(fieldError(path, "", "cannot write file"));
-        out << text;
-        out.flush();
-        if (!out) {
-            out.close();
-            std::error_code ignored;
-            fs::remove(temp, ignored);
-            throw InputError(fieldError(path, "", "cannot write file"));
-        }
-    }
-    std::error_code ec;
-    fs::rename(temp, target, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(temp, ignored);
-        throw InputError(fieldError(path, "", "cannot replace file: " + ec.message()));
-    }
+    writeTextFileAtomically(path, text);
 }
 
 bool sameParameters(const Accelerator& a, const Accelerator& b)

@@ -24,6 +24,7 @@
 // for (clock, DRAM block, word size, SIMD lanes, energies) take the Accelerator defaults. MAESTRO
 // counts buffer sizes in elements; the file's sizes are read as bytes at 1 byte per element.
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
@@ -34,8 +35,14 @@ namespace marvel::arch {
 /// Parses the project's JSON accelerator format. Structural problems (syntax, unknown field, wrong
 /// type) throw InputError naming `fileName` and the field or line:col; values are not validated.
 Accelerator readAcceleratorJson(std::string_view text, const std::string& fileName);
+/// The same from an already parsed JSON value (an accelerator embedded in another file, such as a
+/// project): every field path in the diagnostics starts with `fieldPrefix` (e.g. "accelerator.").
+Accelerator acceleratorFromJson(
+    const nlohmann::json& object, const std::string& fileName, const std::string& fieldPrefix = {});
 /// Every field, in the order documented above; parses back to an equal Accelerator.
 std::string writeAcceleratorJson(const Accelerator& acc);
+/// The object writeAcceleratorJson prints (field order kept), for embedding in another JSON file.
+nlohmann::ordered_json acceleratorToJson(const Accelerator& acc);
 
 /// Parses a MAESTRO hardware file; throws InputError with `file:line:col: ...` on unknown keys and
 /// non-numeric values. The name is left empty (the file has none). Values are not validated.

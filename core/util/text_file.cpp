@@ -29,4 +29,27 @@ std::string readTextFile(const std::string& path)
     return text;
 }
 
+void writeTextFileAtomically(const std::string& path, std::string_view text, const std::string& what)
+{
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    fs::path temp = target;
+    temp += ".tmp";
+    auto fail = [&](const std::string& reason) {
+        std::error_code ignored;
+        fs::remove(temp, ignored);
+        throw InputError(Diagnostic{path, {}, {}, "cannot write " + what + reason});
+    };
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        if (!out) fail("");
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        out.close();
+        if (!out) fail("");
+    }
+    std::error_code ec;
+    fs::rename(temp, target, ec);
+    if (ec) fail(": " + ec.message());
+}
+
 } // namespace marvel

@@ -1,0 +1,367 @@
+#include "core/project/project.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/arch/accelerator_io.h"
+#include "core/ir/parser.h"
+#include "core/util/json_fields.h"
+#include "core/util/json_text.h"
+#include "core/util/text_file.h"
+
+namespace marvel::project {
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr unsigned kMaxThreads = 1024;
+
+Diagnostic fieldError(const std::string& file, std::string field, std::string message)
+{
+    Diagnostic d;
+    d.file = file;
+    d.field = std::move(field);
+    d.message = std::move(message);
+    return d;
+}
+
+void append(std::vector<Diagnostic>& to, const std::vector<Diagnostic>& from)
+{
+    to.insert(to.end(), from.begin(), from.end());
+}
+
+void readWorkload(
+    const json& object, const std::string& file, ProjectWorkload& out, std::vector<Diagnostic>& problems)
+{
+    JsonFields fields(object, file, "workload.");
+    std::string kind;
+    fields.string("kind", kind, true);
+    if (kind == "operator") {
+        out.kind = ProjectWorkload::Kind::Operator;
+        fields.rejectUnknown({"kind", "text", "file"});
+        fields.string("text", out.text, true);
+        fields.string("file", out.file);
+    } else if (kind == "model") {
+        out.kind = ProjectWorkload::Kind::Model;
+        fields.rejectUnknown({"kind", "model", "layer"});
+        fields.string("model", out.model, true);
+        if (object.contains("model") && object["model"].is_string() && out.model.empty())
+            fields.error("model", "must name a built-in model or a model file");
+        fields.string("layer", out.layer);
+    } else if (object.contains("kind") && object["kind"].is_string()) {
+        fields.error("kind", "must be \"operator\" or \"model\", not \"" + kind + "\"");
+    }
+    append(problems, fields.diagnostics());
+}
+
+void readSearch(const json& object, const std::string& file, search::SearchOptions& out,
+    std::vector<Diagnostic>& problems)
+{
+    JsonFields fields(object, file, "search.");
+    fields.rejectUnknown({"objective", "fidelity", "pe_util_bound", "divisors_only", "l1_check", "l2_check",
+        "bound_skipping", "threads"});
+    std::string objective;
+    if (fields.member("objective")) {
+        fields.string("objective", objective);
+        if (object["objective"].is_string()) {
+            if (auto parsed = search::objectiveFromString(objective))
+                out.objective = *parsed;
+            else
+                fields.error(
+                    "objective", "must be \"runtime\", \"energy\" or \"edp\", not \"" + objective + "\"");
+        }
+    }
+    std::string fidelity;
+    if (fields.member("fidelity")) {
+        fields.string("fidelity", fidelity);
+        if (fidelity == "maestro")
+            out.fidelity = search::Fidelity::Maestro;
+        else if (fidelity == "corrected")
+            out.fidelity = search::Fidelity::Corrected;
+        else if (object["fidelity"].is_string())
+            fields.error("fidelity", "must be \"maestro\" or \"corrected\", not \"" + fidelity + "\"");
+    }
+    double bound = out.peUtilizationBound;
+    fields.real("pe_util_bound", bound);
+    if (!(bound >= 0.0 && bound <= 1.0))
+        fields.error("pe_util_bound", "must be between 0 and 1 (got " + json(bound).dump() + ")");
+    else
+        out.peUtilizationBound = bound;
+    fields.boolean("divisors_only", out.divisorsOnly);
+    fields.boolean("l1_check", out.l1Capacity);
+    fields.boolean("l2_check", out.l2Capacity);
+    fields.boolean("bound_skipping", out.boundSkipping);
+    std::int64_t threads = out.threads;
+    fields.integer("threads", threads);
+    if (threads < 0 || threads > std::int64_t(kMaxThreads))
+        fields.error("threads",
+            "must be between 0 (every core) and " + std::to_string(kMaxThreads) + " (got "
+                + std::to_string(threads) + ")");
+    else
+        out.threads = static_cast<unsigned>(threads);
+    append(problems, fields.diagnostics());
+}
+
+void readSelectedMapping(
+    const json& object, const std::string& file, SelectedMapping& out, std::vector<Diagnostic>& problems)
+{
+    JsonFields fields(object, file, "selected_mapping.");
+    fields.rejectUnknown(
+        {"layer", "loops", "level2_order", "level3_order", "layouts", "level2_form", "active_pes"});
+    fields.string("layer", out.layer);
+    if (const json* loops = fields.member("loops"); loops && loops->is_array())
+        for (std::size_t i = 0; i < loops->size(); ++i)
+            if ((*loops)[i].is_object()) {
+                JsonFields loop((*loops)[i], file, "selected_mapping.loops[" + std::to_string(i) + "].");
+                loop.rejectUnknown({"dim", "iterator", "extent", "level1", "level2", "level3",
+                    "window_stride", "parallelism"});
+                append(problems, loop.diagnostics());
+            }
+    append(problems, fields.diagnostics());
+    try {
+        out.mapping = mapping::mappingFromJson(object);
+    } catch (const InputError& e) {
+        // mappingFromJson names its fields "mapping.loops[0].level1"; in a project they live under
+        // "selected_mapping".
+        for (Diagnostic d : e.diagnostics()) {
+            d.file = file;
+            const std::string_view prefix = "mapping";
+            if (d.field.starts_with(prefix)) d.field.erase(0, prefix.size());
+            d.field = "selected_mapping" + d.field;
+            problems.push_back(std::move(d));
+        }
+    }
+}
+
+std::string lower(std::string_view text)
+{
+    std::string out(text);
+    for (char& c : out)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+std::string layerNames(const workloads::Workload& w)
+{
+    std::string names;
+    for (const workloads::WorkloadLayer& l : w.layers)
+        names += (names.empty() ? "" : ", ") + l.name;
+    return names;
+}
+
+} // namespace
+
+Project readProject(std::string_view text, const std::string& fileName)
+{
+    const json root = parseJsonText(text, fileName);
+    if (!root.is_object())
+        throw InputError(
+            fieldError(fileName, "", "a project must be a JSON object, not " + JsonFields::describe(root)));
+
+    JsonFields fields(root, fileName, "");
+    std::int64_t schema = 0;
+    fields.integer("schema_version", schema, true);
+    if (!fields.diagnostics().empty()) throw InputError(std::move(fields.diagnostics()));
+    if (schema > kSchemaVersion)
+        // Its other fields may be valid in the newer schema: this is the one thing to say.
+        throw InputError(fieldError(fileName, "schema_version",
+            "written by a newer Marvel Studio (schema " + std::to_string(schema)
+                + "); this version reads schema " + std::to_string(kSchemaVersion)));
+    if (schema < kSchemaVersion)
+        fields.error("schema_version",
+            "unsupported version " + std::to_string(schema) + " (this version reads schema "
+                + std::to_string(kSchemaVersion) + ")");
+
+    Project project;
+    const fs::path folder = fs::path(fileName).parent_path();
+    project.baseDir = folder.empty() ? std::string() : folder.string();
+    fields.rejectUnknown({"schema_version", "workload", "accelerator", "search", "selected_mapping"});
+    const json* workload = fields.object("workload", true);
+    const json* accelerator = fields.member("accelerator", true);
+    const json* searchSettings = fields.object("search");
+    const json* selected = fields.object("selected_mapping");
+    std::vector<Diagnostic> problems = std::move(fields.diagnostics());
+
+    if (workload) readWorkload(*workload, fileName, project.workload, problems);
+    if (accelerator) {
+        try {
+            project.accelerator = arch::acceleratorFromJson(*accelerator, fileName, "accelerator.");
+        } catch (const InputError& e) {
+            append(problems, e.diagnostics());
+        }
+    }
+    if (searchSettings) readSearch(*searchSettings, fileName, project.search, problems);
+    if (selected) {
+        SelectedMapping s;
+        readSelectedMapping(*selected, fileName, s, problems);
+        if (project.workload.kind == ProjectWorkload::Kind::Model && !project.workload.layer.empty()
+            && !s.layer.empty() && s.layer != project.workload.layer)
+            problems.push_back(fieldError(fileName, "selected_mapping.layer",
+                "is '" + s.layer + "' but the project maps layer '" + project.workload.layer + "'"));
+        project.selectedMapping = std::move(s);
+    }
+    if (!problems.empty()) throw InputError(std::move(problems));
+    return project;
+}
+
+std::string writeProject(const Project& project)
+{
+    nlohmann::ordered_json j;
+    j["schema_version"] = kSchemaVersion;
+    nlohmann::ordered_json w;
+    const ProjectWorkload& pw = project.workload;
+    if (pw.kind == ProjectWorkload::Kind::Operator) {
+        w["kind"] = "operator";
+        w["text"] = pw.text;
+        if (!pw.file.empty()) w["file"] = pw.file;
+    } else {
+        w["kind"] = "model";
+        w["model"] = pw.model;
+        if (!pw.layer.empty()) w["layer"] = pw.layer;
+    }
+    j["workload"] = std::move(w);
+    j["accelerator"] = arch::acceleratorToJson(project.accelerator);
+    const search::SearchOptions& s = project.search;
+    nlohmann::ordered_json settings;
+    settings["objective"] = search::toString(s.objective);
+    settings["fidelity"] = s.fidelity == search::Fidelity::Corrected ? "corrected" : "maestro";
+    settings["pe_util_bound"] = s.peUtilizationBound;
+    settings["divisors_only"] = s.divisorsOnly;
+    settings["l1_check"] = s.l1Capacity;
+    settings["l2_check"] = s.l2Capacity;
+    settings["bound_skipping"] = s.boundSkipping;
+    settings["threads"] = s.threads;
+    j["search"] = std::move(settings);
+    if (project.selectedMapping) {
+        nlohmann::ordered_json m;
+        if (!project.selectedMapping->layer.empty()) m["layer"] = project.selectedMapping->layer;
+        // mapping::toJson's own keys (alphabetical: a plain json object) after the layer.
+        const json mappingJson = mapping::toJson(project.selectedMapping->mapping);
+        for (const auto& [key, value] : mappingJson.items())
+            m[key] = value;
+        j["selected_mapping"] = std::move(m);
+    }
+    return j.dump(2) + "\n";
+}
+
+Project loadProject(const std::string& path)
+{
+    Project project = readProject(readTextFile(path), path);
+    std::vector<Diagnostic> problems = arch::validate(project.accelerator);
+    for (Diagnostic& d : problems) {
+        d.file = path;
+        d.field = "accelerator." + d.field;
+    }
+    if (!problems.empty()) throw InputError(std::move(problems));
+    return project;
+}
+
+void saveProject(const Project& project, const std::string& path)
+{
+    const ProjectWorkload& w = project.workload;
+    if (w.kind == ProjectWorkload::Kind::Model && !project.baseDir.empty() && !w.model.empty()
+        && !isBuiltinModel(w.model) && fs::path(w.model).is_relative()) {
+        // The path is relative to the folder the project came from; keep it naming the same file.
+        std::error_code fromError, toError;
+        const fs::path from = fs::weakly_canonical(fs::absolute(project.baseDir), fromError);
+        const fs::path to = fs::weakly_canonical(fs::absolute(fs::path(path)).parent_path(), toError);
+        if (!fromError && !toError && from != to) {
+            Project moved = project;
+            const fs::path target = (from / w.model).lexically_normal();
+            const fs::path relative = target.lexically_relative(to);
+            moved.workload.model = (relative.empty() ? target : relative).generic_string();
+            writeTextFileAtomically(path, writeProject(moved), "the project file");
+            return;
+        }
+    }
+    writeTextFileAtomically(path, writeProject(project), "the project file");
+}
+
+bool isBuiltinModel(std::string_view model)
+{
+    const std::vector<std::string> names = workloads::builtinWorkloadNames();
+    return std::find(names.begin(), names.end(), lower(model)) != names.end();
+}
+
+std::string resolvedModelPath(const Project& project)
+{
+    const ProjectWorkload& w = project.workload;
+    if (w.kind != ProjectWorkload::Kind::Model) return {};
+    if (isBuiltinModel(w.model) || project.baseDir.empty() || fs::path(w.model).is_absolute()) return w.model;
+    return (fs::path(project.baseDir) / w.model).string();
+}
+
+workloads::Workload loadProjectWorkload(const Project& project, const std::string& fileName)
+{
+    const ProjectWorkload& w = project.workload;
+    if (w.kind == ProjectWorkload::Kind::Operator) {
+        ir::Operator op;
+        try {
+            op = ir::parseOperator(w.text, fileName);
+        } catch (const InputError& e) {
+            // The text's line:col are not the project file's: say so in the message.
+            std::vector<Diagnostic> problems;
+            for (const Diagnostic& d : e.diagnostics()) {
+                std::string where;
+                if (d.loc.line > 0)
+                    where = "line " + std::to_string(d.loc.line)
+                        + (d.loc.column > 0 ? ":" + std::to_string(d.loc.column) : "") + ": ";
+                problems.push_back(fieldError(fileName, "workload.text", where + d.message));
+            }
+            throw InputError(std::move(problems));
+        }
+        workloads::Workload out;
+        out.name = op.name;
+        workloads::WorkloadLayer layer;
+        layer.name = op.name;
+        layer.op = std::move(op);
+        out.layers.push_back(std::move(layer));
+        return out;
+    }
+
+    const std::string path = resolvedModelPath(project);
+    std::error_code ec;
+    if (!isBuiltinModel(w.model) && !fs::is_regular_file(path, ec)) {
+        std::string known;
+        for (const std::string& k : workloads::builtinWorkloadNames())
+            known += (known.empty() ? "" : ", ") + k;
+        throw InputError(fieldError(fileName, "workload.model",
+            "'" + w.model + "' is neither a built-in model (" + known + ") nor a model file"
+                + (path != w.model ? " (looked for " + path + ")" : std::string())));
+    }
+    workloads::Workload model = workloads::loadWorkload(path);
+    if (w.layer.empty()) return model;
+    const auto it = std::find_if(model.layers.begin(), model.layers.end(),
+        [&](const workloads::WorkloadLayer& l) { return l.name == w.layer; });
+    if (it == model.layers.end())
+        throw InputError(fieldError(fileName, "workload.layer",
+            "model '" + model.name + "' has no layer '" + w.layer + "' (layers: " + layerNames(model) + ")"));
+    workloads::Workload one;
+    one.name = model.name;
+    one.layers.push_back(std::move(*it));
+    return one;
+}
+
+const workloads::WorkloadLayer& selectedLayer(
+    const Project& project, const workloads::Workload& workload, const std::string& fileName)
+{
+    if (!project.selectedMapping)
+        throw InputError(fieldError(fileName, "selected_mapping", "the project has no selected mapping"));
+    const std::string& name = project.selectedMapping->layer;
+    if (name.empty()) {
+        if (workload.layers.size() == 1) return workload.layers.front();
+        throw InputError(fieldError(fileName, "selected_mapping.layer",
+            "missing: model '" + workload.name + "' has " + std::to_string(workload.layers.size())
+                + " layers; name the one the mapping belongs to (" + layerNames(workload) + ")"));
+    }
+    for (const workloads::WorkloadLayer& l : workload.layers)
+        if (l.name == name) return l;
+    throw InputError(fieldError(fileName, "selected_mapping.layer",
+        "'" + name + "' is not a layer of the project's workload (layers: " + layerNames(workload) + ")"));
+}
+
+} // namespace marvel::project
