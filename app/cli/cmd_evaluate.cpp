@@ -1,65 +1,162 @@
-// `marvel evaluate --hw FILE --mapping FILE`: the MDC cost model on every layer of a MAESTRO mapping file.
+// `marvel evaluate --hw FILE --mapping FILE`: the MDC cost model on every layer of a MAESTRO mapping file;
+// `marvel evaluate --project FILE`: on a Marvel Studio project's selected mapping.
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "app/cli/command.h"
+#include "app/cli/search_common.h"
 #include "core/arch/accelerator_io.h"
 #include "core/cost/costmodel.h"
+#include "core/cost/problem.h"
 #include "core/cost/report.h"
+#include "core/ir/operator.h"
 #include "core/mdc/maestro_io.h"
+#include "core/project/project.h"
 
 namespace {
 
 int run(const std::vector<std::string>& argv);
 
 const marvel::cli::Command kCommand{"evaluate",
-    "evaluate every layer of a MAESTRO mapping file with the MDC cost model",
-    "usage: marvel evaluate --hw FILE --mapping FILE [--format table|csv|json] [--fidelity "
-    "maestro|corrected]\n\n"
+    "evaluate a MAESTRO mapping file's layers or a project's selected mapping with the MDC cost model",
+    "usage: marvel evaluate (--hw FILE --mapping FILE | --project FILE.json [--hw FILE])\n"
+    "                       [--format table|csv|json] [--fidelity maestro|corrected]\n\n"
     "  --hw FILE         accelerator: MAESTRO hardware file (.m) or JSON (.json)\n"
     "  --mapping FILE    MAESTRO mapping file (Network / Layer / Dimensions / Dataflow)\n"
+    "  --project FILE    a Marvel Studio project: its selected mapping on its accelerator (--hw overrides\n"
+    "                    it), with the project's fidelity unless --fidelity is given; the same numbers as\n"
+    "                    the mapping exported to a MAESTRO file\n"
     "  --format F        table (default), csv (header + one row per layer, columns named as in\n"
     "                    MAESTRO's reference layers.csv) or json (array of objects)\n"
     "  --fidelity F      maestro (default: reproduces MAESTRO, quirks included) or corrected\n\n"
-    "exit status: 0 every layer evaluated, 2 input error (bad file, invalid mapping)",
+    "exit status: 0 every layer evaluated, 2 input error (bad file, invalid mapping, a project without\n"
+    "a selected mapping)",
     run};
 
-std::string csvField(const std::string& s)
+marvel::Diagnostic projectError(const std::string& file, std::string field, std::string message)
 {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s)
-        q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
+    marvel::Diagnostic d;
+    d.file = file;
+    d.field = std::move(field);
+    d.message = std::move(message);
+    return d;
+}
+
+// The project's selected mapping on `acc`: one layer of a MAESTRO network when the layer has a MAESTRO
+// type, so that the output is that of `marvel evaluate --mapping` on the exported file; otherwise the
+// cost model on the operator itself (what the search evaluates). Throws InputError naming the project
+// file and the field.
+std::vector<marvel::cost::LayerEvaluation> evaluateProject(const marvel::project::Project& proj,
+    const std::string& path, const marvel::arch::Accelerator& acc, const marvel::cost::Options& options)
+{
+    using namespace marvel;
+    if (!proj.selectedMapping)
+        throw InputError(projectError(path, "selected_mapping",
+            "the project has no selected mapping (select one in Marvel Studio, or evaluate a mapping "
+            "file with --mapping)"));
+    const workloads::Workload workload = project::loadProjectWorkload(proj, path);
+    const workloads::WorkloadLayer& layer = project::selectedLayer(proj, workload, path);
+    const mapping::LoopNestMapping& m = proj.selectedMapping->mapping;
+
+    const auto nest = ir::perfectNest(layer.op);
+    if (!nest)
+        throw InputError(projectError(
+            path, "workload", "layer '" + layer.name + "' is not a perfect loop nest: it has no mapping"));
+    const cost::Problem problem = cost::fromOperator(layer.op);
+    // The mapping must map this layer's loops, in nest order, with their extents.
+    const search::LayerSpace space
+        = search::makeLayerSpace(*nest, search::wholeDimensions(problem), layer.name);
+    std::vector<Diagnostic> problems;
+    std::string loops;
+    for (const mapping::MappedLoop& l : space.loops)
+        loops += (loops.empty() ? "" : ", ") + l.dim + " " + std::to_string(l.extent);
+    if (m.loops.size() != space.loops.size())
+        problems.push_back(projectError(path, "selected_mapping.loops",
+            "maps " + std::to_string(m.loops.size()) + " loops but layer '" + layer.name + "' has "
+                + std::to_string(space.loops.size()) + " (" + loops + ")"));
+    for (std::size_t i = 0; i < m.loops.size() && i < space.loops.size(); ++i) {
+        const std::string at = "selected_mapping.loops[" + std::to_string(i) + "]";
+        if (m.loops[i].dim != space.loops[i].dim)
+            problems.push_back(projectError(path, at + ".dim",
+                "is '" + m.loops[i].dim + "' but loop " + std::to_string(i) + " of layer '" + layer.name
+                    + "' is '" + space.loops[i].dim + "' (" + loops + ")"));
+        else if (m.loops[i].extent != space.loops[i].extent)
+            problems.push_back(projectError(path, at + ".extent",
+                "is " + std::to_string(m.loops[i].extent) + " but loop " + m.loops[i].dim + " of layer '"
+                    + layer.name + "' has " + std::to_string(space.loops[i].extent) + " iterations"));
+    }
+    if (problems.empty())
+        for (Diagnostic d : mapping::validate(m, &acc)) {
+            d.file = path;
+            d.field = "selected_mapping." + d.field;
+            problems.push_back(std::move(d));
+        }
+    if (!problems.empty()) throw InputError(std::move(problems));
+
+    mdc::Dataflow dataflow;
+    try {
+        dataflow = mapping::toMdc(m, acc);
+    } catch (const InputError& e) {
+        for (Diagnostic d : e.diagnostics()) {
+            d.file = path;
+            d.field = "selected_mapping" + (d.field.empty() ? std::string() : "." + d.field);
+            problems.push_back(std::move(d));
+        }
+        throw InputError(std::move(problems));
+    }
+    if (std::optional<mdc::Layer> maestro = cost::toMaestroLayer(problem, dataflow)) {
+        maestro->name = layer.name;
+        return cost::evaluateNetwork(mdc::Network{layer.name, {std::move(*maestro)}}, acc, options, path);
+    }
+    cost::LayerEvaluation out;
+    out.layerName = layer.name;
+    out.result = cost::Evaluator(problem, acc, options).evaluate(dataflow);
+    out.ok = true;
+    return {std::move(out)};
 }
 
 int run(const std::vector<std::string>& argv)
 {
     using namespace marvel;
-    cli::Args args(argv, {"hw", "mapping", "format", "fidelity"}, {});
+    cli::Args args(argv, {"hw", "mapping", "project", "format", "fidelity"}, {});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
         return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
-    if (!args.has("hw") || !args.has("mapping"))
-        return cli::usageError(kCommand, "--hw and --mapping are required");
+    if (args.has("project") && args.has("mapping"))
+        return cli::usageError(kCommand, "give --mapping or --project, not both");
+    if (!args.has("project") && (!args.has("hw") || !args.has("mapping")))
+        return cli::usageError(kCommand, "--hw and --mapping are required (or --project)");
     std::string format = args.valueOr("format", "table");
     if (format != "table" && format != "csv" && format != "json")
         return cli::usageError(kCommand, "--format must be table, csv or json");
-    std::string fidelity = args.valueOr("fidelity", "maestro");
-    if (fidelity != "maestro" && fidelity != "corrected")
+    if (auto f = args.value("fidelity"); f && *f != "maestro" && *f != "corrected")
         return cli::usageError(kCommand, "--fidelity must be maestro or corrected");
-    cost::Options options;
-    options.fidelity = fidelity == "corrected" ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
 
     std::vector<cost::LayerEvaluation> layers;
     try {
-        arch::Accelerator acc = arch::loadAccelerator(*args.value("hw"));
-        std::string mappingPath = *args.value("mapping");
-        mdc::Network net = mdc::readMaestroMappingFile(mappingPath);
-        if (net.layers.empty()) throw InputError(Diagnostic{mappingPath, {}, {}, "the file has no layer"});
-        layers = cost::evaluateNetwork(net, acc, options, mappingPath);
+        cost::Options options;
+        if (auto path = args.value("project")) {
+            const project::Project proj = project::loadProject(*path);
+            const arch::Accelerator acc
+                = args.has("hw") ? arch::loadAccelerator(*args.value("hw")) : proj.accelerator;
+            // The project's fidelity, unless --fidelity says otherwise.
+            std::string fidelity
+                = proj.search.fidelity == search::Fidelity::Corrected ? "corrected" : "maestro";
+            fidelity = args.valueOr("fidelity", fidelity);
+            options.fidelity = fidelity == "corrected" ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
+            layers = evaluateProject(proj, *path, acc, options);
+        } else {
+            options.fidelity = args.valueOr("fidelity", "maestro") == "corrected" ? cost::Fidelity::Corrected
+                                                                                  : cost::Fidelity::Maestro;
+            arch::Accelerator acc = arch::loadAccelerator(*args.value("hw"));
+            std::string mappingPath = *args.value("mapping");
+            mdc::Network net = mdc::readMaestroMappingFile(mappingPath);
+            if (net.layers.empty())
+                throw InputError(Diagnostic{mappingPath, {}, {}, "the file has no layer"});
+            layers = cost::evaluateNetwork(net, acc, options, mappingPath);
+        }
     } catch (const InputError& e) {
         std::cerr << "marvel evaluate: " << formatDiagnostics(e.diagnostics());
         return cli::InputError;
@@ -82,7 +179,7 @@ int run(const std::vector<std::string>& argv)
             std::cout << ',' << v.name;
         std::cout << '\n';
         for (size_t i = 0; i < rows.size(); ++i) {
-            std::cout << csvField(layers[i].layerName);
+            std::cout << cli::csvField(layers[i].layerName);
             for (const auto& v : rows[i])
                 std::cout << ',' << v.text();
             std::cout << '\n';

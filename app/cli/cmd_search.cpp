@@ -1,5 +1,6 @@
 // `marvel search`: the decoupled off-chip/on-chip mapping search of an operator or of every layer of a
-// model (issue 4), with a progress bar, JSON output and a MAESTRO mapping export.
+// model (issue 4) or of a project's workload, with a progress bar, JSON output, the runtime-energy
+// Pareto set of each layer, a MAESTRO mapping export and a Pareto CSV export.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,8 @@
 #include "app/cli/command.h"
 #include "app/cli/search_common.h"
 #include "core/mdc/maestro_io.h"
+#include "core/project/project.h"
+#include "core/util/text_file.h"
 
 namespace {
 
@@ -20,26 +23,33 @@ using namespace marvel;
 int run(const std::vector<std::string>& argv);
 
 const cli::Command kCommand{"search", "find the best mappings of an operator or a model on an accelerator",
-    "usage: marvel search (--op FILE.loop | --model NAME_OR_FILE [--layer NAME]) --hw FILE\n"
-    "                     [--objective runtime|energy|edp] [--threads N] [--json] [--export-mdc OUT.m]\n"
-    "                     [--pe-util-bound P] [--no-divisors-only] [--no-l1-check] [--no-bound-skipping]\n"
+    "usage: marvel search (--op FILE.loop | --model NAME_OR_FILE [--layer NAME] | --project FILE.json)\n"
+    "                     [--hw FILE] [--objective runtime|energy|edp] [--threads N] [--json]\n"
+    "                     [--export-mdc OUT.m] [--pareto-csv OUT.csv] [--pe-util-bound P]\n"
+    "                     [--no-divisors-only] [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n"
     "                     [--exhaustive] [--fidelity maestro|corrected]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
-    "and level-1 tiles with the MDC cost model (paper Algorithm 1).\n"
+    "and level-1 tiles with the MDC cost model (paper Algorithm 1). Reports each layer's best mapping\n"
+    "for the objective and its runtime-energy Pareto set (the mappings no other evaluated one beats on\n"
+    "both runtime and energy).\n"
     "  --op FILE.loop        one operator\n"
     "  --model NAME|FILE     a built-in model (alexnet, vgg16, resnet50, mobilenetv2, ...), a MAESTRO\n"
     "                        model file (.m) or a JSON model; --layer picks one layer\n"
-    "  --hw FILE             accelerator (.json or MAESTRO .m)\n"
+    "  --project FILE.json   a Marvel Studio project: its workload, accelerator and search settings\n"
+    "                        (the options below override the settings; --layer picks a model layer)\n"
+    "  --hw FILE             accelerator (.json or MAESTRO .m); required unless --project gives one\n"
     "  --objective           what to minimise (default runtime)\n"
     "  --threads N           worker threads (default: all cores); results do not depend on it\n"
     "  --pe-util-bound P     prune level-2 tiles using fewer than P of the PEs (default 0.1)\n"
     "  --no-divisors-only    also try tile sizes that do not divide the enclosing tile\n"
-    "  --no-l1-check         do not require level-1 tiles to fit in L1\n"
+    "  --no-l1-check         do not require the mapping's L1 requirement to fit in L1\n"
+    "  --no-l2-check         do not require the mapping's L2 requirement to fit in L2\n"
     "  --no-bound-skipping   evaluate every candidate even when a lower bound rules it out\n"
     "  --exhaustive          also enumerate level-3 tiles and orders (small operators only)\n"
     "  --fidelity            cost model mode (default maestro)\n"
-    "  --json                one JSON object on stdout\n"
-    "  --export-mdc OUT.m    write every layer's best mapping as one MAESTRO mapping file\n\n"
+    "  --json                one JSON object on stdout (each layer with a \"pareto\" array)\n"
+    "  --export-mdc OUT.m    write every layer's best mapping as one MAESTRO mapping file\n"
+    "  --pareto-csv OUT.csv  write every layer's Pareto set: layer,runtime_cycles,energy,edp,utilization\n\n"
     "exit status: 0 ok, 1 operator not conformable, 2 input error",
     run};
 
@@ -73,28 +83,49 @@ private:
 int run(const std::vector<std::string>& argv)
 {
     cli::Args args(argv,
-        {"op", "model", "layer", "hw", "objective", "threads", "export-mdc", "pe-util-bound", "fidelity"},
-        {"json", "no-divisors-only", "no-l1-check", "no-bound-skipping", "exhaustive"});
+        {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
+            "pe-util-bound", "fidelity"},
+        {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
         return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
-    if (args.has("op") == args.has("model"))
-        return cli::usageError(kCommand, "give exactly one of --op and --model");
-    if (args.has("layer") && !args.has("model")) return cli::usageError(kCommand, "--layer needs --model");
-    if (!args.has("hw")) return cli::usageError(kCommand, "missing --hw FILE");
+    if (int(args.has("op")) + int(args.has("model")) + int(args.has("project")) != 1)
+        return cli::usageError(kCommand, "give exactly one of --op and --model, or --project");
+    if (args.has("layer") && args.has("op"))
+        return cli::usageError(kCommand, "--layer needs --model or --project");
+    if (!args.has("hw") && !args.has("project")) return cli::usageError(kCommand, "missing --hw FILE");
 
-    search::SearchOptions options;
+    // A project gives the starting settings; the options override them.
+    std::optional<project::Project> proj;
+    try {
+        if (auto path = args.value("project")) proj = project::loadProject(*path);
+    } catch (const marvel::InputError& e) {
+        std::cerr << "marvel search: " << formatDiagnostics(e.diagnostics());
+        return cli::InputError;
+    }
+    search::SearchOptions options = proj ? proj->search : search::SearchOptions{};
     if (std::string error = cli::searchOptionsFromArgs(args, options); !error.empty())
         return cli::usageError(kCommand, error);
 
     arch::Accelerator acc;
     std::vector<cli::SearchLayer> layers;
     try {
-        acc = arch::loadAccelerator(*args.value("hw"));
-        layers = args.has("op") ? cli::layersFromOperatorFile(*args.value("op"))
-                                : cli::layersFromModel(*args.value("model"), args.value("layer"));
+        acc = args.has("hw") ? arch::loadAccelerator(*args.value("hw")) : proj->accelerator;
+        if (proj) {
+            const std::string path = *args.value("project");
+            if (auto layer = args.value("layer")) {
+                if (proj->workload.kind != project::ProjectWorkload::Kind::Model)
+                    return cli::usageError(
+                        kCommand, "--layer needs a model project; " + path + " maps an operator");
+                proj->workload.layer = *layer;
+            }
+            layers = cli::layersFromWorkload(project::loadProjectWorkload(*proj, path));
+        } else {
+            layers = args.has("op") ? cli::layersFromOperatorFile(*args.value("op"))
+                                    : cli::layersFromModel(*args.value("model"), args.value("layer"));
+        }
     } catch (const marvel::InputError& e) {
-        std::cerr << "marvel search: " << e.what() << '\n';
+        std::cerr << "marvel search: " << formatDiagnostics(e.diagnostics());
         return cli::InputError;
     }
     if (std::string reason = cli::nonConformableReason(layers); !reason.empty()) {
@@ -130,13 +161,14 @@ int run(const std::vector<std::string>& argv)
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    if (args.has("export-mdc")) {
-        try {
-            cli::exportMdc(searched, *args.value("export-mdc"));
-        } catch (const marvel::InputError& e) {
-            std::cerr << "marvel search: " << e.what() << '\n';
-            return cli::InputError;
-        }
+    try {
+        if (args.has("export-mdc")) cli::exportMdc(searched, *args.value("export-mdc"));
+        if (args.has("pareto-csv"))
+            writeTextFileAtomically(
+                *args.value("pareto-csv"), cli::paretoCsv(searched), "the Pareto CSV file");
+    } catch (const marvel::InputError& e) {
+        std::cerr << "marvel search: " << formatDiagnostics(e.diagnostics());
+        return cli::InputError;
     }
     if (json)
         std::cout << cli::searchJson(searched, options, elapsed).dump(2) << '\n';

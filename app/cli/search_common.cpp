@@ -1,9 +1,8 @@
 #include "app/cli/search_common.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -11,7 +10,7 @@
 #include "core/cost/problem.h"
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
-#include "core/workloads/workloads.h"
+#include "core/util/text_file.h"
 
 namespace marvel::cli {
 
@@ -40,10 +39,11 @@ std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options)
         else
             return "--fidelity must be maestro or corrected, got '" + *f + "'";
     }
-    options.divisorsOnly = !args.has("no-divisors-only");
-    options.l1Capacity = !args.has("no-l1-check");
-    options.boundSkipping = !args.has("no-bound-skipping");
-    options.exhaustive = args.has("exhaustive");
+    if (args.has("no-divisors-only")) options.divisorsOnly = false;
+    if (args.has("no-l1-check")) options.l1Capacity = false;
+    if (args.has("no-l2-check")) options.l2Capacity = false;
+    if (args.has("no-bound-skipping")) options.boundSkipping = false;
+    if (args.has("exhaustive")) options.exhaustive = true;
     return {};
 }
 
@@ -57,19 +57,25 @@ std::vector<SearchLayer> layersFromModel(
     const std::string& nameOrPath, const std::optional<std::string>& layer)
 {
     workloads::Workload w = workloads::loadWorkload(nameOrPath);
-    std::vector<SearchLayer> out;
     std::string names;
-    for (workloads::WorkloadLayer& l : w.layers) {
+    for (const workloads::WorkloadLayer& l : w.layers)
         names += (names.empty() ? "" : ", ") + l.name;
-        if (!layer || *layer == l.name) out.push_back({l.name, std::move(l.op), l.repeat});
-    }
-    if (out.empty()) {
+    if (layer) std::erase_if(w.layers, [&](const workloads::WorkloadLayer& l) { return l.name != *layer; });
+    if (w.layers.empty()) {
         Diagnostic d;
         d.file = nameOrPath;
         d.message = layer ? "model '" + w.name + "' has no layer '" + *layer + "' (layers: " + names + ")"
                           : "model '" + w.name + "' has no layers";
         throw marvel::InputError(d);
     }
+    return layersFromWorkload(std::move(w));
+}
+
+std::vector<SearchLayer> layersFromWorkload(workloads::Workload workload)
+{
+    std::vector<SearchLayer> out;
+    for (workloads::WorkloadLayer& l : workload.layers)
+        out.push_back({l.name, std::move(l.op), l.repeat});
     return out;
 }
 
@@ -162,7 +168,76 @@ std::vector<RowSummary> summarise(const std::vector<SearchedLayer>& layers)
     return rows;
 }
 
+// The runtime-energy front of one layer: runtime ascending, each point with the mapping in the same
+// JSON form as the layer's best mapping.
+nlohmann::json paretoJson(const std::vector<search::Candidate>& front)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const search::Candidate& c : front)
+        out.push_back(
+            {{"runtime_cycles", c.metrics.runtime}, {"energy", c.metrics.energy}, {"edp", c.metrics.edp()},
+                {"utilization", c.metrics.utilization}, {"mapping", mapping::toJson(c.mapping)}});
+    return out;
+}
+
+// The front as a table; the rows with the best value of the objective are marked (the best mapping
+// itself may be another one with that value, which a front row then beats on the other metric).
+std::string paretoText(const search::SearchResult& result, search::Objective objective)
+{
+    std::ostringstream os;
+    os << "-- runtime-energy Pareto set (" << result.pareto.size()
+       << (result.pareto.size() == 1 ? " mapping" : " mappings") << ")\n";
+    char line[256];
+    std::snprintf(
+        line, sizeof line, "   %16s %14s %14s %12s\n", "runtime cycles", "energy", "EDP", "utilization");
+    os << line;
+    const std::optional<search::Candidate>& best = result.best(objective);
+    auto value = [&](const search::Metrics& m) {
+        return objective == search::Objective::Runtime ? static_cast<double>(m.runtime)
+            : objective == search::Objective::Energy   ? m.energy
+                                                       : m.edp();
+    };
+    for (const search::Candidate& c : result.pareto) {
+        const std::string mark = best && value(c.metrics) == value(best->metrics)
+            ? "  <- best " + search::toString(objective)
+            : std::string();
+        std::snprintf(line, sizeof line, "   %16lld %14.6g %14.6g %12.3f%s\n",
+            static_cast<long long>(c.metrics.runtime), c.metrics.energy, c.metrics.edp(),
+            c.metrics.utilization, mark.c_str());
+        os << line;
+    }
+    return os.str();
+}
+
+// Shortest text that reads back to the same double.
+std::string exactNumber(double v)
+{
+    char buffer[64];
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
+    return ec == std::errc() ? std::string(buffer, end) : std::to_string(v);
+}
+
 } // namespace
+
+std::string csvField(const std::string& s)
+{
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s)
+        q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+std::string paretoCsv(const std::vector<SearchedLayer>& layers)
+{
+    std::string out = "layer,runtime_cycles,energy,edp,utilization\n";
+    for (const SearchedLayer& l : layers)
+        for (const search::Candidate& c : l.search.result.pareto)
+            out += csvField(l.layer.name) + ',' + std::to_string(c.metrics.runtime) + ','
+                + exactNumber(c.metrics.energy) + ',' + exactNumber(c.metrics.edp()) + ','
+                + exactNumber(c.metrics.utilization) + '\n';
+    return out;
+}
 
 nlohmann::json searchJson(
     const std::vector<SearchedLayer>& layers, const search::SearchOptions& options, double elapsed)
@@ -188,6 +263,7 @@ nlohmann::json searchJson(
         j["truncated"] = l.search.result.truncated;
         j["repeat"] = l.layer.repeat;
         j["search_space"] = sizesJson(l.search);
+        j["pareto"] = paretoJson(l.search.result.pareto);
         array.push_back(std::move(j));
         totalRuntime += c.metrics.runtime * l.layer.repeat;
         totalRoofline += l.roofline.cycles * l.layer.repeat;
@@ -233,7 +309,7 @@ std::string searchText(
             l.search.sizes.onChip, l.search.sizes.onChipPruned);
         os << line << "-- tiled loop nest\n"
            << mapping::printTiledLoopNest(c.mapping, l.search.space.body) << "-- MDC\n"
-           << mdcText(c.dataflow) << '\n';
+           << mdcText(c.dataflow) << paretoText(l.search.result, options.objective) << '\n';
         totalRuntime += c.metrics.runtime * l.layer.repeat;
         totalRoofline += l.roofline.cycles * l.layer.repeat;
     }
@@ -268,30 +344,7 @@ void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path
         layer->name = l.layer.name;
         network.layers.push_back(std::move(*layer));
     }
-    const std::string text = mdc::writeMaestroMapping(network);
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.close();
-        if (!out) {
-            std::error_code ignored;
-            std::filesystem::remove(tmp, ignored);
-            Diagnostic d;
-            d.file = path;
-            d.message = "cannot write the mapping file";
-            throw marvel::InputError(d);
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        Diagnostic d;
-        d.file = path;
-        d.message = "cannot write the mapping file";
-        throw marvel::InputError(d);
-    }
+    writeTextFileAtomically(path, mdc::writeMaestroMapping(network), "the mapping file");
 }
 
 } // namespace marvel::cli

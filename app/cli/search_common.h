@@ -11,6 +11,7 @@
 #include "core/arch/accelerator_io.h"
 #include "core/search/roofline.h"
 #include "core/search/search.h"
+#include "core/workloads/workloads.h"
 
 namespace marvel::cli {
 
@@ -31,7 +32,8 @@ struct SearchedLayer
     search::Roofline roofline;
 };
 
-/// Reads the pruning and run options shared by the search commands; an error message or empty.
+/// Reads the pruning and run options shared by the search commands into `options`, changing only what
+/// the arguments give (so they override a project's settings); an error message or empty.
 std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options);
 
 /// Every operator of a `.loop` file (parse errors throw InputError).
@@ -39,6 +41,8 @@ std::vector<SearchLayer> layersFromOperatorFile(const std::string& path);
 /// The layers of a built-in model or a model file, or only `layer` (InputError naming the choices).
 std::vector<SearchLayer> layersFromModel(
     const std::string& nameOrPath, const std::optional<std::string>& layer);
+/// The layers of a loaded workload, with their repeat counts.
+std::vector<SearchLayer> layersFromWorkload(workloads::Workload workload);
 /// "LAYER: operator 'x' is not conformable: reason" for the first non-conformable layer, or empty.
 std::string nonConformableReason(const std::vector<SearchLayer>& layers);
 
@@ -54,5 +58,11 @@ std::string searchText(
     const std::vector<SearchedLayer>& layers, const search::SearchOptions& options, double elapsed);
 /// One MAESTRO mapping file with each layer's best mapping under the layer's name, written atomically.
 void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path);
+/// `layer,runtime_cycles,energy,edp,utilization` and one row per point of every layer's runtime-energy
+/// Pareto front (runtime ascending), numbers written so that they read back exactly.
+std::string paretoCsv(const std::vector<SearchedLayer>& layers);
+
+/// `s` as one CSV field (quoted when it holds a comma, a quote or a line break).
+std::string csvField(const std::string& s);
 
 } // namespace marvel::cli

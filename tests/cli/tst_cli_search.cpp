@@ -61,6 +61,69 @@ void checkExportReadsBack(const QString& mdcPath, const QJsonObject& layer, QJso
     if (row) *row = r;
 }
 
+// Checks the "pareto" array of one layer of `marvel search --json`: runtime ascending, energy strictly
+// descending (so no point dominates another), EDP = runtime x energy, a mapping per point, and the
+// layer's best mapping for `objective` on the front (its runtime and energy, or a point that beats it on
+// the other metric at the same value of the objective).
+void checkParetoFront(const QJsonObject& layer, const QString& objective)
+{
+    const QJsonArray front = layer["pareto"].toArray();
+    QVERIFY2(!front.isEmpty(), qPrintable(layer["name"].toString()));
+    for (int i = 0; i < front.size(); ++i) {
+        const QJsonObject p = front.at(i).toObject();
+        QVERIFY(p["runtime_cycles"].toInteger() > 0);
+        QCOMPARE(p["edp"].toDouble(), double(p["runtime_cycles"].toInteger()) * p["energy"].toDouble());
+        QVERIFY(p["utilization"].toDouble() > 0 && p["utilization"].toDouble() <= 1);
+        QVERIFY(!p["mapping"].toObject()["loops"].toArray().isEmpty());
+        for (int j = 0; j < front.size(); ++j) {
+            if (i == j) continue;
+            const QJsonObject q = front.at(j).toObject();
+            const bool dominates = q["runtime_cycles"].toInteger() <= p["runtime_cycles"].toInteger()
+                && q["energy"].toDouble() <= p["energy"].toDouble();
+            QVERIFY2(!dominates, qPrintable(QString("point %1 dominates point %2").arg(j).arg(i)));
+        }
+        if (i > 0) {
+            const QJsonObject prev = front.at(i - 1).toObject();
+            QVERIFY(prev["runtime_cycles"].toInteger() < p["runtime_cycles"].toInteger());
+            QVERIFY(prev["energy"].toDouble() > p["energy"].toDouble());
+        }
+    }
+    const qint64 runtime = layer["runtime_cycles"].toInteger();
+    const double energy = layer["energy"].toDouble();
+    if (objective == "runtime") {
+        const QJsonObject first = front.first().toObject();
+        QCOMPARE(first["runtime_cycles"].toInteger(), runtime);
+        QVERIFY(first["energy"].toDouble() <= energy);
+    } else if (objective == "energy") {
+        const QJsonObject last = front.last().toObject();
+        QCOMPARE(last["energy"].toDouble(), energy);
+        QVERIFY(last["runtime_cycles"].toInteger() <= runtime);
+    }
+    // The best mapping itself is a point of the front unless a point beats it on the other metric.
+    bool found = false;
+    for (const auto& v : front) {
+        const QJsonObject p = v.toObject();
+        if (p["runtime_cycles"].toInteger() == runtime && p["energy"].toDouble() == energy) {
+            found = true;
+            if (objective != "edp") QCOMPARE(p["mapping"], layer["mapping"]);
+        }
+    }
+    if (objective == "edp") QVERIFY(found);
+}
+
+// The rows of a --pareto-csv file after its header, split into fields.
+QList<QStringList> csvRows(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+    if (lines.isEmpty() || lines.takeFirst() != "layer,runtime_cycles,energy,edp,utilization") return {};
+    QList<QStringList> rows;
+    for (const QString& line : lines)
+        rows.push_back(line.split(','));
+    return rows;
+}
+
 } // namespace
 
 class TestCliSearch : public QObject
@@ -225,6 +288,97 @@ private slots:
             {"search", "--model", dir.filePath("tiny.json"), "--layer", "fc", "--hw", kP1, "--json"});
         QCOMPARE(one.exitCode, 0);
         QCOMPARE(parse(one.out)["layers"].toArray().size(), 1);
+    }
+
+    void paretoFrontPerObjective_data()
+    {
+        QTest::addColumn<QString>("objective");
+        QTest::newRow("runtime") << "runtime";
+        QTest::newRow("energy") << "energy";
+        QTest::newRow("edp") << "edp";
+    }
+    void paretoFrontPerObjective()
+    {
+        QFETCH(QString, objective);
+        QTemporaryDir dir;
+        writeFile(dir.filePath("conv.loop"), kSmallConv);
+        const QString csvPath = dir.filePath("front.csv");
+        // A tighter PE-utilisation pruning keeps the energy and EDP searches fast under the sanitizers.
+        const auto run = runMarvel({"search", "--op", dir.filePath("conv.loop"), "--hw", kP1, "--objective",
+            objective, "--pe-util-bound", "0.5", "--json", "--pareto-csv", csvPath});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject layer = parse(run.out)["layers"].toArray().at(0).toObject();
+        checkParetoFront(layer, objective);
+        if (QTest::currentTestFailed()) return;
+
+        // The CSV holds the same front, number for number.
+        const QJsonArray front = layer["pareto"].toArray();
+        const QList<QStringList> rows = csvRows(csvPath);
+        QCOMPARE(rows.size(), front.size());
+        for (int i = 0; i < rows.size(); ++i) {
+            const QJsonObject p = front.at(i).toObject();
+            QCOMPARE(rows[i].size(), 5);
+            QCOMPARE(rows[i][0], QString("smallconv"));
+            QCOMPARE(rows[i][1].toLongLong(), p["runtime_cycles"].toInteger());
+            QCOMPARE(rows[i][2].toDouble(), p["energy"].toDouble());
+            QCOMPARE(rows[i][3].toDouble(), p["edp"].toDouble());
+            QCOMPARE(rows[i][4].toDouble(), p["utilization"].toDouble());
+        }
+        QVERIFY(!QFile::exists(csvPath + ".tmp"));
+    }
+
+    void paretoFrontOfEveryModelLayer()
+    {
+        QTemporaryDir dir;
+        writeFile(dir.filePath("tiny.json"), kTinyModel);
+        const QString csvPath = dir.filePath("front.csv");
+        writeFile(csvPath, "stale contents\n");
+        const auto run = runMarvel({"search", "--model", dir.filePath("tiny.json"), "--hw", kP1,
+            "--objective", "energy", "--pe-util-bound", "0.5", "--json", "--pareto-csv", csvPath});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonArray layers = parse(run.out)["layers"].toArray();
+        QCOMPARE(layers.size(), 3);
+        QList<QStringList> expected;
+        for (const auto& l : layers) {
+            const QJsonObject layer = l.toObject();
+            checkParetoFront(layer, "energy");
+            if (QTest::currentTestFailed()) return;
+            for (const auto& p : layer["pareto"].toArray())
+                expected.push_back(
+                    {layer["name"].toString(), QString::number(p.toObject()["runtime_cycles"].toInteger())});
+        }
+        QList<QStringList> rows = csvRows(csvPath);
+        QCOMPARE(rows.size(), expected.size());
+        for (int i = 0; i < rows.size(); ++i)
+            QCOMPARE(rows[i].mid(0, 2), expected[i]);
+    }
+
+    void paretoFrontInReadableOutput()
+    {
+        QTemporaryDir dir;
+        writeFile(dir.filePath("conv.loop"), kSmallConv);
+        const auto run = runMarvel({"search", "--op", dir.filePath("conv.loop"), "--hw", kP1});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const qsizetype at = run.out.indexOf("-- runtime-energy Pareto set (");
+        QVERIFY2(at >= 0, qPrintable(run.out));
+        const QStringList lines = run.out.mid(at).split('\n');
+        QVERIFY(lines.size() > 3);
+        QVERIFY(lines[1].contains("runtime cycles") && lines[1].contains("energy") && lines[1].contains("EDP")
+            && lines[1].contains("utilization"));
+        // The first row is the fastest mapping: the best for the runtime objective.
+        const QStringList first = lines[2].split(' ', Qt::SkipEmptyParts);
+        QVERIFY2(lines[2].endsWith("<- best runtime"), qPrintable(lines[2]));
+        QVERIFY2(run.out.contains("runtime " + first[0] + " cycles"), qPrintable(run.out));
+    }
+
+    void paretoCsvUnwritable()
+    {
+        const auto run
+            = runMarvel({"search", "--op", QStringLiteral(MARVEL_SAMPLES_DIR "/operators/gemm.loop"), "--hw",
+                kP1, "--pareto-csv", "/nonexistent/folder/front.csv"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("/nonexistent/folder/front.csv: cannot write the Pareto CSV file"),
+            qPrintable(run.err));
     }
 
     void errors_data()
