@@ -643,6 +643,20 @@ SubscriptFootprint subscriptFootprint(const ir::AffineExpr& subscript,
     return countSubscript(terms, sizes.data(), std::max<std::int64_t>(elementsPerBlock, 1));
 }
 
+std::int64_t distinctSubscriptValues(std::span<const std::pair<std::int64_t, std::int64_t>> terms)
+{
+    // Per-thread scratch: the on-chip search calls this for every node of its tile enumeration.
+    thread_local std::vector<Term> scratchTerms;
+    thread_local std::vector<std::int64_t> scratchTiles;
+    scratchTerms.clear();
+    scratchTiles.clear();
+    for (const auto& [coefficient, tile] : terms) {
+        scratchTerms.push_back({static_cast<int>(scratchTiles.size()), coefficient});
+        scratchTiles.push_back(std::max<std::int64_t>(1, tile));
+    }
+    return countSubscript(scratchTerms, scratchTiles.data(), 1).distinct;
+}
+
 std::int64_t distinctBlocks(const ir::TensorRef& ref, const std::map<std::string, std::int64_t>& tile,
     const TensorLayout& layout, std::int64_t elementsPerBlock)
 {

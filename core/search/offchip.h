@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -69,6 +70,10 @@ struct SubscriptFootprint
 /// and non-iterator names are held fixed).
 SubscriptFootprint subscriptFootprint(const ir::AffineExpr& subscript,
     const std::map<std::string, std::int64_t>& tile, std::int64_t elementsPerBlock);
+
+/// Distinct values of sum_i coefficient_i * x_i with x_i in [0, tile_i): exact (an upper bound only
+/// for spans beyond 2^24 values). `terms` holds (coefficient, tile) pairs.
+std::int64_t distinctSubscriptValues(std::span<const std::pair<std::int64_t, std::int64_t>> terms);
 
 /// DB of `ref` for a tile (tile size per iterator name) under `layout` with `elementsPerBlock`
 /// elements per DRAM block (dramBlockBytes / bytesPerElement, at least 1).

@@ -11,6 +11,8 @@
 #include <numeric>
 #include <thread>
 
+#include "core/search/offchip.h"
+
 namespace marvel::search {
 
 std::string toString(Objective objective)
@@ -49,12 +51,22 @@ const std::optional<Candidate>& SearchResult::best(Objective objective) const
 
 std::int64_t LayerSpace::footprint(const SpaceTensor& tensor, const std::vector<std::int64_t>& tile) const
 {
+    // Distinct elements, not the subscripts' spans: a strided subscript such as 2*y touches T_y rows,
+    // and the cost model never counts fewer than the distinct elements a tile touches.
     std::int64_t n = 1;
+    std::pair<std::int64_t, std::int64_t> terms[16];
     for (const auto& subscript : tensor.subscripts) {
-        std::int64_t span = 1;
+        if (subscript.size() > std::size(terms)) {
+            std::vector<std::pair<std::int64_t, std::int64_t>> many;
+            for (const SpaceTensor::Term& t : subscript)
+                many.emplace_back(t.coefficient, tile[static_cast<std::size_t>(t.loop)]);
+            n *= distinctSubscriptValues(many);
+            continue;
+        }
+        std::size_t k = 0;
         for (const SpaceTensor::Term& t : subscript)
-            span += std::abs(t.coefficient) * (tile[static_cast<std::size_t>(t.loop)] - 1);
-        n *= span;
+            terms[k++] = {t.coefficient, tile[static_cast<std::size_t>(t.loop)]};
+        n *= distinctSubscriptValues(std::span(terms, k));
     }
     return n;
 }
@@ -266,11 +278,35 @@ struct Evaluated
     Metrics metrics;
 };
 
+/// What one worker thread saw besides the mappings it kept.
+struct Tally
+{
+    std::uint64_t rejected = 0;
+    std::uint64_t overL1 = 0;
+    std::uint64_t overL2 = 0;
+    std::int64_t minL1Bytes = -1;
+    std::int64_t minL2Bytes = -1;
+
+    static void keepMin(std::int64_t& current, std::int64_t value)
+    {
+        if (current < 0 || value < current) current = value;
+    }
+    void merge(const Tally& t)
+    {
+        rejected += t.rejected;
+        overL1 += t.overL1;
+        overL2 += t.overL2;
+        if (t.minL1Bytes >= 0) keepMin(minL1Bytes, t.minL1Bytes);
+        if (t.minL2Bytes >= 0) keepMin(minL2Bytes, t.minL2Bytes);
+    }
+};
+
 class Engine
 {
 public:
     Engine(const LayerSpace& space, const OffChipChoice& offChip, const arch::Accelerator& acc,
-        const SearchOptions& options, const EvaluatorFactory& factory, SearchSink* sink, std::stop_token stop)
+        const SearchOptions& options, const EvaluatorFactory& factory, SearchSink* sink, std::stop_token stop,
+        bool footprintPruning)
         : m_space(space)
         , m_offChip(offChip)
         , m_acc(acc)
@@ -278,6 +314,7 @@ public:
         , m_factory(factory)
         , m_sink(sink)
         , m_stop(std::move(stop))
+        , m_footprintPruning(footprintPruning)
     { }
 
     SearchResult run();
@@ -296,7 +333,7 @@ private:
         const TileEntry& e, const std::vector<mapping::MappedLoop>& loops) const;
     Candidate candidateOf(std::uint64_t index) const;
     void processTile(
-        std::size_t tile, MappingEvaluator& evaluator, std::vector<Evaluated>& out, std::uint64_t& rejected);
+        std::size_t tile, MappingEvaluator& evaluator, std::vector<Evaluated>& out, Tally& tally);
     void reportProgress(bool force);
 
     const LayerSpace& m_space;
@@ -306,6 +343,7 @@ private:
     const EvaluatorFactory& m_factory;
     SearchSink* m_sink;
     std::stop_token m_stop;
+    bool m_footprintPruning; ///< skip level-1 tiles whose double-buffered footprint exceeds L1
 
     std::vector<Level3Choice> m_level3;
     std::vector<std::vector<TileOption>> m_options3; ///< per (choice, loop): flattened choice * nLoops + loop
@@ -409,8 +447,10 @@ void Engine::enumerateFor(std::uint32_t choice)
     bool stopped = false;
     auto rec = [&](auto&& self, std::size_t i, std::int64_t active, int parallel, int wholeParallel) -> void {
         if (stopped || ((++visited & 1023) == 0 && (stopped = stopRequested()))) return;
-        if (m_options.l1Capacity && 2 * m_space.totalFootprint(t1) > l1)
+        if (m_footprintPruning && 2 * m_space.totalFootprint(t1) > l1) {
+            ++m_stats.footprintPruned;
             return; // footprints only grow with the remaining tiles
+        }
         if (i == n) {
             if (active < minActive) return;
             bool has2 = false, tileHas3 = false, singleLevel3 = false;
@@ -593,7 +633,7 @@ Candidate Engine::candidateOf(std::uint64_t index) const
 }
 
 void Engine::processTile(
-    std::size_t tile, MappingEvaluator& evaluator, std::vector<Evaluated>& out, std::uint64_t& rejected)
+    std::size_t tile, MappingEvaluator& evaluator, std::vector<Evaluated>& out, Tally& tally)
 {
     const TileEntry& e = m_tiles[tile];
     const std::vector<mapping::MappedLoop> loops = loopsOf(e);
@@ -613,9 +653,20 @@ void Engine::processTile(
             metrics.reset();
         }
         if (!metrics) {
-            ++rejected;
+            ++tally.rejected;
             continue;
         }
+        // The cost model is the arbiter of capacity: a mapping whose requirement (as the cost model and
+        // MAESTRO count it, double buffering included) exceeds a buffer cannot run on this accelerator.
+        const std::int64_t l1Bytes = metrics->l1Requirement * m_acc.bytesPerElement;
+        const std::int64_t l2Bytes = metrics->l2Requirement * m_acc.bytesPerElement;
+        Tally::keepMin(tally.minL1Bytes, l1Bytes);
+        Tally::keepMin(tally.minL2Bytes, l2Bytes);
+        const bool overL1 = m_options.l1Capacity && l1Bytes > m_acc.l1Bytes;
+        const bool overL2 = m_options.l2Capacity && l2Bytes > m_acc.l2Bytes;
+        tally.overL1 += overL1 ? 1 : 0;
+        tally.overL2 += overL2 ? 1 : 0;
+        if (overL1 || overL2) continue;
         out.push_back({e.firstCandidate + k, *metrics});
     }
 }
@@ -671,12 +722,11 @@ SearchResult Engine::run()
     for (unsigned t = 0; t < threads; ++t)
         evaluators.push_back(m_factory());
     std::vector<std::vector<Evaluated>> perThread(threads);
-    std::vector<std::uint64_t> rejected(threads, 0);
+    std::vector<Tally> tallies(threads);
 
     ParetoFront front;
     std::map<std::uint64_t, Metrics> frontMetrics; // full metrics of the current front members
     std::optional<Evaluated> best[3];
-    auto better = [](double a, double b) { return a < b; };
     double incumbent = std::numeric_limits<double>::infinity();
 
     std::vector<EvaluatedPoint> points; // the batch streamed to the sink
@@ -690,7 +740,7 @@ SearchResult Engine::run()
         for (;;) {
             std::size_t i = cursor.fetch_add(1);
             if (i >= batchEnd || stopRequested()) break;
-            processTile(i, *evaluators[t], perThread[t], rejected[t]);
+            processTile(i, *evaluators[t], perThread[t], tallies[t]);
         }
     };
     bool released = false; // workers have seen `finished`
@@ -752,15 +802,21 @@ SearchResult Engine::run()
         bool frontChanged = false;
         for (const Evaluated& ev : merged) {
             ++m_evaluated;
-            const double values[3]
-                = {static_cast<double>(ev.metrics.runtime), ev.metrics.energy, ev.metrics.edp()};
-            for (int k = 0; k < 3; ++k) {
-                const double current = best[k]
-                    ? (k == 0 ? static_cast<double>(best[k]->metrics.runtime)
-                              : (k == 1 ? best[k]->metrics.energy : best[k]->metrics.edp()))
-                    : std::numeric_limits<double>::infinity();
-                if (better(values[k], current)) best[k] = ev;
-            }
+            // Ties on an objective go to the mapping better on the other metric (runtime for energy and
+            // EDP, energy for runtime), so no best mapping is dominated by a front point; then to the
+            // lower index, as the batches arrive in candidate order.
+            auto key = [](const Metrics& m, int k) {
+                switch (k) {
+                case 0:
+                    return std::pair<double, double>(static_cast<double>(m.runtime), m.energy);
+                case 1:
+                    return std::pair<double, double>(m.energy, static_cast<double>(m.runtime));
+                default:
+                    return std::pair<double, double>(m.edp(), static_cast<double>(m.runtime));
+                }
+            };
+            for (int k = 0; k < 3; ++k)
+                if (!best[k] || key(ev.metrics, k) < key(best[k]->metrics, k)) best[k] = ev;
             if (front.insert({ev.metrics.runtime, ev.metrics.energy, ev.index})) {
                 frontChanged = true;
                 frontMetrics[ev.index] = ev.metrics;
@@ -794,9 +850,15 @@ SearchResult Engine::run()
     }
     pool.clear();
 
-    for (std::uint64_t r : rejected)
-        m_stats.rejected += r;
-    m_skipped += m_stats.rejected;
+    Tally total;
+    for (const Tally& t : tallies)
+        total.merge(t);
+    m_stats.rejected = total.rejected;
+    m_stats.overL1 = total.overL1;
+    m_stats.overL2 = total.overL2;
+    m_stats.minL1Bytes = total.minL1Bytes;
+    m_stats.minL2Bytes = total.minL2Bytes;
+    m_skipped += m_stats.rejected + m_stats.overL1 + m_stats.overL2;
     auto materialise = [&](const std::optional<Evaluated>& ev) -> std::optional<Candidate> {
         if (!ev) return std::nullopt;
         Candidate c = candidateOf(ev->index);
@@ -835,8 +897,22 @@ SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip,
             + std::to_string(n) + " loops";
         throw InputError(d);
     }
-    Engine engine(space, offChip, acc, options, evaluators, sink, std::move(stop));
-    return engine.run();
+    // The footprint is a lower bound on the cost model's L1 requirement, so pruning by it loses no
+    // mapping that fits. When nothing fits, the search runs again without it so that the report can
+    // say how much L1 the smallest mapping would need.
+    SearchResult result
+        = Engine(space, offChip, acc, options, evaluators, sink, stop, options.l1Capacity).run();
+    if (!result.cancelled && !result.bestRuntime && result.stats.footprintPruned > 0) {
+        const std::uint64_t pruned = result.stats.footprintPruned;
+        SearchOptions bounded = options;
+        constexpr std::uint64_t kMaxUnprunedCandidates = 200'000; // the report's figure, not the search's
+        if (bounded.maxCandidates == 0 || bounded.maxCandidates > kMaxUnprunedCandidates)
+            bounded.maxCandidates = kMaxUnprunedCandidates;
+        result = Engine(space, offChip, acc, bounded, evaluators, sink, std::move(stop), false).run();
+        result.truncated = false;
+        result.stats.footprintPruned = pruned;
+    }
+    return result;
 }
 
 } // namespace marvel::search

@@ -80,7 +80,7 @@ struct LayerSpace
     std::int64_t macs = 0;
     std::string body;
 
-    /// Elements of `tensor` one tile with the given per-loop sizes touches.
+    /// Distinct elements of `tensor` one tile with the given per-loop sizes touches.
     std::int64_t footprint(const SpaceTensor& tensor, const std::vector<std::int64_t>& tile) const;
     std::int64_t totalFootprint(const std::vector<std::int64_t>& tile) const;
 };
@@ -103,7 +103,10 @@ struct SearchOptions
     Objective objective = Objective::Runtime;
     double peUtilizationBound = 0.1; ///< level-2 tiles must keep at least this fraction of the PEs busy
     bool divisorsOnly = true; ///< tile sizes divide the enclosing tile: no prologue/epilogue
-    bool l1Capacity = true; ///< level-1 tiles (double buffered) fit in L1
+    /// The cost model's per-PE L1 requirement (double buffered, bytes at the accelerator's word size)
+    /// fits in L1; level-1 tiles whose double-buffered footprint alone exceeds it are not enumerated.
+    bool l1Capacity = true;
+    bool l2Capacity = true; ///< the cost model's L2 requirement fits in L2
     bool boundSkipping = true; ///< skip candidates whose exact lower bound cannot beat the incumbent
     bool exhaustive = false; ///< also enumerate level-3 tiles and orders (small operators only)
     unsigned threads = 0; ///< 0: std::thread::hardware_concurrency()
@@ -167,6 +170,14 @@ struct SearchStats
     std::uint64_t evaluated = 0;
     std::uint64_t boundSkipped = 0;
     std::uint64_t rejected = 0; ///< the cost model or the transformation refused
+    std::uint64_t overL1 = 0; ///< evaluated, but the cost model's L1 requirement exceeds L1 (not kept)
+    std::uint64_t overL2 = 0; ///< evaluated, but the cost model's L2 requirement exceeds L2 (not kept)
+    /// Smallest requirements (bytes; L1 per PE) over every evaluated mapping, fitting or not: what the
+    /// accelerator would need for the smallest mapping found; -1 when nothing was evaluated.
+    std::int64_t minL1Bytes = -1;
+    std::int64_t minL2Bytes = -1;
+    std::uint64_t footprintPruned = 0; ///< partial tile assignments whose level-1 footprint exceeds L1
+    int offChipAttempts = 1; ///< off-chip solutions tried (the L2 budget shrinks when nothing fits)
     std::uint64_t notRepresentable = 0; ///< would need more than 4 MAESTRO levels (pruned before)
 };
 
@@ -179,6 +190,8 @@ struct SearchResult
     double seconds = 0.0;
     bool cancelled = false;
     bool truncated = false; ///< maxCandidates or the tile-assignment limit reached: best of a part only
+    /// Nothing evaluated fits the buffers (stats.minL1Bytes / minL2Bytes say what the smallest needs).
+    bool notMappable() const { return !cancelled && !bestRuntime && (stats.overL1 > 0 || stats.overL2 > 0); }
 
     const std::optional<Candidate>& best(Objective objective) const;
 };

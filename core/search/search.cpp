@@ -46,30 +46,49 @@ LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& a
                 }
     }
     offOptions.stop = stop;
-    const OffChipSolution off = solveOffChip(*nest, op.sizes, acc, offOptions);
-    if (off.cancelled) {
-        out.result.cancelled = true;
-        return out;
+    // The off-chip solver sizes level-3 tiles by their distinct elements; the cost model's L2
+    // requirement of a whole mapping can be larger (doc/search.md, "L2 capacity"). When no on-chip
+    // mapping under the chosen tile fits, the solver runs again with the L2 budget scaled down by how
+    // much the smallest mapping found overflowed, until one fits or no level-3 tile fits the budget.
+    constexpr int kMaxOffChipAttempts = 8;
+    arch::Accelerator budget = acc;
+    OffChipSolution off;
+    for (int attempt = 1;; ++attempt) {
+        off = solveOffChip(*nest, op.sizes, budget, offOptions);
+        if (off.cancelled) {
+            out.result.cancelled = true;
+            return out;
+        }
+        if (!off.feasible) {
+            if (attempt > 1) break; // the last search's result says why nothing fits
+            Diagnostic d;
+            d.file = op.file;
+            d.loc = op.loc;
+            d.message = "no level-3 tile of operator '" + op.name + "' fits in the L2 buffer ("
+                + std::to_string(acc.l2Bytes) + " bytes)";
+            throw InputError(d);
+        }
+        out.offChip = {};
+        out.offChip.level3 = off.tile;
+        out.offChip.level3Order = off.order;
+        for (const TensorLayout& l : off.layouts)
+            out.offChip.layouts.push_back({l.tensor, l.dimOrder});
+        out.result = searchOnChip(out.space, out.offChip, acc, options,
+            costModelEvaluators(out.problem, acc, options.fidelity), sink, stop);
+        out.result.stats.offChipAttempts = attempt;
+        const SearchStats& st = out.result.stats;
+        if (out.result.cancelled || out.result.bestRuntime || !options.l2Capacity || st.overL2 == 0
+            || st.minL2Bytes <= acc.l2Bytes || attempt == kMaxOffChipAttempts)
+            break;
+        const double shrink = static_cast<double>(acc.l2Bytes) / static_cast<double>(st.minL2Bytes);
+        const auto next = static_cast<std::int64_t>(static_cast<double>(budget.l2Bytes) * shrink);
+        budget.l2Bytes = std::min(next, budget.l2Bytes - 1);
+        if (budget.l2Bytes < budget.bytesPerElement) break;
     }
-    if (!off.feasible) {
-        Diagnostic d;
-        d.file = op.file;
-        d.loc = op.loc;
-        d.message = "no level-3 tile of operator '" + op.name + "' fits in the L2 buffer ("
-            + std::to_string(acc.l2Bytes) + " bytes)";
-        throw InputError(d);
-    }
-    out.offChip.level3 = off.tile;
-    out.offChip.level3Order = off.order;
-    for (const TensorLayout& l : off.layouts)
-        out.offChip.layouts.push_back({l.tensor, l.dimOrder});
-
-    out.result = searchOnChip(out.space, out.offChip, acc, options,
-        costModelEvaluators(out.problem, acc, options.fidelity), sink, std::move(stop));
     SpaceSizeOptions sizeOptions;
     sizeOptions.divisorsOnly = options.divisorsOnly;
     sizeOptions.peUtilisationBound = options.peUtilizationBound;
-    out.sizes = searchSpaceSizes(*nest, off.tile, acc, sizeOptions);
+    out.sizes = searchSpaceSizes(*nest, out.offChip.level3, acc, sizeOptions);
     SearchStats& s = out.result.stats;
     s.originalSpace = out.sizes.original;
     s.offChipSpace = out.sizes.offChip;
