@@ -50,7 +50,8 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "  --json                one JSON object on stdout (each layer with a \"pareto\" array)\n"
     "  --export-mdc OUT.m    write every layer's best mapping as one MAESTRO mapping file\n"
     "  --pareto-csv OUT.csv  write every layer's Pareto set: layer,runtime_cycles,energy,edp,utilization\n\n"
-    "exit status: 0 ok, 1 operator not conformable, 2 input error",
+    "exit status: 0 ok, 1 operator not conformable, 2 input error, 3 a layer has no mapping that fits\n"
+    "the accelerator's buffers (reported with the smallest requirement found; the other layers as usual)",
     run};
 
 /// A terminal progress bar on stderr, redrawn at most every 100 ms by the search thread.
@@ -137,6 +138,8 @@ int run(const std::vector<std::string>& argv)
     const bool tty = isatty(fileno(stderr)) != 0;
     const auto start = std::chrono::steady_clock::now();
     std::vector<cli::SearchedLayer> searched;
+    bool notMappable = false;
+    std::cerr << cli::capacityWarning(options);
     for (const cli::SearchLayer& layer : layers) {
         ProgressBar bar(layer.name);
         try {
@@ -147,7 +150,10 @@ int run(const std::vector<std::string>& argv)
             return cli::InputError;
         }
         if (tty) bar.finish();
-        if (!searched.back().best) {
+        if (!searched.back().best && searched.back().search.result.notMappable()) {
+            std::cerr << "marvel search: " << cli::notMappableReason(searched.back(), acc) << '\n';
+            notMappable = true;
+        } else if (!searched.back().best) {
             std::cerr << "marvel search: " << layer.name
                       << ": no valid mapping in the pruned space (try a lower --pe-util-bound or "
                          "--no-divisors-only)\n";
@@ -171,10 +177,10 @@ int run(const std::vector<std::string>& argv)
         return cli::InputError;
     }
     if (json)
-        std::cout << cli::searchJson(searched, options, elapsed).dump(2) << '\n';
+        std::cout << cli::searchJson(searched, options, elapsed, acc).dump(2) << '\n';
     else
-        std::cout << cli::searchText(searched, options, elapsed);
-    return cli::Ok;
+        std::cout << cli::searchText(searched, options, elapsed, acc);
+    return notMappable ? cli::NotMappable : cli::Ok;
 }
 
 const bool registered = cli::registerCommand(kCommand);

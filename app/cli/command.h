@@ -10,7 +10,8 @@
 namespace marvel::cli {
 
 /// Process exit codes shared by every subcommand.
-enum ExitCode : int { Ok = 0, NotConformable = 1, InputError = 2 };
+/// 3: some layer has no mapping that fits the accelerator's buffers (the others are still reported).
+enum ExitCode : int { Ok = 0, NotConformable = 1, InputError = 2, NotMappable = 3 };
 
 /// Parsed arguments: `--name value`, `--flag` and positionals. Knows which options a command accepts so
 /// that a typo is an error rather than silently ignored.

@@ -106,7 +106,40 @@ SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,
     return out;
 }
 
+std::string notMappableReason(const SearchedLayer& layer, const arch::Accelerator& acc)
+{
+    const search::SearchStats& st = layer.search.result.stats;
+    std::string out = layer.layer.name + ": not mappable on "
+        + (acc.name.empty() ? "this accelerator" : acc.name)
+        + ": no mapping found fits its buffers (the cost model's requirement, double buffering included)";
+    if (st.minL1Bytes >= 0)
+        out += "; the smallest L1 requirement found is " + std::to_string(st.minL1Bytes) + " bytes per PE (L1 has "
+            + std::to_string(acc.l1Bytes) + ")";
+    if (st.minL2Bytes >= 0)
+        out += ", the smallest L2 requirement " + std::to_string(st.minL2Bytes) + " bytes (L2 has "
+            + std::to_string(acc.l2Bytes) + ")";
+    return out;
+}
+
+std::string capacityWarning(const search::SearchOptions& options)
+{
+    std::string out;
+    if (!options.l1Capacity)
+        out += "warning: L1 capacity not checked (--no-l1-check): the mappings may not fit in L1\n";
+    if (!options.l2Capacity)
+        out += "warning: L2 capacity not checked (--no-l2-check): the mappings may not fit in L2\n";
+    return out;
+}
+
 namespace {
+
+/// Bytes the best mapping needs (L1 per PE, L2) and whether both fit.
+nlohmann::json needsJson(const search::Candidate& c, const arch::Accelerator& acc)
+{
+    const std::int64_t l1 = c.metrics.l1Requirement * acc.bytesPerElement;
+    const std::int64_t l2 = c.metrics.l2Requirement * acc.bytesPerElement;
+    return {{"l1_bytes_per_pe", l1}, {"l2_bytes", l2}, {"fits", l1 <= acc.l1Bytes && l2 <= acc.l2Bytes}};
+}
 
 std::string mdcText(const mdc::Dataflow& df)
 {
@@ -239,18 +272,30 @@ std::string paretoCsv(const std::vector<SearchedLayer>& layers)
     return out;
 }
 
-nlohmann::json searchJson(
-    const std::vector<SearchedLayer>& layers, const search::SearchOptions& options, double elapsed)
+nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search::SearchOptions& options,
+    double elapsed, const arch::Accelerator& acc)
 {
     nlohmann::json out;
     out["objective"] = search::toString(options.objective);
+    out["capacity_checked"] = {{"l1", options.l1Capacity}, {"l2", options.l2Capacity}};
     nlohmann::json array = nlohmann::json::array();
     std::int64_t totalRuntime = 0, totalRoofline = 0;
     std::uint64_t evaluated = 0;
     for (const SearchedLayer& l : layers) {
+        if (!l.best) {
+            const search::SearchStats& st = l.search.result.stats;
+            array.push_back({{"name", l.layer.name}, {"repeat", l.layer.repeat}, {"status", "not_mappable"},
+                {"reason", notMappableReason(l, acc)},
+                {"smallest_requirement", {{"l1_bytes_per_pe", st.minL1Bytes}, {"l2_bytes", st.minL2Bytes}}},
+                {"capacity", {{"l1_bytes_per_pe", acc.l1Bytes}, {"l2_bytes", acc.l2Bytes}}},
+                {"evaluated", l.search.result.evaluated}, {"roofline_cycles", l.roofline.cycles}});
+            continue;
+        }
         const search::Candidate& c = *l.best;
         nlohmann::json j;
         j["name"] = l.layer.name;
+        j["status"] = "ok";
+        j["buffers"] = needsJson(c, acc);
         j["macs"] = c.metrics.macs;
         j["runtime_cycles"] = c.metrics.runtime;
         j["energy"] = c.metrics.energy;
@@ -283,12 +328,17 @@ nlohmann::json searchJson(
     return out;
 }
 
-std::string searchText(
-    const std::vector<SearchedLayer>& layers, const search::SearchOptions& options, double elapsed)
+std::string searchText(const std::vector<SearchedLayer>& layers, const search::SearchOptions& options,
+    double elapsed, const arch::Accelerator& acc)
 {
     std::ostringstream os;
+    os << capacityWarning(options);
     std::int64_t totalRuntime = 0, totalRoofline = 0;
     for (const SearchedLayer& l : layers) {
+        if (!l.best) {
+            os << "== " << notMappableReason(l, acc) << "\n\n";
+            continue;
+        }
         const search::Candidate& c = *l.best;
         const double ratio = l.roofline.cycles > 0
             ? static_cast<double>(c.metrics.runtime) / static_cast<double>(l.roofline.cycles)
@@ -297,6 +347,7 @@ std::string searchText(
         std::snprintf(line, sizeof line,
             "== %s%s: best %s\n   runtime %lld cycles (roofline %lld, ratio %.3f), energy %.6g, EDP %.6g, "
             "MACs %lld\n"
+            "   buffers: L1 %lld of %lld bytes per PE, L2 %lld of %lld bytes\n"
             "   %llu mappings evaluated in %.2f s (space: original %.3g, off-chip %.3g -> %.3g pruned, "
             "on-chip %.3g -> %.3g pruned)\n",
             l.layer.name.c_str(),
@@ -304,9 +355,12 @@ std::string searchText(
             search::toString(options.objective).c_str(), static_cast<long long>(c.metrics.runtime),
             static_cast<long long>(l.roofline.cycles), ratio, c.metrics.energy, c.metrics.edp(),
             static_cast<long long>(c.metrics.macs),
-            static_cast<unsigned long long>(l.search.result.evaluated), l.search.result.seconds,
-            l.search.sizes.original, l.search.sizes.offChip, l.search.sizes.offChipPruned,
-            l.search.sizes.onChip, l.search.sizes.onChipPruned);
+            static_cast<long long>(c.metrics.l1Requirement * acc.bytesPerElement),
+            static_cast<long long>(acc.l1Bytes),
+            static_cast<long long>(c.metrics.l2Requirement * acc.bytesPerElement),
+            static_cast<long long>(acc.l2Bytes), static_cast<unsigned long long>(l.search.result.evaluated),
+            l.search.result.seconds, l.search.sizes.original, l.search.sizes.offChip,
+            l.search.sizes.offChipPruned, l.search.sizes.onChip, l.search.sizes.onChipPruned);
         os << line << "-- tiled loop nest\n"
            << mapping::printTiledLoopNest(c.mapping, l.search.space.body) << "-- MDC\n"
            << mdcText(c.dataflow) << paretoText(l.search.result, options.objective) << '\n';
@@ -333,6 +387,7 @@ void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path
     mdc::Network network;
     network.name = layers.size() == 1 ? layers.front().layer.name : "marvel_search";
     for (const SearchedLayer& l : layers) {
+        if (!l.best) continue;
         std::optional<mdc::Layer> layer = cost::toMaestroLayer(l.search.problem, l.best->dataflow);
         if (!layer) {
             Diagnostic d;

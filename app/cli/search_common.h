@@ -46,17 +46,24 @@ std::vector<SearchLayer> layersFromWorkload(workloads::Workload workload);
 /// "LAYER: operator 'x' is not conformable: reason" for the first non-conformable layer, or empty.
 std::string nonConformableReason(const std::vector<SearchLayer>& layers);
 
+/// "LAYER: not mappable on ACC: the smallest mapping found needs ..." for a layer whose every evaluated
+/// mapping overflows a buffer.
+std::string notMappableReason(const SearchedLayer& layer, const arch::Accelerator& acc);
+/// Warnings for capacity checks the options switch off (empty when both are on).
+std::string capacityWarning(const search::SearchOptions& options);
+
 /// Searches one layer with the roofline attached.
 SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,
     const search::SearchOptions& options, search::SearchSink* sink);
 
 /// The `--json` object of issue 4.
-nlohmann::json searchJson(
-    const std::vector<SearchedLayer>& layers, const search::SearchOptions& options, double elapsed);
+nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search::SearchOptions& options,
+    double elapsed, const arch::Accelerator& acc);
 /// The readable report: per layer runtime, energy, roofline ratio, the tiled loop nest and the MDC.
-std::string searchText(
-    const std::vector<SearchedLayer>& layers, const search::SearchOptions& options, double elapsed);
-/// One MAESTRO mapping file with each layer's best mapping under the layer's name, written atomically.
+std::string searchText(const std::vector<SearchedLayer>& layers, const search::SearchOptions& options,
+    double elapsed, const arch::Accelerator& acc);
+/// One MAESTRO mapping file with each mappable layer's best mapping under the layer's name, written
+/// atomically.
 void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path);
 /// `layer,runtime_cycles,energy,edp,utilization` and one row per point of every layer's runtime-energy
 /// Pareto front (runtime ascending), numbers written so that they read back exactly.

@@ -284,6 +284,7 @@ struct Tally
     std::uint64_t rejected = 0;
     std::uint64_t overL1 = 0;
     std::uint64_t overL2 = 0;
+    std::uint64_t overCapacity = 0; ///< over L1, L2 or both
     std::int64_t minL1Bytes = -1;
     std::int64_t minL2Bytes = -1;
 
@@ -296,6 +297,7 @@ struct Tally
         rejected += t.rejected;
         overL1 += t.overL1;
         overL2 += t.overL2;
+        overCapacity += t.overCapacity;
         if (t.minL1Bytes >= 0) keepMin(minL1Bytes, t.minL1Bytes);
         if (t.minL2Bytes >= 0) keepMin(minL2Bytes, t.minL2Bytes);
     }
@@ -666,7 +668,10 @@ void Engine::processTile(
         const bool overL2 = m_options.l2Capacity && l2Bytes > m_acc.l2Bytes;
         tally.overL1 += overL1 ? 1 : 0;
         tally.overL2 += overL2 ? 1 : 0;
-        if (overL1 || overL2) continue;
+        if (overL1 || overL2) {
+            ++tally.overCapacity;
+            continue;
+        }
         out.push_back({e.firstCandidate + k, *metrics});
     }
 }
@@ -858,7 +863,8 @@ SearchResult Engine::run()
     m_stats.overL2 = total.overL2;
     m_stats.minL1Bytes = total.minL1Bytes;
     m_stats.minL2Bytes = total.minL2Bytes;
-    m_skipped += m_stats.rejected + m_stats.overL1 + m_stats.overL2;
+    m_skipped += m_stats.rejected;
+    m_evaluated += total.overCapacity; // evaluated by the cost model, then found not to fit
     auto materialise = [&](const std::optional<Evaluated>& ev) -> std::optional<Candidate> {
         if (!ev) return std::nullopt;
         Candidate c = candidateOf(ev->index);

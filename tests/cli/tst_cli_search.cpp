@@ -141,13 +141,19 @@ private slots:
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QJsonObject j = parse(run.out);
         QCOMPARE(j["objective"].toString(), QString("runtime"));
-        const QStringList topKeys = {"elapsed_seconds", "layers", "objective", "search_space",
-            "total_roofline_cycles", "total_runtime_cycles"};
+        const QStringList topKeys = {"capacity_checked", "elapsed_seconds", "layers", "objective",
+            "search_space", "total_roofline_cycles", "total_runtime_cycles"};
         QCOMPARE(j.keys(), topKeys);
         const QJsonObject layer = j["layers"].toArray().at(0).toObject();
-        for (const char* key : {"name", "macs", "runtime_cycles", "energy", "edp", "roofline_cycles",
-                 "mapping", "mdc", "evaluated", "seconds"})
+        for (const char* key : {"name", "status", "buffers", "macs", "runtime_cycles", "energy", "edp",
+                 "roofline_cycles", "mapping", "mdc", "evaluated", "seconds"})
             QVERIFY2(layer.contains(key), key);
+        QCOMPARE(layer["status"].toString(), QString("ok"));
+        // P1: 512 bytes of L1 per PE, 110592 of L2; the mapping's own requirement fits both.
+        const QJsonObject buffers = layer["buffers"].toObject();
+        QVERIFY(buffers["fits"].toBool());
+        QVERIFY(buffers["l1_bytes_per_pe"].toInt() > 0 && buffers["l1_bytes_per_pe"].toInt() <= 512);
+        QVERIFY(buffers["l2_bytes"].toInt() > 0 && buffers["l2_bytes"].toInt() <= 110592);
         QCOMPARE(layer["name"].toString(), QString("smallconv"));
         QCOMPARE(layer["macs"].toInteger(), 16LL * 8 * 8 * 8 * 3 * 3);
         QVERIFY(layer["runtime_cycles"].toInteger() >= layer["roofline_cycles"].toInteger());
@@ -379,6 +385,54 @@ private slots:
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains("/nonexistent/folder/front.csv: cannot write the Pareto CSV file"),
             qPrintable(run.err));
+    }
+
+    /// A 12-byte L1 holds no mapping of the tiny model's 3x3 layers (the smallest needs 18 bytes: a 1x3
+    /// filter row, input row and output row, double buffered) but does hold the GEMM's: those layers are
+    /// reported as not mappable with the smallest requirement, the GEMM as usual, and the exit status is 3.
+    void notMappableLayersAreReported()
+    {
+        QTemporaryDir dir;
+        const QString model = dir.filePath("tiny.json");
+        writeFile(model, kTinyModel);
+        QFile p1(kP1);
+        QVERIFY(p1.open(QIODevice::ReadOnly));
+        QJsonObject acc = QJsonDocument::fromJson(p1.readAll()).object();
+        acc["l1_bytes"] = 12;
+        const QString hw = dir.filePath("small_l1.json");
+        writeFile(hw, QJsonDocument(acc).toJson());
+        const auto run = runMarvel(
+            {"search", "--model", model, "--hw", hw, "--json", "--export-mdc", dir.filePath("x.m")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains("c1: not mappable on P1 (Eyeriss-like)"), qPrintable(run.err));
+        const QJsonArray layers = parse(run.out)["layers"].toArray();
+        QCOMPARE(layers.size(), 3);
+        for (int i : {0, 1}) {
+            const QJsonObject l = layers[i].toObject();
+            QCOMPARE(l["status"].toString(), QStringLiteral("not_mappable"));
+            QCOMPARE(l["smallest_requirement"].toObject()["l1_bytes_per_pe"].toInt(), 18);
+            QCOMPARE(l["capacity"].toObject()["l1_bytes_per_pe"].toInt(), 12);
+            QVERIFY(!l.contains("mapping"));
+        }
+        const QJsonObject fc = layers[2].toObject();
+        QCOMPARE(fc["status"].toString(), QStringLiteral("ok"));
+        QVERIFY(fc["buffers"].toObject()["fits"].toBool());
+        QVERIFY(fc["buffers"].toObject()["l1_bytes_per_pe"].toInt() <= 12);
+        // Only the mappable layer is exported.
+        QFile exported(dir.filePath("x.m"));
+        QVERIFY(exported.open(QIODevice::ReadOnly));
+        const QByteArray text = exported.readAll();
+        QVERIFY(text.contains("Layer fc") && !text.contains("Layer c1"));
+
+        // Without the L1 check the same search returns mappings, says they may not fit, and exits 0.
+        const auto unchecked = runMarvel({"search", "--model", model, "--hw", hw, "--json", "--no-l1-check"});
+        QCOMPARE(unchecked.exitCode, 0);
+        QVERIFY(unchecked.err.contains("the mappings may not fit in L1"));
+        const QJsonObject u = parse(unchecked.out);
+        QVERIFY(!u["capacity_checked"].toObject()["l1"].toBool());
+        QVERIFY(!u["layers"].toArray()[0].toObject()["buffers"].toObject()["fits"].toBool());
+        const auto text2 = runMarvel({"search", "--model", model, "--hw", hw, "--no-l1-check"});
+        QVERIFY(text2.out.startsWith("warning: L1 capacity not checked"));
     }
 
     void errors_data()

@@ -1,8 +1,9 @@
 // What decoupling and each pruning option cost against the true optimum of the whole mapping space, on
 // operators small enough to search exhaustively (issue 4). Options that claim to keep the optimum
 // (lower-bound skipping) must show a gap of exactly 0; the others' gaps are measured and printed.
-// The true optimum is taken over legal mappings: level-1 tiles must fit in L1 (a mapping that does not
-// fit cannot run, although MAESTRO would still price it).
+// The true optimum is taken over legal mappings under the same capacity rule as every search: the cost
+// model's L1 and L2 requirements fit the buffers (a mapping that does not fit cannot run, although
+// MAESTRO would still price it).
 #include <QTest>
 
 #include "core/ir/parser.h"
