@@ -113,8 +113,8 @@ std::string notMappableReason(const SearchedLayer& layer, const arch::Accelerato
         + (acc.name.empty() ? "this accelerator" : acc.name)
         + ": no mapping found fits its buffers (the cost model's requirement, double buffering included)";
     if (st.minL1Bytes >= 0)
-        out += "; the smallest L1 requirement found is " + std::to_string(st.minL1Bytes) + " bytes per PE (L1 has "
-            + std::to_string(acc.l1Bytes) + ")";
+        out += "; the smallest L1 requirement found is " + std::to_string(st.minL1Bytes)
+            + " bytes per PE (L1 has " + std::to_string(acc.l1Bytes) + ")";
     if (st.minL2Bytes >= 0)
         out += ", the smallest L2 requirement " + std::to_string(st.minL2Bytes) + " bytes (L2 has "
             + std::to_string(acc.l2Bytes) + ")";
