@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -15,6 +16,9 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSaveFile>
+#include <QScrollArea>
+#include <QSettings>
+#include <QShortcut>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -22,7 +26,14 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "core/ir/parser.h"
+#include "core/search/roofline.h"
+#include "ui/accelerator/accelerator_panel.h"
 #include "ui/graph_view.h"
+#include "ui/mapping/mapping_view.h"
+#include "ui/plot/pareto_plot.h"
+#include "ui/search/search_controller.h"
+#include "ui/search/search_panel.h"
 
 namespace marvel::ui {
 
@@ -71,17 +82,16 @@ MainWindow::MainWindow(QWidget* parent)
     reportLayout->addWidget(m_rules, 2);
     reportLayout->addWidget(m_diagnostics, 1);
 
-    auto* right = new QSplitter(Qt::Vertical);
-    right->addWidget(reportPane);
-    right->addWidget(m_ddg);
-    right->setStretchFactor(1, 3);
+    auto* operatorPane = new QSplitter(Qt::Vertical);
+    operatorPane->addWidget(m_editor);
+    operatorPane->addWidget(reportPane);
+    operatorPane->setStretchFactor(0, 3);
+    operatorPane->setStretchFactor(1, 2);
+    m_operatorPane = operatorPane;
 
-    auto* splitter = new QSplitter;
-    splitter->addWidget(m_editor);
-    splitter->addWidget(right);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
-    setCentralWidget(splitter);
+    m_plot = new ParetoPlot;
+    setCentralWidget(m_plot);
+    buildDocks();
 
     m_analyseTimer = new QTimer(this);
     m_analyseTimer->setSingleShot(true);
@@ -91,9 +101,156 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_editor->document(), &QTextDocument::modificationChanged, this, &MainWindow::updateTitle);
 
     buildMenus();
-    resize(1200, 760);
+    resize(1440, 900);
     analyseNow();
     updateTitle();
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void MainWindow::buildDocks()
+{
+    setDockNestingEnabled(true);
+    auto dock = [this](const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name); // saveState() keys docks by name
+        d->setWidget(widget);
+        addDockWidget(area, d);
+        return d;
+    };
+    QDockWidget* op
+        = dock(tr("Operator"), QStringLiteral("operator"), m_operatorPane, Qt::LeftDockWidgetArea);
+    QDockWidget* ddg
+        = dock(tr("Dimension dependence graph"), QStringLiteral("ddg"), m_ddg, Qt::LeftDockWidgetArea);
+    m_searchPanel = new SearchPanel;
+    m_accelerator = new AcceleratorPanel;
+    QDockWidget* searchDock
+        = dock(tr("Search"), QStringLiteral("search"), m_searchPanel, Qt::RightDockWidgetArea);
+    // Scrolls rather than forcing the window taller than a laptop screen.
+    auto* accScroll = new QScrollArea;
+    accScroll->setWidget(m_accelerator);
+    accScroll->setWidgetResizable(true);
+    accScroll->setFrameShape(QFrame::NoFrame);
+    accScroll->setMinimumHeight(160);
+    accScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    QDockWidget* accDock
+        = dock(tr("Accelerator"), QStringLiteral("accelerator"), accScroll, Qt::RightDockWidgetArea);
+    m_mappingView = new MappingView;
+    QDockWidget* mappingDock
+        = dock(tr("Selected mapping"), QStringLiteral("mapping"), m_mappingView, Qt::BottomDockWidgetArea);
+    splitDockWidget(op, ddg, Qt::Vertical);
+    splitDockWidget(searchDock, accDock, Qt::Vertical);
+    resizeDocks({op, searchDock}, {430, 370}, Qt::Horizontal);
+    resizeDocks({op, ddg}, {560, 260}, Qt::Vertical);
+    resizeDocks({searchDock, accDock}, {290, 480}, Qt::Vertical);
+    resizeDocks({mappingDock}, {250}, Qt::Vertical);
+    m_docks = {op, ddg, searchDock, accDock, mappingDock};
+
+    m_controller = new SearchController(this);
+    connect(m_searchPanel, &SearchPanel::runRequested, this, &MainWindow::runSearch);
+    connect(m_searchPanel, &SearchPanel::cancelRequested, this, &MainWindow::cancelSearch);
+    connect(m_accelerator, &AcceleratorPanel::acceleratorChanged, this, [this] {
+        // Retuning: an architect changes a parameter and watches the front move.
+        if (m_searchedOnce) runSearch();
+    });
+    connect(m_controller, &SearchController::pointsAdded, m_plot,
+        [this](const std::vector<search::EvaluatedPoint>& points) { m_plot->addPoints(points); });
+    connect(m_controller, &SearchController::frontChanged, this,
+        [this](const std::vector<search::Candidate>& front) {
+            m_front = front;
+            m_plot->setFront(front);
+        });
+    connect(m_controller, &SearchController::progressed, m_searchPanel, &SearchPanel::showProgress);
+    connect(m_controller, &SearchController::layerFinished, this,
+        [this](int, std::shared_ptr<const search::LayerSearchResult> result) {
+            m_lastResult = std::move(result);
+            const search::SearchResult& r = m_lastResult->result;
+            m_front = r.pareto;
+            m_plot->setFront(m_front);
+            std::vector<search::Candidate> best;
+            for (const auto* b : {&r.bestRuntime, &r.bestEnergy, &r.bestEdp})
+                if (*b) best.push_back(**b);
+            m_plot->setBest(best);
+            if (const auto& b = r.best(m_searchedOptions.objective)) showCandidate(*b);
+        });
+    connect(m_controller, &SearchController::finished, this, &MainWindow::onSearchFinished);
+    connect(m_plot, &ParetoPlot::frontPointClicked, this, &MainWindow::selectCandidate);
+
+    auto* run = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_R), this);
+    connect(run, &QShortcut::activated, this, &MainWindow::runSearch);
+    auto* cancel = new QShortcut(QKeySequence(Qt::Key_Escape), this);
+    connect(cancel, &QShortcut::activated, this, &MainWindow::cancelSearch);
+}
+
+bool MainWindow::runSearch()
+{
+    analyseNow();
+    if (!m_analysis.report || !m_analysis.report->conformable) {
+        statusBar()->showMessage(
+            tr("Only a conformable operator can be searched: see the rules in the Operator panel."));
+        return false;
+    }
+    if (!m_accelerator->isValid()) {
+        statusBar()->showMessage(
+            tr("Fix the accelerator first: %1").arg(m_accelerator->problems().join(QStringLiteral("; "))));
+        return false;
+    }
+    SearchRequest request;
+    try {
+        const QString name = m_file.isEmpty() ? tr("untitled.loop") : QFileInfo(m_file).fileName();
+        ir::Operator op = ir::parseOperator(m_editor->toPlainText().toStdString(), name.toStdString());
+        request.layers.push_back({QString::fromStdString(op.name), op, 1});
+        if (auto nest = ir::perfectNest(op))
+            m_roofline = search::roofline(*nest, op.sizes, m_accelerator->accelerator()).cycles;
+    } catch (const InputError& e) {
+        statusBar()->showMessage(QString::fromStdString(e.what()));
+        return false;
+    }
+    request.accelerator = m_accelerator->accelerator();
+    request.options = m_searchPanel->options();
+    m_searchedAccelerator = request.accelerator;
+    m_searchedOptions = request.options;
+    m_searchedOnce = true;
+    m_front.clear();
+    m_lastResult.reset();
+    m_plot->clear();
+    m_plot->setClockMhz(request.accelerator.clockMHz);
+    m_plot->setRoofline(m_roofline);
+    m_controller->start(std::move(request));
+    m_searchPanel->setRunning(true);
+    statusBar()->showMessage(tr("Searching..."));
+    return true;
+}
+
+void MainWindow::cancelSearch()
+{
+    m_controller->cancel();
+}
+
+void MainWindow::onSearchFinished(const SearchOutcome& outcome)
+{
+    m_searchPanel->showOutcome(outcome);
+    statusBar()->showMessage(m_searchPanel->outcomeText(), 8000);
+    emit searchFinished();
+}
+
+bool MainWindow::selectCandidate(std::uint64_t index)
+{
+    for (const search::Candidate& c : m_front)
+        if (c.index == index) {
+            showCandidate(c);
+            return true;
+        }
+    return false;
+}
+
+void MainWindow::showCandidate(const search::Candidate& candidate)
+{
+    if (!m_lastResult) return;
+    m_selected = candidate;
+    m_mappingView->setMapping(candidate, m_lastResult->problem, m_lastResult->space.body,
+        m_searchedAccelerator, m_searchedOptions.fidelity, m_roofline);
 }
 
 QString MainWindow::samplesDirectory()
@@ -125,6 +282,18 @@ void MainWindow::buildMenus()
     file->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAsDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* searchMenu = menuBar()->addMenu(tr("&Search"));
+    QAction* run = searchMenu->addAction(tr("&Run search"), this, &MainWindow::runSearch);
+    run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    run->setShortcutContext(Qt::WidgetShortcut); // the window-wide QShortcut handles the key
+    QAction* cancel = searchMenu->addAction(tr("&Cancel"), this, &MainWindow::cancelSearch);
+    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    cancel->setShortcutContext(Qt::WidgetShortcut);
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : m_docks)
+        m_viewMenu->addAction(d->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Marvel Studio"), this, [this] {
@@ -212,10 +381,15 @@ bool MainWindow::confirmDiscard()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (confirmDiscard())
-        event->accept();
-    else
+    if (!confirmDiscard()) {
         event->ignore();
+        return;
+    }
+    m_controller->cancel();
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
 }
 
 void MainWindow::updateTitle()

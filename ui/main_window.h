@@ -1,21 +1,34 @@
 #pragma once
 
+#include <memory>
+#include <optional>
+
 #include <QMainWindow>
 
+#include "core/search/search.h"
 #include "ui/operator_analysis.h"
 
 class QLabel;
 class QListWidget;
 class QPlainTextEdit;
 class QTableWidget;
+class QDockWidget;
+class QMenu;
 class QTimer;
 
 namespace marvel::ui {
 
 class GraphView;
+class AcceleratorPanel;
+class MappingView;
+class ParetoPlot;
+class SearchController;
+class SearchPanel;
+struct SearchOutcome;
 
-/// The Marvel Studio main window: the loop-nest editor, the conformability verdict with the reason for
-/// each rule, the operator's dimension dependence graph and the diagnostics of text that does not parse.
+/// The Marvel Studio main window: the loop-nest editor with the conformability verdict, the reason for
+/// each rule and the DDG; the accelerator and search panels; the live runtime-energy plot of a search
+/// running in the background; and the selected mapping. Panels are dock widgets (View menu).
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -38,10 +51,28 @@ public:
     QListWidget* diagnosticsList() const { return m_diagnostics; }
     GraphView* ddgView() const { return m_ddg; }
     QLabel* verdictLabel() const { return m_verdict; }
+    AcceleratorPanel* acceleratorPanel() const { return m_accelerator; }
+    SearchPanel* searchPanel() const { return m_searchPanel; }
+    ParetoPlot* paretoPlot() const { return m_plot; }
+    MappingView* mappingView() const { return m_mappingView; }
+    SearchController* searchController() const { return m_controller; }
+
+    /// Searches the operator in the editor on the accelerator panel's accelerator (Ctrl+R); false with
+    /// the reason in the status bar when the operator does not parse or is not conformable.
+    bool runSearch();
+    void cancelSearch();
+    /// The last finished search of the operator, if any.
+    const std::shared_ptr<const search::LayerSearchResult>& lastResult() const { return m_lastResult; }
+    /// Shows the front candidate with this index in the mapping view; false when it is not on the front.
+    bool selectCandidate(std::uint64_t index);
 
     /// The folder the "Open Sample" menu lists (samples/operators of the source tree unless
     /// MARVEL_SAMPLES_DIR is set in the environment).
     static QString samplesDirectory();
+
+signals:
+    /// A search ended (finished, cancelled, failed); the app's --search --screenshot waits for it.
+    void searchFinished();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -57,6 +88,9 @@ private:
     void jumpToDiagnostic(int row);
     void showAnalysis();
     void updateTitle();
+    void buildDocks();
+    void onSearchFinished(const SearchOutcome& outcome);
+    void showCandidate(const search::Candidate& candidate);
 
     QPlainTextEdit* m_editor = nullptr;
     QLabel* m_verdict = nullptr;
@@ -66,6 +100,21 @@ private:
     QTimer* m_analyseTimer = nullptr;
     OperatorAnalysis m_analysis;
     QString m_file;
+    QMenu* m_viewMenu = nullptr;
+    QWidget* m_operatorPane = nullptr;
+    std::vector<QDockWidget*> m_docks;
+    AcceleratorPanel* m_accelerator = nullptr;
+    SearchPanel* m_searchPanel = nullptr;
+    ParetoPlot* m_plot = nullptr;
+    MappingView* m_mappingView = nullptr;
+    SearchController* m_controller = nullptr;
+    std::vector<search::Candidate> m_front;
+    std::shared_ptr<const search::LayerSearchResult> m_lastResult;
+    std::optional<search::Candidate> m_selected;
+    arch::Accelerator m_searchedAccelerator; ///< of the running or last search
+    search::SearchOptions m_searchedOptions;
+    std::int64_t m_roofline = 0;
+    bool m_searchedOnce = false; ///< accelerator edits re-run the search after the first one
 };
 
 } // namespace marvel::ui

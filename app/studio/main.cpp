@@ -20,22 +20,48 @@ int main(int argc, char** argv)
         QStringLiteral("Save a PNG of the window to <file> and quit."), QStringLiteral("file"));
     QCommandLineOption quitAfter(
         QStringLiteral("quit-after"), QStringLiteral("Quit after <ms> milliseconds."), QStringLiteral("ms"));
+    QCommandLineOption search(QStringLiteral("search"), QStringLiteral("Run the search at start."));
+    QCommandLineOption size(
+        QStringLiteral("size"), QStringLiteral("Window size, default 1440x900."), QStringLiteral("WxH"));
     parser.addOption(screenshot);
     parser.addOption(quitAfter);
+    parser.addOption(search);
+    parser.addOption(size);
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Operator (.loop) to open."));
     parser.process(app);
 
     marvel::ui::MainWindow window;
     const QStringList files = parser.positionalArguments();
-    if (!files.isEmpty()) window.openFile(files.first());
+    window.openFile(files.isEmpty()
+            ? marvel::ui::MainWindow::samplesDirectory() + QStringLiteral("/conv2d.loop")
+            : files.first());
+    QSize windowSize(1440, 900);
+    if (parser.isSet(size)) {
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0)
+            windowSize = QSize(wh[0].toInt(), wh[1].toInt());
+    }
+    window.resize(windowSize);
     window.show();
 
-    if (parser.isSet(screenshot)) {
-        const QString path = parser.value(screenshot);
-        QTimer::singleShot(500, &window, [&window, &app, path] {
+    auto grab = [&window, &app](const QString& path) {
+        // Let queued replots and layouts settle before grabbing.
+        QTimer::singleShot(400, &window, [&window, &app, path] {
             const bool saved = window.grab().save(path);
             app.exit(saved ? 0 : 1);
         });
+    };
+    if (parser.isSet(search)) {
+        if (parser.isSet(screenshot)) {
+            const QString path = parser.value(screenshot);
+            QObject::connect(
+                &window, &marvel::ui::MainWindow::searchFinished, &window, [grab, path] { grab(path); });
+        }
+        QTimer::singleShot(0, &window, [&window, &app, &parser, &screenshot] {
+            if (!window.runSearch() && parser.isSet(screenshot)) app.exit(1);
+        });
+    } else if (parser.isSet(screenshot)) {
+        grab(parser.value(screenshot));
     } else if (parser.isSet(quitAfter)) {
         QTimer::singleShot(parser.value(quitAfter).toInt(), &app, &QApplication::quit);
     }

@@ -1,0 +1,301 @@
+#include "ui/accelerator/accelerator_panel.h"
+
+#include <span>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "core/arch/accelerator_io.h"
+
+namespace marvel::ui {
+
+namespace {
+constexpr int kDebounceMs = 300;
+
+struct FieldSpec
+{
+    const char* key;
+    const char* label;
+    const char* unit;
+    const char* tip;
+    double max;
+    int decimals; ///< 0: integer spin box
+};
+
+// Ranges are wide on purpose: core's validation, not the spin box, says what is wrong.
+const FieldSpec kCompute[] = {
+    {"num_pes", "PEs", "", "Processing elements in the array; each has a private L1 buffer.", 1e9, 0},
+    {"simd_lanes", "SIMD lanes", "MACs/cycle", "Multiply-accumulates one PE does per cycle.", 1e6, 0},
+    {"clock_mhz", "Clock", "MHz", "Clock frequency; converts cycles into time.", 1e6, 1},
+};
+const FieldSpec kBuffers[] = {
+    {"l1_bytes", "L1 per PE", "bytes",
+        "Private buffer of each PE. A mapping fits when the cost model's L1 requirement (double "
+        "buffered) is at most this.",
+        1e12, 0},
+    {"l2_bytes", "L2 (shared)", "bytes",
+        "Shared on-chip buffer between DRAM and the PEs. Holds the level-3 tile of every tensor, double "
+        "buffered.",
+        1e15, 0},
+    {"bytes_per_element", "Word size", "bytes", "Bytes per tensor element; buffer sizes divide by it.", 64,
+        0},
+};
+const FieldSpec kNetwork[] = {
+    {"noc_bandwidth_elements_per_cycle", "NoC bandwidth", "elements/cycle",
+        "Elements every NoC level moves per cycle (between L2 and the PEs).", 1e9, 0},
+    {"noc_latency_cycles", "NoC latency", "cycles", "Cycles added to every NoC transfer (hops).", 1e6, 0},
+    {"offchip_bandwidth_elements_per_cycle", "Off-chip bandwidth", "elements/cycle",
+        "Elements per cycle between DRAM and L2.", 1e12, 0},
+    {"dram_block_bytes", "DRAM block", "bytes",
+        "DRAM burst size; the off-chip search counts the distinct blocks a tile touches.", 1e6, 0},
+};
+const FieldSpec kEnergy[] = {
+    {"energy.mac", "MAC", "MAC units", "Energy of one multiply-accumulate (the unit of the others).", 1e9, 3},
+    {"energy.l1_access", "L1 access", "MAC units", "Energy of one L1 read or write, in MAC energies.", 1e9,
+        3},
+    {"energy.l2_access", "L2 access", "MAC units", "Energy of one L2 read or write, in MAC energies.", 1e9,
+        3},
+    {"energy.mac_energy_nj", "MAC energy", "nJ", "One MAC's energy in nanojoules (converts to nJ).", 1e6, 6},
+};
+
+double valueOf(const arch::Accelerator& a, const QString& key)
+{
+    if (key == "num_pes") return double(a.numPes);
+    if (key == "simd_lanes") return double(a.simdLanes);
+    if (key == "clock_mhz") return a.clockMHz;
+    if (key == "l1_bytes") return double(a.l1Bytes);
+    if (key == "l2_bytes") return double(a.l2Bytes);
+    if (key == "bytes_per_element") return double(a.bytesPerElement);
+    if (key == "noc_bandwidth_elements_per_cycle") return double(a.nocBandwidth);
+    if (key == "noc_latency_cycles") return double(a.nocLatency);
+    if (key == "offchip_bandwidth_elements_per_cycle") return double(a.offchipBandwidth);
+    if (key == "dram_block_bytes") return double(a.dramBlockBytes);
+    if (key == "energy.mac") return a.energy.mac;
+    if (key == "energy.l1_access") return a.energy.l1Access;
+    if (key == "energy.l2_access") return a.energy.l2Access;
+    if (key == "energy.mac_energy_nj") return a.energy.macEnergyNanojoule;
+    return 0;
+}
+
+void setValue(arch::Accelerator& a, const QString& key, double v)
+{
+    const auto i = static_cast<std::int64_t>(std::llround(v));
+    if (key == "num_pes") a.numPes = i;
+    if (key == "simd_lanes") a.simdLanes = i;
+    if (key == "clock_mhz") a.clockMHz = v;
+    if (key == "l1_bytes") a.l1Bytes = i;
+    if (key == "l2_bytes") a.l2Bytes = i;
+    if (key == "bytes_per_element") a.bytesPerElement = i;
+    if (key == "noc_bandwidth_elements_per_cycle") a.nocBandwidth = i;
+    if (key == "noc_latency_cycles") a.nocLatency = i;
+    if (key == "offchip_bandwidth_elements_per_cycle") a.offchipBandwidth = i;
+    if (key == "dram_block_bytes") a.dramBlockBytes = i;
+    if (key == "energy.mac") a.energy.mac = v;
+    if (key == "energy.l1_access") a.energy.l1Access = v;
+    if (key == "energy.l2_access") a.energy.l2Access = v;
+    if (key == "energy.mac_energy_nj") a.energy.macEnergyNanojoule = v;
+}
+
+double spinValue(const QAbstractSpinBox* box)
+{
+    if (auto* d = qobject_cast<const QDoubleSpinBox*>(box)) return d->value();
+    return static_cast<const QSpinBox*>(box)->value();
+}
+} // namespace
+
+QString AcceleratorPanel::acceleratorsDirectory()
+{
+    const QByteArray fromEnv = qgetenv("MARVEL_SAMPLES_DIR");
+    return QString::fromLocal8Bit(fromEnv.isEmpty() ? QByteArray(MARVEL_SAMPLES_DIR) : fromEnv)
+        + QStringLiteral("/accelerators");
+}
+
+AcceleratorPanel::AcceleratorPanel(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    auto* presetRow = new QHBoxLayout;
+    m_presets = new QComboBox;
+    m_presets->setToolTip(tr("The paper's platforms and every accelerator file in samples/accelerators"));
+    const QDir dir(acceleratorsDirectory());
+    for (const QFileInfo& info : dir.entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+        QString label = info.completeBaseName();
+        try {
+            label = QString::fromStdString(arch::loadAccelerator(info.absoluteFilePath().toStdString()).name);
+        } catch (const InputError&) { }
+        m_presets->addItem(label, info.absoluteFilePath());
+    }
+    connect(m_presets, &QComboBox::activated, this, [this](int i) {
+        loadPreset(m_presets->itemData(i).toString());
+        emit edited();
+    });
+    auto* open = new QPushButton(tr("Open..."));
+    auto* save = new QPushButton(tr("Save..."));
+    open->setToolTip(tr("Open an accelerator file (JSON or MAESTRO .m)"));
+    save->setToolTip(tr("Save this accelerator as JSON or a MAESTRO .m file"));
+    connect(open, &QPushButton::clicked, this, &AcceleratorPanel::openFile);
+    connect(save, &QPushButton::clicked, this, &AcceleratorPanel::saveFile);
+    presetRow->addWidget(m_presets, 1);
+    presetRow->addWidget(open);
+    presetRow->addWidget(save);
+    layout->addLayout(presetRow);
+
+    auto addGroup = [&](const QString& title, std::span<const FieldSpec> specs) {
+        auto* group = new QGroupBox(title);
+        auto* form = new QFormLayout(group);
+        form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+        for (const FieldSpec& spec : specs) {
+            QAbstractSpinBox* box = nullptr;
+            if (spec.decimals == 0) {
+                auto* s = new QSpinBox;
+                s->setRange(-1, static_cast<int>(std::min(spec.max, 2147483647.0)));
+                if (*spec.unit) s->setSuffix(QStringLiteral(" ") + tr(spec.unit));
+                s->setGroupSeparatorShown(true);
+                connect(s, &QSpinBox::valueChanged, this, &AcceleratorPanel::onEdited);
+                box = s;
+            } else {
+                auto* d = new QDoubleSpinBox;
+                d->setDecimals(spec.decimals);
+                d->setRange(-1, spec.max);
+                if (*spec.unit) d->setSuffix(QStringLiteral(" ") + tr(spec.unit));
+                connect(d, &QDoubleSpinBox::valueChanged, this, &AcceleratorPanel::onEdited);
+                box = d;
+            }
+            box->setToolTip(tr(spec.tip));
+            box->setProperty("baseToolTip", tr(spec.tip));
+            box->setObjectName(QString::fromLatin1(spec.key));
+            m_fields.insert(QString::fromLatin1(spec.key), box);
+            auto* label = new QLabel(tr(spec.label));
+            label->setToolTip(tr(spec.tip));
+            form->addRow(label, box);
+        }
+        layout->addWidget(group);
+    };
+    addGroup(tr("Compute"), kCompute);
+    addGroup(tr("Buffers"), kBuffers);
+    addGroup(tr("Network and memory"), kNetwork);
+    addGroup(tr("Energy per access"), kEnergy);
+
+    m_message = new QLabel;
+    m_message->setWordWrap(true);
+    m_message->setStyleSheet(QStringLiteral("color: #c62828"));
+    layout->addWidget(m_message);
+    layout->addStretch(1);
+
+    m_debounce = new QTimer(this);
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(kDebounceMs);
+    connect(m_debounce, &QTimer::timeout, this, [this] {
+        if (isValid()) emit acceleratorChanged(accelerator());
+    });
+    if (m_presets->count() > 0) {
+        // P2, the edge platform, is the app's default.
+        const int p2 = m_presets->findText(QStringLiteral("P2"), Qt::MatchStartsWith);
+        m_presets->setCurrentIndex(p2 >= 0 ? p2 : 0);
+        loadPreset(m_presets->currentData().toString());
+    }
+}
+
+bool AcceleratorPanel::loadPreset(const QString& labelOrPath)
+{
+    QString path = labelOrPath;
+    if (const int i = m_presets->findText(labelOrPath); i >= 0) path = m_presets->itemData(i).toString();
+    try {
+        setAccelerator(arch::loadAccelerator(path.toStdString()));
+    } catch (const InputError& e) {
+        m_message->setText(QString::fromStdString(e.what()));
+        return false;
+    }
+    if (const int i = m_presets->findData(path); i >= 0) m_presets->setCurrentIndex(i);
+    return true;
+}
+
+void AcceleratorPanel::setAccelerator(const arch::Accelerator& acc)
+{
+    m_loading = true;
+    m_base = acc;
+    for (auto it = m_fields.begin(); it != m_fields.end(); ++it) {
+        if (auto* d = qobject_cast<QDoubleSpinBox*>(it.value()))
+            d->setValue(valueOf(acc, it.key()));
+        else
+            static_cast<QSpinBox*>(it.value())->setValue(static_cast<int>(valueOf(acc, it.key())));
+    }
+    m_loading = false;
+    revalidate();
+}
+
+arch::Accelerator AcceleratorPanel::accelerator() const
+{
+    arch::Accelerator acc = m_base;
+    for (auto it = m_fields.begin(); it != m_fields.end(); ++it)
+        setValue(acc, it.key(), spinValue(it.value()));
+    return acc;
+}
+
+void AcceleratorPanel::onEdited()
+{
+    if (m_loading) return;
+    revalidate();
+    emit edited();
+    if (isValid())
+        m_debounce->start();
+    else
+        m_debounce->stop();
+}
+
+void AcceleratorPanel::revalidate()
+{
+    m_problems.clear();
+    QMap<QString, QStringList> byField;
+    for (const Diagnostic& d : arch::validate(accelerator())) {
+        const QString text = QString::fromStdString(d.format());
+        m_problems << text;
+        byField[QString::fromStdString(d.field)] << QString::fromStdString(d.message);
+    }
+    for (auto it = m_fields.begin(); it != m_fields.end(); ++it) {
+        const QStringList reasons = byField.value(it.key());
+        it.value()->setStyleSheet(
+            reasons.isEmpty() ? QString() : QStringLiteral("background: #fde0dc; border: 1px solid #c62828"));
+        it.value()->setToolTip(reasons.isEmpty() ? it.value()->property("baseToolTip").toString()
+                                                 : reasons.join(QLatin1Char('\n')));
+    }
+    m_message->setText(m_problems.isEmpty()
+            ? QString()
+            : tr("Not searched until fixed:\n") + m_problems.join(QLatin1Char('\n')));
+}
+
+void AcceleratorPanel::openFile()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open accelerator"), acceleratorsDirectory(),
+        tr("Accelerators (*.json *.m);;All files (*)"));
+    if (path.isEmpty()) return;
+    if (loadPreset(path)) {
+        emit edited();
+        if (isValid()) emit acceleratorChanged(accelerator());
+    }
+}
+
+void AcceleratorPanel::saveFile()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save accelerator"), {}, tr("JSON (*.json);;MAESTRO hardware (*.m)"));
+    if (path.isEmpty()) return;
+    try {
+        arch::saveAccelerator(accelerator(), path.toStdString());
+    } catch (const InputError& e) {
+        m_message->setText(QString::fromStdString(e.what()));
+    }
+}
+
+} // namespace marvel::ui

@@ -1,0 +1,57 @@
+#pragma once
+// Edits an accelerator: every parameter with its unit and an explanation, presets (the paper's
+// platforms and every accelerator in samples/), open/save of JSON and MAESTRO files. Each change is
+// validated by core; a field with a problem is flagged with core's reason and nothing is emitted until
+// the accelerator is valid again. Valid changes are emitted after a short pause, so holding an arrow key
+// on the PE count re-runs the search once the key is released or every pause.
+
+#include <QWidget>
+
+#include "core/arch/accelerator.h"
+
+class QAbstractSpinBox;
+class QComboBox;
+class QLabel;
+class QTimer;
+
+namespace marvel::ui {
+
+class AcceleratorPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit AcceleratorPanel(QWidget* parent = nullptr);
+
+    /// Shows `acc` without emitting acceleratorChanged.
+    void setAccelerator(const arch::Accelerator& acc);
+    arch::Accelerator accelerator() const;
+    bool isValid() const { return m_problems.isEmpty(); }
+    QStringList problems() const { return m_problems; }
+    /// The field editor for a JSON key such as "num_pes", "l1_bytes" or "energy.l2_access".
+    QAbstractSpinBox* field(const QString& key) const { return m_fields.value(key); }
+    /// Loads a preset by its label ("P1 (Eyeriss-like)" ...) or a file path; false when unknown.
+    bool loadPreset(const QString& labelOrPath);
+    static QString acceleratorsDirectory();
+
+signals:
+    /// A valid accelerator, after the typing pause.
+    void acceleratorChanged(const marvel::arch::Accelerator& acc);
+    /// Any edit by the user (for the window's unsaved-changes state).
+    void edited();
+
+private:
+    void onEdited();
+    void revalidate();
+    void openFile();
+    void saveFile();
+
+    QMap<QString, QAbstractSpinBox*> m_fields;
+    QComboBox* m_presets = nullptr;
+    QLabel* m_message = nullptr;
+    QTimer* m_debounce = nullptr;
+    arch::Accelerator m_base; ///< name and the fields the panel does not show
+    QStringList m_problems;
+    bool m_loading = false;
+};
+
+} // namespace marvel::ui

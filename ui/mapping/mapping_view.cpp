@@ -1,0 +1,161 @@
+#include "ui/mapping/mapping_view.h"
+
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "core/mapping/loop_nest_mapping.h"
+
+namespace marvel::ui {
+
+namespace {
+QString bar(std::int64_t need, std::int64_t capacity)
+{
+    const double share = capacity > 0 ? static_cast<double>(need) / static_cast<double>(capacity) : 0.0;
+    const int filled = std::clamp(static_cast<int>(share * 20 + 0.5), 0, 20);
+    const QString colour = need <= capacity ? QStringLiteral("#2e7d32") : QStringLiteral("#c62828");
+    return QStringLiteral("<span style='color:%1; font-family:monospace'>%2</span>"
+                          "<span style='color:#bbb; font-family:monospace'>%3</span> %L4 / %L5 bytes (%6%)")
+        .arg(colour, QString(filled, QChar(0x2588)), QString(20 - filled, QChar(0x2591)))
+        .arg(need)
+        .arg(capacity)
+        .arg(share * 100, 0, 'f', 0);
+}
+} // namespace
+
+MappingView::MappingView(QWidget* parent)
+    : QWidget(parent)
+{
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    m_loopNest = new QPlainTextEdit;
+    m_mdc = new QPlainTextEdit;
+    for (QPlainTextEdit* e : {m_loopNest, m_mdc}) {
+        e->setReadOnly(true);
+        e->setFont(mono);
+        e->setLineWrapMode(QPlainTextEdit::NoWrap);
+    }
+    m_loopNest->setToolTip(tr("The mapping as a tiled loop nest: level 3 (DRAM to L2), level 2 (L2 to the "
+                              "PE array), the parallel loops and level 1 (inside a PE)"));
+    m_mdc->setToolTip(tr("The same mapping as MDC directives; each Cluster starts a lower level"));
+    m_metrics = new QLabel;
+    m_metrics->setTextFormat(Qt::RichText);
+    m_metrics->setWordWrap(true);
+    m_metrics->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_metrics->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* texts = new QSplitter;
+    texts->addWidget(m_loopNest);
+    texts->addWidget(m_mdc);
+    texts->setStretchFactor(0, 3);
+    texts->setStretchFactor(1, 2);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(texts, 3);
+    auto* metricsScroll = new QScrollArea;
+    metricsScroll->setWidget(m_metrics);
+    metricsScroll->setWidgetResizable(true);
+    metricsScroll->setFrameShape(QFrame::NoFrame);
+    layout->addWidget(metricsScroll, 2);
+    clear();
+}
+
+void MappingView::clear()
+{
+    m_result.reset();
+    m_loopNest->setPlainText(tr("Select a point on the Pareto front, or run a search (Ctrl+R): the best "
+                                "mapping shows here as a tiled loop nest and as MDC directives."));
+    m_mdc->clear();
+    m_metrics->setText(QString());
+}
+
+void MappingView::setMapping(const search::Candidate& c, const cost::Problem& problem,
+    const std::string& body, const arch::Accelerator& acc, search::Fidelity fidelity,
+    std::int64_t rooflineCycles)
+{
+    m_loopNest->setPlainText(QString::fromStdString(mapping::printTiledLoopNest(c.mapping, body)));
+    // Directives grouped by level: each Cluster opens a deeper, indented block.
+    QString mdc;
+    int depth = 0;
+    for (const mdc::Directive& d : c.dataflow) {
+        if (d.kind == mdc::Directive::Kind::Cluster) {
+            mdc += QString(depth * 2, QLatin1Char(' ')) + QString::fromStdString(d.toString()) + ";\n";
+            ++depth;
+            continue;
+        }
+        mdc += QString(depth * 2, QLatin1Char(' ')) + QString::fromStdString(d.toString()) + ";\n";
+    }
+    m_mdc->setPlainText(mdc);
+
+    cost::Options options;
+    options.fidelity
+        = fidelity == search::Fidelity::Corrected ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
+    try {
+        cost::Evaluator evaluator(problem, acc, options);
+        m_result = evaluator.evaluate(c.dataflow);
+    } catch (const InputError& e) {
+        m_result.reset();
+        m_metrics->setText(
+            tr("The cost model rejects this mapping: %1").arg(QString::fromStdString(e.what())));
+        return;
+    }
+    const cost::Result& r = *m_result;
+    const double seconds = static_cast<double>(r.m.runtimeCycles) / (acc.clockMHz * 1e6);
+    QString html = QStringLiteral("<table cellspacing=3>");
+    auto row = [&](const QString& k, const QString& v) {
+        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k, v);
+    };
+    row(tr("Runtime"), tr("%L1 cycles (%2 ms)").arg(r.m.runtimeCycles).arg(seconds * 1e3, 0, 'g', 4));
+    if (rooflineCycles > 0)
+        row(tr("Over roofline"),
+            QStringLiteral("%1\u00d7")
+                .arg(static_cast<double>(r.m.runtimeCycles) / rooflineCycles, 0, 'f', 3));
+    row(tr("Energy"), tr("%1 MAC units").arg(r.m.energy, 0, 'g', 6));
+    row(tr("&nbsp;&nbsp;MAC / L1 / L2"),
+        QStringLiteral("%1 / %2 / %3")
+            .arg(r.macEnergy, 0, 'g', 4)
+            .arg(r.l1ReadEnergy + r.l1WriteEnergy, 0, 'g', 4)
+            .arg(r.l2ReadEnergy + r.l2WriteEnergy, 0, 'g', 4));
+    row(tr("EDP"), QString::number(static_cast<double>(r.m.runtimeCycles) * r.m.energy, 'g', 6));
+    row(tr("PE utilisation"),
+        QStringLiteral("%1 of %2 PEs (%3%)")
+            .arg(r.m.avgUtilizedPes, 0, 'f', 1)
+            .arg(acc.numPes)
+            .arg(100.0 * r.m.avgUtilizedPes / std::max<std::int64_t>(1, acc.numPes), 0, 'f', 1));
+    row(tr("L1 per PE"), bar(r.m.l1SizeReq * acc.bytesPerElement, acc.l1Bytes));
+    row(tr("L2"), bar(r.m.l2SizeReq * acc.bytesPerElement, acc.l2Bytes));
+    html += QStringLiteral("</table><br><table cellspacing=3><tr><th align=left>tensor</th><th>L2 read</th>"
+                           "<th>L2 write</th><th>L1 read</th><th>L1 write</th></tr>");
+    for (int t = 0; t < r.m.numTensors; ++t) {
+        const cost::TensorCounts& tc = r.m.tensors[static_cast<std::size_t>(t)];
+        html += QStringLiteral("<tr><td>%1</td><td align=right>%L2</td><td align=right>%L3</td>"
+                               "<td align=right>%L4</td><td align=right>%L5</td></tr>")
+                    .arg(QString::fromStdString(r.tensorNames[static_cast<std::size_t>(t)]))
+                    .arg(tc.l2Read)
+                    .arg(tc.l2Write)
+                    .arg(tc.l1Read)
+                    .arg(tc.l1Write);
+    }
+    html += QStringLiteral("</table>");
+    m_metrics->setText(html);
+}
+
+QString MappingView::loopNestText() const
+{
+    return m_loopNest->toPlainText();
+}
+
+QString MappingView::mdcText() const
+{
+    return m_mdc->toPlainText();
+}
+
+QString MappingView::metricsText() const
+{
+    return m_metrics->text();
+}
+
+} // namespace marvel::ui

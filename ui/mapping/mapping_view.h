@@ -1,0 +1,41 @@
+#pragma once
+// One selected mapping: the tiled loop nest beside its MDC directives, and what the cost model says of
+// it (runtime, energy and its parts, EDP, utilisation, L1/L2 needs against capacity, runtime over the
+// roofline, per-tensor traffic).
+
+#include <optional>
+
+#include <QWidget>
+
+#include "core/arch/accelerator.h"
+#include "core/cost/costmodel.h"
+#include "core/search/onchip_search.h"
+
+class QLabel;
+class QPlainTextEdit;
+
+namespace marvel::ui {
+
+class MappingView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit MappingView(QWidget* parent = nullptr);
+
+    /// Shows `candidate`, evaluating it once more with the full cost model for the detailed numbers.
+    void setMapping(const search::Candidate& candidate, const cost::Problem& problem, const std::string& body,
+        const arch::Accelerator& acc, search::Fidelity fidelity, std::int64_t rooflineCycles);
+    void clear();
+    QString loopNestText() const;
+    QString mdcText() const;
+    QString metricsText() const;
+    const std::optional<cost::Result>& result() const { return m_result; }
+
+private:
+    QPlainTextEdit* m_loopNest = nullptr;
+    QPlainTextEdit* m_mdc = nullptr;
+    QLabel* m_metrics = nullptr;
+    std::optional<cost::Result> m_result;
+};
+
+} // namespace marvel::ui

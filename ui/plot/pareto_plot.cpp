@@ -1,0 +1,390 @@
+#include "ui/plot/pareto_plot.h"
+
+#include <cmath>
+#include <limits>
+#include <unordered_set>
+
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace marvel::ui {
+
+namespace {
+const QColor kCloud(100, 140, 190, 70);
+const QColor kFront(200, 60, 40);
+const QColor kBest(20, 20, 20);
+constexpr int kPickRadiusPx = 8;
+
+double edp(std::int64_t runtime, double energy)
+{
+    return static_cast<double>(runtime) * energy;
+}
+} // namespace
+
+ParetoPlot::ParetoPlot(QWidget* parent)
+    : QWidget(parent)
+{
+    m_plot = new QCustomPlot(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    setMinimumSize(320, 240);
+
+    QSharedPointer<QCPAxisTickerLog> logTicker(new QCPAxisTickerLog);
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setScaleType(QCPAxis::stLogarithmic);
+        axis->setTicker(logTicker);
+        axis->setNumberFormat(QStringLiteral("eb"));
+        axis->setNumberPrecision(0);
+        axis->grid()->setSubGridVisible(true);
+    }
+    m_plot->xAxis->setLabel(tr("runtime (cycles)"));
+    m_plot->yAxis->setLabel(tr("energy (MAC units)"));
+    m_plot->xAxis->setRange(1e3, 1e7);
+    m_plot->yAxis->setRange(1e6, 1e10);
+
+    m_cloud = m_plot->addGraph();
+    m_cloud->setName(tr("evaluated mappings"));
+    m_cloud->setLineStyle(QCPGraph::lsNone);
+    m_cloud->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kCloud, kCloud, 4));
+    m_cloud->setAdaptiveSampling(false);
+
+    m_frontGraph = m_plot->addGraph();
+    m_frontGraph->setName(tr("Pareto front"));
+    m_frontGraph->setLineStyle(QCPGraph::lsStepLeft);
+    m_frontGraph->setPen(QPen(kFront, 2));
+    m_frontGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kFront, Qt::white, 7));
+
+    m_bestGraph = m_plot->addGraph();
+    m_bestGraph->setName(tr("best runtime / energy / EDP"));
+    m_bestGraph->setLineStyle(QCPGraph::lsNone);
+    m_bestGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(kBest, 2), Qt::NoBrush, 13));
+
+    m_roofline = new QCPItemStraightLine(m_plot);
+    m_roofline->setPen(QPen(QColor(60, 140, 60), 1.5, Qt::DashLine));
+    m_roofline->setVisible(false);
+
+    m_empty = new QCPItemText(m_plot);
+    m_empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_empty->position->setCoords(0.5, 0.5);
+    m_empty->setText(tr("Run a search (Ctrl+R) to see the runtime-energy trade-off of its mappings"));
+    m_empty->setColor(QColor(110, 110, 110));
+
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setBrush(QColor(255, 255, 255, 220));
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_plot, &QWidget::customContextMenuRequested, this, &ParetoPlot::showContextMenu);
+    connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this] {
+        // Zooming changes which points share a pixel.
+        QMetaObject::invokeMethod(
+            this, [this] { redecimate(); }, Qt::QueuedConnection);
+    });
+    m_plot->setMouseTracking(true);
+    m_plot->installEventFilter(this);
+}
+
+void ParetoPlot::clear()
+{
+    m_runtime.clear();
+    m_energy.clear();
+    m_utilisation.clear();
+    m_front.clear();
+    m_cloud->data()->clear();
+    m_frontGraph->data()->clear();
+    m_bestGraph->data()->clear();
+    m_drawn = 0;
+    m_empty->setVisible(true);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::setRoofline(std::int64_t cycles)
+{
+    m_rooflineCycles = cycles;
+    m_roofline->setVisible(cycles > 0);
+    if (cycles > 0) {
+        m_roofline->point1->setCoords(static_cast<double>(cycles), 1);
+        m_roofline->point2->setCoords(static_cast<double>(cycles), 2);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::addPoints(std::span<const search::EvaluatedPoint> points)
+{
+    if (points.empty()) return;
+    const QCPRange xr = m_plot->xAxis->range(), yr = m_plot->yAxis->range();
+    bool outside = m_runtime.empty();
+    for (const search::EvaluatedPoint& p : points) {
+        m_runtime.push_back(p.runtime);
+        m_energy.push_back(static_cast<float>(p.energy));
+        m_utilisation.push_back(static_cast<float>(p.utilization));
+        outside = outside || !xr.contains(static_cast<double>(p.runtime)) || !yr.contains(p.energy);
+    }
+    m_empty->setVisible(false);
+    if (outside)
+        rescale(); // redecimates through rangeChanged
+    else {
+        // Incremental: a new point is drawn only when its pixel cell is still empty.
+        QVector<double> keys, values;
+        std::unordered_set<quint64> cells;
+        for (auto it = m_cloud->data()->constBegin(); it != m_cloud->data()->constEnd(); ++it)
+            cells.insert((quint64(quint32(qRound(m_plot->xAxis->coordToPixel(it->key)))) << 32)
+                | quint32(qRound(m_plot->yAxis->coordToPixel(it->value))));
+        for (const search::EvaluatedPoint& p : points) {
+            const double x = static_cast<double>(p.runtime);
+            const quint64 cell = (quint64(quint32(qRound(m_plot->xAxis->coordToPixel(x)))) << 32)
+                | quint32(qRound(m_plot->yAxis->coordToPixel(p.energy)));
+            if (cells.insert(cell).second) {
+                keys.push_back(x);
+                values.push_back(p.energy);
+            }
+        }
+        m_cloud->addData(keys, values);
+        m_drawn = static_cast<std::size_t>(m_cloud->dataCount());
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::rescale()
+{
+    if (m_runtime.empty() && m_front.empty()) return;
+    double x0 = std::numeric_limits<double>::max(), x1 = 0, y0 = std::numeric_limits<double>::max(), y1 = 0;
+    for (std::size_t i = 0; i < m_runtime.size(); ++i) {
+        x0 = std::min(x0, static_cast<double>(m_runtime[i]));
+        x1 = std::max(x1, static_cast<double>(m_runtime[i]));
+        y0 = std::min(y0, static_cast<double>(m_energy[i]));
+        y1 = std::max(y1, static_cast<double>(m_energy[i]));
+    }
+    for (const search::Candidate& c : m_front) {
+        x0 = std::min(x0, static_cast<double>(c.metrics.runtime));
+        x1 = std::max(x1, static_cast<double>(c.metrics.runtime));
+        y0 = std::min(y0, c.metrics.energy);
+        y1 = std::max(y1, c.metrics.energy);
+    }
+    if (m_rooflineCycles > 0) x0 = std::min(x0, static_cast<double>(m_rooflineCycles));
+    // Padding in log space so that a few more points do not force another full pass.
+    // Padding in log space so that a few more points do not force another full pass. An axis spanning less
+    // than a decade gets plain ticks: a log ticker would label every tick with the same power of ten.
+    auto fit = [](QCPAxis* axis, double lo, double hi) {
+        lo = std::max(1e-3, lo / 1.3);
+        hi = std::max(hi * 1.3, lo * 1.01);
+        axis->setRange(lo, hi);
+        const bool wide = hi / lo >= 10;
+        if (wide != bool(axis->ticker().dynamicCast<QCPAxisTickerLog>())) {
+            if (wide)
+                axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+            else
+                axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        }
+        axis->setNumberFormat(wide ? QStringLiteral("eb") : QStringLiteral("gb"));
+        axis->setNumberPrecision(wide ? 0 : 3);
+    };
+    fit(m_plot->xAxis, x0, x1);
+    fit(m_plot->yAxis, y0, y1);
+    redecimate();
+}
+
+void ParetoPlot::redecimate()
+{
+    std::unordered_set<quint64> cells;
+    QVector<double> keys, values;
+    const QCPRange xr = m_plot->xAxis->range(), yr = m_plot->yAxis->range();
+    for (std::size_t i = 0; i < m_runtime.size(); ++i) {
+        const double x = static_cast<double>(m_runtime[i]), y = m_energy[i];
+        if (!xr.contains(x) || !yr.contains(y)) continue;
+        const quint64 cell = (quint64(quint32(qRound(m_plot->xAxis->coordToPixel(x)))) << 32)
+            | quint32(qRound(m_plot->yAxis->coordToPixel(y)));
+        if (cells.insert(cell).second) {
+            keys.push_back(x);
+            values.push_back(y);
+        }
+    }
+    m_cloud->setData(keys, values);
+    m_drawn = static_cast<std::size_t>(keys.size());
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::setFront(const std::vector<search::Candidate>& front)
+{
+    m_front = front;
+    QVector<double> keys, values;
+    for (const search::Candidate& c : front) {
+        keys.push_back(static_cast<double>(c.metrics.runtime));
+        values.push_back(c.metrics.energy);
+    }
+    m_frontGraph->setData(keys, values, true);
+    if (!front.empty()) m_empty->setVisible(false);
+    if (m_runtime.empty()) rescale();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::setBest(const std::vector<search::Candidate>& best)
+{
+    QVector<double> keys, values;
+    for (const search::Candidate& c : best) {
+        keys.push_back(static_cast<double>(c.metrics.runtime));
+        values.push_back(c.metrics.energy);
+    }
+    m_bestGraph->setData(keys, values);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double ParetoPlot::replotNowMs()
+{
+    QElapsedTimer timer;
+    timer.start();
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);
+    return static_cast<double>(timer.nsecsElapsed()) / 1e6;
+}
+
+QString ParetoPlot::describe(std::int64_t runtime, double energy, double utilisation) const
+{
+    const double seconds = static_cast<double>(runtime) / (m_clockMhz * 1e6);
+    return tr("runtime %L1 cycles (%2 ms at %3 MHz)\nenergy %4 MAC units\nEDP %5\nPE utilisation %6%")
+        .arg(runtime)
+        .arg(seconds * 1e3, 0, 'g', 4)
+        .arg(m_clockMhz)
+        .arg(energy, 0, 'g', 6)
+        .arg(edp(runtime, energy), 0, 'g', 6)
+        .arg(utilisation * 100, 0, 'f', 1);
+}
+
+int ParetoPlot::nearestFrontPoint(const QPoint& pixel) const
+{
+    int best = -1;
+    double bestDistance = kPickRadiusPx;
+    for (std::size_t i = 0; i < m_front.size(); ++i) {
+        const double dx
+            = m_plot->xAxis->coordToPixel(static_cast<double>(m_front[i].metrics.runtime)) - pixel.x();
+        const double dy = m_plot->yAxis->coordToPixel(m_front[i].metrics.energy) - pixel.y();
+        const double d = std::hypot(dx, dy);
+        if (d <= bestDistance) {
+            bestDistance = d;
+            best = static_cast<int>(i);
+        }
+    }
+    return best;
+}
+
+int ParetoPlot::nearestCloudPoint(const QPoint& pixel) const
+{
+    int best = -1;
+    double bestDistance = kPickRadiusPx;
+    // The exact points, not the drawn ones: their utilisation is what the tooltip shows.
+    const double x0 = m_plot->xAxis->pixelToCoord(pixel.x() - kPickRadiusPx);
+    const double x1 = m_plot->xAxis->pixelToCoord(pixel.x() + kPickRadiusPx);
+    for (std::size_t i = 0; i < m_runtime.size(); ++i) {
+        const double x = static_cast<double>(m_runtime[i]);
+        if (x < x0 || x > x1) continue;
+        const double d = std::hypot(
+            m_plot->xAxis->coordToPixel(x) - pixel.x(), m_plot->yAxis->coordToPixel(m_energy[i]) - pixel.y());
+        if (d <= bestDistance) {
+            bestDistance = d;
+            best = static_cast<int>(i);
+        }
+    }
+    return best;
+}
+
+bool ParetoPlot::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_plot) {
+        if (event->type() == QEvent::Resize)
+            QMetaObject::invokeMethod(
+                this, [this] { redecimate(); }, Qt::QueuedConnection);
+        if (event->type() == QEvent::MouseMove) {
+            const QPoint pos = static_cast<QMouseEvent*>(event)->pos();
+            if (int f = nearestFrontPoint(pos); f >= 0) {
+                const search::Candidate& c = m_front[static_cast<std::size_t>(f)];
+                QToolTip::showText(m_plot->mapToGlobal(pos),
+                    tr("Pareto point (click to show its mapping)\n")
+                        + describe(c.metrics.runtime, c.metrics.energy, c.metrics.utilization),
+                    m_plot);
+            } else if (int p = nearestCloudPoint(pos); p >= 0) {
+                const auto i = static_cast<std::size_t>(p);
+                QToolTip::showText(
+                    m_plot->mapToGlobal(pos), describe(m_runtime[i], m_energy[i], m_utilisation[i]), m_plot);
+            } else {
+                QToolTip::hideText();
+            }
+        }
+        if (event->type() == QEvent::MouseButtonRelease
+            && static_cast<QMouseEvent*>(event)->button() == Qt::LeftButton) {
+            if (int f = nearestFrontPoint(static_cast<QMouseEvent*>(event)->pos()); f >= 0)
+                emit frontPointClicked(m_front[static_cast<std::size_t>(f)].index);
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void ParetoPlot::showContextMenu(const QPoint& pos)
+{
+    QMenu menu(this);
+    menu.addAction(tr("Export plot as PNG..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), {}, tr("PNG (*.png)"));
+        if (!path.isEmpty()) savePng(path, m_plot->width(), m_plot->height());
+    });
+    menu.addAction(tr("Export plot as PDF..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), {}, tr("PDF (*.pdf)"));
+        if (!path.isEmpty()) savePdf(path);
+    });
+    menu.addAction(tr("Export plot as SVG..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), {}, tr("SVG (*.svg)"));
+        if (!path.isEmpty()) saveSvg(path);
+    });
+    menu.addAction(tr("Export Pareto front as CSV..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export front"), {}, tr("CSV (*.csv)"));
+        if (!path.isEmpty()) saveFrontCsv(path);
+    });
+    menu.exec(m_plot->mapToGlobal(pos));
+}
+
+bool ParetoPlot::savePng(const QString& path, int width, int height)
+{
+    return m_plot->savePng(path, width, height);
+}
+
+bool ParetoPlot::savePdf(const QString& path)
+{
+    return m_plot->savePdf(path, m_plot->width(), m_plot->height());
+}
+
+bool ParetoPlot::saveSvg(const QString& path)
+{
+    QSvgGenerator generator;
+    generator.setFileName(path);
+    generator.setSize(m_plot->size());
+    generator.setViewBox(QRect(QPoint(0, 0), m_plot->size()));
+    generator.setTitle(tr("Runtime-energy trade-off"));
+    QCPPainter painter;
+    if (!painter.begin(&generator)) return false;
+    m_plot->toPainter(&painter, m_plot->width(), m_plot->height());
+    return painter.end();
+}
+
+bool ParetoPlot::saveFrontCsv(const QString& path) const
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
+    QByteArray out = "index,runtime_cycles,runtime_seconds,energy,edp,utilization\n";
+    for (const search::Candidate& c : m_front)
+        out += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
+                   .arg(c.index)
+                   .arg(c.metrics.runtime)
+                   .arg(static_cast<double>(c.metrics.runtime) / (m_clockMhz * 1e6), 0, 'g', 17)
+                   .arg(c.metrics.energy, 0, 'g', 17)
+                   .arg(c.metrics.edp(), 0, 'g', 17)
+                   .arg(c.metrics.utilization, 0, 'g', 17)
+                   .toUtf8();
+    return file.write(out) == out.size() && file.commit();
+}
+
+} // namespace marvel::ui

@@ -1,0 +1,202 @@
+#include "ui/search/search_controller.h"
+
+#include <chrono>
+
+#include <QTimer>
+
+namespace marvel::ui {
+
+namespace {
+constexpr int kDrainIntervalMs = 50;
+} // namespace
+
+/// What a worker hands to the GUI thread. The worker only appends under the mutex; drain() swaps out.
+struct SearchController::Shared
+{
+    std::mutex mutex;
+    std::vector<search::EvaluatedPoint> points;
+    std::optional<std::vector<search::Candidate>> front;
+    std::optional<SearchProgress> progress;
+    std::vector<std::pair<int, std::shared_ptr<const search::LayerSearchResult>>> layers;
+    std::optional<SearchOutcome> outcome;
+    quint64 generation = 0;
+};
+
+namespace {
+
+/// The worker's sink: copies into the shared buffer and returns at once.
+class BufferSink final : public search::SearchSink
+{
+public:
+    BufferSink(std::mutex& mutex, std::vector<search::EvaluatedPoint>& points,
+        std::optional<std::vector<search::Candidate>>& front, std::optional<SearchProgress>& progress,
+        SearchProgress base)
+        : m_mutex(mutex)
+        , m_points(points)
+        , m_front(front)
+        , m_progress(progress)
+        , m_base(base)
+    { }
+    void onProgress(const search::Progress& p) override
+    {
+        SearchProgress out = m_base;
+        out.evaluated += p.evaluated;
+        out.perSecond = p.elapsedSeconds > 0 ? static_cast<double>(p.evaluated) / p.elapsedSeconds : 0.0;
+        out.etaSeconds = p.etaSeconds;
+        out.fraction = p.candidates
+            ? std::min(1.0, static_cast<double>(p.evaluated + p.skipped) / static_cast<double>(p.candidates))
+            : 0.0;
+        m_evaluated = p.evaluated;
+        std::lock_guard lock(m_mutex);
+        m_progress = out;
+    }
+    void onEvaluated(std::span<const search::EvaluatedPoint> points) override
+    {
+        std::lock_guard lock(m_mutex);
+        m_points.insert(m_points.end(), points.begin(), points.end());
+    }
+    void onParetoUpdate(std::span<const search::Candidate> front) override
+    {
+        std::vector<search::Candidate> copy(front.begin(), front.end());
+        std::lock_guard lock(m_mutex);
+        m_front = std::move(copy);
+    }
+    quint64 evaluated() const { return m_evaluated; }
+
+private:
+    std::mutex& m_mutex;
+    std::vector<search::EvaluatedPoint>& m_points;
+    std::optional<std::vector<search::Candidate>>& m_front;
+    std::optional<SearchProgress>& m_progress;
+    SearchProgress m_base;
+    quint64 m_evaluated = 0;
+};
+
+QString bytes(std::int64_t n)
+{
+    return QStringLiteral("%L1 bytes").arg(n);
+}
+
+} // namespace
+
+SearchController::SearchController(QObject* parent)
+    : QObject(parent)
+{
+    m_drainTimer = new QTimer(this);
+    m_drainTimer->setInterval(kDrainIntervalMs);
+    connect(m_drainTimer, &QTimer::timeout, this, &SearchController::drain);
+}
+
+SearchController::~SearchController()
+{
+    for (std::jthread& w : m_workers)
+        w.request_stop();
+    m_workers.clear(); // joins: core honours the stop token within milliseconds
+}
+
+void SearchController::start(SearchRequest request)
+{
+    if (m_running) cancel();
+    // Workers that have finished are joined without waiting; running ones stay until they notice.
+    std::erase_if(m_workers, [](std::jthread& w) { return !w.joinable(); });
+    ++m_generation;
+    auto shared = std::make_shared<Shared>();
+    shared->generation = m_generation;
+    m_shared = shared;
+    m_running = true;
+    m_workers.emplace_back([shared, request = std::move(request)](std::stop_token stop) {
+        const auto begin = std::chrono::steady_clock::now();
+        SearchOutcome outcome;
+        SearchProgress base;
+        base.layers = static_cast<int>(request.layers.size());
+        bool truncated = false;
+        QStringList notMappable;
+        for (std::size_t i = 0; i < request.layers.size() && !stop.stop_requested(); ++i) {
+            base.layer = static_cast<int>(i);
+            BufferSink sink(shared->mutex, shared->points, shared->front, shared->progress, base);
+            try {
+                auto result = std::make_shared<search::LayerSearchResult>(search::searchLayer(
+                    request.layers[i].op, request.accelerator, request.options, &sink, stop));
+                base.evaluated += result->result.evaluated;
+                truncated = truncated || result->result.truncated;
+                if (result->result.notMappable()) {
+                    const search::SearchStats& st = result->result.stats;
+                    notMappable << QObject::tr(
+                        "%1 needs at least %2 of L1 per PE (has %3) and %4 of L2 (has %5)")
+                                       .arg(request.layers[i].name, bytes(st.minL1Bytes),
+                                           bytes(request.accelerator.l1Bytes), bytes(st.minL2Bytes),
+                                           bytes(request.accelerator.l2Bytes));
+                }
+                std::lock_guard lock(shared->mutex);
+                shared->layers.emplace_back(static_cast<int>(i), std::move(result));
+            } catch (const InputError& e) {
+                outcome.status = SearchOutcome::Status::Failed;
+                outcome.message
+                    = QString::fromStdString(request.layers[i].name.toStdString() + ": " + e.what());
+                break;
+            }
+        }
+        outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+        if (outcome.status != SearchOutcome::Status::Failed) {
+            if (stop.stop_requested())
+                outcome.status = SearchOutcome::Status::Cancelled;
+            else if (!notMappable.isEmpty()) {
+                outcome.status = SearchOutcome::Status::NotMappable;
+                outcome.message = QObject::tr("not mappable: %1").arg(notMappable.join(QStringLiteral("; ")));
+            } else if (truncated)
+                outcome.status = SearchOutcome::Status::Truncated;
+        }
+        std::lock_guard lock(shared->mutex);
+        shared->outcome = outcome;
+    });
+    m_drainTimer->start();
+    emit started(m_generation);
+}
+
+void SearchController::cancel()
+{
+    if (!m_running) return;
+    if (!m_workers.empty()) m_workers.back().request_stop();
+    m_running = false;
+    m_shared.reset(); // whatever the old worker still writes goes nowhere
+    m_drainTimer->stop();
+    SearchOutcome outcome;
+    outcome.status = SearchOutcome::Status::Cancelled;
+    outcome.message = tr("cancelled");
+    emit finished(outcome);
+}
+
+void SearchController::drain()
+{
+    const std::shared_ptr<Shared> shared = m_shared;
+    if (!shared) return;
+    std::vector<search::EvaluatedPoint> points;
+    std::optional<std::vector<search::Candidate>> front;
+    std::optional<SearchProgress> progress;
+    std::vector<std::pair<int, std::shared_ptr<const search::LayerSearchResult>>> layers;
+    std::optional<SearchOutcome> outcome;
+    {
+        std::lock_guard lock(shared->mutex);
+        points.swap(shared->points);
+        front.swap(shared->front);
+        progress.swap(shared->progress);
+        layers.swap(shared->layers);
+        outcome.swap(shared->outcome);
+    }
+    // A slot may start a new run; emit nothing of this one after that.
+    const quint64 generation = shared->generation;
+    auto current = [&] { return m_shared && m_shared->generation == generation; };
+    if (!points.empty()) emit pointsAdded(points);
+    if (front && current()) emit frontChanged(*front);
+    if (progress && current()) emit progressed(*progress);
+    for (auto& [index, result] : layers)
+        if (current()) emit layerFinished(index, result);
+    if (outcome && current()) {
+        m_running = false;
+        m_drainTimer->stop();
+        m_shared.reset();
+        emit finished(*outcome);
+    }
+}
+
+} // namespace marvel::ui

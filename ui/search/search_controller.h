@@ -1,0 +1,92 @@
+#pragma once
+// The one object that runs core searches for the app. A worker thread runs search::searchLayer with a
+// sink that only appends to a mutex-protected buffer; a timer on the GUI thread drains it at 20 Hz and
+// emits signals for the current run only. Every run has a generation number: starting a run or
+// cancelling stops the previous worker through its std::stop_token and nothing it still produces
+// reaches a view. The GUI thread never waits for a worker, except when the controller is destroyed.
+
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <QObject>
+#include <QString>
+
+#include "core/arch/accelerator.h"
+#include "core/ir/operator.h"
+#include "core/search/search.h"
+
+class QTimer;
+
+namespace marvel::ui {
+
+/// What to search: one or more operators (a model's layers) on one accelerator.
+struct SearchRequest
+{
+    struct Layer
+    {
+        QString name;
+        ir::Operator op;
+        int repeat = 1;
+    };
+    std::vector<Layer> layers;
+    arch::Accelerator accelerator;
+    search::SearchOptions options;
+};
+
+/// Progress of the current run as the search panel shows it.
+struct SearchProgress
+{
+    quint64 evaluated = 0; ///< mappings evaluated in this run so far (all layers)
+    double perSecond = 0.0;
+    double etaSeconds = 0.0; ///< of the current layer
+    double fraction = 0.0; ///< of the current layer, 0..1
+    int layer = 0;
+    int layers = 1;
+};
+
+/// How the last run ended.
+struct SearchOutcome
+{
+    enum class Status { Finished, Cancelled, Truncated, NotMappable, Failed };
+    Status status = Status::Finished;
+    QString message;
+    double seconds = 0.0;
+};
+
+class SearchController : public QObject
+{
+    Q_OBJECT
+public:
+    explicit SearchController(QObject* parent = nullptr);
+    /// Stops the worker and waits for it (only here: the window is closing).
+    ~SearchController() override;
+
+    /// Supersedes any running search.
+    void start(SearchRequest request);
+    /// Stops the current run: `finished(Cancelled)` is emitted at once, the worker winds down alone.
+    void cancel();
+    bool isRunning() const { return m_running; }
+    quint64 generation() const { return m_generation; }
+
+signals:
+    void started(quint64 generation);
+    void pointsAdded(const std::vector<marvel::search::EvaluatedPoint>& points);
+    void frontChanged(const std::vector<marvel::search::Candidate>& front);
+    void progressed(const marvel::ui::SearchProgress& progress);
+    void layerFinished(int layer, std::shared_ptr<const marvel::search::LayerSearchResult> result);
+    void finished(const marvel::ui::SearchOutcome& outcome);
+
+private:
+    struct Shared;
+    void drain();
+
+    std::shared_ptr<Shared> m_shared; ///< of the current run; each worker keeps its own alive
+    std::vector<std::jthread> m_workers; ///< the current one and those winding down
+    QTimer* m_drainTimer = nullptr;
+    quint64 m_generation = 0;
+    bool m_running = false;
+};
+
+} // namespace marvel::ui

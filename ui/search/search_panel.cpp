@@ -1,0 +1,169 @@
+#include "ui/search/search_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace marvel::ui {
+
+SearchPanel::SearchPanel(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    auto* form = new QFormLayout;
+    m_objective = new QComboBox;
+    m_objective->addItems({tr("runtime"), tr("energy"), tr("EDP")});
+    m_objective->setToolTip(tr("What the search minimises; the Pareto front is kept whatever you choose"));
+    m_fidelity = new QComboBox;
+    m_fidelity->addItems({tr("maestro"), tr("corrected")});
+    m_fidelity->setToolTip(tr("maestro: MAESTRO's numbers, quirks included; corrected: the quirks fixed "
+                              "(doc/cost-model.md)"));
+    m_utilisation = new QDoubleSpinBox;
+    m_utilisation->setRange(0, 1);
+    m_utilisation->setSingleStep(0.05);
+    m_utilisation->setToolTip(tr("Prune level-2 tiles that keep fewer than this fraction of the PEs busy"));
+    m_threads = new QSpinBox;
+    m_threads->setRange(0, 256);
+    m_threads->setSpecialValueText(tr("all cores"));
+    m_threads->setToolTip(tr("Worker threads; the results do not depend on it"));
+    form->addRow(tr("Objective"), m_objective);
+    form->addRow(tr("Cost model"), m_fidelity);
+    form->addRow(tr("Min. PE utilisation"), m_utilisation);
+    form->addRow(tr("Threads"), m_threads);
+    layout->addLayout(form);
+
+    m_divisors = new QCheckBox(tr("Tile sizes divide their loops"));
+    m_divisors->setToolTip(
+        tr("Only tiles that divide the enclosing tile (no edge tiles): a much smaller space"));
+    m_l1 = new QCheckBox(tr("Mappings fit in L1"));
+    m_l1->setToolTip(tr("Keep only mappings whose L1 requirement fits. Unchecked, the results may not fit "
+                        "the accelerator."));
+    m_l2 = new QCheckBox(tr("Mappings fit in L2"));
+    m_l2->setToolTip(tr("Keep only mappings whose L2 requirement fits. Unchecked, the results may not fit "
+                        "the accelerator."));
+    m_bounds = new QCheckBox(tr("Skip by lower bounds"));
+    m_bounds->setToolTip(tr("Skip candidates whose exact lower bound cannot beat the best so far (never "
+                            "loses the optimum)"));
+    for (QCheckBox* box : {m_divisors, m_l1, m_l2, m_bounds})
+        layout->addWidget(box);
+
+    auto* buttons = new QHBoxLayout;
+    m_run = new QPushButton(tr("Run search"));
+    m_run->setToolTip(tr("Search the mappings of the workload on the accelerator (Ctrl+R)"));
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setToolTip(tr("Stop the search (Esc)"));
+    m_cancel->setEnabled(false);
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_cancel);
+    layout->addLayout(buttons);
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("idle"));
+    m_progress->setTextVisible(true);
+    layout->addWidget(m_progress);
+    m_outcome = new QLabel(tr("No search run yet."));
+    m_outcome->setWordWrap(true);
+    layout->addWidget(m_outcome);
+    layout->addStretch(1);
+
+    connect(m_run, &QPushButton::clicked, this, &SearchPanel::runRequested);
+    connect(m_cancel, &QPushButton::clicked, this, &SearchPanel::cancelRequested);
+    for (QComboBox* c : {m_objective, m_fidelity})
+        connect(c, &QComboBox::currentIndexChanged, this, &SearchPanel::optionsChanged);
+    for (QCheckBox* c : {m_divisors, m_l1, m_l2, m_bounds})
+        connect(c, &QCheckBox::toggled, this, &SearchPanel::optionsChanged);
+    connect(m_utilisation, &QDoubleSpinBox::valueChanged, this, &SearchPanel::optionsChanged);
+    connect(m_threads, &QSpinBox::valueChanged, this, &SearchPanel::optionsChanged);
+    setOptions({});
+}
+
+search::SearchOptions SearchPanel::options() const
+{
+    search::SearchOptions o;
+    o.objective = static_cast<search::Objective>(m_objective->currentIndex());
+    o.fidelity = m_fidelity->currentIndex() == 1 ? search::Fidelity::Corrected : search::Fidelity::Maestro;
+    o.peUtilizationBound = m_utilisation->value();
+    o.divisorsOnly = m_divisors->isChecked();
+    o.l1Capacity = m_l1->isChecked();
+    o.l2Capacity = m_l2->isChecked();
+    o.boundSkipping = m_bounds->isChecked();
+    o.threads = static_cast<unsigned>(m_threads->value());
+    return o;
+}
+
+void SearchPanel::setOptions(const search::SearchOptions& o)
+{
+    const QSignalBlocker blockers[] = {QSignalBlocker(m_objective), QSignalBlocker(m_fidelity),
+        QSignalBlocker(m_utilisation), QSignalBlocker(m_divisors), QSignalBlocker(m_l1), QSignalBlocker(m_l2),
+        QSignalBlocker(m_bounds), QSignalBlocker(m_threads)};
+    m_objective->setCurrentIndex(static_cast<int>(o.objective));
+    m_fidelity->setCurrentIndex(o.fidelity == search::Fidelity::Corrected ? 1 : 0);
+    m_utilisation->setValue(o.peUtilizationBound);
+    m_divisors->setChecked(o.divisorsOnly);
+    m_l1->setChecked(o.l1Capacity);
+    m_l2->setChecked(o.l2Capacity);
+    m_bounds->setChecked(o.boundSkipping);
+    m_threads->setValue(static_cast<int>(o.threads));
+}
+
+void SearchPanel::setRunning(bool running)
+{
+    m_run->setEnabled(true); // a new run supersedes the current one
+    m_cancel->setEnabled(running);
+    if (running) {
+        m_progress->setValue(0);
+        m_progress->setFormat(tr("starting..."));
+    }
+}
+
+void SearchPanel::showProgress(const SearchProgress& p)
+{
+    m_progress->setValue(static_cast<int>(p.fraction * 1000));
+    QString text = tr("%L1 mappings evaluated \u00b7 %L2/s \u00b7 ETA %3 s")
+                       .arg(p.evaluated)
+                       .arg(qRound64(p.perSecond))
+                       .arg(p.etaSeconds, 0, 'f', 1);
+    if (p.layers > 1) text = tr("layer %1/%2 \u00b7 ").arg(p.layer + 1).arg(p.layers) + text;
+    m_progress->setFormat(text);
+}
+
+void SearchPanel::showOutcome(const SearchOutcome& o)
+{
+    setRunning(false);
+    QString text;
+    switch (o.status) {
+    case SearchOutcome::Status::Finished:
+        text = tr("Finished in %1 s.").arg(o.seconds, 0, 'f', 2);
+        m_progress->setValue(1000);
+        break;
+    case SearchOutcome::Status::Cancelled:
+        text = tr("Cancelled.");
+        break;
+    case SearchOutcome::Status::Truncated:
+        text = tr("Truncated: the space was too large to enumerate whole; the best of the part searched.");
+        break;
+    case SearchOutcome::Status::NotMappable:
+        text = tr("No mapping fits the accelerator's buffers: %1").arg(o.message);
+        break;
+    case SearchOutcome::Status::Failed:
+        text = tr("Failed: %1").arg(o.message);
+        break;
+    }
+    m_progress->setFormat(o.status == SearchOutcome::Status::Finished ? tr("done") : tr("stopped"));
+    m_outcome->setText(text);
+}
+
+QString SearchPanel::outcomeText() const
+{
+    return m_outcome->text();
+}
+
+} // namespace marvel::ui

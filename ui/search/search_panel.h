@@ -1,0 +1,58 @@
+#pragma once
+// The search settings (objective, fidelity, pruning, capacity checks, threads), Run and Cancel, a
+// progress bar with evaluations per second and an ETA, and how the last run ended. It does not run
+// anything: the window connects it to the SearchController.
+
+#include <QWidget>
+
+#include "core/search/onchip_search.h"
+#include "ui/search/search_controller.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace marvel::ui {
+
+class SearchPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SearchPanel(QWidget* parent = nullptr);
+
+    search::SearchOptions options() const;
+    void setOptions(const search::SearchOptions& options);
+    QPushButton* runButton() const { return m_run; }
+    QPushButton* cancelButton() const { return m_cancel; }
+    QString outcomeText() const;
+
+public slots:
+    void setRunning(bool running);
+    void showProgress(const marvel::ui::SearchProgress& progress);
+    void showOutcome(const marvel::ui::SearchOutcome& outcome);
+
+signals:
+    void runRequested();
+    void cancelRequested();
+    void optionsChanged();
+
+private:
+    QComboBox* m_objective = nullptr;
+    QComboBox* m_fidelity = nullptr;
+    QDoubleSpinBox* m_utilisation = nullptr;
+    QCheckBox* m_divisors = nullptr;
+    QCheckBox* m_l1 = nullptr;
+    QCheckBox* m_l2 = nullptr;
+    QCheckBox* m_bounds = nullptr;
+    QSpinBox* m_threads = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_outcome = nullptr;
+};
+
+} // namespace marvel::ui
