@@ -1,0 +1,196 @@
+// The app's tuning loop, offscreen: a search started from the panels fills the plot and selects the
+// same best mapping as core's search on the same input; Cancel returns at once; a superseded run never
+// reaches the plot; an invalid accelerator field is flagged with core's reason and runs nothing.
+#include <QAbstractSpinBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QtTest>
+
+#include "core/arch/accelerator_io.h"
+#include "core/ir/parser.h"
+#include "core/search/search.h"
+#include "core/workloads/workloads.h"
+#include "ui/accelerator/accelerator_panel.h"
+#include "ui/main_window.h"
+#include "ui/mapping/mapping_view.h"
+#include "ui/plot/pareto_plot.h"
+#include "ui/search/search_controller.h"
+#include "ui/search/search_panel.h"
+
+using namespace marvel;
+using namespace marvel::ui;
+
+namespace {
+const QString kGemm = QStringLiteral(MARVEL_SAMPLES_DIR "/operators/gemm.loop");
+
+SearchRequest bigRequest()
+{
+    SearchRequest r;
+    const ir::Operator op
+        = ir::parseOperator(workloads::conv2dLoopText(256, 256, 56, 56, 3, 3, 1, 1), "big.loop");
+    r.layers.push_back({QStringLiteral("big"), op, 1});
+    r.accelerator = arch::loadAccelerator(MARVEL_SAMPLES_DIR "/accelerators/P1_eyeriss.json");
+    r.options.divisorsOnly = false; // a space large enough to still be running when cancelled
+    r.options.peUtilizationBound = 0;
+    return r;
+}
+} // namespace
+
+class TestTuningLoop : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void searchFromThePanels()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(kGemm));
+        QSignalSpy finished(&w, &MainWindow::searchFinished);
+        QVERIFY(w.runSearch());
+        QVERIFY(finished.wait(60000));
+        QVERIFY(w.paretoPlot()->pointCount() > 0);
+        QVERIFY(w.paretoPlot()->drawnPointCount() > 0);
+        QVERIFY(w.paretoPlot()->drawnPointCount() <= w.paretoPlot()->pointCount());
+        QVERIFY(w.lastResult());
+
+        // The same input through core directly.
+        QFile f(kGemm);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const ir::Operator op = ir::parseOperator(f.readAll().toStdString(), "gemm.loop");
+        const arch::Accelerator acc = w.acceleratorPanel()->accelerator();
+        QVERIFY(arch::sameParameters(
+            acc, arch::loadAccelerator(MARVEL_SAMPLES_DIR "/accelerators/P2_edge.json")));
+        const search::LayerSearchResult direct = search::searchLayer(op, acc, w.searchPanel()->options());
+        QVERIFY(direct.result.bestRuntime);
+        const auto& shown = w.mappingView()->result();
+        QVERIFY(shown);
+        QCOMPARE(shown->m.runtimeCycles, direct.result.bestRuntime->metrics.runtime);
+        QCOMPARE(shown->m.energy, direct.result.bestRuntime->metrics.energy);
+        QVERIFY(w.mappingView()->mdcText().contains(QStringLiteral("SpatialMap")));
+        QVERIFY(w.mappingView()->loopNestText().contains(QStringLiteral("parallel_for")));
+        // Every evaluated point the plot holds fits: the numbers of the front agree with core's front.
+        QCOMPARE(w.lastResult()->result.pareto.size(), direct.result.pareto.size());
+
+        // Clicking a front point's position selects its mapping.
+        const search::Candidate& last = direct.result.pareto.back();
+        QVERIFY(w.selectCandidate(last.index));
+        QCOMPARE(w.mappingView()->result()->m.runtimeCycles, last.metrics.runtime);
+    }
+
+    void cancelReturnsAtOnce()
+    {
+        SearchController controller;
+        QSignalSpy finished(&controller, &SearchController::finished);
+        controller.start(bigRequest());
+        QTest::qWait(300);
+        QVERIFY(controller.isRunning());
+        QElapsedTimer timer;
+        timer.start();
+        controller.cancel();
+        QVERIFY(timer.elapsed() < 50);
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(0).value<SearchOutcome>().status, SearchOutcome::Status::Cancelled);
+        QVERIFY(!controller.isRunning());
+        QSignalSpy points(&controller, &SearchController::pointsAdded);
+        QTest::qWait(300);
+        QCOMPARE(points.count(), 0);
+        QCOMPARE(finished.count(), 1);
+    }
+
+    void supersededRunNeverReachesAView()
+    {
+        SearchController controller;
+        std::vector<quint64> generations;
+        connect(&controller, &SearchController::pointsAdded, this,
+            [&] { generations.push_back(controller.generation()); });
+        QSignalSpy finished(&controller, &SearchController::finished);
+        controller.start(bigRequest());
+        const quint64 first = controller.generation();
+        QTest::qWait(150);
+        SearchRequest small;
+        QFile f(kGemm);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        small.layers.push_back({"gemm", ir::parseOperator(f.readAll().toStdString(), "gemm.loop"), 1});
+        small.accelerator = arch::loadAccelerator(MARVEL_SAMPLES_DIR "/accelerators/P2_edge.json");
+        const std::size_t before = generations.size();
+        controller.start(small);
+        QVERIFY(controller.generation() > first);
+        QTRY_VERIFY_WITH_TIMEOUT(!controller.isRunning(), 60000);
+        QCOMPARE(finished.last().at(0).value<SearchOutcome>().status, SearchOutcome::Status::Finished);
+        QVERIFY(generations.size() > before);
+        for (std::size_t i = before; i < generations.size(); ++i)
+            QCOMPARE(generations[i], controller.generation());
+    }
+
+    void destroyedDuringASearch()
+    {
+        QElapsedTimer timer;
+        {
+            SearchController controller;
+            controller.start(bigRequest());
+            QTest::qWait(200);
+            timer.start();
+        }
+        QVERIFY(timer.elapsed() < 1000);
+    }
+
+    void invalidAcceleratorRunsNothing_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<int>("value");
+        QTest::newRow("no PEs") << "num_pes" << 0;
+        QTest::newRow("no L1") << "l1_bytes" << 0;
+        QTest::newRow("no L2") << "l2_bytes" << 0;
+        QTest::newRow("no NoC") << "noc_bandwidth_elements_per_cycle" << 0;
+        QTest::newRow("word size") << "bytes_per_element" << 0;
+        QTest::newRow("SIMD") << "simd_lanes" << 0;
+    }
+    void invalidAcceleratorRunsNothing()
+    {
+        QFETCH(QString, key);
+        QFETCH(int, value);
+        MainWindow w;
+        QVERIFY(w.openFile(kGemm));
+        QSignalSpy changed(w.acceleratorPanel(), &AcceleratorPanel::acceleratorChanged);
+        QSignalSpy started(w.searchController(), &SearchController::started);
+        auto* box = qobject_cast<QSpinBox*>(w.acceleratorPanel()->field(key));
+        QVERIFY(box);
+        box->setValue(value);
+        QVERIFY(!w.acceleratorPanel()->isValid());
+        QVERIFY(box->styleSheet().contains(QStringLiteral("#c62828")));
+        // The tooltip carries core's reason for that field.
+        const std::vector<Diagnostic> problems = arch::validate(w.acceleratorPanel()->accelerator());
+        QString reason;
+        for (const Diagnostic& d : problems)
+            if (QString::fromStdString(d.field) == key) reason = QString::fromStdString(d.message);
+        QVERIFY(!reason.isEmpty());
+        QVERIFY2(box->toolTip().contains(reason), qPrintable(box->toolTip()));
+        QVERIFY(!w.runSearch());
+        QTest::qWait(400);
+        QCOMPARE(changed.count(), 0);
+        QCOMPARE(started.count(), 0);
+    }
+
+    /// After a first search, a valid change (PEs 1024 -> 512) re-runs it once after the pause.
+    void validChangeRerunsTheSearch()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(kGemm));
+        QSignalSpy finished(&w, &MainWindow::searchFinished);
+        QVERIFY(w.runSearch());
+        QVERIFY(finished.wait(60000));
+        QSignalSpy started(w.searchController(), &SearchController::started);
+        auto* pes = qobject_cast<QSpinBox*>(w.acceleratorPanel()->field("num_pes"));
+        pes->setValue(512);
+        QCOMPARE(started.count(), 0); // not before the pause
+        QVERIFY(started.wait(2000));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(started.count(), 1);
+        QVERIFY(w.lastResult()->result.bestRuntime->mapping.activePes() <= 512);
+    }
+};
+
+QTEST_MAIN(TestTuningLoop)
+#include "tst_tuning_loop.moc"
