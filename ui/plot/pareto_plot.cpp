@@ -70,6 +70,12 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     m_roofline = new QCPItemStraightLine(m_plot);
     m_roofline->setPen(QPen(QColor(60, 140, 60), 1.5, Qt::DashLine));
     m_roofline->setVisible(false);
+    m_rooflineLabel = new QCPItemText(m_plot);
+    m_rooflineLabel->setText(tr("roofline"));
+    m_rooflineLabel->setColor(QColor(60, 140, 60));
+    m_rooflineLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_rooflineLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    m_rooflineLabel->setVisible(false);
 
     m_empty = new QCPItemText(m_plot);
     m_empty->position->setType(QCPItemPosition::ptAxisRectRatio);
@@ -110,7 +116,9 @@ void ParetoPlot::setRoofline(std::int64_t cycles)
 {
     m_rooflineCycles = cycles;
     m_roofline->setVisible(cycles > 0);
+    m_rooflineLabel->setVisible(cycles > 0);
     if (cycles > 0) {
+        m_rooflineLabel->position->setCoords(static_cast<double>(cycles), 0.02);
         m_roofline->point1->setCoords(static_cast<double>(cycles), 1);
         m_roofline->point2->setCoords(static_cast<double>(cycles), 2);
     }

@@ -65,6 +65,7 @@ private:
     QCPGraph* m_bestGraph = nullptr;
     QCPItemStraightLine* m_roofline = nullptr;
     QCPItemText* m_empty = nullptr;
+    QCPItemText* m_rooflineLabel = nullptr;
     std::vector<std::int64_t> m_runtime;
     std::vector<float> m_energy;
     std::vector<float> m_utilisation;
