@@ -1,5 +1,7 @@
 #include "ui/main_window.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -27,7 +29,9 @@
 #include <QVBoxLayout>
 
 #include "core/ir/parser.h"
+#include "core/mapping/loop_nest_mapping.h"
 #include "core/search/roofline.h"
+#include "core/util/text_file.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/graph_view.h"
 #include "ui/mapping/mapping_view.h"
@@ -150,6 +154,8 @@ void MainWindow::buildDocks()
     m_controller = new SearchController(this);
     connect(m_searchPanel, &SearchPanel::runRequested, this, &MainWindow::runSearch);
     connect(m_searchPanel, &SearchPanel::cancelRequested, this, &MainWindow::cancelSearch);
+    connect(m_accelerator, &AcceleratorPanel::edited, this, &MainWindow::markSettingsDirty);
+    connect(m_searchPanel, &SearchPanel::optionsChanged, this, &MainWindow::markSettingsDirty);
     connect(m_accelerator, &AcceleratorPanel::acceleratorChanged, this, [this] {
         // Retuning: an architect changes a parameter and watches the front move.
         if (m_searchedOnce) runSearch();
@@ -173,6 +179,12 @@ void MainWindow::buildDocks()
                 if (*b) best.push_back(**b);
             m_plot->setBest(best);
             if (const auto& b = r.best(m_searchedOptions.objective)) showCandidate(*b);
+            // A project's saved selection is shown again when the search finds the same mapping.
+            if (m_pendingSelection)
+                for (const search::Candidate& c : r.pareto)
+                    if (mapping::toJson(c.mapping) == mapping::toJson(m_pendingSelection->mapping))
+                        showCandidate(c);
+            m_pendingSelection.reset();
         });
     connect(m_controller, &SearchController::finished, this, &MainWindow::onSearchFinished);
     connect(m_plot, &ParetoPlot::frontPointClicked, this, &MainWindow::selectCandidate);
@@ -280,6 +292,16 @@ void MainWindow::buildMenus()
     });
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
     file->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAsDialog);
+    file->addAction(tr("Save &Project As..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save project"), m_projectFile, tr("Marvel Studio projects (*.json)"));
+        if (!path.isEmpty()) saveProjectTo(path);
+    });
+    file->addAction(tr("&Export Selected Mapping..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export mapping"), {},
+            tr("MAESTRO mapping (*.m);;Mapping JSON (*.json);;Tiled loop nest (*.txt)"));
+        if (!path.isEmpty()) exportMapping(path);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -305,7 +327,105 @@ void MainWindow::buildMenus()
 
 bool MainWindow::hasUnsavedChanges() const
 {
-    return m_editor->document()->isModified();
+    return m_editor->document()->isModified() || (!m_projectFile.isEmpty() && m_settingsDirty);
+}
+
+void MainWindow::markSettingsDirty()
+{
+    m_settingsDirty = true;
+    updateTitle();
+}
+
+void MainWindow::reportError(const QString& title, const QString& message)
+{
+    m_lastError = message;
+    statusBar()->showMessage(message);
+    // Not modal: the work in the window stays usable (and tests are not blocked).
+    auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+bool MainWindow::openProject(const QString& path)
+{
+    project::Project p;
+    try {
+        p = project::loadProject(path.toStdString());
+        if (p.workload.kind == project::ProjectWorkload::Kind::Model)
+            throw InputError(Diagnostic{path.toStdString(), {}, "workload",
+                "model workloads open in the Model panel, which this version does not have yet; open the "
+                "layer's operator instead"});
+    } catch (const InputError& e) {
+        reportError(tr("Cannot open project"), QString::fromStdString(e.what()));
+        return false;
+    }
+    m_lastError.clear();
+    m_editor->setPlainText(QString::fromStdString(p.workload.text));
+    m_editor->document()->setModified(false);
+    m_file = QString::fromStdString(p.workload.file);
+    m_accelerator->setAccelerator(p.accelerator);
+    m_searchPanel->setOptions(p.search);
+    m_projectFile = path;
+    m_settingsDirty = false;
+    m_pendingSelection = p.selectedMapping;
+    updateTitle();
+    analyseNow();
+    statusBar()->showMessage(tr("Opened project %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+project::Project MainWindow::currentProject() const
+{
+    project::Project p;
+    p.workload.kind = project::ProjectWorkload::Kind::Operator;
+    p.workload.text = m_editor->toPlainText().toStdString();
+    p.workload.file = m_file.toStdString();
+    p.accelerator = m_accelerator->accelerator();
+    p.search = m_searchPanel->options();
+    if (m_selected) p.selectedMapping = project::SelectedMapping{{}, m_selected->mapping};
+    return p;
+}
+
+bool MainWindow::saveProjectTo(const QString& path)
+{
+    try {
+        project::saveProject(currentProject(), path.toStdString());
+    } catch (const InputError& e) {
+        reportError(tr("Save failed"), QString::fromStdString(e.what()));
+        return false;
+    }
+    m_projectFile = path;
+    m_settingsDirty = false;
+    m_editor->document()->setModified(false);
+    updateTitle();
+    statusBar()->showMessage(tr("Saved project %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+bool MainWindow::exportMapping(const QString& path)
+{
+    if (!m_selected || !m_lastResult) {
+        reportError(tr("Nothing to export"), tr("Run a search and select a mapping first."));
+        return false;
+    }
+    try {
+        std::string text;
+        if (path.endsWith(QStringLiteral(".m"), Qt::CaseInsensitive)) {
+            const std::string name = m_lastResult->space.name.empty() ? "layer" : m_lastResult->space.name;
+            text = cost::maestroMappingFile(
+                name, {{name, &m_lastResult->problem, &m_selected->dataflow}}, path.toStdString());
+        } else if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) {
+            text = mapping::toJson(m_selected->mapping).dump(2) + "\n";
+        } else {
+            text = mapping::printTiledLoopNest(m_selected->mapping, m_lastResult->space.body);
+        }
+        writeTextFileAtomically(path.toStdString(), text, "the mapping file");
+    } catch (const InputError& e) {
+        reportError(tr("Export failed"), QString::fromStdString(e.what()));
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported the mapping to %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
 }
 
 void MainWindow::newOperator()
@@ -321,13 +441,14 @@ void MainWindow::openDialog()
 {
     if (!confirmDiscard()) return;
     const QString start = m_file.isEmpty() ? samplesDirectory() : QFileInfo(m_file).path();
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open operator"), start, tr("Operators (*.loop);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open operator or project"), start,
+        tr("Operators and projects (*.loop *.json);;All files (*)"));
     if (!path.isEmpty()) openFile(path);
 }
 
 bool MainWindow::openFile(const QString& path)
 {
+    if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) return openProject(path);
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, file.errorString()));
@@ -359,6 +480,7 @@ bool MainWindow::saveTo(const QString& path)
 
 bool MainWindow::save()
 {
+    if (!m_projectFile.isEmpty()) return saveProjectTo(m_projectFile);
     return m_file.isEmpty() ? saveAsDialog() : saveTo(m_file);
 }
 
@@ -394,7 +516,9 @@ void MainWindow::closeEvent(QCloseEvent* event)
 
 void MainWindow::updateTitle()
 {
-    const QString name = m_file.isEmpty() ? tr("untitled.loop") : QFileInfo(m_file).fileName();
+    const QString name = !m_projectFile.isEmpty() ? QFileInfo(m_projectFile).fileName()
+        : m_file.isEmpty()                        ? tr("untitled.loop")
+                                                  : QFileInfo(m_file).fileName();
     setWindowTitle(tr("%1[*] - Marvel Studio").arg(name));
     setWindowModified(hasUnsavedChanges());
 }

@@ -5,6 +5,7 @@
 
 #include <QMainWindow>
 
+#include "core/project/project.h"
 #include "core/search/search.h"
 #include "ui/operator_analysis.h"
 
@@ -65,6 +66,18 @@ public:
     const std::shared_ptr<const search::LayerSearchResult>& lastResult() const { return m_lastResult; }
     /// Shows the front candidate with this index in the mapping view; false when it is not on the front.
     bool selectCandidate(std::uint64_t index);
+    const std::optional<search::Candidate>& selectedCandidate() const { return m_selected; }
+
+    /// Opens a project (.json): workload, accelerator, search settings. A broken project or one from a
+    /// newer schema leaves the window's work as it was and says why (lastError()).
+    bool openProject(const QString& path);
+    /// Writes the window's state as a project, atomically.
+    bool saveProjectTo(const QString& path);
+    project::Project currentProject() const;
+    QString currentProjectFile() const { return m_projectFile; }
+    /// Writes the selected mapping as a MAESTRO .m file, JSON (.json) or loop-nest text (any other suffix).
+    bool exportMapping(const QString& path);
+    QString lastError() const { return m_lastError; }
 
     /// The folder the "Open Sample" menu lists (samples/operators of the source tree unless
     /// MARVEL_SAMPLES_DIR is set in the environment).
@@ -91,6 +104,8 @@ private:
     void buildDocks();
     void onSearchFinished(const SearchOutcome& outcome);
     void showCandidate(const search::Candidate& candidate);
+    void reportError(const QString& title, const QString& message);
+    void markSettingsDirty();
 
     QPlainTextEdit* m_editor = nullptr;
     QLabel* m_verdict = nullptr;
@@ -114,6 +129,10 @@ private:
     arch::Accelerator m_searchedAccelerator; ///< of the running or last search
     search::SearchOptions m_searchedOptions;
     std::int64_t m_roofline = 0;
+    QString m_projectFile;
+    std::optional<project::SelectedMapping> m_pendingSelection;
+    QString m_lastError;
+    bool m_settingsDirty = false; ///< accelerator or search settings changed since the project was saved
     bool m_searchedOnce = false; ///< accelerator edits re-run the search after the first one
 };
 

@@ -384,22 +384,11 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
 
 void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path)
 {
-    mdc::Network network;
-    network.name = layers.size() == 1 ? layers.front().layer.name : "marvel_search";
-    for (const SearchedLayer& l : layers) {
-        if (!l.best) continue;
-        std::optional<mdc::Layer> layer = cost::toMaestroLayer(l.search.problem, l.best->dataflow);
-        if (!layer) {
-            Diagnostic d;
-            d.file = path;
-            d.message
-                = "layer '" + l.layer.name + "' has no MAESTRO layer type (CONV, DSCONV or GEMM) to export";
-            throw marvel::InputError(d);
-        }
-        layer->name = l.layer.name;
-        network.layers.push_back(std::move(*layer));
-    }
-    writeTextFileAtomically(path, mdc::writeMaestroMapping(network), "the mapping file");
+    std::vector<cost::NamedMapping> mapped;
+    for (const SearchedLayer& l : layers)
+        if (l.best) mapped.push_back({l.layer.name, &l.search.problem, &l.best->dataflow});
+    const std::string name = layers.size() == 1 ? layers.front().layer.name : "marvel_search";
+    writeTextFileAtomically(path, cost::maestroMappingFile(name, mapped, path), "the mapping file");
 }
 
 } // namespace marvel::cli

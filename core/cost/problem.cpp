@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "core/mdc/maestro_io.h"
+
 namespace marvel::cost {
 
 namespace {
@@ -400,6 +402,25 @@ std::optional<mdc::Layer> toMaestroLayer(const Problem& problem, const mdc::Data
         layer.dataflow.push_back(copy);
     }
     return layer;
+}
+
+std::string maestroMappingFile(
+    const std::string& networkName, const std::vector<NamedMapping>& layers, const std::string& fileName)
+{
+    mdc::Network network;
+    network.name = networkName;
+    for (const NamedMapping& l : layers) {
+        std::optional<mdc::Layer> layer = toMaestroLayer(*l.problem, *l.dataflow);
+        if (!layer) {
+            Diagnostic d;
+            d.file = fileName;
+            d.message = "layer '" + l.name + "' has no MAESTRO layer type (CONV, DSCONV or GEMM) to export";
+            throw InputError(d);
+        }
+        layer->name = l.name;
+        network.layers.push_back(std::move(*layer));
+    }
+    return mdc::writeMaestroMapping(network);
 }
 
 } // namespace marvel::cost

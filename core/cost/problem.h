@@ -98,4 +98,17 @@ Problem fromOperator(const ir::Operator& op);
 /// subsampled input); nullopt when MAESTRO has no layer type for it.
 std::optional<mdc::Layer> toMaestroLayer(const Problem& problem, const mdc::Dataflow& dataflow);
 
+/// A mapped layer to export: its name, problem and dataflow.
+struct NamedMapping
+{
+    std::string name;
+    const Problem* problem = nullptr;
+    const mdc::Dataflow* dataflow = nullptr;
+};
+/// The text of one MAESTRO mapping file (network `networkName`) holding every layer, which `marvel
+/// evaluate` reads back to the same numbers. Throws InputError naming `fileName` for a layer MAESTRO has
+/// no layer type for.
+std::string maestroMappingFile(
+    const std::string& networkName, const std::vector<NamedMapping>& layers, const std::string& fileName);
+
 } // namespace marvel::cost

@@ -1,14 +1,20 @@
 // The app's tuning loop, offscreen: a search started from the panels fills the plot and selects the
 // same best mapping as core's search on the same input; Cancel returns at once; a superseded run never
 // reaches the plot; an invalid accelerator field is flagged with core's reason and runs nothing.
+#include <nlohmann/json.hpp>
+
 #include <QAbstractSpinBox>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QtTest>
 
 #include "core/arch/accelerator_io.h"
+#include "core/cost/costmodel.h"
 #include "core/ir/parser.h"
+#include "core/mdc/maestro_io.h"
+#include "core/project/project.h"
 #include "core/search/search.h"
 #include "core/workloads/workloads.h"
 #include "ui/accelerator/accelerator_panel.h"
@@ -171,6 +177,113 @@ private slots:
         QTest::qWait(400);
         QCOMPARE(changed.count(), 0);
         QCOMPARE(started.count(), 0);
+    }
+
+    /// Project save -> load round trip of every field the window holds, and the exported .m file read
+    /// back by core to the mapping view's numbers.
+    void projectRoundTripAndExport()
+    {
+        QTemporaryDir dir;
+        MainWindow w;
+        QVERIFY(w.openFile(kGemm));
+        arch::Accelerator acc = w.acceleratorPanel()->accelerator();
+        acc.numPes = 256;
+        acc.l1Bytes = 256;
+        acc.energy.l2Access = 20.5;
+        w.acceleratorPanel()->setAccelerator(acc);
+        search::SearchOptions options = w.searchPanel()->options();
+        options.objective = search::Objective::Edp;
+        options.fidelity = search::Fidelity::Corrected;
+        options.peUtilizationBound = 0.25;
+        options.boundSkipping = false;
+        options.threads = 2;
+        w.searchPanel()->setOptions(options);
+        QSignalSpy finished(&w, &MainWindow::searchFinished);
+        QVERIFY(w.runSearch());
+        QVERIFY(finished.wait(60000));
+        QVERIFY(w.selectedCandidate());
+
+        const QString path = dir.filePath("p.json");
+        QVERIFY(w.saveProjectTo(path));
+        QVERIFY(!w.hasUnsavedChanges());
+        const project::Project saved = w.currentProject();
+
+        MainWindow v;
+        QVERIFY(v.openFile(path));
+        const project::Project loaded = v.currentProject();
+        QCOMPARE(loaded.workload, saved.workload);
+        QVERIFY(arch::sameParameters(loaded.accelerator, acc));
+        QVERIFY(v.searchPanel()->options().objective == search::Objective::Edp);
+        QVERIFY(v.searchPanel()->options().fidelity == search::Fidelity::Corrected);
+        QCOMPARE(v.searchPanel()->options().peUtilizationBound, 0.25);
+        QCOMPARE(v.searchPanel()->options().boundSkipping, false);
+        QCOMPARE(v.searchPanel()->options().threads, 2u);
+        const project::Project onDisk = project::loadProject(path.toStdString());
+        QVERIFY(onDisk.selectedMapping);
+        QCOMPARE(mapping::toJson(onDisk.selectedMapping->mapping),
+            mapping::toJson(w.selectedCandidate()->mapping));
+        // The saved selection is selected again when the search finds it.
+        QSignalSpy vFinished(&v, &MainWindow::searchFinished);
+        QVERIFY(v.runSearch());
+        QVERIFY(vFinished.wait(60000));
+        QCOMPARE(
+            mapping::toJson(v.selectedCandidate()->mapping), mapping::toJson(w.selectedCandidate()->mapping));
+
+        // Export as MAESTRO .m: core reads it back to the mapping view's numbers.
+        const QString mapping = dir.filePath("best.m");
+        QVERIFY(w.exportMapping(mapping));
+        QFile m(mapping);
+        QVERIFY(m.open(QIODevice::ReadOnly));
+        const mdc::Network network = mdc::readMaestroMapping(m.readAll().toStdString(), "best.m");
+        cost::Options costOptions;
+        costOptions.fidelity = cost::Fidelity::Corrected;
+        const auto evaluated = cost::evaluateNetwork(network, acc, costOptions);
+        QCOMPARE(evaluated.size(), std::size_t{1});
+        QVERIFY(evaluated[0].ok);
+        QCOMPARE(evaluated[0].result.m.runtimeCycles, w.mappingView()->result()->m.runtimeCycles);
+        QCOMPARE(evaluated[0].result.m.energy, w.mappingView()->result()->m.energy);
+        QVERIFY(w.exportMapping(dir.filePath("best.json")));
+        QVERIFY(w.exportMapping(dir.filePath("best.txt")));
+    }
+
+    /// A broken project, and one from a newer schema, are refused with the field named; the window's
+    /// operator text and accelerator stay as they were.
+    void brokenProjectKeepsTheWork_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("newer schema") << QByteArray(R"({"schema_version": 2})") << "newer Marvel Studio";
+        QTest::newRow("bad objective")
+            << QByteArray(R"({"schema_version": 1, "workload": {"kind": "operator", "text": "x"},
+                "accelerator": {"num_pes": 4, "noc_bandwidth_elements_per_cycle": 1},
+                "search": {"objective": "speed"}})")
+            << "search.objective";
+        QTest::newRow("bad accelerator")
+            << QByteArray(R"({"schema_version": 1, "workload": {"kind": "operator", "text": "x"},
+                "accelerator": {"num_pes": 0, "noc_bandwidth_elements_per_cycle": 1}})")
+            << "accelerator.num_pes";
+        QTest::newRow("syntax") << QByteArray("{\n  \"schema_version\": 1,\n  oops\n}") << "p.json:3:";
+    }
+    void brokenProjectKeepsTheWork()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("p.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text);
+        f.close();
+        MainWindow w;
+        QVERIFY(w.openFile(kGemm));
+        w.editor()->appendPlainText(QStringLiteral("// my edit"));
+        const QString before = w.editor()->toPlainText();
+        const arch::Accelerator acc = w.acceleratorPanel()->accelerator();
+        QVERIFY(!w.openFile(path));
+        QVERIFY2(w.lastError().contains(message), qPrintable(w.lastError()));
+        QCOMPARE(w.editor()->toPlainText(), before);
+        QVERIFY(arch::sameParameters(w.acceleratorPanel()->accelerator(), acc));
+        QVERIFY(w.hasUnsavedChanges());
     }
 
     /// After a first search, a valid change (PEs 1024 -> 512) re-runs it once after the pause.
