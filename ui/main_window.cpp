@@ -5,36 +5,44 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QSettings>
 #include <QShortcut>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTextBlock>
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "core/conform/conformability.h"
 #include "core/ir/parser.h"
 #include "core/mapping/loop_nest_mapping.h"
 #include "core/search/roofline.h"
 #include "core/util/text_file.h"
+#include "core/workloads/workloads.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/graph_view.h"
 #include "ui/mapping/mapping_view.h"
+#include "ui/model/model_table.h"
 #include "ui/plot/pareto_plot.h"
 #include "ui/search/search_controller.h"
 #include "ui/search/search_panel.h"
@@ -87,7 +95,30 @@ MainWindow::MainWindow(QWidget* parent)
     reportLayout->addWidget(m_diagnostics, 1);
 
     auto* operatorPane = new QSplitter(Qt::Vertical);
-    operatorPane->addWidget(m_editor);
+    // A model layer shows read-only above this banner; "Edit a copy" makes it the editor's own operator.
+    auto* editorPane = new QWidget;
+    auto* editorLayout = new QVBoxLayout(editorPane);
+    editorLayout->setContentsMargins(0, 0, 0, 0);
+    auto* bannerRow = new QHBoxLayout;
+    m_layerBanner = new QLabel;
+    m_editCopy = new QPushButton(tr("Edit a copy"));
+    m_editCopy->setToolTip(tr("Edit this layer's loop nest as your own operator (the model stays as it is)"));
+    connect(m_editCopy, &QPushButton::clicked, this, [this] {
+        const QString text = m_editor->toPlainText();
+        m_modelView->clearSelection();
+        selectLayer(-1);
+        loadModel({});
+        m_editor->setPlainText(text);
+        m_file.clear();
+        updateTitle();
+    });
+    bannerRow->addWidget(m_layerBanner, 1);
+    bannerRow->addWidget(m_editCopy);
+    editorLayout->addLayout(bannerRow);
+    editorLayout->addWidget(m_editor);
+    m_layerBanner->setVisible(false);
+    m_editCopy->setVisible(false);
+    operatorPane->addWidget(editorPane);
     operatorPane->addWidget(reportPane);
     operatorPane->setStretchFactor(0, 3);
     operatorPane->setStretchFactor(1, 2);
@@ -143,13 +174,17 @@ void MainWindow::buildDocks()
     m_mappingView = new MappingView;
     QDockWidget* mappingDock
         = dock(tr("Selected mapping"), QStringLiteral("mapping"), m_mappingView, Qt::BottomDockWidgetArea);
+    QDockWidget* modelDock
+        = dock(tr("Model"), QStringLiteral("model"), buildModelPanel(), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(mappingDock, modelDock);
+    mappingDock->raise();
     splitDockWidget(op, ddg, Qt::Vertical);
     splitDockWidget(searchDock, accDock, Qt::Vertical);
     resizeDocks({op, searchDock}, {430, 370}, Qt::Horizontal);
     resizeDocks({op, ddg}, {560, 260}, Qt::Vertical);
     resizeDocks({searchDock, accDock}, {290, 480}, Qt::Vertical);
     resizeDocks({mappingDock}, {250}, Qt::Vertical);
-    m_docks = {op, ddg, searchDock, accDock, mappingDock};
+    m_docks = {op, ddg, searchDock, accDock, mappingDock, modelDock};
 
     m_controller = new SearchController(this);
     connect(m_searchPanel, &SearchPanel::runRequested, this, &MainWindow::runSearch);
@@ -161,7 +196,9 @@ void MainWindow::buildDocks()
         if (m_searchedOnce) runSearch();
     });
     connect(m_controller, &SearchController::pointsAdded, m_plot,
-        [this](const std::vector<search::EvaluatedPoint>& points) { m_plot->addPoints(points); });
+        [this](const std::vector<search::EvaluatedPoint>& points) {
+            if (!m_searchingModel) m_plot->addPoints(points);
+        });
     connect(m_controller, &SearchController::frontChanged, this,
         [this](const std::vector<search::Candidate>& front) {
             m_front = front;
@@ -169,22 +206,14 @@ void MainWindow::buildDocks()
         });
     connect(m_controller, &SearchController::progressed, m_searchPanel, &SearchPanel::showProgress);
     connect(m_controller, &SearchController::layerFinished, this,
-        [this](int, std::shared_ptr<const search::LayerSearchResult> result) {
-            m_lastResult = std::move(result);
-            const search::SearchResult& r = m_lastResult->result;
-            m_front = r.pareto;
-            m_plot->setFront(m_front);
-            std::vector<search::Candidate> best;
-            for (const auto* b : {&r.bestRuntime, &r.bestEnergy, &r.bestEdp})
-                if (*b) best.push_back(**b);
-            m_plot->setBest(best);
-            if (const auto& b = r.best(m_searchedOptions.objective)) showCandidate(*b);
-            // A project's saved selection is shown again when the search finds the same mapping.
-            if (m_pendingSelection)
-                for (const search::Candidate& c : r.pareto)
-                    if (mapping::toJson(c.mapping) == mapping::toJson(m_pendingSelection->mapping))
-                        showCandidate(c);
-            m_pendingSelection.reset();
+        [this](int index, std::shared_ptr<const search::LayerSearchResult> result) {
+            const int row = m_searchingModel ? index : m_layer;
+            if (row >= 0) {
+                m_model->setLayerResult(row, result, m_searchedOptions.objective);
+                updateModelTotals();
+            }
+            if (!m_searchingModel || row == m_layer)
+                showLayerResult(result, row >= 0 ? m_model->rooflineCycles(row) : m_roofline);
         });
     connect(m_controller, &SearchController::finished, this, &MainWindow::onSearchFinished);
     connect(m_plot, &ParetoPlot::frontPointClicked, this, &MainWindow::selectCandidate);
@@ -197,6 +226,8 @@ void MainWindow::buildDocks()
 
 bool MainWindow::runSearch()
 {
+    if (!m_modelName.isEmpty() && m_layer < 0) return searchModel();
+    m_searchingModel = false;
     analyseNow();
     if (!m_analysis.report || !m_analysis.report->conformable) {
         statusBar()->showMessage(
@@ -211,7 +242,9 @@ bool MainWindow::runSearch()
     SearchRequest request;
     try {
         const QString name = m_file.isEmpty() ? tr("untitled.loop") : QFileInfo(m_file).fileName();
-        ir::Operator op = ir::parseOperator(m_editor->toPlainText().toStdString(), name.toStdString());
+        ir::Operator op = m_layer >= 0
+            ? m_model->workload().layers[static_cast<std::size_t>(m_layer)].op
+            : ir::parseOperator(m_editor->toPlainText().toStdString(), name.toStdString());
         request.layers.push_back({QString::fromStdString(op.name), op, 1});
         if (auto nest = ir::perfectNest(op))
             m_roofline = search::roofline(*nest, op.sizes, m_accelerator->accelerator()).cycles;
@@ -235,6 +268,220 @@ bool MainWindow::runSearch()
     return true;
 }
 
+void MainWindow::showLayerResult(
+    const std::shared_ptr<const search::LayerSearchResult>& result, std::int64_t roofline)
+{
+    m_lastResult = result;
+    m_roofline = roofline;
+    const search::SearchResult& r = result->result;
+    m_front = r.pareto;
+    if (m_searchingModel) m_plot->clear();
+    m_plot->setRoofline(roofline);
+    m_plot->setFront(m_front);
+    std::vector<search::Candidate> best;
+    for (const auto* b : {&r.bestRuntime, &r.bestEnergy, &r.bestEdp})
+        if (*b) best.push_back(**b);
+    m_plot->setBest(best);
+    if (const auto& b = r.best(m_searchedOptions.objective)) showCandidate(*b);
+    // A project's saved selection is shown again when the search finds the same mapping.
+    if (m_pendingSelection)
+        for (const search::Candidate& c : r.pareto)
+            if (mapping::toJson(c.mapping) == mapping::toJson(m_pendingSelection->mapping)) showCandidate(c);
+    m_pendingSelection.reset();
+}
+
+QWidget* MainWindow::buildModelPanel()
+{
+    auto* panel = new QWidget;
+    auto* layout = new QVBoxLayout(panel);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* row = new QHBoxLayout;
+    m_modelCombo = new QComboBox;
+    m_modelCombo->addItem(tr("(none: the operator in the editor)"), QString());
+    for (const std::string& name : workloads::builtinWorkloadNames())
+        m_modelCombo->addItem(QString::fromStdString(name), QString::fromStdString(name));
+    m_modelCombo->setToolTip(tr("A built-in model: its layers fill the table below"));
+    connect(m_modelCombo, &QComboBox::activated, this, [this](int i) {
+        const QString name = m_modelCombo->itemData(i).toString();
+        if (name.isEmpty()) {
+            loadModel({});
+        } else {
+            loadModel(name);
+        }
+        markSettingsDirty();
+    });
+    auto* open = new QPushButton(tr("Open model file..."));
+    open->setToolTip(tr("A MAESTRO model file (.m) or a JSON model"));
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open model"), {}, tr("Models (*.m *.json);;All files (*)"));
+        if (!path.isEmpty() && loadModel(path)) markSettingsDirty();
+    });
+    auto* searchAll = new QPushButton(tr("Search whole model"));
+    searchAll->setToolTip(tr("Search every layer in the background; the table fills layer by layer"));
+    connect(searchAll, &QPushButton::clicked, this, &MainWindow::searchModel);
+    m_modelTotals = new QLabel;
+    row->addWidget(new QLabel(tr("Model")));
+    row->addWidget(m_modelCombo, 1);
+    row->addWidget(open);
+    row->addWidget(searchAll);
+    row->addWidget(m_modelTotals, 2);
+    layout->addLayout(row);
+
+    m_model = new ModelTableModel(this);
+    m_modelProxy = new QSortFilterProxyModel(this);
+    m_modelProxy->setSourceModel(m_model);
+    m_modelProxy->setSortRole(ModelTableModel::SortRole);
+    m_modelView = new QTableView;
+    m_modelView->setModel(m_modelProxy);
+    m_modelView->setSortingEnabled(true);
+    m_modelView->sortByColumn(-1, Qt::AscendingOrder);
+    m_modelView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_modelView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_modelView->verticalHeader()->hide();
+    m_modelView->horizontalHeader()->setStretchLastSection(true);
+    m_modelView->setWordWrap(false);
+    connect(m_modelView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) {
+            if (current.isValid()) selectLayer(m_modelProxy->mapToSource(current).row());
+        });
+    layout->addWidget(m_modelView);
+    return panel;
+}
+
+bool MainWindow::loadModel(const QString& nameOrPath)
+{
+    if (nameOrPath.isEmpty()) {
+        m_model->setWorkload({}, m_accelerator->accelerator());
+        m_modelName.clear();
+        selectLayer(-1);
+        m_modelCombo->setCurrentIndex(0);
+        updateModelTotals();
+        return true;
+    }
+    workloads::Workload w;
+    try {
+        w = workloads::loadWorkload(nameOrPath.toStdString());
+    } catch (const InputError& e) {
+        reportError(tr("Cannot open model"), QString::fromStdString(e.what()));
+        return false;
+    }
+    m_modelName = nameOrPath;
+    const int i = m_modelCombo->findData(nameOrPath);
+    if (i >= 0) {
+        m_modelCombo->setCurrentIndex(i);
+    } else {
+        m_modelCombo->addItem(QFileInfo(nameOrPath).fileName(), nameOrPath);
+        m_modelCombo->setCurrentIndex(m_modelCombo->count() - 1);
+    }
+    m_model->setWorkload(std::move(w), m_accelerator->accelerator());
+    m_modelView->resizeColumnsToContents();
+    selectLayer(-1);
+    updateModelTotals();
+    for (QDockWidget* d : m_docks)
+        if (d->objectName() == QLatin1String("model")) d->raise();
+    return true;
+}
+
+void MainWindow::selectLayer(int row)
+{
+    if (row < 0 || row >= m_model->rowCount()) {
+        if (m_layer >= 0 || !m_modelName.isEmpty()) {
+            // The whole model is the workload: no single operator to edit.
+            m_editor->setPlainText(m_modelName.isEmpty()
+                    ? QString()
+                    : tr("// Model %1: Ctrl+R searches every layer; pick a layer in the Model panel to see "
+                         "its loop nest, plot and mapping.")
+                          .arg(QFileInfo(m_modelName).fileName()));
+            m_editor->document()->setModified(false);
+        }
+        m_layer = -1;
+        m_editor->setReadOnly(!m_modelName.isEmpty());
+        m_layerBanner->setVisible(false);
+        m_editCopy->setVisible(false);
+        return;
+    }
+    m_layer = row;
+    const workloads::WorkloadLayer& layer = m_model->workload().layers[static_cast<std::size_t>(row)];
+    const QString text = layerLoopText(layer);
+    m_editor->setPlainText(text.isEmpty()
+            ? tr("// layer %1 is a custom operator of the model file").arg(QString::fromStdString(layer.name))
+            : text);
+    m_editor->document()->setModified(false);
+    m_editor->setReadOnly(true);
+    m_layerBanner->setText(tr("Layer <b>%1</b> of model <b>%2</b> (read-only)")
+                               .arg(QString::fromStdString(layer.name).toHtmlEscaped(),
+                                   QFileInfo(m_modelName).fileName().toHtmlEscaped()));
+    m_layerBanner->setVisible(true);
+    m_editCopy->setVisible(true);
+    analyseNow();
+    if (auto result = m_model->layerResult(row)) {
+        m_searchedOptions = m_searchPanel->options();
+        m_plot->clear();
+        showLayerResult(result, m_model->rooflineCycles(row));
+    }
+}
+
+void MainWindow::updateModelTotals()
+{
+    if (m_model->rowCount() == 0) {
+        m_modelTotals->setText(tr("Pick a model to map it layer by layer."));
+        return;
+    }
+    const int searched = m_model->searchedLayers();
+    if (searched == 0) {
+        m_modelTotals->setText(tr("%n layer(s); not searched yet", nullptr, m_model->rowCount()));
+        return;
+    }
+    const double ratio = m_model->totalRoofline() > 0
+        ? static_cast<double>(m_model->totalRuntime()) / static_cast<double>(m_model->totalRoofline())
+        : 0.0;
+    m_modelTotals->setText(tr("%1 of %2 layers: runtime %L3 cycles, energy %4, runtime / roofline %5")
+                               .arg(searched)
+                               .arg(m_model->rowCount())
+                               .arg(qlonglong(m_model->totalRuntime()))
+                               .arg(m_model->totalEnergy(), 0, 'g', 5)
+                               .arg(ratio, 0, 'f', 3));
+}
+
+bool MainWindow::searchModel()
+{
+    if (m_model->rowCount() == 0) {
+        statusBar()->showMessage(tr("Pick a model first."));
+        return false;
+    }
+    if (!m_accelerator->isValid()) {
+        statusBar()->showMessage(
+            tr("Fix the accelerator first: %1").arg(m_accelerator->problems().join(QStringLiteral("; "))));
+        return false;
+    }
+    SearchRequest request;
+    for (const workloads::WorkloadLayer& l : m_model->workload().layers) {
+        if (!conform::checkConformability(l.op).conformable) {
+            reportError(tr("Cannot search the model"),
+                tr("Layer %1 is not conformable to the MDC notation.").arg(QString::fromStdString(l.name)));
+            return false;
+        }
+        request.layers.push_back({QString::fromStdString(l.name), l.op, l.repeat});
+    }
+    request.accelerator = m_accelerator->accelerator();
+    request.options = m_searchPanel->options();
+    m_searchedAccelerator = request.accelerator;
+    m_searchedOptions = request.options;
+    m_searchedOnce = true;
+    m_searchingModel = true;
+    m_model->resetResults(request.accelerator);
+    for (int i = 0; i < m_model->rowCount(); ++i)
+        m_model->setLayerStatus(i, tr("queued"));
+    updateModelTotals();
+    m_front.clear();
+    m_plot->clear();
+    m_controller->start(std::move(request));
+    m_searchPanel->setRunning(true);
+    statusBar()->showMessage(tr("Searching every layer of the model..."));
+    return true;
+}
+
 void MainWindow::cancelSearch()
 {
     m_controller->cancel();
@@ -242,6 +489,17 @@ void MainWindow::cancelSearch()
 
 void MainWindow::onSearchFinished(const SearchOutcome& outcome)
 {
+    if (m_searchingModel) {
+        for (int i = 0; i < m_model->rowCount(); ++i)
+            if (!m_model->layerResult(i))
+                m_model->setLayerStatus(i,
+                    outcome.status == SearchOutcome::Status::Failed ? tr("failed: %1").arg(outcome.message)
+                                                                    : tr("not searched"));
+        m_searchingModel = false;
+        m_modelView->resizeColumnsToContents();
+        // Show the first layer: its loop nest, plot and mapping.
+        if (m_model->layerResult(0)) m_modelView->selectRow(0);
+    }
     m_searchPanel->showOutcome(outcome);
     statusBar()->showMessage(m_searchPanel->outcomeText(), 8000);
     emit searchFinished();
@@ -352,18 +610,26 @@ bool MainWindow::openProject(const QString& path)
     try {
         p = project::loadProject(path.toStdString());
         if (p.workload.kind == project::ProjectWorkload::Kind::Model)
-            throw InputError(Diagnostic{path.toStdString(), {}, "workload",
-                "model workloads open in the Model panel, which this version does not have yet; open the "
-                "layer's operator instead"});
+            project::loadProjectWorkload(p, path.toStdString()); // the model and layer exist
     } catch (const InputError& e) {
         reportError(tr("Cannot open project"), QString::fromStdString(e.what()));
         return false;
     }
     m_lastError.clear();
-    m_editor->setPlainText(QString::fromStdString(p.workload.text));
-    m_editor->document()->setModified(false);
-    m_file = QString::fromStdString(p.workload.file);
     m_accelerator->setAccelerator(p.accelerator);
+    if (p.workload.kind == project::ProjectWorkload::Kind::Model) {
+        loadModel(QString::fromStdString(project::resolvedModelPath(p)));
+        m_modelName = QString::fromStdString(p.workload.model);
+        for (int i = 0; i < m_model->rowCount(); ++i)
+            if (m_model->workload().layers[static_cast<std::size_t>(i)].name == p.workload.layer)
+                m_modelView->selectRow(m_modelProxy->mapFromSource(m_model->index(i, 0)).row());
+        m_file.clear();
+    } else {
+        loadModel({});
+        m_editor->setPlainText(QString::fromStdString(p.workload.text));
+        m_editor->document()->setModified(false);
+        m_file = QString::fromStdString(p.workload.file);
+    }
     m_searchPanel->setOptions(p.search);
     m_projectFile = path;
     m_settingsDirty = false;
@@ -377,12 +643,20 @@ bool MainWindow::openProject(const QString& path)
 project::Project MainWindow::currentProject() const
 {
     project::Project p;
-    p.workload.kind = project::ProjectWorkload::Kind::Operator;
-    p.workload.text = m_editor->toPlainText().toStdString();
-    p.workload.file = m_file.toStdString();
+    if (!m_modelName.isEmpty()) {
+        p.workload.kind = project::ProjectWorkload::Kind::Model;
+        p.workload.model = m_modelName.toStdString();
+        if (m_layer >= 0)
+            p.workload.layer = m_model->workload().layers[static_cast<std::size_t>(m_layer)].name;
+    } else {
+        p.workload.kind = project::ProjectWorkload::Kind::Operator;
+        p.workload.text = m_editor->toPlainText().toStdString();
+        p.workload.file = m_file.toStdString();
+    }
     p.accelerator = m_accelerator->accelerator();
     p.search = m_searchPanel->options();
-    if (m_selected) p.selectedMapping = project::SelectedMapping{{}, m_selected->mapping};
+    if (m_selected && (m_modelName.isEmpty() || m_layer >= 0))
+        p.selectedMapping = project::SelectedMapping{p.workload.layer, m_selected->mapping};
     return p;
 }
 
@@ -454,6 +728,8 @@ bool MainWindow::openFile(const QString& path)
         statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, file.errorString()));
         return false;
     }
+    if (!m_modelName.isEmpty()) loadModel({});
+    m_projectFile.clear();
     m_editor->setPlainText(QString::fromUtf8(file.readAll()));
     m_editor->document()->setModified(false);
     m_file = path;

@@ -14,7 +14,11 @@ class QListWidget;
 class QPlainTextEdit;
 class QTableWidget;
 class QDockWidget;
+class QComboBox;
 class QMenu;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
 class QTimer;
 
 namespace marvel::ui {
@@ -23,6 +27,7 @@ class GraphView;
 class AcceleratorPanel;
 class MappingView;
 class ParetoPlot;
+class ModelTableModel;
 class SearchController;
 class SearchPanel;
 struct SearchOutcome;
@@ -79,6 +84,17 @@ public:
     bool exportMapping(const QString& path);
     QString lastError() const { return m_lastError; }
 
+    /// Loads a built-in model or a model file into the Model panel; false (with the reason) on error.
+    bool loadModel(const QString& nameOrPath);
+    /// Shows layer `row` of the model: its loop nest (read-only) and, once searched, its plot and
+    /// mapping; Ctrl+R then searches that layer. -1: back to the editor's own operator.
+    void selectLayer(int row);
+    /// Searches every layer of the model in the background, filling the model table.
+    bool searchModel();
+    ModelTableModel* modelTable() const { return m_model; }
+    QTableView* modelView() const { return m_modelView; }
+    QLabel* modelTotals() const { return m_modelTotals; }
+
     /// The folder the "Open Sample" menu lists (samples/operators of the source tree unless
     /// MARVEL_SAMPLES_DIR is set in the environment).
     static QString samplesDirectory();
@@ -106,6 +122,10 @@ private:
     void showCandidate(const search::Candidate& candidate);
     void reportError(const QString& title, const QString& message);
     void markSettingsDirty();
+    QWidget* buildModelPanel();
+    void updateModelTotals();
+    void showLayerResult(
+        const std::shared_ptr<const search::LayerSearchResult>& result, std::int64_t roofline);
 
     QPlainTextEdit* m_editor = nullptr;
     QLabel* m_verdict = nullptr;
@@ -130,6 +150,16 @@ private:
     search::SearchOptions m_searchedOptions;
     std::int64_t m_roofline = 0;
     QString m_projectFile;
+    ModelTableModel* m_model = nullptr;
+    QSortFilterProxyModel* m_modelProxy = nullptr;
+    QTableView* m_modelView = nullptr;
+    QComboBox* m_modelCombo = nullptr;
+    QLabel* m_modelTotals = nullptr;
+    QLabel* m_layerBanner = nullptr;
+    QPushButton* m_editCopy = nullptr;
+    QString m_modelName; ///< built-in name or file path; empty: no model
+    int m_layer = -1; ///< model layer in the editor (source row), -1: the editor's own operator
+    bool m_searchingModel = false; ///< the running search covers every layer of the model
     std::optional<project::SelectedMapping> m_pendingSelection;
     QString m_lastError;
     bool m_settingsDirty = false; ///< accelerator or search settings changed since the project was saved

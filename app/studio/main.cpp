@@ -27,7 +27,8 @@ int main(int argc, char** argv)
     parser.addOption(quitAfter);
     parser.addOption(search);
     parser.addOption(size);
-    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Operator (.loop) to open."));
+    parser.addPositionalArgument(
+        QStringLiteral("file"), QStringLiteral("Project (.json) or operator (.loop) to open."));
     parser.process(app);
 
     marvel::ui::MainWindow window;

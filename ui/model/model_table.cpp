@@ -1,0 +1,199 @@
+#include "ui/model/model_table.h"
+
+#include "core/search/roofline.h"
+
+namespace marvel::ui {
+
+namespace {
+std::int64_t sizeOf(const ir::Operator& op, const char* name, std::int64_t fallback = 1)
+{
+    for (const ir::SizeParam& p : op.sizes)
+        if (p.name == name) return p.value;
+    return fallback;
+}
+
+std::int64_t strideOf(const mdc::Layer& layer, const char* dim)
+{
+    for (const mdc::LayerDim& d : layer.dims)
+        if (d.name == dim) return d.stride;
+    return 1;
+}
+} // namespace
+
+QString layerShape(const workloads::WorkloadLayer& layer)
+{
+    QStringList parts;
+    for (const mdc::LayerDim& d : layer.maestro.dims)
+        parts << QStringLiteral("%1%2").arg(QString::fromStdString(d.name)).arg(d.size);
+    for (const mdc::LayerDim& d : layer.maestro.dims)
+        if (d.stride > 1) {
+            parts << QStringLiteral("/%1").arg(d.stride);
+            break;
+        }
+    return QString::fromStdString(layer.maestro.type) + QLatin1Char(' ') + parts.join(QLatin1Char(' '));
+}
+
+QString layerLoopText(const workloads::WorkloadLayer& layer)
+{
+    const ir::Operator& op = layer.op;
+    const std::string& type = layer.maestro.type;
+    std::string text;
+    if (type == "CONV")
+        text = workloads::conv2dLoopText(sizeOf(op, "K"), sizeOf(op, "C"), sizeOf(op, "Y"), sizeOf(op, "X"),
+            sizeOf(op, "R"), sizeOf(op, "S"), strideOf(layer.maestro, "Y"), strideOf(layer.maestro, "X"),
+            sizeOf(op, "N"));
+    else if (type == "DSCONV")
+        text
+            = workloads::depthwiseLoopText(sizeOf(op, "C"), sizeOf(op, "Y"), sizeOf(op, "X"), sizeOf(op, "R"),
+                sizeOf(op, "S"), strideOf(layer.maestro, "Y"), strideOf(layer.maestro, "X"), sizeOf(op, "N"));
+    else if (type == "GEMM")
+        text = workloads::gemmLoopText(sizeOf(op, "M"), sizeOf(op, "N"), sizeOf(op, "K"));
+    return QString::fromStdString(text);
+}
+
+ModelTableModel::ModelTableModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{ }
+
+void ModelTableModel::setWorkload(workloads::Workload workload, const arch::Accelerator& acc)
+{
+    beginResetModel();
+    m_workload = std::move(workload);
+    m_rows.assign(m_workload.layers.size(), Row{});
+    endResetModel();
+    resetResults(acc);
+}
+
+void ModelTableModel::resetResults(const arch::Accelerator& acc)
+{
+    for (std::size_t i = 0; i < m_rows.size(); ++i) {
+        Row& r = m_rows[i];
+        r = Row{};
+        r.status = tr("pending");
+        if (auto nest = ir::perfectNest(m_workload.layers[i].op))
+            r.roofline = search::roofline(*nest, m_workload.layers[i].op.sizes, acc).cycles;
+    }
+    if (!m_rows.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+void ModelTableModel::setLayerStatus(int row, const QString& status)
+{
+    if (row < 0 || row >= rowCount()) return;
+    m_rows[static_cast<std::size_t>(row)].status = status;
+    emit dataChanged(index(row, Status), index(row, Status));
+}
+
+void ModelTableModel::setLayerResult(
+    int row, std::shared_ptr<const search::LayerSearchResult> result, search::Objective objective)
+{
+    if (row < 0 || row >= rowCount()) return;
+    Row& r = m_rows[static_cast<std::size_t>(row)];
+    r.result = std::move(result);
+    r.best = r.result->result.best(objective);
+    r.status = r.best ? tr("ok") : r.result->result.notMappable() ? tr("not mappable") : tr("no mapping");
+    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
+std::shared_ptr<const search::LayerSearchResult> ModelTableModel::layerResult(int row) const
+{
+    return row >= 0 && row < rowCount() ? m_rows[static_cast<std::size_t>(row)].result : nullptr;
+}
+
+std::int64_t ModelTableModel::rooflineCycles(int row) const
+{
+    return row >= 0 && row < rowCount() ? m_rows[static_cast<std::size_t>(row)].roofline : 0;
+}
+
+std::int64_t ModelTableModel::totalRuntime() const
+{
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].best) total += m_rows[i].best->metrics.runtime * m_workload.layers[i].repeat;
+    return total;
+}
+
+double ModelTableModel::totalEnergy() const
+{
+    double total = 0;
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].best) total += m_rows[i].best->metrics.energy * m_workload.layers[i].repeat;
+    return total;
+}
+
+std::int64_t ModelTableModel::totalRoofline() const
+{
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].best) total += m_rows[i].roofline * m_workload.layers[i].repeat;
+    return total;
+}
+
+int ModelTableModel::searchedLayers() const
+{
+    return static_cast<int>(std::count_if(m_rows.begin(), m_rows.end(), [](const Row& r) { return r.best; }));
+}
+
+int ModelTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int ModelTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ModelTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
+    const workloads::WorkloadLayer& layer = m_workload.layers[static_cast<std::size_t>(index.row())];
+    const Row& r = m_rows[static_cast<std::size_t>(index.row())];
+    if (role == Qt::TextAlignmentRole)
+        return index.column() >= Repeat && index.column() < Status
+            ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+            : QVariant();
+    if (role != Qt::DisplayRole && role != SortRole && role != Qt::ToolTipRole) return {};
+    const bool sort = role == SortRole;
+    const std::optional<search::Metrics> m = r.best ? std::optional(r.best->metrics) : std::nullopt;
+    switch (index.column()) {
+    case Name:
+        return QString::fromStdString(layer.name);
+    case Shape:
+        return layerShape(layer);
+    case Repeat:
+        return layer.repeat;
+    case Macs:
+        return sort ? QVariant(qlonglong(layer.op.sizes.empty() ? 0 : workloads::operatorMacs(layer.op)))
+                    : QVariant(QStringLiteral("%L1").arg(qlonglong(workloads::operatorMacs(layer.op))));
+    case Runtime:
+        if (!m) return sort ? QVariant(-1.0) : QVariant();
+        return sort ? QVariant(double(m->runtime))
+                    : QVariant(QStringLiteral("%L1").arg(qlonglong(m->runtime)));
+    case Energy:
+        if (!m) return sort ? QVariant(-1.0) : QVariant();
+        return sort ? QVariant(m->energy) : QVariant(QString::number(m->energy, 'g', 5));
+    case Utilisation:
+        if (!m) return sort ? QVariant(-1.0) : QVariant();
+        return sort ? QVariant(m->utilization)
+                    : QVariant(QStringLiteral("%1%").arg(m->utilization * 100, 0, 'f', 1));
+    case OverRoofline: {
+        if (!m || r.roofline <= 0) return sort ? QVariant(-1.0) : QVariant();
+        const double ratio = double(m->runtime) / double(r.roofline);
+        return sort ? QVariant(ratio) : QVariant(QString::number(ratio, 'f', 3));
+    }
+    case Status:
+        return r.status;
+    default:
+        return {};
+    }
+}
+
+QVariant ModelTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    static const char* const names[ColumnCount] = {"Layer", "Shape", "Repeat", "MACs", "Runtime (cycles)",
+        "Energy", "PE utilisation", "Runtime / roofline", "Status"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+} // namespace marvel::ui

@@ -1,0 +1,76 @@
+#pragma once
+// A model's layers as a table (name, shape, repeat, MACs, then the search's best runtime, energy, PE
+// utilisation, runtime over the roofline and status), filled layer by layer as the whole model is
+// searched, with the model's totals (runtime and energy counted with each layer's repeat).
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QAbstractTableModel>
+
+#include "core/search/search.h"
+#include "core/workloads/workloads.h"
+
+namespace marvel::ui {
+
+class ModelTableModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column {
+        Name,
+        Shape,
+        Repeat,
+        Macs,
+        Runtime,
+        Energy,
+        Utilisation,
+        OverRoofline,
+        Status,
+        ColumnCount
+    };
+    /// Numbers for sorting (Qt::DisplayRole shows them formatted).
+    static constexpr int SortRole = Qt::UserRole + 1;
+
+    explicit ModelTableModel(QObject* parent = nullptr);
+
+    void setWorkload(workloads::Workload workload, const arch::Accelerator& acc);
+    const workloads::Workload& workload() const { return m_workload; }
+    /// Every result and status back to "pending" (the accelerator or the settings changed).
+    void resetResults(const arch::Accelerator& acc);
+    void setLayerStatus(int row, const QString& status);
+    void setLayerResult(
+        int row, std::shared_ptr<const search::LayerSearchResult> result, search::Objective objective);
+    std::shared_ptr<const search::LayerSearchResult> layerResult(int row) const;
+    std::int64_t rooflineCycles(int row) const;
+
+    /// Sums over the searched layers, each times its repeat.
+    std::int64_t totalRuntime() const;
+    double totalEnergy() const;
+    std::int64_t totalRoofline() const;
+    int searchedLayers() const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    struct Row
+    {
+        QString status;
+        std::int64_t roofline = 0;
+        std::shared_ptr<const search::LayerSearchResult> result;
+        std::optional<search::Candidate> best;
+    };
+    workloads::Workload m_workload;
+    std::vector<Row> m_rows;
+};
+
+/// A short shape such as "K64 C3 Y224 X224 R3 S3 /2" from the layer's MAESTRO dimensions.
+QString layerShape(const workloads::WorkloadLayer& layer);
+/// The layer as loop-nest text of the operator language (empty for custom operators).
+QString layerLoopText(const workloads::WorkloadLayer& layer);
+
+} // namespace marvel::ui
