@@ -3,11 +3,18 @@
 // reaches the plot; an invalid accelerator field is flagged with core's reason and runs nothing.
 #include <nlohmann/json.hpp>
 
+#include <QAbstractItemModelTester>
 #include <QAbstractSpinBox>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableView>
 #include <QtTest>
 
 #include "core/arch/accelerator_io.h"
@@ -20,6 +27,7 @@
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
+#include "ui/model/model_table.h"
 #include "ui/plot/pareto_plot.h"
 #include "ui/search/search_controller.h"
 #include "ui/search/search_panel.h"
@@ -284,6 +292,54 @@ private slots:
         QCOMPARE(w.editor()->toPlainText(), before);
         QVERIFY(arch::sameParameters(w.acceleratorPanel()->accelerator(), acc));
         QVERIFY(w.hasUnsavedChanges());
+    }
+
+    /// The model view's totals equal `marvel search --model` on the same model and accelerator; the item
+    /// model and its sorting proxy pass QAbstractItemModelTester while the rows fill.
+    void modelViewTotalsMatchTheCli()
+    {
+        const QString model = QStringLiteral(MARVEL_SAMPLES_DIR "/models/tiny_cnn.json");
+        MainWindow w;
+        new QAbstractItemModelTester(
+            w.modelTable(), QAbstractItemModelTester::FailureReportingMode::QtTest, &w);
+        new QAbstractItemModelTester(
+            w.modelView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest, &w);
+        QVERIFY(w.loadModel(model));
+        QVERIFY(w.modelTable()->rowCount() > 1);
+        QSignalSpy finished(&w, &MainWindow::searchFinished);
+        QVERIFY(w.runSearch()); // no layer picked: the whole model
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(w.modelTable()->searchedLayers(), w.modelTable()->rowCount());
+
+        QProcess cli;
+        cli.start(QStringLiteral(MARVEL_CLI_PATH),
+            {"search", "--model", model, "--hw", MARVEL_SAMPLES_DIR "/accelerators/P2_edge.json", "--json"});
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 0);
+        const QJsonObject j = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+        QCOMPARE(qint64(w.modelTable()->totalRuntime()), j["total_runtime_cycles"].toInteger());
+        QCOMPARE(qint64(w.modelTable()->totalRoofline()), j["total_roofline_cycles"].toInteger());
+        double energy = 0;
+        for (const QJsonValue& l : j["layers"].toArray())
+            energy += l.toObject()["energy"].toDouble() * l.toObject()["repeat"].toInt();
+        QVERIFY(qAbs(w.modelTable()->totalEnergy() - energy) <= 1e-9 * energy);
+        QVERIFY(w.modelTotals()->text().contains(QStringLiteral("runtime / roofline")));
+
+        // Sorting by runtime orders numerically.
+        w.modelView()->sortByColumn(ModelTableModel::Runtime, Qt::AscendingOrder);
+        double previous = -1;
+        for (int r = 0; r < w.modelView()->model()->rowCount(); ++r) {
+            const double v = w.modelView()
+                                 ->model()
+                                 ->index(r, ModelTableModel::Runtime)
+                                 .data(ModelTableModel::SortRole)
+                                 .toDouble();
+            QVERIFY(v >= previous);
+            previous = v;
+        }
+        // The first layer was shown after the search: its loop nest, read-only, and its mapping.
+        QVERIFY(w.editor()->isReadOnly());
+        QVERIFY(w.mappingView()->result());
     }
 
     /// After a first search, a valid change (PEs 1024 -> 512) re-runs it once after the pause.
