@@ -749,4 +749,64 @@ OffChipSolution solveOffChip(const ir::PerfectNest& nest, const std::vector<ir::
     return sol;
 }
 
+namespace {
+/// Everything solveOffChip reads, as text: equal keys give equal solutions.
+std::string offChipKey(const ir::PerfectNest& nest, const std::vector<ir::SizeParam>& sizes,
+    const arch::Accelerator& acc, const OffChipOptions& options)
+{
+    std::string key;
+    for (const ir::LoopInfo& l : nest.loops)
+        key += l.iterator + ':' + l.lower.toString() + ':' + l.upper.toString() + ':'
+            + std::to_string(l.extent) + ':' + l.dimName + ';';
+    for (const ir::Statement& st : nest.statements)
+        key += st.text + ';';
+    for (const ir::SizeParam& p : sizes)
+        key += p.name + '=' + std::to_string(p.value) + ';';
+    key += "|l2=" + std::to_string(acc.l2Bytes) + "|w=" + std::to_string(acc.bytesPerElement)
+        + "|blk=" + std::to_string(acc.dramBlockBytes) + '|' + char('0' + options.divisorsOnly)
+        + char('0' + options.exploreLayouts) + char('0' + options.doubleBuffering);
+    for (std::int64_t m : options.maxTile)
+        key += ',' + std::to_string(m);
+    return key;
+}
+} // namespace
+
+OffChipSolution OffChipCache::solve(const ir::PerfectNest& nest, const std::vector<ir::SizeParam>& sizes,
+    const arch::Accelerator& acc, const OffChipOptions& options)
+{
+    const std::string key = offChipKey(nest, sizes, acc, options);
+    {
+        const std::lock_guard lock(m_mutex);
+        for (auto it = m_entries.begin(); it != m_entries.end(); ++it) {
+            if (it->first != key) continue;
+            m_entries.splice(m_entries.begin(), m_entries, it);
+            ++m_hits;
+            OffChipSolution hit = it->second;
+            // The only figure that depends on the PE count: the size of the whole space.
+            hit.originalSpaceSize = originalSpaceSize(nest, acc.numPes, false, 0.0, options.exploreLayouts);
+            return hit;
+        }
+        ++m_misses;
+    }
+    // Solved outside the lock: another thread may solve the same key meanwhile; both results are equal.
+    OffChipSolution solution = solveOffChip(nest, sizes, acc, options);
+    if (solution.cancelled) return solution;
+    const std::lock_guard lock(m_mutex);
+    m_entries.emplace_front(key, solution);
+    if (m_entries.size() > m_capacity) m_entries.pop_back();
+    return solution;
+}
+
+std::uint64_t OffChipCache::hits() const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_hits;
+}
+
+std::uint64_t OffChipCache::misses() const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_misses;
+}
+
 } // namespace marvel::search

@@ -32,7 +32,9 @@
 // derivatives (ties keep nest order).
 
 #include <cstdint>
+#include <list>
 #include <map>
+#include <mutex>
 #include <span>
 #include <stop_token>
 #include <string>
@@ -120,6 +122,29 @@ struct OffChipSolution
 /// a size expression, else taken as 1.
 OffChipSolution solveOffChip(const ir::PerfectNest& nest, const std::vector<ir::SizeParam>& sizes,
     const arch::Accelerator& acc, const OffChipOptions& options = {});
+
+/// Remembers off-chip solutions so that searches differing only in on-chip parameters (PEs, L1, NoC,
+/// energies) skip the off-chip solve: Marvel's decoupling makes the solution depend only on the
+/// operator, L2, the word and DRAM block sizes and the options. Thread-safe; keeps the most recent
+/// `capacity` solutions. Used by the app's retuning and by sweeps.
+class OffChipCache
+{
+public:
+    explicit OffChipCache(std::size_t capacity = 64)
+        : m_capacity(capacity)
+    { }
+    /// solveOffChip, or the remembered result of an identical call. Cancelled solves are not kept.
+    OffChipSolution solve(const ir::PerfectNest& nest, const std::vector<ir::SizeParam>& sizes,
+        const arch::Accelerator& acc, const OffChipOptions& options);
+    std::uint64_t hits() const;
+    std::uint64_t misses() const;
+
+private:
+    mutable std::mutex m_mutex;
+    std::size_t m_capacity;
+    std::list<std::pair<std::string, OffChipSolution>> m_entries; ///< most recently used first
+    std::uint64_t m_hits = 0, m_misses = 0;
+};
 
 /// Cost per iteration (sum of DB / product of tile sizes) of a given tile and layouts, and whether it
 /// fits in L2; what solveOffChip minimises, for tests and the on-chip search.

@@ -535,9 +535,23 @@ void Engine::enumerateTiles()
         [&](const TileEntry& a, const TileEntry& b) { return objectiveBound(a) < objectiveBound(b); });
     std::uint64_t next = 0;
     std::size_t counted = 0;
+    // Outside the TopSpatial form, a tile's order count depends only on which loops have several
+    // level-2 iterations and which are parallel: counted once per such pair of masks.
+    std::unordered_map<std::uint64_t, std::uint64_t> ordersByMasks;
     for (TileEntry& e : m_tiles) {
         if ((++counted & 255) == 0 && stopRequested()) break;
-        e.orderCount = candidatesOf(e, loopsOf(e)).size();
+        const std::vector<mapping::MappedLoop> loops = loopsOf(e);
+        if (e.topSpatialLoop >= 0) {
+            e.orderCount = candidatesOf(e, loops).size();
+        } else {
+            std::uint64_t masks = 0;
+            for (std::size_t i = 0; i < loops.size(); ++i)
+                masks |= (std::uint64_t(loops[i].level2Iterations() > 1) << i)
+                    | (std::uint64_t(loops[i].isParallel()) << (i + 32));
+            auto [it, inserted] = ordersByMasks.try_emplace(masks, 0);
+            if (inserted) it->second = level2Orders(loops, m_space.wholeLoops).size();
+            e.orderCount = it->second * ((e.separateForm ? 1 : 0) + (e.fusedForm ? 1 : 0));
+        }
         e.firstCandidate = next;
         next += e.orderCount;
     }

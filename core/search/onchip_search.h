@@ -98,6 +98,8 @@ struct OffChipChoice
     std::vector<mapping::TensorLayout> layouts;
 };
 
+class OffChipCache;
+
 struct SearchOptions
 {
     Objective objective = Objective::Runtime;
@@ -115,6 +117,8 @@ struct SearchOptions
         = 1024; ///< candidates between incumbent updates (fixed: results stay deterministic)
     int progressIntervalMs = 100; ///< minimum time between progress callbacks
     std::uint64_t maxCandidates = 0; ///< 0: no limit; else the search stops after this many (reported)
+    /// Off-chip solutions shared between searches (the app's retuning, sweeps); null: solve every time.
+    std::shared_ptr<OffChipCache> offChipCache;
 };
 
 /// One evaluated mapping.

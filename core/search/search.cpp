@@ -54,7 +54,8 @@ LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& a
     arch::Accelerator budget = acc;
     OffChipSolution off;
     for (int attempt = 1;; ++attempt) {
-        off = solveOffChip(*nest, op.sizes, budget, offOptions);
+        off = options.offChipCache ? options.offChipCache->solve(*nest, op.sizes, budget, offOptions)
+                                   : solveOffChip(*nest, op.sizes, budget, offOptions);
         if (off.cancelled) {
             out.result.cancelled = true;
             return out;

@@ -11,6 +11,7 @@
 #include "core/cost/costmodel.h"
 #include "core/cost/problem.h"
 #include "core/ir/parser.h"
+#include "core/search/offchip.h"
 #include "core/search/onchip_search.h"
 #include "core/search/search.h"
 #include "core/workloads/workloads.h"
@@ -467,6 +468,41 @@ private slots:
         QVERIFY(plain.evaluateMetrics(best.dataflow, m));
         QCOMPARE(m.runtimeCycles, best.metrics.runtime);
         QCOMPARE(m.macs, macs);
+    }
+
+    /// Retuning on-chip parameters reuses the off-chip solution: a search through the cache returns what
+    /// a search without it returns, for the first accelerator and for each retuned one, and only an L2
+    /// change solves the off-chip subspace again.
+    void offChipCacheGivesTheSameResults()
+    {
+        const ir::Operator op
+            = ir::parseOperator(workloads::conv2dLoopText(32, 16, 14, 14, 3, 3, 1, 1), "c.loop");
+        arch::Accelerator acc = smallAccelerator();
+        acc.numPes = 64;
+        acc.l2Bytes = 16 * 1024;
+        SearchOptions cached;
+        cached.offChipCache = std::make_shared<OffChipCache>();
+        const SearchOptions plain;
+        auto check = [&](const arch::Accelerator& a) {
+            const LayerSearchResult withCache = searchLayer(op, a, cached);
+            const LayerSearchResult without = searchLayer(op, a, plain);
+            QCOMPARE(withCache.offChip.level3, without.offChip.level3);
+            QCOMPARE(withCache.result.evaluated, without.result.evaluated);
+            QCOMPARE(withCache.result.stats.onChipPruned, without.result.stats.onChipPruned);
+            QVERIFY(sameCandidate(withCache.result.bestRuntime, without.result.bestRuntime));
+            QCOMPARE(withCache.result.pareto.size(), without.result.pareto.size());
+        };
+        check(acc);
+        QCOMPARE(cached.offChipCache->misses(), 1u);
+        acc.numPes = 32; // on-chip only: reused
+        check(acc);
+        acc.l1Bytes *= 2;
+        check(acc);
+        QCOMPARE(cached.offChipCache->hits(), 2u);
+        QCOMPARE(cached.offChipCache->misses(), 1u);
+        acc.l2Bytes /= 2; // the off-chip subspace changes
+        check(acc);
+        QCOMPARE(cached.offChipCache->misses(), 2u);
     }
 
     void badOffChipChoice()
