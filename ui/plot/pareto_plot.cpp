@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QMenu>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <QToolTip>
@@ -21,11 +22,33 @@ const QColor kCloud(100, 140, 190, 70);
 const QColor kFront(200, 60, 40);
 const QColor kBest(20, 20, 20);
 constexpr int kPickRadiusPx = 8;
+constexpr int kDotPx = 4; ///< diameter of a cloud point
 
 double edp(std::int64_t runtime, double energy)
 {
     return static_cast<double>(runtime) * energy;
 }
+} // namespace
+
+namespace {
+/// Log ticks labelled as times with an SI prefix ("10 µs", "1 ms", "2 s").
+class SecondsTicker : public QCPAxisTickerLog
+{
+protected:
+    QString getTickLabel(double tick, const QLocale& locale, QChar, int) override
+    {
+        static const struct
+        {
+            double scale;
+            const char* unit;
+        } kUnits[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "\u00b5s"}, {1e-9, "ns"}, {1e-12, "ps"}};
+        for (const auto& u : kUnits) {
+            if (tick >= u.scale * 0.999 || u.scale == 1e-12)
+                return locale.toString(tick / u.scale, 'g', 3) + QChar(' ') + QString::fromUtf8(u.unit);
+        }
+        return {};
+    }
+};
 } // namespace
 
 ParetoPlot::ParetoPlot(QWidget* parent)
@@ -45,6 +68,10 @@ ParetoPlot::ParetoPlot(QWidget* parent)
         axis->setNumberPrecision(0);
         axis->grid()->setSubGridVisible(true);
     }
+    // Runtime in seconds on the top axis: architects compare against deadlines, not cycle counts.
+    m_plot->xAxis2->setVisible(true);
+    m_plot->xAxis2->setScaleType(QCPAxis::stLogarithmic);
+    m_plot->xAxis2->setTicker(QSharedPointer<SecondsTicker>(new SecondsTicker));
     m_plot->xAxis->setLabel(tr("runtime (cycles)"));
     m_plot->yAxis->setLabel(tr("energy (MAC units)"));
     m_plot->xAxis->setRange(1e3, 1e7);
@@ -54,7 +81,18 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     m_cloud->setName(tr("evaluated mappings"));
     m_cloud->setLineStyle(QCPGraph::lsNone);
     m_cloud->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kCloud, kCloud, 4));
-    m_cloud->setAdaptiveSampling(false);
+    m_cloudItem = new QCPItemPixmap(m_plot);
+    m_cloudItem->setScaled(false);
+    m_cloudItem->setClipToAxisRect(true);
+    m_cloudItem->setSelectable(false);
+    m_cloudItem->topLeft->setType(QCPItemPosition::ptAbsolute);
+    m_cloudItem->bottomRight->setType(QCPItemPosition::ptAbsolute);
+    // A resize changes the axis rect: the raster is redrawn for the new one.
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        if (m_plot->axisRect()->rect() != m_rasterRect)
+            QMetaObject::invokeMethod(
+                this, [this] { redecimate(); }, Qt::QueuedConnection);
+    });
 
     m_frontGraph = m_plot->addGraph();
     m_frontGraph->setName(tr("Pareto front"));
@@ -90,12 +128,29 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_plot, &QWidget::customContextMenuRequested, this, &ParetoPlot::showContextMenu);
     connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this] {
+        updateSecondsAxis();
         // Zooming changes which points share a pixel.
         QMetaObject::invokeMethod(
             this, [this] { redecimate(); }, Qt::QueuedConnection);
     });
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
+    updateSecondsAxis();
+}
+
+void ParetoPlot::setClockMhz(double mhz)
+{
+    m_clockMhz = mhz;
+    updateSecondsAxis();
+}
+
+void ParetoPlot::updateSecondsAxis()
+{
+    const double hz = m_clockMhz * 1e6;
+    if (!(hz > 0)) return;
+    m_plot->xAxis2->setLabel(tr("runtime at %1 MHz").arg(m_clockMhz));
+    const QCPRange cycles = m_plot->xAxis->range();
+    m_plot->xAxis2->setRange(cycles.lower / hz, cycles.upper / hz);
 }
 
 void ParetoPlot::clear()
@@ -104,7 +159,9 @@ void ParetoPlot::clear()
     m_energy.clear();
     m_utilisation.clear();
     m_front.clear();
-    m_cloud->data()->clear();
+    m_cells.clear();
+    m_raster.fill(Qt::transparent);
+    publishRaster();
     m_frontGraph->data()->clear();
     m_bestGraph->data()->clear();
     m_drawn = 0;
@@ -138,27 +195,41 @@ void ParetoPlot::addPoints(std::span<const search::EvaluatedPoint> points)
     }
     m_empty->setVisible(false);
     if (outside)
-        rescale(); // redecimates through rangeChanged
-    else {
-        // Incremental: a new point is drawn only when its pixel cell is still empty.
-        QVector<double> keys, values;
-        std::unordered_set<quint64> cells;
-        for (auto it = m_cloud->data()->constBegin(); it != m_cloud->data()->constEnd(); ++it)
-            cells.insert((quint64(quint32(qRound(m_plot->xAxis->coordToPixel(it->key)))) << 32)
-                | quint32(qRound(m_plot->yAxis->coordToPixel(it->value))));
-        for (const search::EvaluatedPoint& p : points) {
-            const double x = static_cast<double>(p.runtime);
-            const quint64 cell = (quint64(quint32(qRound(m_plot->xAxis->coordToPixel(x)))) << 32)
-                | quint32(qRound(m_plot->yAxis->coordToPixel(p.energy)));
-            if (cells.insert(cell).second) {
-                keys.push_back(x);
-                values.push_back(p.energy);
-            }
-        }
-        m_cloud->addData(keys, values);
-        m_drawn = static_cast<std::size_t>(m_cloud->dataCount());
-    }
+        rescale(); // redecimates
+    else
+        stampPoints(m_runtime.size() - points.size());
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::stampPoints(std::size_t first)
+{
+    if (m_raster.isNull()) return;
+    const QCPRange xr = m_plot->xAxis->range(), yr = m_plot->yAxis->range();
+    const QPoint origin = m_rasterRect.topLeft();
+    QPainter painter(&m_raster);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(kCloud);
+    for (std::size_t i = first; i < m_runtime.size(); ++i) {
+        const double x = static_cast<double>(m_runtime[i]), y = m_energy[i];
+        if (!xr.contains(x) || !yr.contains(y)) continue;
+        const int px = qRound(m_plot->xAxis->coordToPixel(x)) - origin.x();
+        const int py = qRound(m_plot->yAxis->coordToPixel(y)) - origin.y();
+        // One dot per pixel: a million points cost what the pixels they cover cost.
+        if (!m_cells.insert((quint64(quint32(px)) << 32) | quint32(py)).second) continue;
+        painter.drawEllipse(QRectF(px - kDotPx / 2.0, py - kDotPx / 2.0, kDotPx, kDotPx));
+    }
+    painter.end();
+    m_drawn = m_cells.size();
+    publishRaster();
+}
+
+void ParetoPlot::publishRaster()
+{
+    if (m_raster.isNull()) return; // not laid out yet: nothing drawn
+    m_cloudItem->topLeft->setCoords(m_rasterRect.left(), m_rasterRect.top());
+    m_cloudItem->bottomRight->setCoords(m_rasterRect.right() + 1, m_rasterRect.bottom() + 1);
+    m_cloudItem->setPixmap(QPixmap::fromImage(m_raster));
 }
 
 void ParetoPlot::rescale()
@@ -178,7 +249,6 @@ void ParetoPlot::rescale()
         y1 = std::max(y1, c.metrics.energy);
     }
     if (m_rooflineCycles > 0) x0 = std::min(x0, static_cast<double>(m_rooflineCycles));
-    // Padding in log space so that a few more points do not force another full pass.
     // Padding in log space so that a few more points do not force another full pass. An axis spanning less
     // than a decade gets plain ticks: a log ticker would label every tick with the same power of ten.
     auto fit = [](QCPAxis* axis, double lo, double hi) {
@@ -202,21 +272,12 @@ void ParetoPlot::rescale()
 
 void ParetoPlot::redecimate()
 {
-    std::unordered_set<quint64> cells;
-    QVector<double> keys, values;
-    const QCPRange xr = m_plot->xAxis->range(), yr = m_plot->yAxis->range();
-    for (std::size_t i = 0; i < m_runtime.size(); ++i) {
-        const double x = static_cast<double>(m_runtime[i]), y = m_energy[i];
-        if (!xr.contains(x) || !yr.contains(y)) continue;
-        const quint64 cell = (quint64(quint32(qRound(m_plot->xAxis->coordToPixel(x)))) << 32)
-            | quint32(qRound(m_plot->yAxis->coordToPixel(y)));
-        if (cells.insert(cell).second) {
-            keys.push_back(x);
-            values.push_back(y);
-        }
-    }
-    m_cloud->setData(keys, values);
-    m_drawn = static_cast<std::size_t>(keys.size());
+    m_rasterRect = m_plot->axisRect()->rect();
+    const QSize size = m_rasterRect.size().expandedTo(QSize(1, 1));
+    if (m_raster.size() != size) m_raster = QImage(size, QImage::Format_ARGB32_Premultiplied);
+    m_raster.fill(Qt::transparent);
+    m_cells.clear();
+    stampPoints(0);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <span>
+#include <unordered_set>
 #include <vector>
 
+#include <QImage>
 #include <QWidget>
 
 #include "core/search/onchip_search.h"
@@ -14,6 +16,7 @@
 class QCustomPlot;
 class QCPGraph;
 class QCPItemStraightLine;
+class QCPItemPixmap;
 class QCPItemText;
 
 namespace marvel::ui {
@@ -25,7 +28,8 @@ public:
     explicit ParetoPlot(QWidget* parent = nullptr);
 
     void clear();
-    void setClockMhz(double mhz) { m_clockMhz = mhz; }
+    /// The accelerator's clock, for the top axis (runtime in seconds) and the hover text.
+    void setClockMhz(double mhz);
     /// Roofline runtime (cycles) as a vertical reference line; 0 hides it.
     void setRoofline(std::int64_t cycles);
     /// Appends evaluated mappings and replots once.
@@ -52,7 +56,11 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    void updateSecondsAxis();
     void redecimate();
+    /// Stamps the points [first, end) whose pixel cell is still empty into the cloud's raster.
+    void stampPoints(std::size_t first);
+    void publishRaster();
     void rescale();
     void showContextMenu(const QPoint& pos);
     int nearestFrontPoint(const QPoint& pixel) const;
@@ -60,7 +68,13 @@ private:
     QString describe(std::int64_t runtime, double energy, double utilisation) const;
 
     QCustomPlot* m_plot = nullptr;
-    QCPGraph* m_cloud = nullptr;
+    QCPGraph* m_cloud = nullptr; ///< no data: the legend entry of the raster below
+    /// The evaluated mappings drawn once into an image of the axis rect: a replot then costs one blit
+    /// however many points there are.
+    QCPItemPixmap* m_cloudItem = nullptr;
+    QImage m_raster;
+    QRect m_rasterRect; ///< axis rect the raster was drawn for
+    std::unordered_set<quint64> m_cells; ///< occupied pixel cells of the raster
     QCPGraph* m_frontGraph = nullptr;
     QCPGraph* m_bestGraph = nullptr;
     QCPItemStraightLine* m_roofline = nullptr;
