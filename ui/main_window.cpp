@@ -50,6 +50,11 @@
 namespace marvel::ui {
 
 namespace {
+const QString kRecentFilesKey = QStringLiteral("files/recent");
+constexpr int kMaxRecentFiles = 10;
+} // namespace
+
+namespace {
 constexpr int kAnalyseDelayMs = 250;
 const char* const kRuleTitles[4] = {
     "R1 perfect nest, no conditionals",
@@ -530,23 +535,66 @@ QString MainWindow::samplesDirectory()
         + QStringLiteral("/operators");
 }
 
+QString MainWindow::projectSamplesDirectory()
+{
+    return QFileInfo(samplesDirectory()).path() + QStringLiteral("/projects");
+}
+
+QStringList MainWindow::recentFiles()
+{
+    QStringList files = QSettings().value(kRecentFilesKey).toStringList();
+    files.removeIf([](const QString& path) { return !QFileInfo::exists(path); });
+    return files;
+}
+
+void MainWindow::rememberRecentFile(const QString& path)
+{
+    QSettings settings;
+    QStringList files = settings.value(kRecentFilesKey).toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    files.removeAll(absolute);
+    files.prepend(absolute);
+    while (files.size() > kMaxRecentFiles)
+        files.removeLast();
+    settings.setValue(kRecentFilesKey, files);
+}
+
 void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newOperator);
     file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::openDialog);
+    QMenu* recent = file->addMenu(tr("Open &Recent"));
+    connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+        recent->clear();
+        for (const QString& path : recentFiles()) {
+            recent->addAction(QDir::toNativeSeparators(path), this, [this, path] {
+                if (confirmDiscard()) openFile(path);
+            });
+        }
+        if (recent->isEmpty()) {
+            recent->addAction(tr("No recent files"))->setEnabled(false);
+        } else {
+            recent->addSeparator();
+            recent->addAction(tr("Clear the list"), this, [] { QSettings().remove(kRecentFilesKey); });
+        }
+    });
     QMenu* samples = file->addMenu(tr("Open &Sample"));
     // Listed when opened, so samples added while the app runs show up.
     connect(samples, &QMenu::aboutToShow, this, [this, samples] {
         samples->clear();
-        const QDir dir(samplesDirectory());
-        for (const QFileInfo& info : dir.entryInfoList({QStringLiteral("*.loop")}, QDir::Files, QDir::Name)) {
-            const QString path = info.absoluteFilePath();
-            samples->addAction(info.completeBaseName(), this, [this, path] {
-                if (confirmDiscard()) openFile(path);
-            });
-        }
-        if (samples->isEmpty()) samples->addAction(tr("No samples in %1").arg(dir.path()))->setEnabled(false);
+        auto list = [this, samples](const QString& folder, const QString& pattern) {
+            const QDir dir(folder);
+            for (const QFileInfo& info : dir.entryInfoList({pattern}, QDir::Files, QDir::Name)) {
+                const QString path = info.absoluteFilePath();
+                samples->addAction(info.fileName(), this, [this, path] {
+                    if (confirmDiscard()) openFile(path);
+                });
+            }
+        };
+        list(samplesDirectory(), QStringLiteral("*.loop"));
+        samples->addSection(tr("Projects"));
+        list(projectSamplesDirectory(), QStringLiteral("*.json"));
     });
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
     file->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAsDialog);
@@ -636,6 +684,7 @@ bool MainWindow::openProject(const QString& path)
     m_pendingSelection = p.selectedMapping;
     updateTitle();
     analyseNow();
+    rememberRecentFile(path);
     statusBar()->showMessage(tr("Opened project %1").arg(QDir::toNativeSeparators(path)), 4000);
     return true;
 }
@@ -672,6 +721,7 @@ bool MainWindow::saveProjectTo(const QString& path)
     m_settingsDirty = false;
     m_editor->document()->setModified(false);
     updateTitle();
+    rememberRecentFile(path);
     statusBar()->showMessage(tr("Saved project %1").arg(QDir::toNativeSeparators(path)), 4000);
     return true;
 }
@@ -735,6 +785,7 @@ bool MainWindow::openFile(const QString& path)
     m_file = path;
     updateTitle();
     analyseNow();
+    rememberRecentFile(path);
     statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 4000);
     return true;
 }
@@ -750,6 +801,7 @@ bool MainWindow::saveTo(const QString& path)
     m_file = path;
     m_editor->document()->setModified(false);
     updateTitle();
+    rememberRecentFile(path);
     statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 4000);
     return true;
 }

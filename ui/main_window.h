@@ -98,6 +98,10 @@ public:
     /// The folder the "Open Sample" menu lists (samples/operators of the source tree unless
     /// MARVEL_SAMPLES_DIR is set in the environment).
     static QString samplesDirectory();
+    /// samples/projects beside samplesDirectory().
+    static QString projectSamplesDirectory();
+    /// Files opened or saved lately, newest first (QSettings; files that no longer exist are left out).
+    static QStringList recentFiles();
 
 signals:
     /// A search ended (finished, cancelled, failed); the app's --search --screenshot waits for it.
@@ -108,6 +112,7 @@ protected:
 
 private:
     void buildMenus();
+    void rememberRecentFile(const QString& path);
     void newOperator();
     void openDialog();
     bool save();

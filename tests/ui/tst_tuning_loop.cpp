@@ -5,6 +5,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QAbstractSpinBox>
+#include <QComboBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -12,9 +13,11 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "core/arch/accelerator_io.h"
@@ -358,6 +361,91 @@ private slots:
         QVERIFY(finished.wait(60000));
         QCOMPARE(started.count(), 1);
         QVERIFY(w.lastResult()->result.bestRuntime->mapping.activePes() <= 512);
+    }
+
+    /// Save as preset: the tuned accelerator is written to the user's config folder, offered by every
+    /// accelerator panel from then on and loads back with every parameter; an invalid one is refused.
+    void userPresets()
+    {
+        QDir(AcceleratorPanel::userPresetsDirectory()).removeRecursively();
+        AcceleratorPanel panel;
+        const int samples = panel.presetList()->count();
+        qobject_cast<QSpinBox*>(panel.field("num_pes"))->setValue(300);
+        qobject_cast<QSpinBox*>(panel.field("l1_bytes"))->setValue(768);
+        const arch::Accelerator tuned = panel.accelerator();
+        QVERIFY(panel.saveAsPreset(QStringLiteral("Edge / 300 PEs")));
+        const QString file
+            = AcceleratorPanel::userPresetsDirectory() + QStringLiteral("/Edge___300_PEs.json");
+        QVERIFY(QFileInfo::exists(file));
+        QCOMPARE(panel.presetList()->currentText(), QStringLiteral("Edge / 300 PEs (my preset)"));
+
+        AcceleratorPanel other; // a new window lists it after the samples (and a separator)
+        QCOMPARE(other.presetList()->count(), samples + 2);
+        QVERIFY(other.loadPreset(QStringLiteral("Edge / 300 PEs (my preset)")));
+        QVERIFY(arch::sameParameters(other.accelerator(), tuned));
+        QCOMPARE(other.accelerator().numPes, 300);
+        QCOMPARE(other.accelerator().name, std::string("Edge / 300 PEs"));
+
+        qobject_cast<QSpinBox*>(other.field("num_pes"))->setValue(0);
+        QVERIFY(!other.saveAsPreset(QStringLiteral("broken")));
+        QVERIFY(
+            !QFileInfo::exists(AcceleratorPanel::userPresetsDirectory() + QStringLiteral("/broken.json")));
+        QDir(AcceleratorPanel::userPresetsDirectory()).removeRecursively();
+    }
+
+    /// Opened and saved files are remembered newest first, without duplicates, at most ten, and a file
+    /// that has gone is not offered.
+    void recentFiles()
+    {
+        QSettings().remove(QStringLiteral("files/recent"));
+        QTemporaryDir dir;
+        MainWindow w;
+        QStringList written;
+        QVERIFY(w.openFile(kGemm));
+        for (int i = 0; i < 12; ++i) {
+            const QString path = dir.filePath(QStringLiteral("op%1.loop").arg(i));
+            QVERIFY(w.saveTo(path));
+            written.prepend(path);
+        }
+        QVERIFY(w.openFile(written.last())); // op0, the oldest, comes back to the top
+        QStringList recent = MainWindow::recentFiles();
+        QCOMPARE(recent.size(), 10);
+        QCOMPARE(recent.first(), QFileInfo(written.last()).absoluteFilePath());
+        QCOMPARE(recent.at(1), QFileInfo(written.first()).absoluteFilePath());
+        QCOMPARE(recent.count(recent.first()), 1);
+        QVERIFY(!recent.contains(QFileInfo(kGemm).absoluteFilePath())); // pushed out by newer files
+        QVERIFY(QFile::remove(written.first()));
+        recent = MainWindow::recentFiles();
+        QCOMPARE(recent.size(), 9);
+        QVERIFY(!recent.contains(QFileInfo(written.first()).absoluteFilePath()));
+    }
+
+    /// A retune storm: 200 runs started in quick succession end with the last one finishing, nothing of
+    /// the others reaching a view, and their worker threads joined (not piling up).
+    void retuneStorm()
+    {
+        SearchController controller;
+        QSignalSpy finished(&controller, &SearchController::finished);
+        for (int i = 0; i < 200; ++i) {
+            SearchRequest r = bigRequest();
+            r.accelerator.numPes = 64 + i;
+            controller.start(std::move(r));
+            QCoreApplication::processEvents();
+        }
+        QCOMPARE(finished.count(), 199); // each superseded run is reported cancelled at once
+        SearchRequest small;
+        small.layers.push_back({QStringLiteral("gemm"), ir::parseOperatorFile(kGemm.toStdString()), 1});
+        small.accelerator = arch::loadAccelerator(MARVEL_SAMPLES_DIR "/accelerators/P2_edge.json");
+        finished.clear();
+        controller.start(small);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
+        QCOMPARE(finished.last().at(0).value<SearchOutcome>().status, SearchOutcome::Status::Finished);
+        // The stopped workers return within milliseconds; the next run joins them.
+        QTest::qWait(300);
+        finished.clear();
+        controller.start(small);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY2(controller.workerCount() <= 2, qPrintable(QString::number(controller.workerCount())));
     }
 };
 

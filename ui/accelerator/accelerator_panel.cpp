@@ -10,9 +10,12 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -127,21 +130,21 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     auto* presetRow = new QHBoxLayout;
     m_presets = new QComboBox;
-    m_presets->setToolTip(tr("The paper's platforms and every accelerator file in samples/accelerators"));
-    const QDir dir(acceleratorsDirectory());
-    for (const QFileInfo& info : dir.entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
-        QString label = info.completeBaseName();
-        try {
-            label = QString::fromStdString(arch::loadAccelerator(info.absoluteFilePath().toStdString()).name);
-        } catch (const InputError&) { }
-        m_presets->addItem(label, info.absoluteFilePath());
-    }
+    m_presets->setToolTip(
+        tr("The paper's platforms, every accelerator file in samples/accelerators and your own presets"));
+    m_presets->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_presets->setMinimumContentsLength(12);
+    reloadPresets();
     connect(m_presets, &QComboBox::activated, this, [this](int i) {
         loadPreset(m_presets->itemData(i).toString());
         emit edited();
     });
     auto* open = new QPushButton(tr("Open..."));
     auto* save = new QPushButton(tr("Save..."));
+    auto* savePreset = new QPushButton(tr("Save as preset..."));
+    savePreset->setToolTip(tr("Keep this accelerator in the preset list (in %1)")
+                               .arg(QDir::toNativeSeparators(userPresetsDirectory())));
+    connect(savePreset, &QPushButton::clicked, this, &AcceleratorPanel::savePresetDialog);
     open->setToolTip(tr("Open an accelerator file (JSON or MAESTRO .m)"));
     save->setToolTip(tr("Save this accelerator as JSON or a MAESTRO .m file"));
     connect(open, &QPushButton::clicked, this, &AcceleratorPanel::openFile);
@@ -150,6 +153,10 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
     presetRow->addWidget(open);
     presetRow->addWidget(save);
     layout->addLayout(presetRow);
+    auto* presetRow2 = new QHBoxLayout;
+    presetRow2->addStretch(1);
+    presetRow2->addWidget(savePreset);
+    layout->addLayout(presetRow2);
 
     auto addGroup = [&](const QString& title, std::span<const FieldSpec> specs) {
         auto* group = new QGroupBox(title);
@@ -205,6 +212,72 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
         m_presets->setCurrentIndex(p2 >= 0 ? p2 : 0);
         loadPreset(m_presets->currentData().toString());
     }
+}
+
+QString AcceleratorPanel::userPresetsDirectory()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/presets");
+}
+
+void AcceleratorPanel::reloadPresets()
+{
+    const QString current = m_presets->currentData().toString();
+    m_presets->clear();
+    auto addFrom = [this](const QString& folder, const QString& suffix) {
+        const QDir dir(folder);
+        for (const QFileInfo& info : dir.entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+            QString label = info.completeBaseName();
+            try {
+                label = QString::fromStdString(
+                    arch::loadAccelerator(info.absoluteFilePath().toStdString()).name);
+            } catch (const InputError&) {
+                continue; // a broken file is not offered as a preset
+            }
+            m_presets->addItem(label + suffix, info.absoluteFilePath());
+        }
+    };
+    addFrom(acceleratorsDirectory(), {});
+    const int samples = m_presets->count();
+    addFrom(userPresetsDirectory(), tr(" (my preset)"));
+    if (samples > 0 && m_presets->count() > samples) m_presets->insertSeparator(samples);
+    if (const int i = m_presets->findData(current); i >= 0) m_presets->setCurrentIndex(i);
+}
+
+bool AcceleratorPanel::saveAsPreset(const QString& name)
+{
+    const QString trimmed = name.trimmed();
+    if (trimmed.isEmpty()) return false;
+    if (!isValid()) {
+        m_message->setText(tr("Fix the accelerator before saving it as a preset:\n") + m_problems.join('\n'));
+        return false;
+    }
+    // The file name keeps only characters every file system accepts; the label keeps the user's name.
+    QString fileName;
+    for (const QChar c : trimmed)
+        fileName += c.isLetterOrNumber() || c == '-' || c == '_' ? c : QChar('_');
+    arch::Accelerator acc = accelerator();
+    acc.name = trimmed.toStdString();
+    const QString path = userPresetsDirectory() + QLatin1Char('/') + fileName + QStringLiteral(".json");
+    try {
+        QDir().mkpath(userPresetsDirectory());
+        arch::saveAccelerator(acc, path.toStdString());
+    } catch (const InputError& e) {
+        m_message->setText(QString::fromStdString(e.what()));
+        return false;
+    }
+    m_base.name = acc.name;
+    reloadPresets();
+    if (const int i = m_presets->findData(path); i >= 0) m_presets->setCurrentIndex(i);
+    m_message->clear();
+    return true;
+}
+
+void AcceleratorPanel::savePresetDialog()
+{
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Save as preset"), tr("Preset name:"),
+        QLineEdit::Normal, QString::fromStdString(m_base.name) + tr(" (tuned)"), &ok);
+    if (ok) saveAsPreset(name);
 }
 
 bool AcceleratorPanel::loadPreset(const QString& labelOrPath)

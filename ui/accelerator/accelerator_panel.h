@@ -1,6 +1,7 @@
 #pragma once
 // Edits an accelerator: every parameter with its unit and an explanation, presets (the paper's
-// platforms and every accelerator in samples/), open/save of JSON and MAESTRO files. Each change is
+// platforms, every accelerator in samples/ and the user's own, kept as JSON files in the user's config
+// folder), open/save of JSON and MAESTRO files. Each change is
 // validated by core; a field with a problem is flagged with core's reason and nothing is emitted until
 // the accelerator is valid again. Valid changes are emitted after a short pause, so holding an arrow key
 // on the PE count re-runs the search once the key is released or every pause.
@@ -32,6 +33,14 @@ public:
     /// Loads a preset by its label ("P1 (Eyeriss-like)" ...) or a file path; false when unknown.
     bool loadPreset(const QString& labelOrPath);
     static QString acceleratorsDirectory();
+    /// Where "Save as preset..." keeps the user's accelerators (one JSON file each).
+    static QString userPresetsDirectory();
+    /// Saves the panel's accelerator as a user preset called `name` and selects it; false (with the
+    /// reason shown) when the accelerator is invalid or the file cannot be written.
+    bool saveAsPreset(const QString& name);
+    /// Fills the preset list again: the samples, then the user's presets.
+    void reloadPresets();
+    QComboBox* presetList() const { return m_presets; }
 
 signals:
     /// A valid accelerator, after the typing pause.
@@ -44,6 +53,7 @@ private:
     void revalidate();
     void openFile();
     void saveFile();
+    void savePresetDialog();
 
     QMap<QString, QAbstractSpinBox*> m_fields;
     QComboBox* m_presets = nullptr;
