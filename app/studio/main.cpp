@@ -1,12 +1,20 @@
 // `marvel-studio`: the desktop application.
+#include <string_view>
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
 
+#include "ui/bench/studio_bench.h"
 #include "ui/main_window.h"
 
 int main(int argc, char** argv)
 {
+    // The benchmark measures the window without showing it, whatever display there is.
+    for (int i = 1; i < argc; ++i) {
+        if (std::string_view(argv[i]) == "--bench" && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Marvel Studio"));
     QApplication::setApplicationName(QStringLiteral("Marvel Studio"));
@@ -27,14 +35,20 @@ int main(int argc, char** argv)
     parser.addOption(quitAfter);
     parser.addOption(search);
     parser.addOption(size);
+    QCommandLineOption bench(QStringLiteral("bench"),
+        QStringLiteral(
+            "Measure the app's responsiveness (GUI-thread stall, retune latency, replot, streaming "
+            "cost), print the figures and quit."));
+    parser.addOption(bench);
     parser.addPositionalArgument(
         QStringLiteral("file"), QStringLiteral("Project (.json) or operator (.loop) to open."));
     parser.process(app);
+    if (parser.isSet(bench)) return marvel::ui::runStudioBench();
 
     marvel::ui::MainWindow window;
     const QStringList files = parser.positionalArguments();
     window.openFile(files.isEmpty()
-            ? marvel::ui::MainWindow::samplesDirectory() + QStringLiteral("/conv2d.loop")
+            ? marvel::ui::MainWindow::projectSamplesDirectory() + QStringLiteral("/vgg16_conv_p2.json")
             : files.first());
     QSize windowSize(1440, 900);
     if (parser.isSet(size)) {

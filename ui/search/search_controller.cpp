@@ -1,8 +1,11 @@
 #include "ui/search/search_controller.h"
 
+#include <atomic>
 #include <chrono>
 
 #include <QTimer>
+
+#include "core/search/offchip.h"
 
 namespace marvel::ui {
 
@@ -20,6 +23,7 @@ struct SearchController::Shared
     std::vector<std::pair<int, std::shared_ptr<const search::LayerSearchResult>>> layers;
     std::optional<SearchOutcome> outcome;
     quint64 generation = 0;
+    std::atomic<bool> workerDone = false; ///< its worker has returned: joining it does not block
 };
 
 namespace {
@@ -81,6 +85,7 @@ QString bytes(std::int64_t n)
 
 SearchController::SearchController(QObject* parent)
     : QObject(parent)
+    , m_offChipCache(std::make_shared<search::OffChipCache>())
 {
     m_drainTimer = new QTimer(this);
     m_drainTimer->setInterval(kDrainIntervalMs);
@@ -89,8 +94,8 @@ SearchController::SearchController(QObject* parent)
 
 SearchController::~SearchController()
 {
-    for (std::jthread& w : m_workers)
-        w.request_stop();
+    for (Worker& w : m_workers)
+        w.thread.request_stop();
     m_workers.clear(); // joins: core honours the stop token within milliseconds
 }
 
@@ -98,13 +103,15 @@ void SearchController::start(SearchRequest request)
 {
     if (m_running) cancel();
     // Workers that have finished are joined without waiting; running ones stay until they notice.
-    std::erase_if(m_workers, [](std::jthread& w) { return !w.joinable(); });
+    std::erase_if(m_workers, [](const Worker& w) { return w.shared->workerDone.load(); });
+    // Retuning changes on-chip parameters far more often than L2: the off-chip solve is reused.
+    if (!request.options.offChipCache) request.options.offChipCache = m_offChipCache;
     ++m_generation;
     auto shared = std::make_shared<Shared>();
     shared->generation = m_generation;
     m_shared = shared;
     m_running = true;
-    m_workers.emplace_back([shared, request = std::move(request)](std::stop_token stop) {
+    std::jthread thread([shared, request = std::move(request)](std::stop_token stop) {
         const auto begin = std::chrono::steady_clock::now();
         SearchOutcome outcome;
         SearchProgress base;
@@ -146,9 +153,13 @@ void SearchController::start(SearchRequest request)
             } else if (truncated)
                 outcome.status = SearchOutcome::Status::Truncated;
         }
-        std::lock_guard lock(shared->mutex);
-        shared->outcome = outcome;
+        {
+            std::lock_guard lock(shared->mutex);
+            shared->outcome = outcome;
+        }
+        shared->workerDone = true;
     });
+    m_workers.push_back({shared, std::move(thread)});
     m_drainTimer->start();
     emit started(m_generation);
 }
@@ -156,7 +167,7 @@ void SearchController::start(SearchRequest request)
 void SearchController::cancel()
 {
     if (!m_running) return;
-    if (!m_workers.empty()) m_workers.back().request_stop();
+    if (!m_workers.empty()) m_workers.back().thread.request_stop();
     m_running = false;
     m_shared.reset(); // whatever the old worker still writes goes nowhere
     m_drainTimer->stop();

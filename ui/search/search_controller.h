@@ -68,6 +68,8 @@ public:
     /// Stops the current run: `finished(Cancelled)` is emitted at once, the worker winds down alone.
     void cancel();
     bool isRunning() const { return m_running; }
+    /// Worker threads not yet joined: the current one and cancelled ones still winding down.
+    std::size_t workerCount() const { return m_workers.size(); }
     quint64 generation() const { return m_generation; }
 
 signals:
@@ -82,8 +84,14 @@ private:
     struct Shared;
     void drain();
 
+    struct Worker
+    {
+        std::shared_ptr<Shared> shared;
+        std::jthread thread;
+    };
     std::shared_ptr<Shared> m_shared; ///< of the current run; each worker keeps its own alive
-    std::vector<std::jthread> m_workers; ///< the current one and those winding down
+    std::vector<Worker> m_workers; ///< the current one and those winding down
+    std::shared_ptr<search::OffChipCache> m_offChipCache;
     QTimer* m_drainTimer = nullptr;
     quint64 m_generation = 0;
     bool m_running = false;
