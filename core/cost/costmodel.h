@@ -1,5 +1,5 @@
 #pragma once
-// The MDC analytical cost model (MAESTRO semantics, spec docs: /work/shared/spec/mdc-cost-model.md,
+// The MDC analytical cost model (MAESTRO semantics, spec: ../shared/spec/mdc-cost-model.md,
 // doc/cost-model.md): per-level case analysis of a dataflow over a cost::Problem on an accelerator.
 //
 // Speed: an Evaluator compiles the problem once; every evaluate call works in preallocated, fixed-size

@@ -143,7 +143,7 @@ private slots:
     {
         if (!haveReference())
             QSKIP(
-                "MAESTRO reference data not found at MARVEL_REFERENCE_DIR (/work/shared/reference/maestro)");
+                "MAESTRO reference data not found at MARVEL_REFERENCE_DIR (../shared/reference/maestro beside the repository)");
     }
 
     void layer_data()
