@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -37,6 +38,7 @@
 #include "core/ir/parser.h"
 #include "core/mapping/loop_nest_mapping.h"
 #include "core/search/roofline.h"
+#include "core/util/diagnostic.h"
 #include "core/util/text_file.h"
 #include "core/workloads/workloads.h"
 #include "ui/accelerator/accelerator_panel.h"
@@ -52,6 +54,7 @@ namespace marvel::ui {
 namespace {
 const QString kRecentFilesKey = QStringLiteral("files/recent");
 constexpr int kMaxRecentFiles = 10;
+constexpr int kAutosaveMs = 5000; ///< at most this much unsaved work is lost when the app is killed
 } // namespace
 
 namespace {
@@ -139,6 +142,12 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_analyseTimer, &QTimer::timeout, this, &MainWindow::analyseNow);
     connect(m_editor, &QPlainTextEdit::textChanged, m_analyseTimer, qOverload<>(&QTimer::start));
     connect(m_editor->document(), &QTextDocument::modificationChanged, this, &MainWindow::updateTitle);
+
+    m_autosaveTimer = new QTimer(this);
+    const int autosaveMs = qEnvironmentVariableIntValue("MARVEL_AUTOSAVE_MS");
+    m_autosaveTimer->setInterval(autosaveMs > 0 ? autosaveMs : kAutosaveMs);
+    connect(m_autosaveTimer, &QTimer::timeout, this, &MainWindow::autosaveNow);
+    m_autosaveTimer->start();
 
     buildMenus();
     resize(1440, 900);
@@ -535,6 +544,11 @@ QString MainWindow::samplesDirectory()
         + QStringLiteral("/operators");
 }
 
+MainWindow::~MainWindow()
+{
+    m_recovery.discard();
+}
+
 QString MainWindow::projectSamplesDirectory()
 {
     return QFileInfo(samplesDirectory()).path() + QStringLiteral("/projects");
@@ -663,6 +677,17 @@ bool MainWindow::openProject(const QString& path)
         reportError(tr("Cannot open project"), QString::fromStdString(e.what()));
         return false;
     }
+    applyProject(p);
+    m_projectFile = path;
+    m_settingsDirty = false;
+    updateTitle();
+    rememberRecentFile(path);
+    statusBar()->showMessage(tr("Opened project %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+void MainWindow::applyProject(const project::Project& p)
+{
     m_lastError.clear();
     m_accelerator->setAccelerator(p.accelerator);
     if (p.workload.kind == project::ProjectWorkload::Kind::Model) {
@@ -679,14 +704,78 @@ bool MainWindow::openProject(const QString& path)
         m_file = QString::fromStdString(p.workload.file);
     }
     m_searchPanel->setOptions(p.search);
-    m_projectFile = path;
-    m_settingsDirty = false;
     m_pendingSelection = p.selectedMapping;
-    updateTitle();
     analyseNow();
-    rememberRecentFile(path);
-    statusBar()->showMessage(tr("Opened project %1").arg(QDir::toNativeSeparators(path)), 4000);
+}
+
+QByteArray MainWindow::recoveryContent() const
+{
+    nlohmann::json j;
+    j["format"] = "marvel-studio-recovery";
+    j["version"] = 1;
+    j["project_file"] = m_projectFile.toStdString();
+    j["saved_at"] = QDateTime::currentDateTime().toString(Qt::ISODate).toStdString();
+    j["project"] = nlohmann::json::parse(project::writeProject(currentProject()));
+    return QByteArray::fromStdString(j.dump(1));
+}
+
+void MainWindow::autosaveNow()
+{
+    if (hasUnsavedChanges())
+        m_recovery.write(recoveryContent());
+    else
+        m_recovery.discard();
+}
+
+bool MainWindow::restoreRecovery(const QString& path)
+{
+    QFile file(path);
+    project::Project p;
+    QString projectFile;
+    try {
+        if (!file.open(QIODevice::ReadOnly))
+            throw InputError(Diagnostic{path.toStdString(), {}, {}, file.errorString().toStdString()});
+        const nlohmann::json j = nlohmann::json::parse(file.readAll().toStdString(), nullptr, false);
+        if (!j.is_object() || j.value("format", "") != "marvel-studio-recovery" || !j.contains("project"))
+            throw InputError(
+                Diagnostic{path.toStdString(), {}, "format", "not a Marvel Studio recovery file"});
+        p = project::readProject(j["project"].dump(), path.toStdString());
+        projectFile = QString::fromStdString(j.value("project_file", ""));
+    } catch (const InputError& e) {
+        reportError(tr("Cannot restore"), QString::fromStdString(e.what()));
+        return false;
+    }
+    applyProject(p);
+    // The restored work is unsaved until the user saves it.
+    m_projectFile = projectFile;
+    m_settingsDirty = true;
+    m_editor->document()->setModified(true);
+    updateTitle();
+    QFile::remove(path);
+    autosaveNow();
+    statusBar()->showMessage(tr("Restored the unsaved work of a session that ended without saving"), 6000);
     return true;
+}
+
+bool MainWindow::offerRecovery()
+{
+    const QStringList orphans = RecoveryStore::orphans();
+    if (orphans.isEmpty()) return false;
+    QMessageBox box(QMessageBox::Question, tr("Restore unsaved work?"),
+        tr("Marvel Studio ended without saving your last changes (%1). Restore them?")
+            .arg(QFileInfo(orphans.first()).lastModified().toString(QStringLiteral("yyyy-MM-dd hh:mm:ss"))),
+        QMessageBox::NoButton, this);
+    QPushButton* restore = box.addButton(tr("Restore"), QMessageBox::AcceptRole);
+    QPushButton* discard = box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
+    box.addButton(tr("Ask Again Later"), QMessageBox::RejectRole);
+    box.setDefaultButton(restore);
+    box.exec();
+    if (box.clickedButton() == discard) {
+        for (const QString& path : orphans)
+            QFile::remove(path);
+        return false;
+    }
+    return box.clickedButton() == restore && restoreRecovery(orphans.first());
 }
 
 project::Project MainWindow::currentProject() const
@@ -722,6 +811,7 @@ bool MainWindow::saveProjectTo(const QString& path)
     m_editor->document()->setModified(false);
     updateTitle();
     rememberRecentFile(path);
+    autosaveNow();
     statusBar()->showMessage(tr("Saved project %1").arg(QDir::toNativeSeparators(path)), 4000);
     return true;
 }
@@ -802,6 +892,7 @@ bool MainWindow::saveTo(const QString& path)
     m_editor->document()->setModified(false);
     updateTitle();
     rememberRecentFile(path);
+    autosaveNow();
     statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 4000);
     return true;
 }
@@ -836,6 +927,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         return;
     }
     m_controller->cancel();
+    m_recovery.discard(); // saved or deliberately discarded
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

@@ -8,6 +8,7 @@
 #include "core/project/project.h"
 #include "core/search/search.h"
 #include "ui/operator_analysis.h"
+#include "ui/recovery/recovery_store.h"
 
 class QLabel;
 class QListWidget;
@@ -40,6 +41,9 @@ class MainWindow : public QMainWindow
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    /// An orderly end (the window closed or the app quit): the recovery file goes; only a crash or a
+    /// kill leaves it behind.
+    ~MainWindow() override;
 
     /// Loads a `.loop` file into the editor; false (with the reason in the status bar) when unreadable.
     bool openFile(const QString& path);
@@ -84,6 +88,15 @@ public:
     bool exportMapping(const QString& path);
     QString lastError() const { return m_lastError; }
 
+    /// Writes the unsaved work (editor, project, settings) to this window's recovery file, or removes
+    /// the file when nothing is unsaved. Runs every few seconds (MARVEL_AUTOSAVE_MS, default 5000).
+    void autosaveNow();
+    QString recoveryFile() const { return m_recovery.path(); }
+    /// Loads a recovery file left by a session that ended without saving; the work comes back unsaved.
+    bool restoreRecovery(const QString& path);
+    /// Asks whether to restore the newest recovery file of a session that is gone; true when restored.
+    bool offerRecovery();
+
     /// Loads a built-in model or a model file into the Model panel; false (with the reason) on error.
     bool loadModel(const QString& nameOrPath);
     /// Shows layer `row` of the model: its loop nest (read-only) and, once searched, its plot and
@@ -113,6 +126,8 @@ protected:
 private:
     void buildMenus();
     void rememberRecentFile(const QString& path);
+    void applyProject(const project::Project& p);
+    QByteArray recoveryContent() const;
     void newOperator();
     void openDialog();
     bool save();
@@ -168,7 +183,9 @@ private:
     std::optional<project::SelectedMapping> m_pendingSelection;
     QString m_lastError;
     bool m_settingsDirty = false; ///< accelerator or search settings changed since the project was saved
-    bool m_searchedOnce = false; ///< accelerator edits re-run the search after the first one
+    bool m_searchedOnce = false;
+    RecoveryStore m_recovery;
+    QTimer* m_autosaveTimer = nullptr; ///< accelerator edits re-run the search after the first one
 };
 
 } // namespace marvel::ui

@@ -58,6 +58,9 @@ int main(int argc, char** argv)
     }
     window.resize(windowSize);
     window.show();
+    // A session that was killed left its unsaved work behind; scripted runs never ask.
+    if (!parser.isSet(screenshot) && !parser.isSet(search) && !parser.isSet(quitAfter))
+        QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
 
     auto grab = [&window, &app](const QString& path) {
         // Let queued replots and layouts settle before grabbing.

@@ -142,8 +142,7 @@ private slots:
     void initTestCase()
     {
         if (!haveReference())
-            QSKIP(
-                "MAESTRO reference data not found at MARVEL_REFERENCE_DIR (../shared/reference/maestro beside the repository)");
+            QSKIP("MAESTRO reference data not found at MARVEL_REFERENCE_DIR (../shared/reference/maestro)");
     }
 
     void layer_data()
