@@ -1204,6 +1204,36 @@ bool Evaluator::evaluateMetrics(const mdc::Dataflow& dataflow, Metrics& out)
     return ok;
 }
 
+std::vector<Evaluator::CompletedLevel> Evaluator::completedLevels(const mdc::Dataflow& dataflow)
+{
+    auto& flow = d->scratchFlow;
+    flow.resize(dataflow.size());
+    for (size_t k = 0; k < dataflow.size(); ++k) {
+        const auto& s = dataflow[k];
+        flow[k] = DirectiveId{
+            s.kind, s.size, s.offset, s.kind == mdc::Directive::Kind::Cluster ? -1 : dimId(s.dim)};
+    }
+    d->userFlow = &dataflow;
+    d->err = Err::None;
+    d->errSrc = d->errDim = d->errLevel = -1;
+    if (!d->compileDataflow(flow)) {
+        Diagnostic diag = d->diagnostic();
+        d->userFlow = nullptr;
+        throw InputError(diag);
+    }
+    d->userFlow = nullptr;
+    std::vector<CompletedLevel> out(size_t(d->nLevels));
+    for (int l = 0; l < d->nLevels; ++l) {
+        const Level& L = d->lv[l];
+        out[size_t(l)].subUnits = L.P;
+        for (int k = 0; k < L.n; ++k)
+            out[size_t(l)].directives.push_back(DirectiveId{
+                L.d[k].spatial ? mdc::Directive::Kind::SpatialMap : mdc::Directive::Kind::TemporalMap,
+                L.d[k].sz, L.d[k].of, L.d[k].dim});
+    }
+    return out;
+}
+
 Diagnostic Evaluator::lastError() const
 {
     return d->diagnostic();
