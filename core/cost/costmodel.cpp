@@ -221,6 +221,7 @@ struct Evaluator::Impl
     i64 ingress(
         const Level& L, const State* const* s, int t, bool first, bool eepe, int ch, bool fresh) const;
     i64 peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse) const;
+    i64 ingressExact(int l, const State* const* s, int t, bool unique, bool eepe, int ch) const;
     template <class F> i64 aggregate(const Level& L, bool spm, bool spe, bool ee, F&& f) const
     {
         if (!spm) return f(true, false);
@@ -676,6 +677,60 @@ i64 Evaluator::Impl::ingress(
     return vol;
 }
 
+// FIX REUSE (corrected fidelity; replaces the fresh/advancing rules of Q-REUSE-1..3): a sub-unit
+// receives its current tile minus what it kept from the previous step, |tile| - |tile ∩ previous tile|,
+// both products over the tensor's dimensions. Per dimension the kept part is: the whole extent for loops
+// outside the advancing one; the window overlap sz - of for the advancing temporal loop (edge extents
+// included); for inner loops that wrapped around, the overlap of their first tile with their last one
+// (all of it when they have a single tile); nothing for a spatial fold that changed. `unique` gives a
+// non-first sub-unit only its part beyond its neighbour's tile (what a multicast adds to the union).
+i64 Evaluator::Impl::ingressExact(int l, const State* const* s, int t, bool unique, bool eepe, int ch) const
+{
+    const Level& L = lv[l];
+    i64 cur = 1, kept = ch < 0 ? 0 : 1;
+    for (int j = 0; j < L.n; ++j) {
+        const Dir& d = L.d[j];
+        int v = d.dim;
+        if (!(tmask[t] >> v & 1u)) continue;
+        const State& st = *s[j];
+        i64 c = 0, o = 0;
+        if (!d.spatial) {
+            c = st.edge ? L.ME[v] : L.M[v];
+            if (j < ch)
+                o = c;
+            else if (j == ch)
+                o = std::min(c, std::max<i64>(0, d.sz - d.of));
+            else {
+                const int last = nStates[l][j] - 1;
+                if (last == 0) {
+                    o = c;
+                } else {
+                    const State& ls = states[l][j][last];
+                    i64 steady = states[l][j][1].pos == PosS ? states[l][j][1].occ : 0;
+                    i64 start = ls.pos == PosE ? (steady + 1) * d.of : steady * d.of;
+                    i64 end = ls.pos == PosE ? start + L.ME[v] : start + d.sz;
+                    o = std::max<i64>(0, std::min(c, end) - start);
+                }
+            }
+        } else {
+            // A non-first sub-unit adds its tile minus the overlap with its neighbour's (MAESTRO's UE is 0
+            // for a last sub-unit that is not partial, which would drop it).
+            const i64 overlap = std::max<i64>(0, d.sz - d.of);
+            // The single active sub-unit of a last fold holds the last, possibly partial, tile.
+            const bool edgeTile = eepe || (st.pos == PosE && L.E == 1);
+            c = unique ? std::max<i64>(0, (edgeTile ? L.ME[v] : L.M[v]) - overlap)
+                       : (edgeTile ? L.ME[v] : L.M[v]);
+            if (j < ch || (j > ch && nStates[l][j] == 1))
+                o = c;
+            else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
+                o = std::min(c, std::max<i64>(0, d.sz - L.P * d.of));
+        }
+        cur *= c;
+        kept *= o;
+    }
+    return cur - kept;
+}
+
 i64 Evaluator::Impl::peout(
     const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse) const
 {
@@ -723,8 +778,8 @@ i64 Evaluator::Impl::peout(
                     vol *= L.ME[a];
                 else if (!reuse)
                     vol *= L.ME[a];
-                else if (corrected)
-                    vol *= L.U[a] > 0 ? std::min(L.U[a], L.ME[a]) : L.ME[a]; // FIX Q-OUT-1
+                else if (corrected) // FIX Q-OUT-1: its outputs beyond its neighbour's
+                    vol *= std::max<i64>(0, L.ME[a] - (L.M[a] - L.U[a]));
                 else
                     vol *= L.UE[a];
             } else {
@@ -736,6 +791,8 @@ i64 Evaluator::Impl::peout(
             if (L.E == 1)
                 // MAESTRO uses the unprimed (input-row) entry here (Q-OUT-3); FIX Q-OUT-3: the output entry.
                 vol *= (first || eepe) ? (corrected ? L.ME[a] : L.ME[v]) : 1;
+            else if (eepe && corrected) // as FIX Q-OUT-1 for the partial sub-unit of the last fold
+                vol *= std::max<i64>(0, L.ME[a] - (L.M[a] - L.U[a]));
             else
                 vol *= eepe ? L.UE[a] : (first ? L.M[a] : other(L.U[a]));
         }
@@ -786,6 +843,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     double utilSum = 0.0;
     i64 reqUp[kMaxTensors] = {};
     i64 in[kMaxTensors] = {};
+    i64 inL1[kMaxTensors] = {};
     const i64 H = acc.nocLatency;
     const i64 BW = acc.nocBandwidth;
     auto delay = [&](i64 elems) { return H + ceilDivSigned(elems, BW) - 1; };
@@ -829,6 +887,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 }
             }
         }
+        bool speAllCase = false;
+        for (int k = 0; k < L.n; ++k)
+            speAllCase = speAllCase || (L.d[k].spatial && s[k]->edge);
         // Input side (needed for buffer requirements and for processed cases).
         auto computeIngress = [&]() -> bool {
             for (int t = 0; t < nInputs; ++t) {
@@ -845,8 +906,27 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         if (L.d[k].spatial && (tmask[t] >> L.d[k].dim & 1u) && s[k]->edge) spe = true;
                     ee = s[L.lastCoupledSpatial[t]]->edgeEdge;
                 }
-                in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
-                    [&](bool first, bool eepe) { return ingress(L, s, t, first, eepe, ch, fresh); });
+                if (corrected) {
+                    in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
+                        [&](bool first, bool eepe) { return ingressExact(l, s, t, !first, eepe, ch); });
+                    // FIX L1-WRITES: every receiving sub-unit writes what it received (multicast copies
+                    // count once in L2 reads, once per receiver in L1 writes).
+                    auto self = [&](bool eepe) { return ingressExact(l, s, t, false, eepe, ch); };
+                    if (L.nCoupledSpatial[t] == 0)
+                        inL1[t] = (speAllCase ? L.E : L.P) * self(false);
+                    else if (!spe)
+                        inL1[t] = L.P * self(false);
+                    else {
+                        inL1[t] = self(L.E == 1 && ee);
+                        if (L.E > 1) {
+                            i64 nee = ee ? 1 : 0;
+                            inL1[t] += std::max<i64>(L.E - nee - 1, 0) * self(false) + nee * self(true);
+                        }
+                    }
+                } else {
+                    in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
+                        [&](bool first, bool eepe) { return ingress(L, s, t, first, eepe, ch, fresh); });
+                }
             }
             return true;
         };
@@ -903,6 +983,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         if (isTop) {
             for (int t = 0; t < nInputs; ++t) {
                 addMul(top.t[t].l2Read, occ, in[t], ovf);
+                if (corrected) addMul(top.t[t].l1Write, occ, inL1[t], ovf);
                 addMul(top.t[t].l1Read, occ, macs, ovf);
             }
             addMul(top.macs, occ, macs, ovf);
@@ -1039,7 +1120,9 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
     double l1 = 0.0, l2 = 0.0;
     for (int t = 0; t < nt; ++t) {
         TensorCounts& tc = top.t[t];
-        if (t < nInputs) tc.l1Write = tc.l2Read; // multicast: L1 writes equal the elements sent (Q-REUSE-4)
+        // Multicast: MAESTRO's L1 writes equal the elements sent (Q-REUSE-4); corrected fidelity counts
+        // every receiver (FIX L1-WRITES, accumulated per case).
+        if (t < nInputs && !corrected) tc.l1Write = tc.l2Read;
         tc.l1Req = firstReqDn[t];
         out.tensors[size_t(t)] = tc;
         out.l1SizeReq += tc.l1Req;
