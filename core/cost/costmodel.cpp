@@ -211,6 +211,7 @@ struct Evaluator::Impl
     void compileProblem();
     bool compileDataflow(std::span<const DirectiveId> flow);
     void tileTables(Level& L) const;
+    void edgeUnits(Level& L) const;
     void buildStates(int l, const i64* Dc);
     LevelOut analyze(int l, const i64* Dc);
     const LevelOut* child(int l, const i64* Dc);
@@ -221,7 +222,7 @@ struct Evaluator::Impl
     i64 ingress(
         const Level& L, const State* const* s, int t, bool first, bool eepe, int ch, bool fresh) const;
     i64 peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse) const;
-    i64 ingressExact(int l, const State* const* s, int t, bool unique, bool eepe, int ch) const;
+    i64 ingressExact(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const;
     template <class F> i64 aggregate(const Level& L, bool spm, bool spe, bool ee, F&& f) const
     {
         if (!spm) return f(true, false);
@@ -484,26 +485,7 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         if (nSpatial > 2) return fail(Err::TooManySpatial, L.d[L.lastSp].src, L.d[L.lastSp].dim, l);
         for (int i = 0; i < nd; ++i)
             if ((ivMask >> i & 1u) && L.dirOf[i] < 0) return fail(Err::NotInInner, -1, i, l);
-        // Edge sub-unit count from the first spatial map and the static extent (§3.4).
-        {
-            const Dir& s = L.d[L.sp];
-            i64 D = L.D[s.dim], sz = s.sz, of = s.of, P = L.P;
-            i64 full = of * (P - 1) + sz;
-            i64 E;
-            if (D > full) {
-                i64 steady = ((D - sz) / of + 1) / P - 1;
-                i64 rem = D - (steady + 1) * of * P;
-                E = rem < sz ? 1 : (rem - sz) / of + 1;
-                // FIX EDGE-UNITS: the last fold also has a partially covered sub-unit after the E full ones.
-                if (corrected && rem >= sz && (E - 1) * of + sz < rem) ++E;
-            } else if (D > sz) {
-                E = (D - sz) / of + 1;
-                if (of * (E - 1) + sz < D) ++E;
-            } else {
-                E = 1;
-            }
-            L.E = E;
-        }
+        edgeUnits(L); // from the first spatial map and the static extent (§3.4)
         for (int t = 0; t < nt; ++t) {
             L.nCoupledSpatial[t] = 0;
             L.lastCoupledSpatial[t] = -1;
@@ -518,6 +500,27 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         tileTables(L);
     }
     return true;
+}
+
+void Evaluator::Impl::edgeUnits(Level& L) const
+{
+    const Dir& s = L.d[L.sp];
+    i64 D = L.D[s.dim], sz = s.sz, of = s.of, P = L.P;
+    i64 full = of * (P - 1) + sz;
+    i64 E;
+    if (D > full) {
+        i64 steady = ((D - sz) / of + 1) / P - 1;
+        i64 rem = D - (steady + 1) * of * P;
+        E = rem < sz ? 1 : (rem - sz) / of + 1;
+        // FIX EDGE-UNITS: the last fold also has a partially covered sub-unit after the E full ones.
+        if (corrected && rem >= sz && (E - 1) * of + sz < rem) ++E;
+    } else if (D > sz) {
+        E = (D - sz) / of + 1;
+        if (of * (E - 1) + sz < D) ++E;
+    } else {
+        E = 1;
+    }
+    L.E = E;
 }
 
 void Evaluator::Impl::tileTables(Level& L) const
@@ -684,9 +687,9 @@ i64 Evaluator::Impl::ingress(
 // included); for inner loops that wrapped around, the overlap of their first tile with their last one
 // (all of it when they have a single tile); nothing for a spatial fold that changed. `unique` gives a
 // non-first sub-unit only its part beyond its neighbour's tile (what a multicast adds to the union).
-i64 Evaluator::Impl::ingressExact(int l, const State* const* s, int t, bool unique, bool eepe, int ch) const
+i64 Evaluator::Impl::ingressExact(
+    const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const
 {
-    const Level& L = lv[l];
     i64 cur = 1, kept = ch < 0 ? 0 : 1;
     for (int j = 0; j < L.n; ++j) {
         const Dir& d = L.d[j];
@@ -825,7 +828,17 @@ const LevelOut* Evaluator::Impl::child(int l, const i64* Dc)
 LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
 {
     buildStates(l, Dc);
-    const Level& L = lv[l];
+    // FIX CHILD-EXTENT: a child level under a parent's edge tile iterates over the smaller extent; MAESTRO
+    // keeps the tile tables of the full extent (§4.0), which charges and computes the missing part.
+    Level perCase;
+    if (corrected && l > 0) {
+        perCase = lv[l];
+        for (int i = 0; i < nd; ++i)
+            if (ivMask >> i & 1u) perCase.D[i] = Dc[i];
+        edgeUnits(perCase);
+        tileTables(perCase);
+    }
+    const Level& L = corrected && l > 0 ? perCase : lv[l];
     const bool isTop = l == 0;
     const bool innermost = l == nLevels - 1;
     const int o = nt - 1;
@@ -908,10 +921,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 }
                 if (corrected) {
                     in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
-                        [&](bool first, bool eepe) { return ingressExact(l, s, t, !first, eepe, ch); });
+                        [&](bool first, bool eepe) { return ingressExact(L, l, s, t, !first, eepe, ch); });
                     // FIX L1-WRITES: every receiving sub-unit writes what it received (multicast copies
                     // count once in L2 reads, once per receiver in L1 writes).
-                    auto self = [&](bool eepe) { return ingressExact(l, s, t, false, eepe, ch); };
+                    auto self = [&](bool eepe) { return ingressExact(L, l, s, t, false, eepe, ch); };
                     if (L.nCoupledSpatial[t] == 0)
                         inL1[t] = (speAllCase ? L.E : L.P) * self(false);
                     else if (!spe)
