@@ -538,6 +538,10 @@ void Evaluator::Impl::tileTables(Level& L) const
         if (em < 0) em = D;
         L.ME[v] = hasEdge ? em : sz;
         L.UE[v] = std::max<i64>(of - (sz - em), 0);
+        if (corrected && sz > D) { // FIX Q-EDGE-2: a map larger than the extent holds the whole extent
+            L.ME[v] = D;
+            L.UE[v] = std::max<i64>(of - (sz - D), 0);
+        }
     }
     for (int k = 0; k < L.n; ++k) {
         const Dir& d = L.d[k];
