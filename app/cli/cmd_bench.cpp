@@ -1,8 +1,8 @@
 // `marvel bench costmodel`: speed of the MDC cost model on MAESTRO's reference mappings.
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -54,7 +54,8 @@ int runSim(const std::vector<std::string>& argv)
         try {
             checks = sim::compareWithCostModel(c);
         } catch (const InputError& e) {
-            std::cerr << "marvel bench sim: case " << i << " (" << c.text() << "): " << formatDiagnostics(e.diagnostics());
+            std::cerr << "marvel bench sim: case " << i << " (" << c.text()
+                      << "): " << formatDiagnostics(e.diagnostics());
             continue;
         }
         for (const auto& m : metrics) {
@@ -76,8 +77,8 @@ int runSim(const std::vector<std::string>& argv)
         for (const auto& [levels, cell] : tally[m]) {
             char pct[32];
             std::snprintf(pct, sizeof pct, "%.1f", 100.0 * cell.first / std::max(cell.second, 1));
-            std::cout << "agreement levels=" << levels << " metric=" << m << ": " << pct << "% (n=" << cell.second
-                      << ")\n";
+            std::cout << "agreement levels=" << levels << " metric=" << m << ": " << pct
+                      << "% (n=" << cell.second << ")\n";
         }
     return cli::Ok;
 }
@@ -86,7 +87,8 @@ int run(const std::vector<std::string>& argv)
 {
     using namespace marvel;
     using Clock = std::chrono::steady_clock;
-    if (!argv.empty() && argv.front() == "sim") return runSim(std::vector<std::string>(argv.begin() + 1, argv.end()));
+    if (!argv.empty() && argv.front() == "sim")
+        return runSim(std::vector<std::string>(argv.begin() + 1, argv.end()));
     if (!argv.empty() && argv.front() == "search") {
         const auto& all = cli::commands();
         if (auto it = all.find("bench-search"); it != all.end())

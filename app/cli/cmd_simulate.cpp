@@ -92,8 +92,8 @@ void printFrameText(const marvel::sim::Layout& lay, const marvel::sim::Frame& f)
     for (size_t l = 0; l < f.levels.size(); ++l) {
         const auto& s = f.levels[l];
         if (s.step < 0) continue;
-        std::cout << "  L" << l << " step " << s.step << (s.begins ? "*" : "") << " in " << s.ingress << " comp "
-                  << s.compute << " out " << s.egress << " = " << s.cycles;
+        std::cout << "  L" << l << " step " << s.step << (s.begins ? "*" : "") << " in " << s.ingress
+                  << " comp " << s.compute << " out " << s.egress << " = " << s.cycles;
     }
     std::cout << '\n';
     for (size_t p = 0; p < f.pes.size(); ++p) {
@@ -120,7 +120,8 @@ int run(const std::vector<std::string>& argv)
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
         return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
-    if (!args.has("hw") || !args.has("mapping")) return cli::usageError(kCommand, "--hw and --mapping are required");
+    if (!args.has("hw") || !args.has("mapping"))
+        return cli::usageError(kCommand, "--hw and --mapping are required");
     std::int64_t first = 0, count = 0;
     if (auto f = args.value("frames")) {
         const auto colon = f->find(':');
@@ -134,7 +135,9 @@ int run(const std::vector<std::string>& argv)
         } catch (const std::exception&) {
             ok = false;
         }
-        if (!ok) return cli::usageError(kCommand, "--frames must be FIRST:COUNT (e.g. 0:10), FIRST >= 0, COUNT >= 1");
+        if (!ok)
+            return cli::usageError(
+                kCommand, "--frames must be FIRST:COUNT (e.g. 0:10), FIRST >= 0, COUNT >= 1");
     }
     const bool json = args.has("json");
     const std::string mappingPath = *args.value("mapping");
@@ -153,7 +156,8 @@ int run(const std::vector<std::string>& argv)
                 known += (known.empty() ? "" : ", ") + l.name;
             }
             if (kept.empty())
-                throw InputError(Diagnostic{mappingPath, {}, "layer", "no layer '" + *name + "' (layers: " + known + ")"});
+                throw InputError(
+                    Diagnostic{mappingPath, {}, "layer", "no layer '" + *name + "' (layers: " + known + ")"});
             net.layers = std::move(kept);
         }
     } catch (const InputError& e) {
@@ -177,7 +181,8 @@ int run(const std::vector<std::string>& argv)
                 if (now - lastReport < std::chrono::seconds(1)) return;
                 lastReport = now;
                 reported = true;
-                std::cerr << "\rmarvel simulate: " << layer.name << ": step " << done << " of " << bound << std::flush;
+                std::cerr << "\rmarvel simulate: " << layer.name << ": step " << done << " of " << bound
+                          << std::flush;
             };
             sim::FrameSink sink;
             if (count > 0)
@@ -188,7 +193,9 @@ int run(const std::vector<std::string>& argv)
                         printFrameText(lay, f);
                     return true;
                 };
-            if (count > 0 && !json) std::cout << "layer " << layer.name << ": frames " << first << ".." << first + count - 1 << '\n';
+            if (count > 0 && !json)
+                std::cout << "layer " << layer.name << ": frames " << first << ".." << first + count - 1
+                          << '\n';
             const sim::Totals t = simulator.run(sink, first, count, progress);
             if (reported) std::cerr << '\n';
             if (json) {
@@ -228,8 +235,8 @@ int run(const std::vector<std::string>& argv)
                 out.push_back(o);
             } else {
                 std::cout << "layer " << layer.name << ": " << t.macs << " MACs (+" << t.recomputedMacs
-                          << " recomputed), runtime " << t.runtimeCycles << " cycles, " << t.steps << " steps, "
-                          << t.frames << " frames on " << lay.pes << " PEs\n";
+                          << " recomputed), runtime " << t.runtimeCycles << " cycles, " << t.steps
+                          << " steps, " << t.frames << " frames on " << lay.pes << " PEs\n";
                 for (const auto& x : t.tensors) {
                     std::cout << "  " << x.name << ": ";
                     if (x.output)

@@ -21,6 +21,12 @@
 //   FIX EDGE-UNITS a folded spatial map whose last fold ends in a partial sub-unit counts that unit
 //                  among the active ones (MAESTRO's E misses it, dropping its MACs).
 //   FIX Q-EDGE-3   a zero top-level compute delay counts as 1 in the off-chip requirement (guard).
+//   FIX REUSE      (replaces the rules behind Q-REUSE-1..3) a sub-unit receives its tile minus what it kept
+//                  from the previous step; non-first sub-units add what lies beyond their neighbour's tile.
+//   FIX L1-WRITES  every receiver of a multicast writes it into its L1 (Q-REUSE-4).
+//   FIX CHILD-EXTENT a child level under a parent's edge tile uses the tile tables of its real extent.
+//   FIX Q-EDGE-2   a map larger than its extent holds the whole extent.
+//   (The last four were found by, and are checked against, the exact simulator in core/sim.)
 //   FIX STRIDE     (behind the strided MAC miscount of the reference data) a strided window tile of o
 //                  output rows spans (o-1)*stride + window input rows, and its output extent is
 //                  (rows - window) / stride + 1, so strided tiles neither drop nor invent outputs.
@@ -222,7 +228,8 @@ struct Evaluator::Impl
     i64 ingress(
         const Level& L, const State* const* s, int t, bool first, bool eepe, int ch, bool fresh) const;
     i64 peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse) const;
-    i64 ingressExact(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const;
+    i64 ingressExact(
+        const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const;
     template <class F> i64 aggregate(const Level& L, bool spm, bool spe, bool ee, F&& f) const
     {
         if (!spm) return f(true, false);

@@ -35,24 +35,27 @@ std::string loopText(const std::string& kind, std::mt19937_64& rng)
     };
     if (kind == "depthwise") {
         const i64 C = pick(1, 4);
-        return "operator dw(C = " + n(C) + ", Y = " + n(Y) + ", X = " + n(X) + ", R = " + n(R) + ", S = " + n(S)
+        return "operator dw(C = " + n(C) + ", Y = " + n(Y) + ", X = " + n(X) + ", R = " + n(R)
+            + ", S = " + n(S)
             + ") {\n  for (c = 0; c < C; c++)\n    for (y = 0; y < Y; y++)\n      for (x = 0; x < X; x++)\n"
               "        for (r = 0; r < R; r++)\n          for (s = 0; s < S; s++)\n"
               "            O[c][y][x] += W[c][r][s] * I[c]["
             + sub("y", "r") + "][" + sub("x", "s") + "];\n}\n";
     }
     const i64 K = pick(1, 3), C = pick(1, 3);
-    return "operator conv2d(K = " + n(K) + ", C = " + n(C) + ", Y = " + n(Y) + ", X = " + n(X) + ", R = " + n(R)
-        + ", S = " + n(S)
+    return "operator conv2d(K = " + n(K) + ", C = " + n(C) + ", Y = " + n(Y) + ", X = " + n(X)
+        + ", R = " + n(R) + ", S = " + n(S)
         + ") {\n  for (k = 0; k < K; k++)\n    for (c = 0; c < C; c++)\n      for (y = 0; y < Y; y++)\n"
-          "        for (x = 0; x < X; x++)\n          for (r = 0; r < R; r++)\n            for (s = 0; s < S; s++)\n"
+          "        for (x = 0; x < X; x++)\n          for (r = 0; r < R; r++)\n            for (s = 0; s < "
+          "S; s++)\n"
           "              O[k][y][x] += W[k][c][r][s] * I[c]["
         + sub("y", "r") + "][" + sub("x", "s") + "];\n}\n";
 }
 
 // A random mapping of `levels` cluster levels over the user-facing dimensions of `p` (window outputs by
 // their own names, as a user writes them for an operator).
-mdc::Dataflow randomDataflow(const cost::Problem& p, int levels, const std::vector<i64>& clusters, std::mt19937_64& rng)
+mdc::Dataflow randomDataflow(
+    const cost::Problem& p, int levels, const std::vector<i64>& clusters, std::mt19937_64& rng)
 {
     auto pick = [&](i64 lo, i64 hi) { return std::uniform_int_distribution<i64>(lo, hi)(rng); };
     auto chance = [&](double x) { return std::uniform_real_distribution<double>(0, 1)(rng) < x; };
@@ -105,7 +108,8 @@ mdc::Dataflow randomDataflow(const cost::Problem& p, int levels, const std::vect
                 sz = chance(0.2) ? D : pick(1, D);
                 of = chance(0.6) ? sz : pick(1, sz);
             }
-            flow.push_back(spatial ? mdc::Directive::spatial(sz, of, d) : mdc::Directive::temporal(sz, of, d));
+            flow.push_back(
+                spatial ? mdc::Directive::spatial(sz, of, d) : mdc::Directive::temporal(sz, of, d));
             next[d] = std::min(sz, D);
         }
         ext = next;

@@ -86,8 +86,8 @@ struct Level
 
 std::string directiveText(bool spatial, i64 sz, i64 of, const std::string& dim)
 {
-    return std::string(spatial ? "SpatialMap(" : "TemporalMap(") + std::to_string(sz) + "," + std::to_string(of)
-        + ") " + dim;
+    return std::string(spatial ? "SpatialMap(" : "TemporalMap(") + std::to_string(sz) + ","
+        + std::to_string(of) + ") " + dim;
 }
 
 /// Calls f(flat index) for every element of the box `r` (n axes) of a tensor with `strides`.
@@ -120,7 +120,8 @@ template <class F> void forEachIn(const Range* r, int n, const i64* strides, F&&
 }
 
 /// Calls f(flat) for every element of box b that is not in box p (p empty: all of b), as disjoint slabs.
-template <class F> void forEachNew(const Range* b, const Range* p, bool havePrev, int n, const i64* strides, F&& f)
+template <class F>
+void forEachNew(const Range* b, const Range* p, bool havePrev, int n, const i64* strides, F&& f)
 {
     if (!havePrev) {
         forEachIn(b, n, strides, f);
@@ -216,8 +217,9 @@ void Simulator::Impl::compile(const mdc::Dataflow& dataflow)
         x.dilation = std::max<i64>(w.dilation, 1);
         const auto& od = problem.dims[size_t(x.out)];
         const i64 span = (size0[size_t(x.slide)] - 1) * x.dilation + 1;
-        x.outExtent = od.declared ? od.size
-                                  : (size0[size_t(x.ref)] < span ? 0 : (size0[size_t(x.ref)] - span) / x.stride + 1);
+        x.outExtent = od.declared
+            ? od.size
+            : (size0[size_t(x.ref)] < span ? 0 : (size0[size_t(x.ref)] - span) / x.stride + 1);
         refWindow[size_t(x.ref)] = int(windows.size());
         windows.push_back(x);
     }
@@ -368,7 +370,8 @@ void Simulator::Impl::checkSize()
     };
     if (peSteps > limits.maxPeSteps) {
         const i64 need = (peSteps + limits.maxPeSteps - 1) / limits.maxPeSteps; // shrink factor
-        std::sort(factors.begin(), factors.end(), [](const Factor& a, const Factor& b) { return a.tiles > b.tiles; });
+        std::sort(factors.begin(), factors.end(),
+            [](const Factor& a, const Factor& b) { return a.tiles > b.tiles; });
         std::string advice;
         i64 got = 1;
         for (const auto& f : factors) {
@@ -386,9 +389,9 @@ void Simulator::Impl::checkSize()
                     + std::to_string(f.level) + " by " + std::to_string(want) + "x";
         }
         if (got < need) advice += (advice.empty() ? "" : ", and ") + std::string("use fewer PEs");
-        refuse("too large to simulate: up to " + std::to_string(frames) + " steps x " + std::to_string(lay.pes)
-            + " PEs = " + std::to_string(peSteps) + " PE-steps (limit " + std::to_string(limits.maxPeSteps)
-            + "; " + std::to_string(need) + "x too many): " + advice);
+        refuse("too large to simulate: up to " + std::to_string(frames) + " steps x "
+            + std::to_string(lay.pes) + " PEs = " + std::to_string(peSteps) + " PE-steps (limit "
+            + std::to_string(limits.maxPeSteps) + "; " + std::to_string(need) + "x too many): " + advice);
     }
     auto largestDim = [&](const std::vector<Axis>& axes, const std::vector<i64>& sizes, i64 need) {
         size_t best = 0;
@@ -560,7 +563,8 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
                     break;
                 }
                 const Range r = region[size_t(dir.dim)];
-                b[size_t(dir.dim)] = Range{r.begin + k * dir.of, std::min(r.begin + k * dir.of + dir.sz, r.end)};
+                b[size_t(dir.dim)]
+                    = Range{r.begin + k * dir.of, std::min(r.begin + k * dir.of + dir.sz, r.end)};
             }
             valid[u] = ok;
             box[u] = b;
@@ -681,8 +685,8 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
             for (size_t u = 0; u < P && !stopped; ++u) {
                 if (!valid[u]) continue;
                 i64 childFrames = 0;
-                comp = std::max(comp,
-                    runLevel(l + 1, box[u], frameHere, peBase + i64(u) * L.pesPerSub, childFrames));
+                comp = std::max(
+                    comp, runLevel(l + 1, box[u], frameHere, peBase + i64(u) * L.pesPerSub, childFrames));
                 stepFrames = std::max(stepFrames, childFrames);
             }
         }
@@ -777,7 +781,8 @@ const Layout& Simulator::layout() const
     return d->lay;
 }
 
-Totals Simulator::run(const FrameSink& sink, std::int64_t first, std::int64_t count, const ProgressFn& progress)
+Totals Simulator::run(
+    const FrameSink& sink, std::int64_t first, std::int64_t count, const ProgressFn& progress)
 {
     return d->run(sink, first, count, progress);
 }

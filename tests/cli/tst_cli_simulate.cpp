@@ -65,7 +65,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString hw = write(dir, "hw.m", kHw), m = write(dir, "ex1.m", kEx1);
-        auto r = runMarvel({"simulate", "--hw", hw, "--mapping", m, "--json", "--frames", "1:2", "--layer", "L1"});
+        auto r = runMarvel(
+            {"simulate", "--hw", hw, "--mapping", m, "--json", "--frames", "1:2", "--layer", "L1"});
         QCOMPARE(r.exitCode, 0);
         const auto j = nlohmann::json::parse(r.out.toStdString());
         const auto& frames = j[0]["frames"];

@@ -77,7 +77,8 @@ private slots:
         const sim::Layout& lay = s.layout();
         QCOMPARE(lay.pes, 3);
         QCOMPARE(lay.levels.size(), size_t(1));
-        QCOMPARE(lay.levels[0].directives, (std::vector<std::string>{"SpatialMap(3,1) X+S", "TemporalMap(3,3) S"}));
+        QCOMPARE(lay.levels[0].directives,
+            (std::vector<std::string>{"SpatialMap(3,1) X+S", "TemporalMap(3,3) S"}));
         const int I = tensorIndex(lay, "I"), W = tensorIndex(lay, "W"), O = tensorIndex(lay, "O");
         QVERIFY(I >= 0 && W >= 0 && O >= 0);
         QVERIFY(lay.tensors[size_t(O)].output);
@@ -102,7 +103,8 @@ private slots:
         };
         for (const Cell& c : table) {
             const sim::PeState& pe = frames[size_t(c.frame)].pes[size_t(c.pe)];
-            const QByteArray where = "frame " + QByteArray::number(c.frame) + " PE " + QByteArray::number(c.pe);
+            const QByteArray where
+                = "frame " + QByteArray::number(c.frame) + " PE " + QByteArray::number(c.pe);
             QVERIFY2(pe.active, where);
             QCOMPARE(pe.macs, c.macs);
             const auto& in = pe.tensors[size_t(I)];
@@ -248,8 +250,10 @@ private slots:
             QCOMPARE(some[size_t(k)].index, 5 + k);
             for (size_t pe = 0; pe < some[size_t(k)].pes.size(); ++pe) {
                 QCOMPARE(some[size_t(k)].pes[pe].macs, all[size_t(5 + k)].pes[pe].macs);
-                QCOMPARE(some[size_t(k)].pes[pe].tensors[0].ranges, all[size_t(5 + k)].pes[pe].tensors[0].ranges);
-                QCOMPARE(some[size_t(k)].pes[pe].tensors[0].arrived, all[size_t(5 + k)].pes[pe].tensors[0].arrived);
+                QCOMPARE(
+                    some[size_t(k)].pes[pe].tensors[0].ranges, all[size_t(5 + k)].pes[pe].tensors[0].ranges);
+                QCOMPARE(some[size_t(k)].pes[pe].tensors[0].arrived,
+                    all[size_t(5 + k)].pes[pe].tensors[0].arrived);
             }
         }
         int seen = 0;
@@ -265,8 +269,8 @@ private slots:
             " for (k = 0; k < K; k++) O[m][n] += A[m][k] * B[k][n]; }",
             "g.loop"));
         try {
-            sim::Simulator s(
-                p, {Dir::temporal(1, 1, "M"), Dir::spatial(1, 1, "K"), Dir::temporal(1, 1, "N")}, hw(64, 4, 1));
+            sim::Simulator s(p, {Dir::temporal(1, 1, "M"), Dir::spatial(1, 1, "K"), Dir::temporal(1, 1, "N")},
+                hw(64, 4, 1));
             QFAIL("expected a refusal");
         } catch (const InputError& e) {
             const std::string m = e.diagnostics().at(0).message;
@@ -287,8 +291,9 @@ private slots:
             const sim::RandomCase c = sim::randomCase(1, i);
             const auto checks = sim::compareWithCostModel(c);
             for (const auto& k : checks) {
-                const std::string what = "case " + std::to_string(i) + " " + k.metric + " " + k.tensor + ": simulated "
-                    + std::to_string(k.simulated) + ", model " + std::to_string(k.model) + " | " + c.text();
+                const std::string what = "case " + std::to_string(i) + " " + k.metric + " " + k.tensor
+                    + ": simulated " + std::to_string(k.simulated) + ", model " + std::to_string(k.model)
+                    + " | " + c.text();
                 if (k.metric == "macs") QVERIFY2(k.agrees(), what.c_str());
                 if (c.levels != 1) continue;
                 if (spatialOnTap(c)) continue;
