@@ -139,8 +139,8 @@ struct Totals
 struct Limits
 {
     std::int64_t maxPeSteps = 10'000'000;
-    std::int64_t maxTensorElements = std::int64_t(1) << 24; ///< one tensor's index space
-    std::int64_t maxIterations = std::int64_t(1) << 30; ///< the operator's iteration space
+    std::int64_t maxTensorElements = std::int64_t(1) << 22; ///< one tensor's index space (8 bytes each)
+    std::int64_t maxIterations = std::int64_t(1) << 28; ///< the operator's iteration space (1 bit each)
 };
 
 /// Receives frames in order; return false to stop the simulation early.
