@@ -1,13 +1,16 @@
 // `marvel bench costmodel`: speed of the MDC cost model on MAESTRO's reference mappings.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "app/cli/command.h"
 #include "core/arch/accelerator_io.h"
 #include "core/cost/costmodel.h"
 #include "core/mdc/maestro_io.h"
+#include "core/sim/model_check.h"
 
 namespace {
 
@@ -18,18 +21,74 @@ int run(const std::vector<std::string>& argv);
 #endif
 
 const marvel::cli::Command kCommand{"bench",
-    "benchmarks (costmodel: evaluations per second of the MDC cost model; search: = bench-search)",
+    "benchmarks (costmodel: evaluations per second; search: = bench-search; sim: cost model vs simulator)",
     "usage: marvel bench costmodel [--reference DIR] [--seconds S]\n"
-    "       marvel bench search ...   (the same as marvel bench-search ...)\n\n"
+    "       marvel bench search ...   (the same as marvel bench-search ...)\n"
+    "       marvel bench sim [--cases N] [--seed S] [--show-disagreements]\n\n"
+    "sim: simulates N (default 600) random small mappings (1-3 levels; CONV1D, strided CONV2D, depth-wise,\n"
+    "GEMM) and prints the share that agree exactly with the cost model's corrected fidelity, per metric\n"
+    "and number of levels (macs: against the analytic MAC count).\n\n"
+    "costmodel: "
     "Evaluates every layer of every mapping in DIR/mappings on DIR/hw/P1_eyeriss.m and P2_edge.m\n"
     "(MAESTRO's reference data, default " MARVEL_DEFAULT_REFERENCE_DIR ") repeatedly for about S seconds\n"
     "(default 2) and prints evaluations per second and the median, min and max time per layer.",
     run};
 
+// `marvel bench sim`: exact agreement of the cost model with the simulator on the random set.
+int runSim(const std::vector<std::string>& argv)
+{
+    using namespace marvel;
+    cli::Args args(argv, {"cases", "seed"}, {"show-disagreements"});
+    if (!args.ok()) return cli::usageError(kCommand, args.error());
+    auto cases = args.integer("cases", 1, 1000000);
+    auto seed = args.integer("seed", 0, 1LL << 40);
+    if (!args.ok()) return cli::usageError(kCommand, args.error());
+    const int n = int(cases.value_or(600));
+    const bool show = args.has("show-disagreements");
+    // metric -> levels -> (agreeing, total); a traffic metric agrees when it does for every tensor.
+    std::map<std::string, std::map<int, std::pair<int, int>>> tally;
+    const std::vector<std::string> metrics = {"macs", "runtime", "l2_reads", "l1_writes", "l2_writes"};
+    for (int i = 0; i < n; ++i) {
+        const sim::RandomCase c = sim::randomCase(std::uint64_t(seed.value_or(1)), i);
+        std::vector<sim::MetricCheck> checks;
+        try {
+            checks = sim::compareWithCostModel(c);
+        } catch (const InputError& e) {
+            std::cerr << "marvel bench sim: case " << i << " (" << c.text()
+                      << "): " << formatDiagnostics(e.diagnostics());
+            continue;
+        }
+        for (const auto& m : metrics) {
+            bool agree = true;
+            for (const auto& k : checks)
+                if (k.metric == m) agree = agree && k.agrees();
+            auto& cell = tally[m][c.levels];
+            cell.first += agree ? 1 : 0;
+            cell.second += 1;
+        }
+        if (show)
+            for (const auto& k : checks)
+                if (!k.agrees())
+                    std::cout << "case " << i << " levels=" << c.levels << " " << k.metric
+                              << (k.tensor.empty() ? "" : " " + k.tensor) << ": simulated " << k.simulated
+                              << ", model " << k.model << "  | " << c.text() << '\n';
+    }
+    for (const auto& m : metrics)
+        for (const auto& [levels, cell] : tally[m]) {
+            char pct[32];
+            std::snprintf(pct, sizeof pct, "%.1f", 100.0 * cell.first / std::max(cell.second, 1));
+            std::cout << "agreement levels=" << levels << " metric=" << m << ": " << pct
+                      << "% (n=" << cell.second << ")\n";
+        }
+    return cli::Ok;
+}
+
 int run(const std::vector<std::string>& argv)
 {
     using namespace marvel;
     using Clock = std::chrono::steady_clock;
+    if (!argv.empty() && argv.front() == "sim")
+        return runSim(std::vector<std::string>(argv.begin() + 1, argv.end()));
     if (!argv.empty() && argv.front() == "search") {
         const auto& all = cli::commands();
         if (auto it = all.find("bench-search"); it != all.end())

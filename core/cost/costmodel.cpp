@@ -21,6 +21,12 @@
 //   FIX EDGE-UNITS a folded spatial map whose last fold ends in a partial sub-unit counts that unit
 //                  among the active ones (MAESTRO's E misses it, dropping its MACs).
 //   FIX Q-EDGE-3   a zero top-level compute delay counts as 1 in the off-chip requirement (guard).
+//   FIX REUSE      (replaces the rules behind Q-REUSE-1..3) a sub-unit receives its tile minus what it kept
+//                  from the previous step; non-first sub-units add what lies beyond their neighbour's tile.
+//   FIX L1-WRITES  every receiver of a multicast writes it into its L1 (Q-REUSE-4).
+//   FIX CHILD-EXTENT a child level under a parent's edge tile uses the tile tables of its real extent.
+//   FIX Q-EDGE-2   a map larger than its extent holds the whole extent.
+//   (The last four were found by, and are checked against, the exact simulator in core/sim.)
 //   FIX STRIDE     (behind the strided MAC miscount of the reference data) a strided window tile of o
 //                  output rows spans (o-1)*stride + window input rows, and its output extent is
 //                  (rows - window) / stride + 1, so strided tiles neither drop nor invent outputs.
@@ -211,6 +217,7 @@ struct Evaluator::Impl
     void compileProblem();
     bool compileDataflow(std::span<const DirectiveId> flow);
     void tileTables(Level& L) const;
+    void edgeUnits(Level& L) const;
     void buildStates(int l, const i64* Dc);
     LevelOut analyze(int l, const i64* Dc);
     const LevelOut* child(int l, const i64* Dc);
@@ -221,6 +228,8 @@ struct Evaluator::Impl
     i64 ingress(
         const Level& L, const State* const* s, int t, bool first, bool eepe, int ch, bool fresh) const;
     i64 peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse) const;
+    i64 ingressExact(
+        const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const;
     template <class F> i64 aggregate(const Level& L, bool spm, bool spe, bool ee, F&& f) const
     {
         if (!spm) return f(true, false);
@@ -483,26 +492,7 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         if (nSpatial > 2) return fail(Err::TooManySpatial, L.d[L.lastSp].src, L.d[L.lastSp].dim, l);
         for (int i = 0; i < nd; ++i)
             if ((ivMask >> i & 1u) && L.dirOf[i] < 0) return fail(Err::NotInInner, -1, i, l);
-        // Edge sub-unit count from the first spatial map and the static extent (§3.4).
-        {
-            const Dir& s = L.d[L.sp];
-            i64 D = L.D[s.dim], sz = s.sz, of = s.of, P = L.P;
-            i64 full = of * (P - 1) + sz;
-            i64 E;
-            if (D > full) {
-                i64 steady = ((D - sz) / of + 1) / P - 1;
-                i64 rem = D - (steady + 1) * of * P;
-                E = rem < sz ? 1 : (rem - sz) / of + 1;
-                // FIX EDGE-UNITS: the last fold also has a partially covered sub-unit after the E full ones.
-                if (corrected && rem >= sz && (E - 1) * of + sz < rem) ++E;
-            } else if (D > sz) {
-                E = (D - sz) / of + 1;
-                if (of * (E - 1) + sz < D) ++E;
-            } else {
-                E = 1;
-            }
-            L.E = E;
-        }
+        edgeUnits(L); // from the first spatial map and the static extent (§3.4)
         for (int t = 0; t < nt; ++t) {
             L.nCoupledSpatial[t] = 0;
             L.lastCoupledSpatial[t] = -1;
@@ -517,6 +507,27 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         tileTables(L);
     }
     return true;
+}
+
+void Evaluator::Impl::edgeUnits(Level& L) const
+{
+    const Dir& s = L.d[L.sp];
+    i64 D = L.D[s.dim], sz = s.sz, of = s.of, P = L.P;
+    i64 full = of * (P - 1) + sz;
+    i64 E;
+    if (D > full) {
+        i64 steady = ((D - sz) / of + 1) / P - 1;
+        i64 rem = D - (steady + 1) * of * P;
+        E = rem < sz ? 1 : (rem - sz) / of + 1;
+        // FIX EDGE-UNITS: the last fold also has a partially covered sub-unit after the E full ones.
+        if (corrected && rem >= sz && (E - 1) * of + sz < rem) ++E;
+    } else if (D > sz) {
+        E = (D - sz) / of + 1;
+        if (of * (E - 1) + sz < D) ++E;
+    } else {
+        E = 1;
+    }
+    L.E = E;
 }
 
 void Evaluator::Impl::tileTables(Level& L) const
@@ -534,6 +545,10 @@ void Evaluator::Impl::tileTables(Level& L) const
         if (em < 0) em = D;
         L.ME[v] = hasEdge ? em : sz;
         L.UE[v] = std::max<i64>(of - (sz - em), 0);
+        if (corrected && sz > D) { // FIX Q-EDGE-2: a map larger than the extent holds the whole extent
+            L.ME[v] = D;
+            L.UE[v] = std::max<i64>(of - (sz - D), 0);
+        }
     }
     for (int k = 0; k < L.n; ++k) {
         const Dir& d = L.d[k];
@@ -676,6 +691,60 @@ i64 Evaluator::Impl::ingress(
     return vol;
 }
 
+// FIX REUSE (corrected fidelity; replaces the fresh/advancing rules of Q-REUSE-1..3): a sub-unit
+// receives its current tile minus what it kept from the previous step, |tile| - |tile ∩ previous tile|,
+// both products over the tensor's dimensions. Per dimension the kept part is: the whole extent for loops
+// outside the advancing one; the window overlap sz - of for the advancing temporal loop (edge extents
+// included); for inner loops that wrapped around, the overlap of their first tile with their last one
+// (all of it when they have a single tile); nothing for a spatial fold that changed. `unique` gives a
+// non-first sub-unit only its part beyond its neighbour's tile (what a multicast adds to the union).
+i64 Evaluator::Impl::ingressExact(
+    const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const
+{
+    i64 cur = 1, kept = ch < 0 ? 0 : 1;
+    for (int j = 0; j < L.n; ++j) {
+        const Dir& d = L.d[j];
+        int v = d.dim;
+        if (!(tmask[t] >> v & 1u)) continue;
+        const State& st = *s[j];
+        i64 c = 0, o = 0;
+        if (!d.spatial) {
+            c = st.edge ? L.ME[v] : L.M[v];
+            if (j < ch)
+                o = c;
+            else if (j == ch)
+                o = std::min(c, std::max<i64>(0, d.sz - d.of));
+            else {
+                const int last = nStates[l][j] - 1;
+                if (last == 0) {
+                    o = c;
+                } else {
+                    const State& ls = states[l][j][last];
+                    i64 steady = states[l][j][1].pos == PosS ? states[l][j][1].occ : 0;
+                    i64 start = ls.pos == PosE ? (steady + 1) * d.of : steady * d.of;
+                    i64 end = ls.pos == PosE ? start + L.ME[v] : start + d.sz;
+                    o = std::max<i64>(0, std::min(c, end) - start);
+                }
+            }
+        } else {
+            // A non-first sub-unit adds its tile minus the overlap with its neighbour's (MAESTRO's UE is 0
+            // for a last sub-unit that is not partial, which would drop it).
+            const i64 overlap = std::max<i64>(0, d.sz - d.of);
+            // The single active sub-unit of a last fold holds the last, possibly partial, tile.
+            const bool edgeTile = eepe || (st.pos == PosE && L.E == 1);
+            c = unique ? std::max<i64>(0, (edgeTile ? L.ME[v] : L.M[v]) - overlap)
+                       : (edgeTile ? L.ME[v] : L.M[v]);
+            if (j < ch || (j > ch && nStates[l][j] == 1))
+                o = c;
+            else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
+                o = std::min(c, std::max<i64>(0, d.sz - L.P * d.of));
+        }
+        cur *= c;
+        kept *= o;
+    }
+    return cur - kept;
+}
+
 i64 Evaluator::Impl::peout(
     const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse) const
 {
@@ -723,8 +792,8 @@ i64 Evaluator::Impl::peout(
                     vol *= L.ME[a];
                 else if (!reuse)
                     vol *= L.ME[a];
-                else if (corrected)
-                    vol *= L.U[a] > 0 ? std::min(L.U[a], L.ME[a]) : L.ME[a]; // FIX Q-OUT-1
+                else if (corrected) // FIX Q-OUT-1: its outputs beyond its neighbour's
+                    vol *= std::max<i64>(0, L.ME[a] - (L.M[a] - L.U[a]));
                 else
                     vol *= L.UE[a];
             } else {
@@ -736,6 +805,8 @@ i64 Evaluator::Impl::peout(
             if (L.E == 1)
                 // MAESTRO uses the unprimed (input-row) entry here (Q-OUT-3); FIX Q-OUT-3: the output entry.
                 vol *= (first || eepe) ? (corrected ? L.ME[a] : L.ME[v]) : 1;
+            else if (eepe && corrected) // as FIX Q-OUT-1 for the partial sub-unit of the last fold
+                vol *= std::max<i64>(0, L.ME[a] - (L.M[a] - L.U[a]));
             else
                 vol *= eepe ? L.UE[a] : (first ? L.M[a] : other(L.U[a]));
         }
@@ -768,7 +839,17 @@ const LevelOut* Evaluator::Impl::child(int l, const i64* Dc)
 LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
 {
     buildStates(l, Dc);
-    const Level& L = lv[l];
+    // FIX CHILD-EXTENT: a child level under a parent's edge tile iterates over the smaller extent; MAESTRO
+    // keeps the tile tables of the full extent (§4.0), which charges and computes the missing part.
+    Level perCase;
+    if (corrected && l > 0) {
+        perCase = lv[l];
+        for (int i = 0; i < nd; ++i)
+            if (ivMask >> i & 1u) perCase.D[i] = Dc[i];
+        edgeUnits(perCase);
+        tileTables(perCase);
+    }
+    const Level& L = corrected && l > 0 ? perCase : lv[l];
     const bool isTop = l == 0;
     const bool innermost = l == nLevels - 1;
     const int o = nt - 1;
@@ -786,6 +867,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     double utilSum = 0.0;
     i64 reqUp[kMaxTensors] = {};
     i64 in[kMaxTensors] = {};
+    i64 inL1[kMaxTensors] = {};
     const i64 H = acc.nocLatency;
     const i64 BW = acc.nocBandwidth;
     auto delay = [&](i64 elems) { return H + ceilDivSigned(elems, BW) - 1; };
@@ -829,6 +911,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 }
             }
         }
+        bool speAllCase = false;
+        for (int k = 0; k < L.n; ++k)
+            speAllCase = speAllCase || (L.d[k].spatial && s[k]->edge);
         // Input side (needed for buffer requirements and for processed cases).
         auto computeIngress = [&]() -> bool {
             for (int t = 0; t < nInputs; ++t) {
@@ -845,8 +930,27 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         if (L.d[k].spatial && (tmask[t] >> L.d[k].dim & 1u) && s[k]->edge) spe = true;
                     ee = s[L.lastCoupledSpatial[t]]->edgeEdge;
                 }
-                in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
-                    [&](bool first, bool eepe) { return ingress(L, s, t, first, eepe, ch, fresh); });
+                if (corrected) {
+                    in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
+                        [&](bool first, bool eepe) { return ingressExact(L, l, s, t, !first, eepe, ch); });
+                    // FIX L1-WRITES: every receiving sub-unit writes what it received (multicast copies
+                    // count once in L2 reads, once per receiver in L1 writes).
+                    auto self = [&](bool eepe) { return ingressExact(L, l, s, t, false, eepe, ch); };
+                    if (L.nCoupledSpatial[t] == 0)
+                        inL1[t] = (speAllCase ? L.E : L.P) * self(false);
+                    else if (!spe)
+                        inL1[t] = L.P * self(false);
+                    else {
+                        inL1[t] = self(L.E == 1 && ee);
+                        if (L.E > 1) {
+                            i64 nee = ee ? 1 : 0;
+                            inL1[t] += std::max<i64>(L.E - nee - 1, 0) * self(false) + nee * self(true);
+                        }
+                    }
+                } else {
+                    in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
+                        [&](bool first, bool eepe) { return ingress(L, s, t, first, eepe, ch, fresh); });
+                }
             }
             return true;
         };
@@ -903,6 +1007,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         if (isTop) {
             for (int t = 0; t < nInputs; ++t) {
                 addMul(top.t[t].l2Read, occ, in[t], ovf);
+                if (corrected) addMul(top.t[t].l1Write, occ, inL1[t], ovf);
                 addMul(top.t[t].l1Read, occ, macs, ovf);
             }
             addMul(top.macs, occ, macs, ovf);
@@ -1039,7 +1144,9 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
     double l1 = 0.0, l2 = 0.0;
     for (int t = 0; t < nt; ++t) {
         TensorCounts& tc = top.t[t];
-        if (t < nInputs) tc.l1Write = tc.l2Read; // multicast: L1 writes equal the elements sent (Q-REUSE-4)
+        // Multicast: MAESTRO's L1 writes equal the elements sent (Q-REUSE-4); corrected fidelity counts
+        // every receiver (FIX L1-WRITES, accumulated per case).
+        if (t < nInputs && !corrected) tc.l1Write = tc.l2Read;
         tc.l1Req = firstReqDn[t];
         out.tensors[size_t(t)] = tc;
         out.l1SizeReq += tc.l1Req;
@@ -1202,6 +1309,36 @@ bool Evaluator::evaluateMetrics(const mdc::Dataflow& dataflow, Metrics& out)
     bool ok = d->run(flow, out);
     if (!ok) d->errLoc = d->errSrc >= 0 ? dataflow[size_t(d->errSrc)].loc : SourceLoc{};
     return ok;
+}
+
+std::vector<Evaluator::CompletedLevel> Evaluator::completedLevels(const mdc::Dataflow& dataflow)
+{
+    auto& flow = d->scratchFlow;
+    flow.resize(dataflow.size());
+    for (size_t k = 0; k < dataflow.size(); ++k) {
+        const auto& s = dataflow[k];
+        flow[k] = DirectiveId{
+            s.kind, s.size, s.offset, s.kind == mdc::Directive::Kind::Cluster ? -1 : dimId(s.dim)};
+    }
+    d->userFlow = &dataflow;
+    d->err = Err::None;
+    d->errSrc = d->errDim = d->errLevel = -1;
+    if (!d->compileDataflow(flow)) {
+        Diagnostic diag = d->diagnostic();
+        d->userFlow = nullptr;
+        throw InputError(diag);
+    }
+    d->userFlow = nullptr;
+    std::vector<CompletedLevel> out(size_t(d->nLevels));
+    for (int l = 0; l < d->nLevels; ++l) {
+        const Level& L = d->lv[l];
+        out[size_t(l)].subUnits = L.P;
+        for (int k = 0; k < L.n; ++k)
+            out[size_t(l)].directives.push_back(DirectiveId{
+                L.d[k].spatial ? mdc::Directive::Kind::SpatialMap : mdc::Directive::Kind::TemporalMap,
+                L.d[k].sz, L.d[k].of, L.d[k].dim});
+    }
+    return out;
 }
 
 Diagnostic Evaluator::lastError() const

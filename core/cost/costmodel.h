@@ -123,6 +123,17 @@ public:
     /// Hot path over pre-resolved dimension ids (no string comparison at all).
     bool evaluateMetrics(std::span<const DirectiveId> dataflow, Metrics& out);
 
+    /// One cluster level as the cost model executes it (spec §3.3): its sub-unit count and its completed
+    /// directives (inherited, default-unrolled and stride-adjusted; window outputs rewritten to their
+    /// reference dimension). The simulator (core/sim) walks exactly these.
+    struct CompletedLevel
+    {
+        std::int64_t subUnits = 1;
+        std::vector<DirectiveId> directives; ///< outermost first; dim is a dimension id
+    };
+    /// The completed levels of `dataflow`; throws InputError (as evaluate() does) when it is invalid.
+    std::vector<CompletedLevel> completedLevels(const mdc::Dataflow& dataflow);
+
     /// Why the last evaluation failed (empty message after a success).
     Diagnostic lastError() const;
     const Problem& problem() const;

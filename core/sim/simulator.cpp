@@ -1,0 +1,808 @@
+#include "core/sim/simulator.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <deque>
+
+#include "core/cost/costmodel.h"
+
+namespace marvel::sim {
+
+namespace {
+
+using i64 = std::int64_t;
+using Box = std::array<Range, cost::kMaxDims>; ///< per dimension id (only the tensor dimensions are used)
+
+i64 floorDiv(i64 a, i64 b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+i64 ceilDiv(i64 a, i64 b)
+{
+    return -floorDiv(-a, b);
+}
+
+i64 satMul(i64 a, i64 b)
+{
+    i64 r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) return std::numeric_limits<i64>::max();
+    return r;
+}
+
+/// Tiles a map of (sz, of) visits over an extent: the first one, then one more while the previous tile
+/// did not reach the end and the next one starts inside.
+i64 tileCount(i64 sz, i64 of, i64 ext)
+{
+    if (ext <= 0) return 0;
+    if (sz >= ext) return 1;
+    return 1 + std::min((ext - sz - 1) / of + 1, (ext - 1) / of);
+}
+
+Range intersect(Range a, Range b)
+{
+    return Range{std::max(a.begin, b.begin), std::min(a.end, b.end)};
+}
+
+struct Window
+{
+    int ref = -1, slide = -1, out = -1;
+    i64 stride = 1, dilation = 1;
+    i64 outExtent = 0;
+};
+
+/// A tensor (or iteration-space) dimension: a problem dimension, or a window's output index.
+struct Axis
+{
+    int dim = -1;
+    int window = -1;
+};
+
+struct Tensor
+{
+    std::string name;
+    bool output = false;
+    std::vector<Axis> axes;
+    std::vector<i64> sizes;
+    std::vector<i64> strides; ///< row-major flat index
+    i64 elements = 1;
+    std::vector<std::uint32_t> stamp, count; ///< per element: last union round it was seen in, receivers
+};
+
+struct Dir
+{
+    bool spatial = false;
+    int dim = -1;
+    i64 sz = 1, of = 1;
+};
+
+struct Level
+{
+    i64 P = 1;
+    std::vector<Dir> d;
+    i64 pesPerSub = 1;
+};
+
+std::string directiveText(bool spatial, i64 sz, i64 of, const std::string& dim)
+{
+    return std::string(spatial ? "SpatialMap(" : "TemporalMap(") + std::to_string(sz) + ","
+        + std::to_string(of) + ") " + dim;
+}
+
+/// Calls f(flat index) for every element of the box `r` (n axes) of a tensor with `strides`.
+template <class F> void forEachIn(const Range* r, int n, const i64* strides, F&& f)
+{
+    for (int k = 0; k < n; ++k)
+        if (r[k].size() == 0) return;
+    i64 idx[cost::kMaxDims];
+    for (int k = 0; k < n; ++k)
+        idx[k] = r[k].begin;
+    while (true) {
+        i64 flat = 0;
+        for (int k = 0; k < n - 1; ++k)
+            flat += idx[k] * strides[k];
+        const i64 lastStride = n > 0 ? strides[n - 1] : 1;
+        if (n == 0) {
+            f(flat);
+            return;
+        }
+        for (i64 x = r[n - 1].begin; x < r[n - 1].end; ++x)
+            f(flat + x * lastStride);
+        int k = n - 2;
+        while (k >= 0) {
+            if (++idx[k] < r[k].end) break;
+            idx[k] = r[k].begin;
+            --k;
+        }
+        if (k < 0) return;
+    }
+}
+
+/// Calls f(flat) for every element of box b that is not in box p (p empty: all of b), as disjoint slabs.
+template <class F>
+void forEachNew(const Range* b, const Range* p, bool havePrev, int n, const i64* strides, F&& f)
+{
+    if (!havePrev) {
+        forEachIn(b, n, strides, f);
+        return;
+    }
+    for (int k = 0; k < n; ++k)
+        if (intersect(b[k], p[k]).size() == 0) {
+            forEachIn(b, n, strides, f);
+            return;
+        }
+    Range slab[cost::kMaxDims];
+    for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < n; ++k)
+            slab[k] = k < i ? intersect(b[k], p[k]) : b[k];
+        // Along axis i: the parts of b before and after p.
+        slab[i] = Range{b[i].begin, std::min(b[i].end, p[i].begin)};
+        forEachIn(slab, n, strides, f);
+        slab[i] = Range{std::max(b[i].begin, p[i].end), b[i].end};
+        forEachIn(slab, n, strides, f);
+    }
+}
+
+} // namespace
+
+struct Simulator::Impl
+{
+    cost::Problem problem;
+    arch::Accelerator acc;
+    Limits limits;
+    int nd = 0;
+    std::vector<std::string> names;
+    std::vector<i64> size0;
+    std::vector<Window> windows;
+    std::vector<int> refWindow; ///< per dim: the window whose reference dimension it is
+    std::vector<Axis> iter; ///< iteration space: tensor dimensions but references, plus window outputs
+    std::vector<i64> iterSize, iterStride;
+    i64 iterElements = 1;
+    std::vector<Tensor> tensors;
+    int nInputs = 0;
+    std::vector<Level> lv;
+    Layout lay;
+
+    // Per run.
+    std::vector<std::uint64_t> macBits;
+    i64 distinct = 0, executed = 0;
+    std::uint32_t round = 0;
+    Totals totals;
+    const FrameSink* sink = nullptr;
+    const ProgressFn* progress = nullptr;
+    i64 first = 0, count = 0;
+    std::deque<Frame> pending; ///< frames [pendingBase, ...) of the requested window not yet delivered
+    i64 pendingBase = 0;
+    bool stopped = false;
+
+    void compile(const mdc::Dataflow& dataflow);
+    void checkSize();
+    Range outputRange(const Box& box, const Window& w) const;
+    Range axisRange(const Box& box, const Axis& a) const
+    {
+        return a.window >= 0 ? outputRange(box, windows[size_t(a.window)]) : box[size_t(a.dim)];
+    }
+    i64 macCount(const Box& box) const;
+    void markMacs(const Box& box);
+    Frame* frameAt(i64 index);
+    void flushBefore(i64 index);
+    i64 runLevel(int l, const Box& region, i64 frameOffset, i64 peBase, i64& framesOut);
+    Totals run(const FrameSink& s, i64 firstFrame, i64 frameCount, const ProgressFn& p);
+};
+
+// ------------------------------------------------------------------------------------------------
+// Compilation
+
+void Simulator::Impl::compile(const mdc::Dataflow& dataflow)
+{
+    cost::Options options;
+    options.fidelity = cost::Fidelity::Corrected; // true strided tiles: the directives' real meaning
+    cost::Evaluator evaluator(problem, acc, options);
+    const auto levels = evaluator.completedLevels(dataflow);
+
+    nd = int(problem.dims.size());
+    for (const auto& d : problem.dims) {
+        names.push_back(d.name);
+        size0.push_back(d.size);
+    }
+    refWindow.assign(size_t(nd), -1);
+    auto id = [&](const std::string& n) { return evaluator.dimId(n); };
+    for (const auto& w : problem.windows) {
+        Window x;
+        x.ref = id(w.reference);
+        x.slide = id(w.sliding);
+        x.out = id(w.output);
+        x.stride = std::max<i64>(w.stride, 1);
+        x.dilation = std::max<i64>(w.dilation, 1);
+        const auto& od = problem.dims[size_t(x.out)];
+        const i64 span = (size0[size_t(x.slide)] - 1) * x.dilation + 1;
+        x.outExtent = od.declared
+            ? od.size
+            : (size0[size_t(x.ref)] < span ? 0 : (size0[size_t(x.ref)] - span) / x.stride + 1);
+        refWindow[size_t(x.ref)] = int(windows.size());
+        windows.push_back(x);
+    }
+    auto axisOf = [&](const std::string& n) {
+        Axis a;
+        a.dim = id(n);
+        for (size_t w = 0; w < windows.size(); ++w)
+            if (windows[w].out == a.dim) {
+                a.window = int(w);
+                a.dim = windows[w].ref;
+            }
+        return a;
+    };
+    auto axisSize = [&](const Axis& a) {
+        return a.window >= 0 ? windows[size_t(a.window)].outExtent : size0[size_t(a.dim)];
+    };
+    auto axisName = [&](const Axis& a) {
+        return a.window >= 0 ? names[size_t(windows[size_t(a.window)].out)] : names[size_t(a.dim)];
+    };
+    // Tensors in the cost model's order: input-class first, the output last.
+    std::vector<const cost::ProblemTensor*> order;
+    for (const auto& t : problem.tensors)
+        if (t.role == cost::ProblemTensor::Role::Input) order.push_back(&t);
+    nInputs = int(order.size());
+    order.push_back(problem.output());
+    std::vector<bool> tensorDim(size_t(nd), false);
+    for (const auto* t : order) {
+        Tensor x;
+        x.name = t->name;
+        x.output = t->role == cost::ProblemTensor::Role::Output;
+        TensorInfo info{t->name, x.output, {}};
+        for (const auto& n : t->dims) {
+            Axis a = axisOf(n);
+            x.axes.push_back(a);
+            x.sizes.push_back(axisSize(a));
+            info.dims.push_back(axisName(a));
+            tensorDim[size_t(a.dim)] = true;
+        }
+        x.strides.assign(x.axes.size(), 1);
+        for (size_t k = x.axes.size(); k-- > 0;) {
+            x.strides[k] = x.elements;
+            x.elements = satMul(x.elements, x.sizes[k]);
+        }
+        tensors.push_back(std::move(x));
+        lay.tensors.push_back(std::move(info));
+    }
+    // Iteration space: every tensor dimension that is not a window's reference, then the window outputs.
+    for (int dmn = 0; dmn < nd; ++dmn)
+        if (tensorDim[size_t(dmn)] && refWindow[size_t(dmn)] < 0) iter.push_back(Axis{dmn, -1});
+    for (size_t w = 0; w < windows.size(); ++w) {
+        if (!tensorDim[size_t(windows[w].slide)]) iter.push_back(Axis{windows[w].slide, -1});
+        iter.push_back(Axis{windows[w].ref, int(w)});
+    }
+    for (const auto& a : iter)
+        iterSize.push_back(axisSize(a));
+    iterStride.assign(iter.size(), 1);
+    for (size_t k = iter.size(); k-- > 0;) {
+        iterStride[k] = iterElements;
+        iterElements = satMul(iterElements, iterSize[k]);
+    }
+
+    // Levels and the cluster hierarchy.
+    lay.layer = problem.name;
+    std::vector<std::vector<std::string>> user(1);
+    for (const auto& dir : dataflow) {
+        if (dir.kind == mdc::Directive::Kind::Cluster)
+            user.emplace_back();
+        else
+            user.back().push_back(dir.toString());
+    }
+    for (const auto& c : levels) {
+        Level L;
+        L.P = c.subUnits;
+        for (const auto& dir : c.directives)
+            L.d.push_back(Dir{dir.kind == mdc::Directive::Kind::SpatialMap, dir.dim, dir.size, dir.offset});
+        lv.push_back(std::move(L));
+    }
+    i64 pes = 1;
+    for (size_t l = lv.size(); l-- > 0;) {
+        lv[l].pesPerSub = pes;
+        pes *= lv[l].P;
+    }
+    lay.pes = pes;
+    for (size_t l = 0; l < lv.size(); ++l) {
+        LevelInfo info;
+        info.subUnits = lv[l].P;
+        info.pesPerSubUnit = lv[l].pesPerSub;
+        info.pesPerUnit = lv[l].P * lv[l].pesPerSub;
+        info.units = pes / info.pesPerUnit;
+        for (const auto& dir : lv[l].d) {
+            // Window references read better by their output name when the user wrote outputs (operators).
+            info.directives.push_back(directiveText(dir.spatial, dir.sz, dir.of, names[size_t(dir.dim)]));
+        }
+        if (l < user.size()) info.userDirectives = user[l];
+        lay.levels.push_back(std::move(info));
+    }
+    checkSize();
+    for (auto& t : tensors) {
+        t.stamp.assign(size_t(t.elements), 0);
+        t.count.assign(size_t(t.elements), 0);
+    }
+}
+
+// Refuses simulations that would take too long or too much memory, saying what to shrink.
+void Simulator::Impl::checkSize()
+{
+    // Upper bound of the frames: every level's tile count at its static extents (edges only shrink it).
+    struct Factor
+    {
+        int level;
+        int dim;
+        i64 tiles;
+    };
+    std::vector<Factor> factors;
+    std::vector<i64> ext(size0);
+    i64 frames = 1;
+    for (size_t l = 0; l < lv.size(); ++l) {
+        std::vector<i64> next(ext);
+        for (const auto& dir : lv[l].d) {
+            i64 k = tileCount(dir.sz, dir.of, ext[size_t(dir.dim)]);
+            if (dir.spatial) k = (k + lv[l].P - 1) / lv[l].P;
+            frames = satMul(frames, std::max<i64>(k, 1));
+            factors.push_back(Factor{int(l), dir.dim, k});
+            next[size_t(dir.dim)] = std::min(dir.sz, ext[size_t(dir.dim)]);
+        }
+        ext = next;
+    }
+    lay.frameBound = frames;
+    const i64 peSteps = satMul(frames, lay.pes);
+    auto dimLabel = [&](int dmn, i64& size) {
+        if (refWindow[size_t(dmn)] >= 0) {
+            const Window& w = windows[size_t(refWindow[size_t(dmn)])];
+            if (problem.dims[size_t(w.out)].declared) {
+                size = w.outExtent;
+                return names[size_t(w.out)];
+            }
+        }
+        size = size0[size_t(dmn)];
+        return names[size_t(dmn)];
+    };
+    std::vector<Diagnostic> problems;
+    auto refuse = [&](std::string message) {
+        Diagnostic d;
+        d.file = problem.file;
+        d.loc = problem.loc;
+        d.message = "layer '" + problem.name + "': " + std::move(message);
+        problems.push_back(std::move(d));
+    };
+    if (peSteps > limits.maxPeSteps) {
+        const i64 need = (peSteps + limits.maxPeSteps - 1) / limits.maxPeSteps; // shrink factor
+        std::sort(factors.begin(), factors.end(),
+            [](const Factor& a, const Factor& b) { return a.tiles > b.tiles; });
+        std::string advice;
+        i64 got = 1;
+        for (const auto& f : factors) {
+            if (got >= need || f.tiles <= 1) break;
+            const i64 want = std::min(f.tiles, (need + got - 1) / got);
+            got = satMul(got, want);
+            i64 size = 0;
+            std::string name = dimLabel(f.dim, size);
+            advice += advice.empty() ? "" : ", ";
+            if (f.level == 0)
+                advice += "shrink " + name + " from " + std::to_string(size) + " to at most "
+                    + std::to_string(std::max<i64>(1, size / want));
+            else
+                advice += "cut the " + std::to_string(f.tiles) + " tiles of " + name + " in cluster level "
+                    + std::to_string(f.level) + " by " + std::to_string(want) + "x";
+        }
+        if (got < need) advice += (advice.empty() ? "" : ", and ") + std::string("use fewer PEs");
+        refuse("too large to simulate: up to " + std::to_string(frames) + " steps x "
+            + std::to_string(lay.pes) + " PEs = " + std::to_string(peSteps) + " PE-steps (limit "
+            + std::to_string(limits.maxPeSteps) + "; " + std::to_string(need) + "x too many): " + advice);
+    }
+    auto largestDim = [&](const std::vector<Axis>& axes, const std::vector<i64>& sizes, i64 need) {
+        size_t best = 0;
+        for (size_t k = 1; k < axes.size(); ++k)
+            if (sizes[k] > sizes[best]) best = k;
+        if (axes.empty()) return std::string();
+        i64 size = sizes[best];
+        std::string name = axes[best].window >= 0 ? names[size_t(windows[size_t(axes[best].window)].out)]
+                                                  : names[size_t(axes[best].dim)];
+        return "shrink " + name + " from " + std::to_string(size) + " to at most "
+            + std::to_string(std::max<i64>(1, size / need));
+    };
+    if (iterElements > limits.maxIterations) {
+        const i64 need = (iterElements + limits.maxIterations - 1) / limits.maxIterations;
+        refuse("too large to simulate: " + std::to_string(iterElements) + " operator iterations (limit "
+            + std::to_string(limits.maxIterations) + "): " + largestDim(iter, iterSize, need));
+    }
+    for (const auto& t : tensors)
+        if (t.elements > limits.maxTensorElements) {
+            const i64 need = (t.elements + limits.maxTensorElements - 1) / limits.maxTensorElements;
+            refuse("too large to simulate: tensor " + t.name + " has " + std::to_string(t.elements)
+                + " elements (limit " + std::to_string(limits.maxTensorElements)
+                + "): " + largestDim(t.axes, t.sizes, need));
+        }
+    if (!problems.empty()) throw InputError(std::move(problems));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Geometry
+
+// Output indices o of window w whose taps held (the slide range) all read rows inside the held rows.
+Range Simulator::Impl::outputRange(const Box& box, const Window& w) const
+{
+    const Range r = box[size_t(w.ref)];
+    const Range s = box[size_t(w.slide)];
+    if (r.size() == 0 || s.size() == 0) return Range{};
+    const i64 lo = ceilDiv(r.begin - w.dilation * s.begin, w.stride);
+    const i64 hi = floorDiv(r.end - 1 - w.dilation * (s.end - 1), w.stride) + 1;
+    return Range{std::max<i64>(lo, 0), std::min(hi, w.outExtent)};
+}
+
+i64 Simulator::Impl::macCount(const Box& box) const
+{
+    i64 n = 1;
+    for (const auto& a : iter)
+        n *= axisRange(box, a).size();
+    return n;
+}
+
+void Simulator::Impl::markMacs(const Box& box)
+{
+    Range r[cost::kMaxDims];
+    const int n = int(iter.size());
+    for (int k = 0; k < n; ++k)
+        r[k] = axisRange(box, iter[size_t(k)]);
+    for (int k = 0; k < n; ++k)
+        if (r[k].size() == 0) return;
+    // Rows along the last axis are contiguous bits.
+    i64 idx[cost::kMaxDims];
+    for (int k = 0; k < n; ++k)
+        idx[k] = r[k].begin;
+    while (true) {
+        i64 base = 0;
+        for (int k = 0; k < n - 1; ++k)
+            base += idx[k] * iterStride[size_t(k)];
+        i64 a = base + r[n - 1].begin, b = base + r[n - 1].end;
+        while (a < b) {
+            const i64 word = a >> 6;
+            const int lo = int(a & 63);
+            const int hi = int(std::min<i64>(b - (word << 6), 64));
+            const std::uint64_t mask = (hi == 64 ? ~std::uint64_t(0) : ((std::uint64_t(1) << hi) - 1))
+                & ~((std::uint64_t(1) << lo) - 1);
+            auto& w = macBits[size_t(word)];
+            distinct += std::popcount(mask & ~w);
+            w |= mask;
+            a = (word + 1) << 6;
+        }
+        int k = n - 2;
+        while (k >= 0) {
+            if (++idx[k] < r[k].end) break;
+            idx[k] = r[k].begin;
+            --k;
+        }
+        if (k < 0) return;
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Frames
+
+Frame* Simulator::Impl::frameAt(i64 index)
+{
+    if (!sink || index < first || index - first >= count || index < pendingBase) return nullptr;
+    while (pendingBase + i64(pending.size()) <= index) {
+        Frame f;
+        f.index = pendingBase + i64(pending.size());
+        f.levels.assign(lv.size(), StepDelays{});
+        f.pes.resize(size_t(lay.pes));
+        for (auto& pe : f.pes) {
+            pe.tensors.resize(tensors.size());
+            for (size_t t = 0; t < tensors.size(); ++t)
+                pe.tensors[t].ranges.assign(tensors[t].axes.size(), Range{});
+        }
+        pending.push_back(std::move(f));
+    }
+    return &pending[size_t(index - pendingBase)];
+}
+
+void Simulator::Impl::flushBefore(i64 index)
+{
+    while (!pending.empty() && pendingBase < index) {
+        if (!stopped && !(*sink)(pending.front())) stopped = true;
+        pending.pop_front();
+        ++pendingBase;
+    }
+    if (pending.empty()) pendingBase = std::max(pendingBase, std::max(first, index));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Execution
+
+i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peBase, i64& framesOut)
+{
+    const Level& L = lv[size_t(l)];
+    const bool top = l == 0;
+    const bool innermost = l + 1 == int(lv.size());
+    const int n = int(L.d.size());
+    const int nt = int(tensors.size());
+    framesOut = 0;
+    std::vector<i64> tiles(static_cast<size_t>(n)), positions(static_cast<size_t>(n));
+    i64 total = 1;
+    for (int j = 0; j < n; ++j) {
+        const Dir& dir = L.d[size_t(j)];
+        tiles[size_t(j)] = tileCount(dir.sz, dir.of, region[size_t(dir.dim)].size());
+        positions[size_t(j)] = dir.spatial ? (tiles[size_t(j)] + L.P - 1) / L.P : tiles[size_t(j)];
+        total *= positions[size_t(j)];
+    }
+    if (total == 0) return 0;
+
+    const i64 H = acc.nocLatency, BW = acc.nocBandwidth;
+    auto delay = [&](i64 elems) { return H + (elems + BW - 1) / BW - 1; };
+    const size_t P = size_t(L.P);
+    std::vector<Box> box(P), prev(P);
+    std::vector<char> valid(P, 0), hadPrev(P, 0);
+    std::vector<i64> work(P, 0);
+    std::vector<i64> idx(size_t(n), 0);
+    std::vector<i64> unionIn(size_t(nt), 0), sumIn(size_t(nt), 0);
+    i64 runtime = 0;
+    i64 reqIn = 0, reqOut = 0;
+    bool haveReq = false;
+
+    for (i64 s = 0; s < total && !stopped; ++s) {
+        {
+            i64 rest = s;
+            for (int j = n - 1; j >= 0; --j) {
+                idx[size_t(j)] = rest % positions[size_t(j)];
+                rest /= positions[size_t(j)];
+            }
+        }
+        i64 allWork = 0;
+        for (size_t u = 0; u < P; ++u) {
+            Box b = region;
+            bool ok = true;
+            for (int j = 0; j < n && ok; ++j) {
+                const Dir& dir = L.d[size_t(j)];
+                const i64 k = dir.spatial ? idx[size_t(j)] * L.P + i64(u) : idx[size_t(j)];
+                if (k >= tiles[size_t(j)]) {
+                    ok = false;
+                    break;
+                }
+                const Range r = region[size_t(dir.dim)];
+                b[size_t(dir.dim)]
+                    = Range{r.begin + k * dir.of, std::min(r.begin + k * dir.of + dir.sz, r.end)};
+            }
+            valid[u] = ok;
+            box[u] = b;
+            work[u] = ok ? macCount(b) : 0;
+            allWork += work[u];
+        }
+        if (allWork == 0) continue; // nothing to compute anywhere: the step is not executed
+
+        const i64 frameHere = frameOffset + framesOut;
+        const bool wantFrame = innermost && frameAt(frameHere) != nullptr;
+        Frame* frame = wantFrame ? frameAt(frameHere) : nullptr;
+
+        // Ingress of every input-class tensor: what each sub-unit lacks, multicast once per step.
+        Range tb[cost::kMaxDims], pb[cost::kMaxDims];
+        i64 allIn = 0;
+        for (int t = 0; t < nInputs; ++t) {
+            Tensor& T = tensors[size_t(t)];
+            const int na = int(T.axes.size());
+            const std::uint32_t rd = ++round;
+            i64 uni = 0, sum = 0;
+            for (size_t u = 0; u < P; ++u) {
+                if (!valid[u]) continue;
+                for (int k = 0; k < na; ++k) {
+                    tb[k] = axisRange(box[u], T.axes[size_t(k)]);
+                    pb[k] = hadPrev[u] ? axisRange(prev[u], T.axes[size_t(k)]) : Range{};
+                }
+                i64 arrived = 0;
+                forEachNew(tb, pb, hadPrev[u], na, T.strides.data(), [&](i64 e) {
+                    auto& st = T.stamp[size_t(e)];
+                    if (st != rd) {
+                        st = rd;
+                        T.count[size_t(e)] = 0;
+                        ++uni;
+                    }
+                    ++T.count[size_t(e)];
+                    ++arrived;
+                });
+                sum += arrived;
+                if (frame) {
+                    TensorState& ts = frame->pes[size_t(peBase + i64(u))].tensors[size_t(t)];
+                    i64 held = 1, stayed = hadPrev[u] ? 1 : 0;
+                    for (int k = 0; k < na; ++k) {
+                        ts.ranges[size_t(k)] = tb[k];
+                        held *= tb[k].size();
+                        stayed *= intersect(tb[k], pb[k]).size();
+                    }
+                    ts.held = held;
+                    ts.arrived = arrived;
+                    ts.stayed = stayed;
+                }
+            }
+            if (frame) // the fan-out needs every receiver counted first
+                for (size_t u = 0; u < P; ++u) {
+                    if (!valid[u]) continue;
+                    for (int k = 0; k < na; ++k) {
+                        tb[k] = axisRange(box[u], T.axes[size_t(k)]);
+                        pb[k] = hadPrev[u] ? axisRange(prev[u], T.axes[size_t(k)]) : Range{};
+                    }
+                    i64 fan = 0;
+                    forEachNew(tb, pb, hadPrev[u], na, T.strides.data(),
+                        [&](i64 e) { fan = std::max<i64>(fan, T.count[size_t(e)]); });
+                    frame->pes[size_t(peBase + i64(u))].tensors[size_t(t)].fanout = fan;
+                }
+            unionIn[size_t(t)] = uni;
+            sumIn[size_t(t)] = sum;
+            allIn += uni;
+        }
+        // Egress: partial sums of every working sub-unit, reduced per output element.
+        i64 out = 0;
+        {
+            Tensor& T = tensors[size_t(nt - 1)];
+            const int na = int(T.axes.size());
+            const std::uint32_t rd = ++round;
+            for (size_t u = 0; u < P; ++u) {
+                if (!valid[u] || work[u] == 0) continue;
+                for (int k = 0; k < na; ++k)
+                    tb[k] = axisRange(box[u], T.axes[size_t(k)]);
+                forEachIn(tb, na, T.strides.data(), [&](i64 e) {
+                    auto& st = T.stamp[size_t(e)];
+                    if (st != rd) {
+                        st = rd;
+                        ++out;
+                    }
+                });
+            }
+            if (frame)
+                for (size_t u = 0; u < P; ++u) {
+                    if (!valid[u]) continue;
+                    TensorState& ts = frame->pes[size_t(peBase + i64(u))].tensors[size_t(nt - 1)];
+                    i64 held = 1;
+                    for (int k = 0; k < na; ++k) {
+                        ts.ranges[size_t(k)] = axisRange(box[u], T.axes[size_t(k)]);
+                        held *= ts.ranges[size_t(k)].size();
+                    }
+                    ts.held = held;
+                    ts.sent = work[u] > 0 ? held : 0;
+                }
+        }
+
+        // Compute: the busiest PE, or the slowest sub-cluster's whole execution.
+        i64 comp = 0, stepFrames = 0;
+        if (innermost) {
+            stepFrames = 1;
+            for (size_t u = 0; u < P; ++u) {
+                if (!valid[u]) continue;
+                comp = std::max(comp, (work[u] + acc.simdLanes - 1) / acc.simdLanes);
+                executed += work[u];
+                markMacs(box[u]);
+                if (frame) {
+                    PeState& pe = frame->pes[size_t(peBase + i64(u))];
+                    pe.active = true;
+                    pe.macs = work[u];
+                }
+            }
+            for (int t = 0; t < nInputs; ++t)
+                totals.tensors[size_t(t)].l1Writes += sumIn[size_t(t)];
+        } else {
+            for (size_t u = 0; u < P && !stopped; ++u) {
+                if (!valid[u]) continue;
+                i64 childFrames = 0;
+                comp = std::max(
+                    comp, runLevel(l + 1, box[u], frameHere, peBase + i64(u) * L.pesPerSub, childFrames));
+                stepFrames = std::max(stepFrames, childFrames);
+            }
+        }
+        const i64 din = delay(allIn), dout = delay(out);
+        i64 t = s == 0 ? comp + din : std::max({dout, comp, din});
+        if (top) {
+            if (!haveReq) { // double-buffered first tiles from DRAM bound every step (cost model §5.3)
+                reqIn = 2 * allIn;
+                reqOut = 2 * out;
+                haveReq = true;
+            }
+            const i64 off = acc.offchipBandwidth;
+            t = std::max({(reqIn / off) / 2, t, (reqOut / off) / 2});
+            for (int k = 0; k < nInputs; ++k)
+                totals.tensors[size_t(k)].l2Reads += unionIn[size_t(k)];
+            totals.tensors[size_t(nt - 1)].l2Writes += out;
+            ++totals.steps;
+        }
+        runtime += t;
+        for (i64 f = frameHere; f < frameHere + stepFrames; ++f)
+            if (Frame* fr = frameAt(f)) {
+                StepDelays& sd = fr->levels[size_t(l)];
+                if (sd.step < 0) sd.step = s;
+                sd.begins = sd.begins || f == frameHere;
+                sd.ingress = std::max(sd.ingress, din);
+                sd.compute = std::max(sd.compute, comp);
+                sd.egress = std::max(sd.egress, dout);
+                sd.cycles = std::max(sd.cycles, t);
+            }
+        for (size_t u = 0; u < P; ++u) {
+            hadPrev[u] = valid[u];
+            prev[u] = box[u];
+        }
+        framesOut += stepFrames;
+        if (top) {
+            if (sink) flushBefore(frameOffset + framesOut);
+            if (progress && *progress) (*progress)(s + 1, total);
+        }
+    }
+    return runtime;
+}
+
+Totals Simulator::Impl::run(const FrameSink& s, i64 firstFrame, i64 frameCount, const ProgressFn& p)
+{
+    totals = Totals{};
+    for (const auto& t : tensors)
+        totals.tensors.push_back(TensorTotals{t.name, t.output, 0, 0, 0});
+    macBits.assign(size_t((iterElements + 63) / 64), 0);
+    distinct = executed = 0;
+    sink = s ? &s : nullptr;
+    progress = &p;
+    first = std::max<i64>(firstFrame, 0);
+    count = std::max<i64>(frameCount, 0);
+    pending.clear();
+    pendingBase = first;
+    stopped = false;
+    Box region{};
+    for (int dmn = 0; dmn < nd; ++dmn)
+        region[size_t(dmn)] = Range{0, size0[size_t(dmn)]};
+    i64 frames = 0;
+    totals.runtimeCycles = runLevel(0, region, 0, 0, frames);
+    if (sink) flushBefore(std::numeric_limits<i64>::max());
+    totals.frames = frames;
+    totals.peSteps = frames * lay.pes;
+    totals.macs = distinct;
+    totals.recomputedMacs = executed - distinct;
+    totals.tensors.back().l1Writes = executed;
+    sink = nullptr;
+    progress = nullptr;
+    return totals;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Public API
+
+Simulator::Simulator(
+    const cost::Problem& problem, const mdc::Dataflow& dataflow, const arch::Accelerator& acc, Limits limits)
+    : d(std::make_unique<Impl>())
+{
+    d->problem = problem;
+    d->acc = acc;
+    d->limits = limits;
+    d->compile(dataflow);
+}
+
+Simulator::~Simulator() = default;
+Simulator::Simulator(Simulator&&) noexcept = default;
+Simulator& Simulator::operator=(Simulator&&) noexcept = default;
+
+const Layout& Simulator::layout() const
+{
+    return d->lay;
+}
+
+Totals Simulator::run(
+    const FrameSink& sink, std::int64_t first, std::int64_t count, const ProgressFn& progress)
+{
+    return d->run(sink, first, count, progress);
+}
+
+std::vector<Frame> Simulator::frames(std::int64_t first, std::int64_t count)
+{
+    std::vector<Frame> out;
+    d->run(
+        [&](const Frame& f) {
+            out.push_back(f);
+            return i64(out.size()) < count;
+        },
+        first, count, {});
+    return out;
+}
+
+Totals simulate(const cost::Problem& problem, const mdc::Dataflow& dataflow, const arch::Accelerator& acc,
+    const FrameSink& sink, Limits limits)
+{
+    return Simulator(problem, dataflow, acc, limits).run(sink);
+}
+
+} // namespace marvel::sim
