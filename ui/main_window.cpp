@@ -28,6 +28,7 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTextBlock>
@@ -42,6 +43,7 @@
 #include "core/util/text_file.h"
 #include "core/workloads/workloads.h"
 #include "ui/accelerator/accelerator_panel.h"
+#include "ui/animation/animation_panel.h"
 #include "ui/graph_view.h"
 #include "ui/mapping/mapping_view.h"
 #include "ui/model/model_table.h"
@@ -133,7 +135,14 @@ MainWindow::MainWindow(QWidget* parent)
     m_operatorPane = operatorPane;
 
     m_plot = new ParetoPlot;
-    setCentralWidget(m_plot);
+    // The centre shows the search's trade-off or the selected mapping moving data: the two views a user
+    // looks at longest.
+    m_animation = new AnimationPanel;
+    m_centre = new QTabWidget;
+    m_centre->setDocumentMode(true);
+    m_centre->addTab(m_plot, tr("Runtime vs energy"));
+    m_centre->addTab(m_animation, tr("Animation"));
+    setCentralWidget(m_centre);
     buildDocks();
 
     m_analyseTimer = new QTimer(this);
@@ -192,6 +201,7 @@ void MainWindow::buildDocks()
         = dock(tr("Model"), QStringLiteral("model"), buildModelPanel(), Qt::BottomDockWidgetArea);
     tabifyDockWidget(mappingDock, modelDock);
     mappingDock->raise();
+    connect(m_mappingView, &MappingView::directiveSelected, m_animation, &AnimationPanel::highlightDirective);
     splitDockWidget(op, ddg, Qt::Vertical);
     splitDockWidget(searchDock, accDock, Qt::Vertical);
     resizeDocks({op, searchDock}, {430, 370}, Qt::Horizontal);
@@ -242,6 +252,7 @@ bool MainWindow::runSearch()
 {
     if (!m_modelName.isEmpty() && m_layer < 0) return searchModel();
     m_searchingModel = false;
+    m_centre->setCurrentWidget(m_plot); // watch the trade-off grow
     analyseNow();
     if (!m_analysis.report || !m_analysis.report->conformable) {
         statusBar()->showMessage(
@@ -535,6 +546,10 @@ void MainWindow::showCandidate(const search::Candidate& candidate)
     m_selected = candidate;
     m_mappingView->setMapping(candidate, m_lastResult->problem, m_lastResult->space.body,
         m_searchedAccelerator, m_searchedOptions.fidelity, m_roofline);
+    m_animation->setMapping({tr("%1, the selected mapping on %2")
+                                 .arg(QString::fromStdString(m_lastResult->problem.name),
+                                     QString::fromStdString(m_searchedAccelerator.name)),
+        m_lastResult->problem, candidate.dataflow, m_searchedAccelerator});
 }
 
 QString MainWindow::samplesDirectory()
@@ -706,6 +721,26 @@ void MainWindow::applyProject(const project::Project& p)
     m_searchPanel->setOptions(p.search);
     m_pendingSelection = p.selectedMapping;
     analyseNow();
+    animateSelection(p);
+}
+
+void MainWindow::animateSelection(const project::Project& p)
+{
+    // A project's selected mapping can be watched at once, before any search.
+    if (!p.selectedMapping) return;
+    try {
+        const ir::Operator op = m_layer >= 0
+            ? m_model->workload().layers[static_cast<std::size_t>(m_layer)].op
+            : ir::parseOperator(p.workload.text, p.workload.file.empty() ? "project" : p.workload.file);
+        const mdc::Dataflow dataflow = mapping::toMdc(p.selectedMapping->mapping, p.accelerator);
+        m_animation->setMapping(
+            {tr("%1, the project's mapping on %2")
+                    .arg(QString::fromStdString(op.name), QString::fromStdString(p.accelerator.name)),
+                cost::fromOperator(op), dataflow, p.accelerator});
+        m_centre->setCurrentWidget(m_animation);
+    } catch (const InputError& e) {
+        m_animation->clear(QString::fromStdString(e.what()));
+    }
 }
 
 QByteArray MainWindow::recoveryContent() const

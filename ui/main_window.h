@@ -19,6 +19,7 @@ class QComboBox;
 class QMenu;
 class QPushButton;
 class QSortFilterProxyModel;
+class QTabWidget;
 class QTableView;
 class QTimer;
 
@@ -26,6 +27,7 @@ namespace marvel::ui {
 
 class GraphView;
 class AcceleratorPanel;
+class AnimationPanel;
 class MappingView;
 class ParetoPlot;
 class ModelTableModel;
@@ -65,6 +67,9 @@ public:
     SearchPanel* searchPanel() const { return m_searchPanel; }
     ParetoPlot* paretoPlot() const { return m_plot; }
     MappingView* mappingView() const { return m_mappingView; }
+    AnimationPanel* animationPanel() const { return m_animation; }
+    /// The centre's tabs: the runtime-energy plot and the animation.
+    QTabWidget* centreTabs() const { return m_centre; }
     SearchController* searchController() const { return m_controller; }
 
     /// Searches the operator in the editor on the accelerator panel's accelerator (Ctrl+R); false with
@@ -127,6 +132,7 @@ private:
     void buildMenus();
     void rememberRecentFile(const QString& path);
     void applyProject(const project::Project& p);
+    void animateSelection(const project::Project& p);
     QByteArray recoveryContent() const;
     void newOperator();
     void openDialog();
@@ -162,6 +168,8 @@ private:
     SearchPanel* m_searchPanel = nullptr;
     ParetoPlot* m_plot = nullptr;
     MappingView* m_mappingView = nullptr;
+    AnimationPanel* m_animation = nullptr;
+    QTabWidget* m_centre = nullptr;
     SearchController* m_controller = nullptr;
     std::vector<search::Candidate> m_front;
     std::shared_ptr<const search::LayerSearchResult> m_lastResult;

@@ -25,6 +25,7 @@ namespace marvel::ui {
 
 namespace {
 constexpr int kDebounceMs = 300;
+const QString kCustomItem = QStringLiteral("custom"); ///< item data of the "not a preset" entry
 
 struct FieldSpec
 {
@@ -136,6 +137,7 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
     m_presets->setMinimumContentsLength(12);
     reloadPresets();
     connect(m_presets, &QComboBox::activated, this, [this](int i) {
+        if (m_presets->itemData(i).toString() == kCustomItem) return; // what the fields already show
         loadPreset(m_presets->itemData(i).toString());
         emit edited();
     });
@@ -223,17 +225,18 @@ void AcceleratorPanel::reloadPresets()
 {
     const QString current = m_presets->currentData().toString();
     m_presets->clear();
+    m_presetCache.clear();
     auto addFrom = [this](const QString& folder, const QString& suffix) {
         const QDir dir(folder);
         for (const QFileInfo& info : dir.entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
-            QString label = info.completeBaseName();
+            arch::Accelerator loaded;
             try {
-                label = QString::fromStdString(
-                    arch::loadAccelerator(info.absoluteFilePath().toStdString()).name);
+                loaded = arch::loadAccelerator(info.absoluteFilePath().toStdString());
             } catch (const InputError&) {
                 continue; // a broken file is not offered as a preset
             }
-            m_presets->addItem(label + suffix, info.absoluteFilePath());
+            m_presets->addItem(QString::fromStdString(loaded.name) + suffix, info.absoluteFilePath());
+            m_presetCache.insert(info.absoluteFilePath(), loaded);
         }
     };
     addFrom(acceleratorsDirectory(), {});
@@ -327,6 +330,31 @@ void AcceleratorPanel::onEdited()
         m_debounce->stop();
 }
 
+void AcceleratorPanel::syncPresetSelection()
+{
+    // The list names what the fields hold: the preset with these parameters, else a custom entry.
+    const arch::Accelerator acc = accelerator();
+    int match = -1;
+    for (int i = 0; i < m_presets->count() && match < 0; ++i) {
+        const auto it = m_presetCache.constFind(m_presets->itemData(i).toString());
+        if (it != m_presetCache.constEnd() && arch::sameParameters(*it, acc) && it->name == acc.name)
+            match = i;
+    }
+    const int custom = m_presets->findData(kCustomItem);
+    if (match >= 0) {
+        m_presets->setCurrentIndex(match);
+        if (custom >= 0) m_presets->removeItem(custom);
+        return;
+    }
+    const QString label
+        = tr("%1 (not a preset)").arg(QString::fromStdString(acc.name.empty() ? "custom" : acc.name));
+    if (custom >= 0)
+        m_presets->setItemText(custom, label);
+    else
+        m_presets->insertItem(0, label, kCustomItem);
+    m_presets->setCurrentIndex(m_presets->findData(kCustomItem));
+}
+
 void AcceleratorPanel::revalidate()
 {
     m_problems.clear();
@@ -343,6 +371,7 @@ void AcceleratorPanel::revalidate()
         it.value()->setToolTip(reasons.isEmpty() ? it.value()->property("baseToolTip").toString()
                                                  : reasons.join(QLatin1Char('\n')));
     }
+    syncPresetSelection();
     m_message->setText(m_problems.isEmpty()
             ? QString()
             : tr("Not searched until fixed:\n") + m_problems.join(QLatin1Char('\n')));

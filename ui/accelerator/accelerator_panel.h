@@ -6,6 +6,7 @@
 // the accelerator is valid again. Valid changes are emitted after a short pause, so holding an arrow key
 // on the PE count re-runs the search once the key is released or every pause.
 
+#include <QHash>
 #include <QWidget>
 
 #include "core/arch/accelerator.h"
@@ -54,9 +55,11 @@ private:
     void openFile();
     void saveFile();
     void savePresetDialog();
+    void syncPresetSelection();
 
     QMap<QString, QAbstractSpinBox*> m_fields;
     QComboBox* m_presets = nullptr;
+    QHash<QString, arch::Accelerator> m_presetCache; ///< preset file -> its accelerator
     QLabel* m_message = nullptr;
     QTimer* m_debounce = nullptr;
     arch::Accelerator m_base; ///< name and the fields the panel does not show

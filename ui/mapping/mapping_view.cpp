@@ -40,6 +40,9 @@ MappingView::MappingView(QWidget* parent)
     }
     m_loopNest->setToolTip(tr("The mapping as a tiled loop nest: level 3 (DRAM to L2), level 2 (L2 to the "
                               "PE array), the parallel loops and level 1 (inside a PE)"));
+    connect(m_mdc, &QPlainTextEdit::cursorPositionChanged, this, [this] {
+        if (!m_mdc->toPlainText().isEmpty()) emit directiveSelected(m_mdc->textCursor().blockNumber());
+    });
     m_mdc->setToolTip(tr("The same mapping as MDC directives; each Cluster starts a lower level"));
     m_metrics = new QLabel;
     m_metrics->setTextFormat(Qt::RichText);

@@ -31,6 +31,10 @@ public:
     QString metricsText() const;
     const std::optional<cost::Result>& result() const { return m_result; }
 
+signals:
+    /// The cursor moved onto directive `index` of the dataflow (one directive per line).
+    void directiveSelected(int index);
+
 private:
     QPlainTextEdit* m_loopNest = nullptr;
     QPlainTextEdit* m_mdc = nullptr;

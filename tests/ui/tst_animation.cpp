@@ -1,0 +1,196 @@
+// The PE-array animation, offscreen: it shows the simulator's frames of a mapping (the CONV1D classroom
+// project: X over 4 PEs, 4 steps), plays, steps, seeks with the slider and the delay strip, links the
+// directives to what they govern, and fetches windows of frames for long runs.
+#include <QLabel>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTabWidget>
+#include <QtTest>
+
+#include "core/cost/problem.h"
+#include "core/ir/parser.h"
+#include "core/mapping/loop_nest_mapping.h"
+#include "core/project/project.h"
+#include "core/sim/simulator.h"
+#include "core/workloads/workloads.h"
+#include "ui/animation/animation_panel.h"
+#include "ui/animation/delay_strip.h"
+#include "ui/animation/pe_array_view.h"
+#include "ui/main_window.h"
+
+using namespace marvel;
+using namespace marvel::ui;
+
+namespace {
+const QString kClassroom = QStringLiteral(MARVEL_SAMPLES_DIR "/projects/conv1d_classroom.json");
+
+SimulationRequest classroomRequest()
+{
+    const project::Project p = project::loadProject(kClassroom.toStdString());
+    const ir::Operator op = ir::parseOperator(p.workload.text, "conv1d.loop");
+    return {QStringLiteral("conv1d"), cost::fromOperator(op),
+        mapping::toMdc(p.selectedMapping->mapping, p.accelerator), p.accelerator};
+}
+
+bool load(AnimationPanel& panel, SimulationRequest request)
+{
+    QSignalSpy ready(&panel, &AnimationPanel::ready);
+    panel.setMapping(std::move(request));
+    return ready.wait(30000);
+}
+} // namespace
+
+class TestAnimation : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    /// Every frame on screen is the simulator's frame: X = 16 over 4 PEs is 4 steps of 4 outputs each;
+    /// each PE does 3 MACs (its 3 filter taps) per step; the window moves by 4, so after the first step
+    /// each PE keeps the 3 filter weights and receives 1 new input of its 3.
+    void showsTheSimulatorsFrames()
+    {
+        AnimationPanel panel;
+        panel.resize(900, 600);
+        const SimulationRequest request = classroomRequest();
+        QVERIFY(load(panel, request));
+        QCOMPARE(panel.frameCount(), 4);
+        QCOMPARE(panel.summary()->totals.macs, 48);
+        QCOMPARE(panel.summary()->layout.pes, 4);
+        sim::Simulator simulator(request.problem, request.dataflow, request.accelerator);
+        const std::vector<sim::Frame> expected = simulator.frames(0, 4);
+        for (std::int64_t f = 0; f < 4; ++f) {
+            panel.seek(f);
+            const sim::Frame* shown = panel.shownFrame();
+            QVERIFY(shown);
+            QCOMPARE(shown->index, f);
+            for (std::size_t pe = 0; pe < 4; ++pe) {
+                QCOMPARE(shown->pes[pe].macs, 3);
+                QCOMPARE(shown->pes[pe].macs, expected[std::size_t(f)].pes[pe].macs);
+                QCOMPARE(shown->pes[pe].tensors.size(), expected[std::size_t(f)].pes[pe].tensors.size());
+            }
+        }
+        // Step 2, PE 0: holds outputs 4, inputs 4..6 and all 3 weights; the weights stayed.
+        panel.seek(1);
+        const QString tip = panel.arrayView()->describePe(0);
+        QVERIFY2(tip.contains(QStringLiteral("loop indices")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("MACs this step: 3")), qPrintable(tip));
+        QVERIFY(panel.statusLabel()->text().startsWith(QStringLiteral("Step 2 of 4")));
+    }
+
+    void playStepAndSlider()
+    {
+        AnimationPanel panel;
+        QVERIFY(load(panel, classroomRequest()));
+        QCOMPARE(panel.currentFrame(), 0);
+        panel.stepForward();
+        QCOMPARE(panel.currentFrame(), 1);
+        QCOMPARE(panel.slider()->value(), 1);
+        panel.stepBack();
+        panel.stepBack(); // already at the start: stays
+        QCOMPARE(panel.currentFrame(), 0);
+        panel.slider()->setValue(3);
+        QCOMPARE(panel.currentFrame(), 3);
+        panel.stepForward(); // already at the end: stays
+        QCOMPARE(panel.currentFrame(), 3);
+
+        QSignalSpy shown(&panel, &AnimationPanel::frameShown);
+        panel.setSpeed(30);
+        panel.play(); // from the end: starts again at step 1
+        QVERIFY(panel.isPlaying());
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isPlaying(), 5000);
+        QCOMPARE(panel.currentFrame(), 3);
+        QVERIFY(shown.count() >= 4); // 0, 1, 2, 3 in order
+        QList<std::int64_t> order;
+        for (const QList<QVariant>& args : shown)
+            order << args.at(0).value<std::int64_t>();
+        QCOMPARE(order.mid(order.size() - 4), (QList<std::int64_t>{0, 1, 2, 3}));
+
+        // Clicking the delay strip seeks: the third step is drawn in the third slot.
+        panel.resize(900, 600);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const std::int64_t target = panel.delayStrip()->frameAt(8 + 2.5 * panel.delayStrip()->stepWidth());
+        QCOMPARE(target, 2);
+        emit panel.delayStrip()->frameClicked(target);
+        QCOMPARE(panel.currentFrame(), 2);
+    }
+
+    /// A SpatialMap or Cluster lights its level's sub-units; a TemporalMap marks its level's steps.
+    void directivesHighlightWhatTheyGovern()
+    {
+        AnimationPanel panel;
+        QVERIFY(load(panel, classroomRequest()));
+        const mdc::Dataflow& df = panel.summary()->dataflow;
+        QCOMPARE(panel.directiveList()->count(), int(df.size()));
+        int spatialInner = -1, temporalOuter = -1;
+        int level = 0;
+        for (int i = 0; i < int(df.size()); ++i) {
+            const auto kind = df[std::size_t(i)].kind;
+            if (kind == mdc::Directive::Kind::Cluster) ++level;
+            if (kind == mdc::Directive::Kind::SpatialMap && level == 1) spatialInner = i;
+            if (kind == mdc::Directive::Kind::TemporalMap && level == 0 && temporalOuter < 0)
+                temporalOuter = i;
+        }
+        QVERIFY(spatialInner >= 0 && temporalOuter >= 0);
+        panel.directiveList()->setCurrentRow(spatialInner);
+        QCOMPARE(panel.arrayView()->highlightedLevel(), 1);
+        QCOMPARE(panel.delayStrip()->highlightedLevel(), -1);
+        panel.highlightDirective(temporalOuter);
+        QCOMPARE(panel.arrayView()->highlightedLevel(), -1);
+        QCOMPARE(panel.delayStrip()->highlightedLevel(), 0);
+        QCOMPARE(panel.directiveList()->currentRow(), temporalOuter);
+    }
+
+    /// A run longer than the frames kept is fetched window by window: a far step is simulated on
+    /// request and equals the simulator's own frame.
+    void longRunsFetchWindows()
+    {
+        const ir::Operator op = ir::parseOperator(workloads::gemmLoopText(64, 64, 16), "gemm.loop");
+        SimulationRequest r{QStringLiteral("gemm"), cost::fromOperator(op),
+            {mdc::Directive::spatial(1, 1, "M"), mdc::Directive::temporal(1, 1, "N"),
+                mdc::Directive::temporal(1, 1, "K")},
+            classroomRequest().accelerator};
+        AnimationPanel panel;
+        QVERIFY(load(panel, r));
+        QCOMPARE(panel.frameCount(), 64 * 64 * 16 / 4);
+        const std::int64_t far = panel.frameCount() - 3;
+        panel.seek(far);
+        QVERIFY(!panel.shownFrame()); // not kept: being simulated
+        QTRY_VERIFY_WITH_TIMEOUT(panel.shownFrame() != nullptr, 30000);
+        QCOMPARE(panel.shownFrame()->index, far);
+        sim::Simulator simulator(r.problem, r.dataflow, r.accelerator);
+        const sim::Frame expected = simulator.frames(far, 1).front();
+        for (std::size_t pe = 0; pe < 4; ++pe) {
+            QCOMPARE(panel.shownFrame()->pes[pe].macs, expected.pes[pe].macs);
+            QCOMPARE(panel.shownFrame()->pes[pe].tensors[0].ranges, expected.pes[pe].tensors[0].ranges);
+        }
+    }
+
+    /// The classroom project opens on the animation of its mapping, before any search.
+    void projectOpensOnTheAnimation()
+    {
+        MainWindow w;
+        QSignalSpy ready(w.animationPanel(), &AnimationPanel::ready);
+        QVERIFY(w.openProject(kClassroom));
+        QCOMPARE(w.centreTabs()->currentWidget(), w.animationPanel());
+        QVERIFY(ready.wait(30000));
+        QCOMPARE(w.animationPanel()->frameCount(), 4);
+    }
+
+    void invalidMappingIsExplained()
+    {
+        AnimationPanel panel;
+        SimulationRequest r = classroomRequest();
+        r.dataflow = {mdc::Directive::spatial(1, 1, "Q")}; // no such dimension
+        panel.setMapping(r);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.statusLabel()->styleSheet().contains(QStringLiteral("c62828")), 30000);
+        QVERIFY(!panel.isReady());
+        QVERIFY(!panel.statusLabel()->text().isEmpty());
+    }
+};
+
+QTEST_MAIN(TestAnimation)
+#include "tst_animation.moc"

@@ -1,0 +1,346 @@
+#include "ui/animation/animation_panel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QSlider>
+#include <QSplitter>
+#include <QStyle>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "ui/animation/delay_strip.h"
+#include "ui/animation/pe_array_view.h"
+
+namespace marvel::ui {
+
+AnimationPanel::AnimationPanel(QWidget* parent)
+    : QWidget(parent)
+{
+    m_controller = new SimulationController(this);
+    connect(m_controller, &SimulationController::loaded, this, &AnimationPanel::onLoaded);
+    connect(
+        m_controller, &SimulationController::windowReady, this, [this](std::shared_ptr<const FrameWindow> w) {
+            m_window = std::move(w);
+            showCurrent();
+        });
+    connect(m_controller, &SimulationController::failed, this,
+        [this](const QString& message) { clear(message); });
+
+    m_title = new QLabel;
+    m_title->setTextFormat(Qt::RichText);
+    auto toolButton = [this](QStyle::StandardPixmap icon, const QString& tip) {
+        auto* b = new QToolButton;
+        b->setIcon(style()->standardIcon(icon));
+        b->setToolTip(tip);
+        b->setAutoRaise(true);
+        return b;
+    };
+    m_back = toolButton(QStyle::SP_MediaSeekBackward, tr("Previous step (Left)"));
+    m_play = toolButton(QStyle::SP_MediaPlay, tr("Play / pause (Space)"));
+    m_forward = toolButton(QStyle::SP_MediaSeekForward, tr("Next step (Right)"));
+    m_back->setShortcut(Qt::Key_Left);
+    m_forward->setShortcut(Qt::Key_Right);
+    m_play->setShortcut(Qt::Key_Space);
+    connect(m_back, &QToolButton::clicked, this, &AnimationPanel::stepBack);
+    connect(m_forward, &QToolButton::clicked, this, &AnimationPanel::stepForward);
+    connect(m_play, &QToolButton::clicked, this, [this] { isPlaying() ? pause() : play(); });
+
+    m_slider = new QSlider(Qt::Horizontal);
+    m_slider->setToolTip(tr("Time step"));
+    connect(m_slider, &QSlider::valueChanged, this, [this](int v) {
+        if (v != m_current) seek(v);
+    });
+    m_speed = new QComboBox;
+    for (double fps : {0.5, 1.0, 2.0, 4.0, 10.0, 30.0})
+        m_speed->addItem(tr("%1 steps/s").arg(fps), fps);
+    m_speed->setCurrentIndex(2);
+    m_speed->setToolTip(tr("Playback speed"));
+    connect(
+        m_speed, &QComboBox::activated, this, [this](int i) { setSpeed(m_speed->itemData(i).toDouble()); });
+    auto* zoomOut = toolButton(QStyle::SP_ArrowDown, tr("Zoom out (Ctrl+-)"));
+    auto* zoomIn = toolButton(QStyle::SP_ArrowUp, tr("Zoom in (Ctrl++)"));
+    zoomOut->setText(QStringLiteral("\u2212"));
+    zoomIn->setText(QStringLiteral("+"));
+    zoomOut->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    zoomIn->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+    zoomIn->setShortcut(QKeySequence::ZoomIn);
+    connect(zoomOut, &QToolButton::clicked, this, [this] { m_view->setZoom(m_view->zoom() / 1.25); });
+    connect(zoomIn, &QToolButton::clicked, this, [this] { m_view->setZoom(m_view->zoom() * 1.25); });
+    m_status = new QLabel;
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 100);
+    m_progress->setMaximumWidth(160);
+    m_progress->setFormat(tr("simulating %p%"));
+    m_progress->hide();
+    connect(m_controller, &SimulationController::progressed, this,
+        [this](double f) { m_progress->setValue(int(f * 100)); });
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(m_back);
+    controls->addWidget(m_play);
+    controls->addWidget(m_forward);
+    controls->addWidget(m_slider, 1);
+    controls->addWidget(m_speed);
+    controls->addWidget(zoomOut);
+    controls->addWidget(zoomIn);
+    controls->addWidget(m_progress);
+
+    m_view = new PeArrayView;
+    m_scroll = new QScrollArea;
+    m_scroll->setWidget(m_view);
+    m_scroll->setWidgetResizable(false);
+    m_scroll->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_directives = new QListWidget;
+    m_directives->setToolTip(tr("Select a directive to highlight the sub-units (SpatialMap, Cluster) or the "
+                                "steps (TemporalMap) it governs"));
+    m_directives->setMaximumWidth(190);
+    connect(m_directives, &QListWidget::currentRowChanged, this, &AnimationPanel::highlightDirective);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(m_directives);
+    split->addWidget(m_scroll);
+    split->setStretchFactor(1, 1);
+
+    m_strip = new DelayStrip;
+    connect(m_strip, &DelayStrip::frameClicked, this, &AnimationPanel::seek);
+    m_totals = new QLabel;
+    m_totals->setWordWrap(true);
+    m_totals->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* hint
+        = new QLabel(tr("One band per tensor in each PE: bright = arrived this step, pale = kept from the "
+                        "previous step (reuse), grey PE = idle. Hover a PE for its index ranges."));
+    hint->setWordWrap(true);
+    hint->setStyleSheet(QStringLiteral("color: palette(placeholder-text)"));
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_title);
+    layout->addWidget(hint);
+    layout->addLayout(controls);
+    layout->addWidget(m_status);
+    layout->addWidget(split, 1);
+    layout->addWidget(m_strip);
+    layout->addWidget(m_totals);
+
+    m_timer = new QTimer(this);
+    connect(m_timer, &QTimer::timeout, this, [this] {
+        if (m_current + 1 >= frameCount())
+            pause();
+        else
+            stepForward();
+    });
+    setSpeed(2.0);
+    clear();
+}
+
+void AnimationPanel::clear(const QString& why)
+{
+    pause();
+    m_summary.reset();
+    m_window.reset();
+    m_current = 0;
+    m_view->setLayout(sim::Layout{});
+    m_strip->setDelays(nullptr);
+    m_directives->clear();
+    m_progress->hide();
+    m_title->setText(tr("<b>Animation</b>"));
+    m_status->setText(why.isEmpty()
+            ? tr("Run a search and select a mapping (or open a project with one) to watch "
+                 "how its directives move data through the PE array.")
+            : why);
+    m_status->setStyleSheet(why.isEmpty() ? QString() : QStringLiteral("color: #c62828"));
+    m_totals->clear();
+    updateButtons();
+}
+
+void AnimationPanel::setMapping(SimulationRequest request)
+{
+    pause();
+    m_title->setText(tr("<b>Animation</b> \u00b7 %1").arg(request.title.toHtmlEscaped()));
+    m_status->setText(tr("Simulating..."));
+    m_status->setStyleSheet({});
+    m_progress->setValue(0);
+    m_progress->show();
+    m_controller->load(std::move(request));
+}
+
+void AnimationPanel::onLoaded(
+    std::shared_ptr<const SimulationSummary> summary, std::shared_ptr<const FrameWindow> window)
+{
+    m_progress->hide();
+    m_summary = std::move(summary);
+    m_window = std::move(window);
+    m_current = 0;
+    m_view->setLayout(m_summary->layout);
+    if (!m_fitted || m_view->zoom() * 48 < 10) {
+        m_view->setZoom(m_view->zoomToFit(m_scroll->viewport()->width()));
+        m_fitted = m_scroll->viewport()->width() > 100;
+    }
+    m_strip->setDelays(&m_summary->delays);
+    m_directives->clear();
+    int level = 0;
+    for (const mdc::Directive& d : m_summary->dataflow) {
+        const bool cluster = d.kind == mdc::Directive::Kind::Cluster;
+        m_directives->addItem(
+            QStringLiteral("L%1  %2%3")
+                .arg(level)
+                .arg(QString(level * 2, QLatin1Char(' ')), QString::fromStdString(d.toString())));
+        if (cluster) ++level;
+    }
+    m_slider->blockSignals(true);
+    m_slider->setRange(0, int(std::max<std::int64_t>(0, frameCount() - 1)));
+    m_slider->setValue(0);
+    m_slider->blockSignals(false);
+
+    const sim::Totals& t = m_summary->totals;
+    QStringList traffic;
+    for (const sim::TensorTotals& tt : t.tensors)
+        traffic << (tt.output
+                ? tr("%1: %L2 partial sums to L2").arg(QString::fromStdString(tt.name)).arg(tt.l2Writes)
+                : tr("%1: %L2 L2 reads, %L3 L1 writes")
+                      .arg(QString::fromStdString(tt.name))
+                      .arg(tt.l2Reads)
+                      .arg(tt.l1Writes));
+    m_totals->setText(
+        tr("<b>Layer:</b> %L1 MACs%2 \u00b7 %L3 cycles \u00b7 %L4 level-0 steps \u00b7 %L5 PEs used<br>%6")
+            .arg(t.macs)
+            .arg(t.recomputedMacs ? tr(" (+%L1 recomputed)").arg(t.recomputedMacs) : QString())
+            .arg(t.runtimeCycles)
+            .arg(t.steps)
+            .arg(m_summary->layout.pes)
+            .arg(traffic.join(QStringLiteral(" \u00b7 "))));
+    showCurrent();
+    updateButtons();
+    emit ready();
+}
+
+std::int64_t AnimationPanel::frameCount() const
+{
+    return m_summary ? m_summary->totals.frames : 0;
+}
+
+bool AnimationPanel::isPlaying() const
+{
+    return m_timer->isActive();
+}
+
+const sim::Frame* AnimationPanel::shownFrame() const
+{
+    return m_window && m_window->contains(m_current) ? &m_window->at(m_current) : nullptr;
+}
+
+void AnimationPanel::play()
+{
+    if (!m_summary || frameCount() <= 1) return;
+    if (m_current + 1 >= frameCount()) seek(0); // play again from the start
+    m_timer->start();
+    updateButtons();
+}
+
+void AnimationPanel::pause()
+{
+    m_timer->stop();
+    updateButtons();
+}
+
+void AnimationPanel::stepForward()
+{
+    if (m_current + 1 < frameCount()) seek(m_current + 1);
+}
+
+void AnimationPanel::stepBack()
+{
+    if (m_current > 0) seek(m_current - 1);
+}
+
+void AnimationPanel::seek(std::int64_t frame)
+{
+    if (!m_summary) return;
+    m_current = std::clamp<std::int64_t>(frame, 0, std::max<std::int64_t>(0, frameCount() - 1));
+    if (!m_window || !m_window->contains(m_current))
+        // Long runs keep only a window of frames: simulate the next one from here.
+        m_controller->requestWindow(
+            std::max<std::int64_t>(0, m_current - SimulationController::kWindowFrames / 4));
+    showCurrent();
+}
+
+void AnimationPanel::setSpeed(double framesPerSecond)
+{
+    m_timer->setInterval(int(1000.0 / std::max(0.1, framesPerSecond)));
+    const int i = m_speed->findData(framesPerSecond);
+    if (i >= 0) m_speed->setCurrentIndex(i);
+}
+
+void AnimationPanel::highlightDirective(int index)
+{
+    int level = -1;
+    if (m_summary && index >= 0 && index < int(m_summary->dataflow.size())) {
+        level = 0;
+        for (int i = 0; i < index; ++i)
+            if (m_summary->dataflow[std::size_t(i)].kind == mdc::Directive::Kind::Cluster) ++level;
+        // A Cluster directive forms the units of the next level.
+        if (m_summary->dataflow[std::size_t(index)].kind == mdc::Directive::Kind::Cluster) ++level;
+    }
+    const bool temporal
+        = level >= 0 && m_summary->dataflow[std::size_t(index)].kind == mdc::Directive::Kind::TemporalMap;
+    m_view->setHighlightedLevel(temporal ? -1 : level);
+    m_strip->setHighlightedLevel(temporal ? level : -1);
+    if (m_directives->currentRow() != index) {
+        m_directives->blockSignals(true);
+        m_directives->setCurrentRow(index);
+        m_directives->blockSignals(false);
+    }
+}
+
+void AnimationPanel::showCurrent()
+{
+    const sim::Frame* frame = shownFrame();
+    m_view->setFrame(frame);
+    m_strip->setCurrent(m_current);
+    m_slider->blockSignals(true);
+    m_slider->setValue(int(m_current));
+    m_slider->blockSignals(false);
+    updateButtons();
+    if (!m_summary) return;
+    if (!frame) {
+        m_status->setText(tr("Step %L1 of %L2 \u00b7 simulating...").arg(m_current + 1).arg(frameCount()));
+        return;
+    }
+    QStringList levels;
+    std::int64_t active = 0, macs = 0;
+    for (const sim::PeState& pe : frame->pes) {
+        active += pe.active ? 1 : 0;
+        macs += pe.macs;
+    }
+    for (std::size_t l = 0; l < frame->levels.size(); ++l)
+        levels << tr("L%1 step %2").arg(l).arg(frame->levels[l].step + 1);
+    const sim::StepDelays& d = frame->levels.back();
+    m_status->setText(tr("Step %L1 of %L2 (%3) \u00b7 %4 cycles: ingress %5, compute %6, egress %7 \u00b7 %8 "
+                         "PEs busy, %9 MACs")
+                          .arg(m_current + 1)
+                          .arg(frameCount())
+                          .arg(levels.join(QStringLiteral(", ")))
+                          .arg(d.cycles)
+                          .arg(d.ingress)
+                          .arg(d.compute)
+                          .arg(d.egress)
+                          .arg(active)
+                          .arg(macs));
+    emit frameShown(m_current);
+}
+
+void AnimationPanel::updateButtons()
+{
+    const bool has = m_summary && frameCount() > 0;
+    m_back->setEnabled(has && m_current > 0);
+    m_forward->setEnabled(has && m_current + 1 < frameCount());
+    m_play->setEnabled(has && frameCount() > 1);
+    m_slider->setEnabled(has);
+    m_play->setIcon(style()->standardIcon(isPlaying() ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+}
+
+} // namespace marvel::ui

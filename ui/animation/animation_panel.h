@@ -1,0 +1,93 @@
+#pragma once
+// The PE-array / time-step animation of a mapping: play, pause, step, a time slider and a speed, the
+// array (scrolls and zooms), the delay strip and the layer's totals. Selecting a directive highlights
+// the sub-units and steps it governs. The simulation runs off the GUI thread (SimulationController).
+
+#include <memory>
+
+#include <QWidget>
+
+#include "ui/animation/simulation_controller.h"
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QProgressBar;
+class QScrollArea;
+class QSlider;
+class QTimer;
+class QToolButton;
+
+namespace marvel::ui {
+
+class DelayStrip;
+class PeArrayView;
+
+class AnimationPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit AnimationPanel(QWidget* parent = nullptr);
+
+    /// Simulates `request` in the background and shows its first step when ready.
+    void setMapping(SimulationRequest request);
+    void clear(const QString& why = {});
+
+    std::int64_t frameCount() const;
+    std::int64_t currentFrame() const { return m_current; }
+    bool isPlaying() const;
+    bool isReady() const { return m_summary != nullptr; }
+    const SimulationSummary* summary() const { return m_summary.get(); }
+    /// The frame on screen, or null while it is being simulated.
+    const sim::Frame* shownFrame() const;
+
+    void play();
+    void pause();
+    void stepForward();
+    void stepBack();
+    void seek(std::int64_t frame);
+    /// Frames per second while playing.
+    void setSpeed(double framesPerSecond);
+    /// Highlights what directive `index` of the dataflow governs (-1: nothing).
+    void highlightDirective(int index);
+
+    PeArrayView* arrayView() const { return m_view; }
+    DelayStrip* delayStrip() const { return m_strip; }
+    QSlider* slider() const { return m_slider; }
+    QLabel* statusLabel() const { return m_status; }
+    QLabel* totalsLabel() const { return m_totals; }
+    QListWidget* directiveList() const { return m_directives; }
+
+signals:
+    /// The summary of a new mapping arrived (tests wait for it).
+    void ready();
+    void frameShown(std::int64_t frame);
+
+private:
+    void onLoaded(
+        std::shared_ptr<const SimulationSummary> summary, std::shared_ptr<const FrameWindow> window);
+    void showCurrent();
+    void updateButtons();
+
+    SimulationController* m_controller = nullptr;
+    std::shared_ptr<const SimulationSummary> m_summary;
+    std::shared_ptr<const FrameWindow> m_window;
+    std::int64_t m_current = 0;
+    PeArrayView* m_view = nullptr;
+    QScrollArea* m_scroll = nullptr;
+    DelayStrip* m_strip = nullptr;
+    QSlider* m_slider = nullptr;
+    QToolButton* m_play = nullptr;
+    QToolButton* m_back = nullptr;
+    QToolButton* m_forward = nullptr;
+    QComboBox* m_speed = nullptr;
+    QLabel* m_status = nullptr;
+    QLabel* m_totals = nullptr;
+    QLabel* m_title = nullptr;
+    QListWidget* m_directives = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QTimer* m_timer = nullptr;
+    bool m_fitted = false;
+};
+
+} // namespace marvel::ui

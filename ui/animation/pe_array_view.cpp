@@ -1,0 +1,351 @@
+#include "ui/animation/pe_array_view.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QHelpEvent>
+#include <QPainter>
+#include <QToolTip>
+
+namespace marvel::ui {
+
+namespace {
+constexpr double kGap = 4;
+constexpr double kPad = 6;
+constexpr double kHeader = 18;
+constexpr double kLegend = 24;
+constexpr double kSources = 64; ///< band for the fan-out sources above the array
+constexpr std::int64_t kMaxFanLines = 256; ///< more receivers than this: the source says how many
+
+int gridColumns(std::int64_t n, bool cells)
+{
+    if (n <= (cells ? 8 : 4)) return static_cast<int>(std::max<std::int64_t>(1, n));
+    return static_cast<int>(std::ceil(std::sqrt(double(n) * (cells ? 2.0 : 1.0))));
+}
+
+QString rangesText(const sim::TensorInfo& info, const sim::TensorState& st)
+{
+    QStringList parts;
+    for (std::size_t d = 0; d < info.dims.size() && d < st.ranges.size(); ++d) {
+        const sim::Range& r = st.ranges[d];
+        if (r.size() == 1)
+            parts << QString::number(r.begin);
+        else
+            parts << QStringLiteral("%1:%2").arg(r.begin).arg(r.end);
+    }
+    return QString::fromStdString(info.name) + QLatin1Char('[') + parts.join(QStringLiteral("]["))
+        + QLatin1Char(']');
+}
+} // namespace
+
+PeArrayView::PeArrayView(QWidget* parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+    setBackgroundRole(QPalette::Base);
+    setAutoFillBackground(true);
+}
+
+QColor PeArrayView::tensorColour(int tensor, int tensors)
+{
+    // Inputs in blue and green tones, the output (last) in orange: the same in every view.
+    static const QColor inputs[] = {QColor(33, 113, 181), QColor(35, 139, 69), QColor(117, 107, 177),
+        QColor(0, 150, 160), QColor(140, 110, 40)};
+    if (tensor == tensors - 1) return QColor(230, 110, 20);
+    return inputs[tensor % 5];
+}
+
+void PeArrayView::setLayout(const sim::Layout& layout)
+{
+    m_layout = layout;
+    m_frame = nullptr;
+    m_highlightLevel = -1;
+    relayout();
+}
+
+void PeArrayView::setFrame(const sim::Frame* frame)
+{
+    m_frame = frame;
+    update();
+}
+
+void PeArrayView::setHighlightedLevel(int level)
+{
+    m_highlightLevel = level;
+    update();
+}
+
+void PeArrayView::setZoom(double zoom)
+{
+    m_zoom = std::clamp(zoom, 0.15, 4.0);
+    relayout();
+}
+
+double PeArrayView::zoomToFit(int width) const
+{
+    if (!m_layout) return 1.0;
+    const double at1 = std::max(1.0, unitSize(0).width() / m_zoom);
+    return std::clamp(double(width - 2 * kPad) / at1, 10.0 / 48.0, 72.0 / 48.0);
+}
+
+QSizeF PeArrayView::unitSize(int level) const
+{
+    const sim::LevelInfo& info = m_layout->levels[std::size_t(level)];
+    const bool innermost = level + 1 == int(m_layout->levels.size());
+    const QSizeF child = innermost ? QSizeF(cell(), cell()) : unitSize(level + 1);
+    const int cols = gridColumns(info.subUnits, innermost);
+    const auto rows = static_cast<int>((info.subUnits + cols - 1) / cols);
+    return {cols * child.width() + (cols - 1) * kGap + 2 * kPad,
+        rows * child.height() + (rows - 1) * kGap + 2 * kPad + kHeader};
+}
+
+void PeArrayView::place(int level, std::int64_t unit, std::int64_t firstPe, QPointF origin)
+{
+    const sim::LevelInfo& info = m_layout->levels[std::size_t(level)];
+    const bool innermost = level + 1 == int(m_layout->levels.size());
+    m_clusters.push_back({QRectF(origin, unitSize(level)), level, unit});
+    const QSizeF child = innermost ? QSizeF(cell(), cell()) : unitSize(level + 1);
+    const int cols = gridColumns(info.subUnits, innermost);
+    for (std::int64_t j = 0; j < info.subUnits; ++j) {
+        const QPointF at(origin.x() + kPad + double(j % cols) * (child.width() + kGap),
+            origin.y() + kHeader + kPad + double(j / cols) * (child.height() + kGap));
+        const std::int64_t pe = firstPe + j * info.pesPerSubUnit;
+        if (innermost) {
+            if (pe < std::int64_t(m_peRects.size())) m_peRects[std::size_t(pe)] = QRectF(at, child);
+        } else {
+            place(level + 1, unit * info.subUnits + j, pe, at);
+        }
+    }
+}
+
+void PeArrayView::relayout()
+{
+    m_peRects.clear();
+    m_clusters.clear();
+    if (!m_layout || m_layout->levels.empty()) {
+        m_size = QSizeF(200, 100);
+        updateGeometry();
+        update();
+        return;
+    }
+    m_peRects.assign(std::size_t(m_layout->pes), QRectF());
+    m_top = kLegend + kSources;
+    place(0, 0, 0, QPointF(kPad, m_top));
+    const QSizeF array = unitSize(0);
+    m_size = QSizeF(std::max(array.width() + 2 * kPad, 330.0), m_top + array.height() + kPad);
+    updateGeometry();
+    resize(sizeHint());
+    update();
+}
+
+QSize PeArrayView::sizeHint() const
+{
+    return m_size.toSize();
+}
+
+QRectF PeArrayView::peRect(std::int64_t pe) const
+{
+    return pe >= 0 && pe < std::int64_t(m_peRects.size()) ? m_peRects[std::size_t(pe)] : QRectF();
+}
+
+std::int64_t PeArrayView::peAt(const QPointF& pos) const
+{
+    for (std::size_t i = 0; i < m_peRects.size(); ++i)
+        if (m_peRects[i].contains(pos)) return std::int64_t(i);
+    return -1;
+}
+
+QString PeArrayView::describePe(std::int64_t pe) const
+{
+    if (!m_layout || !m_frame || pe < 0 || pe >= std::int64_t(m_frame->pes.size())) return {};
+    const sim::PeState& st = m_frame->pes[std::size_t(pe)];
+    QStringList lines;
+    QStringList path;
+    for (std::size_t l = 0; l < m_layout->levels.size(); ++l)
+        path << QString::number((pe / m_layout->levels[l].pesPerSubUnit) % m_layout->levels[l].subUnits);
+    lines << tr("PE %1 (sub-unit %2 from the top level down)").arg(pe).arg(path.join(QLatin1Char('.')));
+    if (!st.active) {
+        lines << tr("idle at this step");
+        return lines.join(QLatin1Char('\n'));
+    }
+    // The PE's loop indices: each dimension's range in the first tensor that has it.
+    QStringList indices;
+    QStringList seen;
+    for (std::size_t t = 0; t < m_layout->tensors.size() && t < st.tensors.size(); ++t) {
+        const sim::TensorInfo& info = m_layout->tensors[t];
+        for (std::size_t d = 0; d < info.dims.size() && d < st.tensors[t].ranges.size(); ++d) {
+            const QString dim = QString::fromStdString(info.dims[d]);
+            if (seen.contains(dim)) continue;
+            seen << dim;
+            const sim::Range& r = st.tensors[t].ranges[d];
+            indices << QStringLiteral("%1 in [%2, %3)").arg(dim).arg(r.begin).arg(r.end);
+        }
+    }
+    lines << tr("loop indices: %1").arg(indices.join(QStringLiteral(", ")));
+    for (std::size_t t = 0; t < m_layout->tensors.size() && t < st.tensors.size(); ++t) {
+        const sim::TensorInfo& info = m_layout->tensors[t];
+        const sim::TensorState& ts = st.tensors[t];
+        if (info.output)
+            lines << tr("%1: holds %2, sent %3 partial sums")
+                         .arg(rangesText(info, ts))
+                         .arg(ts.held)
+                         .arg(ts.sent);
+        else
+            lines << tr("%1: holds %2 (arrived %3, kept %4), multicast to %5 PEs")
+                         .arg(rangesText(info, ts))
+                         .arg(ts.held)
+                         .arg(ts.arrived)
+                         .arg(ts.stayed)
+                         .arg(ts.fanout);
+    }
+    lines << tr("MACs this step: %1").arg(st.macs);
+    return lines.join(QLatin1Char('\n'));
+}
+
+bool PeArrayView::event(QEvent* e)
+{
+    if (e->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        const QString text = describePe(peAt(help->pos()));
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+void PeArrayView::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    if (!m_layout) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("Select a mapping to watch it move data"));
+        return;
+    }
+    const int tensors = int(m_layout->tensors.size());
+    const QFont base = font();
+    QFont small = base;
+    small.setPointSizeF(std::max(6.5, base.pointSizeF() * 0.85));
+
+    // Legend: a swatch per tensor, then how to read a cell.
+    double x = kPad;
+    p.setFont(small);
+    for (int t = 0; t < tensors; ++t) {
+        p.fillRect(QRectF(x, 6, 14, 12), tensorColour(t, tensors));
+        const QString name = QString::fromStdString(m_layout->tensors[std::size_t(t)].name)
+            + (m_layout->tensors[std::size_t(t)].output ? tr(" (output)") : QString());
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(QPointF(x + 18, 16), name);
+        x += 28 + p.fontMetrics().horizontalAdvance(name);
+    }
+
+    // Cluster frames, outermost first, labelled with their level's directives.
+    for (const ClusterBox& box : m_clusters) {
+        const sim::LevelInfo& info = m_layout->levels[std::size_t(box.level)];
+        const bool lit = box.level == m_highlightLevel;
+        const int shade = 245 - 12 * box.level;
+        p.setPen(QPen(lit ? QColor(230, 120, 0) : QColor(150, 150, 160), lit ? 2.5 : 1));
+        p.setBrush(QColor(shade, shade, std::min(255, shade + 6)));
+        p.drawRoundedRect(box.rect, 5, 5);
+        QStringList dirs;
+        for (const std::string& d : info.userDirectives.empty() ? info.directives : info.userDirectives)
+            dirs << QString::fromStdString(d);
+        const QString label = (box.level == 0 ? tr("array") : tr("cluster %1").arg(box.unit))
+            + QStringLiteral(" \u00b7 L%1: ").arg(box.level) + dirs.join(QStringLiteral("; "));
+        p.setPen(palette().color(QPalette::Text));
+        const QRectF text(
+            box.rect.left() + kPad, box.rect.top() + 2, box.rect.width() - 2 * kPad, kHeader - 2);
+        p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
+            p.fontMetrics().elidedText(label, Qt::ElideRight, int(text.width())));
+    }
+
+    // Sources: one per input tensor, fanning out to the PEs its elements reached this step.
+    if (m_frame) {
+        const std::vector<int> inputs = [&] {
+            std::vector<int> v;
+            for (int t = 0; t < tensors; ++t)
+                if (!m_layout->tensors[std::size_t(t)].output) v.push_back(t);
+            return v;
+        }();
+        const double slot = (m_size.width() - 2 * kPad) / double(std::max<std::size_t>(1, inputs.size()));
+        for (std::size_t k = 0; k < inputs.size(); ++k) {
+            const int t = inputs[k];
+            std::vector<std::int64_t> receivers;
+            std::int64_t arrived = 0, fanout = 0;
+            for (std::size_t pe = 0; pe < m_frame->pes.size(); ++pe) {
+                const sim::TensorState& ts = m_frame->pes[pe].tensors[std::size_t(t)];
+                if (ts.arrived > 0) {
+                    receivers.push_back(std::int64_t(pe));
+                    arrived += ts.arrived;
+                    fanout = std::max(fanout, ts.fanout);
+                }
+            }
+            const QColor c = tensorColour(t, tensors);
+            const QRectF chip(kPad + double(k) * slot, kLegend + 4, std::min(slot - 8, 240.0), 22);
+            p.setPen(QPen(c, 1.5));
+            p.setBrush(receivers.empty() ? QColor(250, 250, 250) : c.lighter(185));
+            p.drawRoundedRect(chip, 4, 4);
+            const QString label = receivers.empty()
+                ? tr("%1: nothing sent").arg(QString::fromStdString(m_layout->tensors[std::size_t(t)].name))
+                : tr("%1 \u2192 %2 PEs, multicast \u00d7%3")
+                      .arg(QString::fromStdString(m_layout->tensors[std::size_t(t)].name))
+                      .arg(receivers.size())
+                      .arg(fanout);
+            p.setPen(palette().color(QPalette::Text));
+            p.drawText(chip.adjusted(4, 0, -4, 0), Qt::AlignCenter,
+                p.fontMetrics().elidedText(label, Qt::ElideRight, int(chip.width() - 8)));
+            if (receivers.empty() || std::int64_t(receivers.size()) > kMaxFanLines) continue;
+            QColor line = c;
+            line.setAlpha(110);
+            p.setPen(QPen(line, 1.2));
+            const QPointF from(chip.center().x(), chip.bottom());
+            for (std::int64_t pe : receivers) {
+                const QRectF r = m_peRects[std::size_t(pe)];
+                p.drawLine(from, QPointF(r.center().x(), r.top()));
+            }
+        }
+    }
+
+    // The cells.
+    for (std::size_t pe = 0; pe < m_peRects.size(); ++pe) {
+        const QRectF r = m_peRects[pe];
+        if (r.isEmpty()) continue;
+        const sim::PeState* st = m_frame && pe < m_frame->pes.size() ? &m_frame->pes[pe] : nullptr;
+        const bool active = st && st->active;
+        p.setPen(QPen(QColor(120, 120, 130), 1));
+        p.setBrush(active ? QColor(255, 255, 255) : QColor(222, 222, 226));
+        p.drawRect(r);
+        if (!active) continue;
+        const double text = r.height() >= 40 ? 13 : 0;
+        const double band = (r.height() - 4 - text) / std::max(1, tensors);
+        for (int t = 0; t < tensors; ++t) {
+            const sim::TensorState& ts = st->tensors[std::size_t(t)];
+            const QRectF b(r.left() + 2, r.top() + 2 + t * band, r.width() - 4, band - 1);
+            const QColor c = tensorColour(t, tensors);
+            QColor pale = c;
+            pale.setAlpha(70);
+            if (m_layout->tensors[std::size_t(t)].output) {
+                if (ts.held > 0) p.fillRect(b, ts.sent > 0 ? c : pale);
+                continue;
+            }
+            if (ts.held <= 0) continue;
+            const double arrivedShare = std::clamp(double(ts.arrived) / double(ts.held), 0.0, 1.0);
+            const QRectF kept(b.left(), b.top(), b.width() * (1 - arrivedShare), b.height());
+            const QRectF fresh(kept.right(), b.top(), b.width() * arrivedShare, b.height());
+            p.fillRect(kept, pale);
+            p.fillRect(fresh, c);
+        }
+        if (text > 0) {
+            p.setFont(small);
+            p.setPen(
+                st->macs > 0 ? palette().color(QPalette::Text) : palette().color(QPalette::PlaceholderText));
+            p.drawText(QRectF(r.left(), r.bottom() - text - 1, r.width(), text), Qt::AlignCenter,
+                st->macs > 0 ? tr("%1 MAC").arg(st->macs) : tr("no MAC"));
+        }
+    }
+}
+
+} // namespace marvel::ui

@@ -1,0 +1,146 @@
+#include "ui/animation/simulation_controller.h"
+
+#include <QMetaObject>
+
+#include "core/util/diagnostic.h"
+
+namespace marvel::ui {
+
+SimulationController::SimulationController(QObject* parent)
+    : QObject(parent)
+{ }
+
+SimulationController::~SimulationController()
+{
+    for (Worker& w : m_workers)
+        w.thread.request_stop();
+    m_workers.clear(); // joins; a load stops at its next frame, a window at its end
+}
+
+template <class Job> void SimulationController::spawn(Job job)
+{
+    reap();
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    std::jthread thread([job = std::move(job), done](std::stop_token stop) mutable {
+        job(stop);
+        *done = true;
+    });
+    m_workers.push_back({std::move(done), std::move(thread)});
+}
+
+void SimulationController::reap()
+{
+    std::erase_if(m_workers, [](const Worker& w) { return w.done->load(); });
+}
+
+void SimulationController::cancel()
+{
+    for (Worker& w : m_workers)
+        w.thread.request_stop();
+    ++m_generation;
+    m_simulator.reset();
+    m_busy = false;
+    m_pendingWindow = -1;
+}
+
+void SimulationController::load(SimulationRequest request)
+{
+    cancel();
+    const quint64 generation = m_generation;
+    m_busy = true;
+    spawn([this, generation, request = std::move(request)](std::stop_token stop) {
+        auto fail = [this, generation](const QString& message) {
+            QMetaObject::invokeMethod(
+                this,
+                [this, generation, message] {
+                    if (generation != m_generation) return;
+                    m_busy = false;
+                    emit failed(message);
+                },
+                Qt::QueuedConnection);
+        };
+        std::shared_ptr<sim::Simulator> simulator;
+        try {
+            simulator
+                = std::make_shared<sim::Simulator>(request.problem, request.dataflow, request.accelerator);
+        } catch (const InputError& e) {
+            fail(QString::fromStdString(e.what()));
+            return;
+        }
+        auto summary = std::make_shared<SimulationSummary>();
+        summary->title = request.title;
+        summary->dataflow = request.dataflow;
+        summary->layout = simulator->layout();
+        const std::int64_t pes = std::max<std::int64_t>(1, summary->layout.pes);
+        const std::int64_t keep = std::max<std::int64_t>(kWindowFrames, kKeepAllPeFrames / pes);
+        auto window = std::make_shared<FrameWindow>();
+        auto lastReport = std::chrono::steady_clock::now();
+        const sim::Totals totals = simulator->run(
+            [&](const sim::Frame& frame) {
+                if (frame.index < kMaxDelayFrames) summary->delays.push_back(frame.levels);
+                if (frame.index < keep) window->frames.push_back(frame);
+                return !stop.stop_requested();
+            },
+            0, std::numeric_limits<std::int64_t>::max(),
+            [&](std::int64_t done, std::int64_t bound) {
+                const auto now = std::chrono::steady_clock::now();
+                if (now - lastReport < std::chrono::milliseconds(100) || bound <= 0) return;
+                lastReport = now;
+                const double fraction = double(done) / double(bound);
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, generation, fraction] {
+                        if (generation == m_generation) emit progressed(fraction);
+                    },
+                    Qt::QueuedConnection);
+            });
+        if (stop.stop_requested()) return;
+        summary->totals = totals;
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, simulator, summary, window] {
+                if (generation != m_generation) return;
+                m_simulator = simulator;
+                m_busy = false;
+                emit loaded(summary, window);
+                if (m_pendingWindow >= 0) requestWindow(std::exchange(m_pendingWindow, -1));
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void SimulationController::requestWindow(std::int64_t first)
+{
+    if (!m_simulator || m_busy) {
+        // One job per simulator at a time (it is not thread-safe): the latest request waits its turn.
+        m_pendingWindow = first;
+        return;
+    }
+    m_busy = true;
+    const quint64 generation = m_generation;
+    spawn([this, generation, simulator = m_simulator, first](std::stop_token stop) {
+        auto window = std::make_shared<FrameWindow>();
+        window->first = first;
+        try {
+            simulator->run(
+                [&](const sim::Frame& frame) {
+                    window->frames.push_back(frame);
+                    return !stop.stop_requested();
+                },
+                first, kWindowFrames);
+        } catch (const InputError&) {
+            window->frames.clear();
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, window] {
+                if (generation != m_generation) return;
+                m_busy = false;
+                if (!window->frames.empty()) emit windowReady(window);
+                if (m_pendingWindow >= 0) requestWindow(std::exchange(m_pendingWindow, -1));
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+} // namespace marvel::ui

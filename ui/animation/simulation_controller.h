@@ -1,0 +1,93 @@
+#pragma once
+// Runs core's step-by-step simulator (core/sim) for the PE-array animation off the GUI thread. A load
+// simulates the whole layer once, keeping every frame's step delays (the delay strip) and, when they
+// are few enough, every frame; otherwise frames are simulated again window by window on request.
+// Every load has a generation number: results of a superseded load never reach the panel.
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <QObject>
+#include <QString>
+
+#include "core/arch/accelerator.h"
+#include "core/cost/problem.h"
+#include "core/mdc/dataflow.h"
+#include "core/sim/simulator.h"
+
+namespace marvel::ui {
+
+/// What to animate: one mapped layer on one accelerator.
+struct SimulationRequest
+{
+    QString title;
+    cost::Problem problem;
+    mdc::Dataflow dataflow;
+    arch::Accelerator accelerator;
+};
+
+/// What a load found: the static picture, the totals and every frame's step delays.
+struct SimulationSummary
+{
+    QString title;
+    mdc::Dataflow dataflow;
+    sim::Layout layout;
+    sim::Totals totals;
+    std::vector<std::vector<sim::StepDelays>> delays; ///< per frame, per level (at most kMaxDelayFrames)
+};
+
+/// A window of consecutive frames.
+struct FrameWindow
+{
+    std::int64_t first = 0;
+    std::vector<sim::Frame> frames;
+    bool contains(std::int64_t i) const { return i >= first && i < first + std::int64_t(frames.size()); }
+    const sim::Frame& at(std::int64_t i) const { return frames[std::size_t(i - first)]; }
+};
+
+class SimulationController : public QObject
+{
+    Q_OBJECT
+public:
+    /// Frames kept from a load when frames x PEs stays within this (else windows are fetched).
+    static constexpr std::int64_t kKeepAllPeFrames = 60'000;
+    static constexpr std::int64_t kWindowFrames = 128;
+    /// Step delays kept for the strip (the strip of a longer run ends there).
+    static constexpr std::int64_t kMaxDelayFrames = 250'000;
+
+    explicit SimulationController(QObject* parent = nullptr);
+    ~SimulationController() override; ///< stops and joins the workers
+
+    void load(SimulationRequest request);
+    /// Simulates frames [first, first + kWindowFrames) of the current load (for long runs).
+    void requestWindow(std::int64_t first);
+    void cancel();
+    quint64 generation() const { return m_generation; }
+    bool isBusy() const { return m_busy; }
+
+signals:
+    void loaded(std::shared_ptr<const marvel::ui::SimulationSummary> summary,
+        std::shared_ptr<const marvel::ui::FrameWindow> window);
+    void windowReady(std::shared_ptr<const marvel::ui::FrameWindow> window);
+    void failed(const QString& message);
+    void progressed(double fraction);
+
+private:
+    void reap();
+
+    std::shared_ptr<sim::Simulator> m_simulator; ///< of the current load, shared with its workers
+    struct Worker
+    {
+        std::shared_ptr<std::atomic<bool>> done;
+        std::jthread thread;
+    };
+    template <class Job> void spawn(Job job);
+    std::vector<Worker> m_workers;
+    quint64 m_generation = 0;
+    bool m_busy = false;
+    std::int64_t m_pendingWindow = -1;
+};
+
+} // namespace marvel::ui
