@@ -5,6 +5,7 @@
 #include <QCommandLineParser>
 #include <QTimer>
 
+#include "ui/animation/animation_panel.h"
 #include "ui/bench/studio_bench.h"
 #include "ui/main_window.h"
 
@@ -40,6 +41,13 @@ int main(int argc, char** argv)
             "Measure the app's responsiveness (GUI-thread stall, retune latency, replot, streaming "
             "cost), print the figures and quit."));
     parser.addOption(bench);
+    QCommandLineOption animationStep(QStringLiteral("animation-step"),
+        QStringLiteral("Show step <n> (from 1) of the animation once it is ready."), QStringLiteral("n"));
+    parser.addOption(animationStep);
+    QCommandLineOption animationDirectives(QStringLiteral("animation-directives"),
+        QStringLiteral("Animate the layer under these MDC directives (as in a Dataflow block)."),
+        QStringLiteral("text"));
+    parser.addOption(animationDirectives);
     parser.addPositionalArgument(
         QStringLiteral("file"), QStringLiteral("Project (.json) or operator (.loop) to open."));
     parser.process(app);
@@ -58,6 +66,19 @@ int main(int argc, char** argv)
     }
     window.resize(windowSize);
     window.show();
+    if (parser.isSet(animationStep) || parser.isSet(animationDirectives)) {
+        // The first ready animation is the project's; typed directives replace it, then the step is shown.
+        const qint64 step = parser.isSet(animationStep) ? parser.value(animationStep).toLongLong() : 1;
+        const QString directives = parser.value(animationDirectives);
+        QObject::connect(window.animationPanel(), &marvel::ui::AnimationPanel::ready, &window,
+            [&window, step, directives, applied = directives.isEmpty()]() mutable {
+                if (!applied) {
+                    applied = true;
+                    if (window.animationPanel()->applyDirectives(directives)) return;
+                }
+                window.animationPanel()->seek(step - 1);
+            });
+    }
     // A session that was killed left its unsaved work behind; scripted runs never ask.
     if (!parser.isSet(screenshot) && !parser.isSet(search) && !parser.isSet(quitAfter))
         QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });

@@ -309,43 +309,65 @@ private:
         for (;;) {
             const Token& t = expectToken("'}'", keyword, what);
             if (t.text == "}") return;
-            if (t.text == "TemporalMap" || t.text == "SpatialMap") {
-                Directive d;
-                d.kind = t.text == "TemporalMap" ? Directive::Kind::TemporalMap : Directive::Kind::SpatialMap;
-                d.loc = t.loc;
-                const auto size = parseSize(t, what, layer, "map size");
-                const auto offset = parseSize(t, what, layer, "map offset");
-                const Token& dim = expectToken("a dimension name", t, what);
-                if (dim.text == "}" || dim.text == "{")
-                    fatal(dim.loc, "missing dimension name after " + std::string(t.text));
-                checkName(dim, "a dimension name");
-                if (!size || !offset) continue;
-                d.size = *size;
-                d.offset = *offset;
-                d.dim = std::string(dim.text);
-                layer.dataflow.push_back(std::move(d));
-            } else if (t.text == "Cluster") {
-                Directive d;
-                d.kind = Directive::Kind::Cluster;
-                d.loc = t.loc;
-                const auto size = parseSize(t, what, layer, "cluster size");
-                const Token& type = expectToken("a cluster type", t, what);
-                if (type.text != "P" && type.text != "L") {
-                    if (type.text == "}") fatal(type.loc, "missing cluster type (P or L) in Cluster");
-                    error(type.loc, "cluster type must be P or L, not " + quoted(type.text));
-                    continue;
-                }
-                if (!size) continue;
-                d.size = *size;
-                layer.dataflow.push_back(std::move(d));
-            } else {
-                fatal(t.loc,
-                    "unknown directive " + quoted(t.text) + " in " + what
-                        + " (expected TemporalMap, SpatialMap, Cluster or '}')");
-            }
+            parseDirective(t, what, layer);
         }
     }
 
+    /// One TemporalMap, SpatialMap or Cluster directive starting at `t`, appended to layer.dataflow.
+    void parseDirective(const Token& t, const std::string& what, Layer& layer)
+    {
+        if (t.text == "TemporalMap" || t.text == "SpatialMap") {
+            Directive d;
+            d.kind = t.text == "TemporalMap" ? Directive::Kind::TemporalMap : Directive::Kind::SpatialMap;
+            d.loc = t.loc;
+            const auto size = parseSize(t, what, layer, "map size");
+            const auto offset = parseSize(t, what, layer, "map offset");
+            const Token& dim = expectToken("a dimension name", t, what);
+            if (dim.text == "}" || dim.text == "{")
+                fatal(dim.loc, "missing dimension name after " + std::string(t.text));
+            checkName(dim, "a dimension name");
+            if (!size || !offset) return;
+            d.size = *size;
+            d.offset = *offset;
+            d.dim = std::string(dim.text);
+            layer.dataflow.push_back(std::move(d));
+        } else if (t.text == "Cluster") {
+            Directive d;
+            d.kind = Directive::Kind::Cluster;
+            d.loc = t.loc;
+            const auto size = parseSize(t, what, layer, "cluster size");
+            const Token& type = expectToken("a cluster type", t, what);
+            if (type.text != "P" && type.text != "L") {
+                if (type.text == "}") fatal(type.loc, "missing cluster type (P or L) in Cluster");
+                error(type.loc, "cluster type must be P or L, not " + quoted(type.text));
+                return;
+            }
+            if (!size) return;
+            d.size = *size;
+            layer.dataflow.push_back(std::move(d));
+        } else {
+            fatal(t.loc,
+                "unknown directive " + quoted(t.text) + " in " + what
+                    + " (expected TemporalMap, SpatialMap, Cluster or '}')");
+        }
+    }
+
+public:
+    /// A bare directive list (no Network or Layer around it) over the dimensions `dims`.
+    Dataflow parseDirectives(const std::vector<LayerDim>& dims)
+    {
+        Layer layer;
+        layer.name = "directives";
+        layer.dims = dims;
+        try {
+            while (!atEnd())
+                parseDirective(next(), "the directives", layer);
+        } catch (const StopParsing&) { }
+        if (!m_diagnostics.empty()) throw InputError(std::move(m_diagnostics));
+        return std::move(layer.dataflow);
+    }
+
+private:
     // The block's contents are never used by the analysis; only its braces matter.
     void skipAccelerator(const Token& keyword)
     {
@@ -389,6 +411,11 @@ std::string tokenSafe(const std::string& name)
 Network readMaestroMapping(std::string_view text, const std::string& fileName)
 {
     return Parser(text, fileName).parse();
+}
+
+Dataflow readDirectives(std::string_view text, const std::vector<LayerDim>& dims, const std::string& fileName)
+{
+    return Parser(text, fileName).parseDirectives(dims);
 }
 
 Network readMaestroMappingFile(const std::string& path)

@@ -25,6 +25,12 @@ Network readMaestroMapping(std::string_view text, const std::string& fileName);
 /// Reads `path` and parses it; an unreadable file throws InputError naming the path.
 Network readMaestroMappingFile(const std::string& path);
 
+/// Parses a bare directive list as written inside a Dataflow block ("SpatialMap(1,1) K; Cluster(4, P);
+/// TemporalMap(Sz(R),1) Y;"), with Sz() over `dims`. Problems throw InputError naming `fileName` and
+/// line:col.
+Dataflow readDirectives(
+    std::string_view text, const std::vector<LayerDim>& dims, const std::string& fileName);
+
 /// Canonical MAESTRO syntax (`Network N {`, `Layer L {`, `Type: CONV`, `Stride { X: 2, Y: 2 }`,
 /// `Dimensions { K: 64, ... }`, `Dataflow { TemporalMap(3,1) Y; ... Cluster(3,P); }`) that MAESTRO
 /// itself reads; layers without a dataflow are written without a Dataflow block (a model file).

@@ -180,6 +180,43 @@ private slots:
         QCOMPARE(w.animationPanel()->frameCount(), 4);
     }
 
+    /// A teacher types directives: the same layer is simulated under them (one level, X over the 4 PEs,
+    /// the 3 taps in time: 4 folds x 1 step = 4 steps, where the weights are kept between steps); a typo
+    /// is located and the animation shown stays.
+    void typedDirectivesAreSimulated()
+    {
+        AnimationPanel panel;
+        QVERIFY(load(panel, classroomRequest()));
+        QSignalSpy ready(&panel, &AnimationPanel::ready);
+        QVERIFY(panel.applyDirectives(QStringLiteral("SpatialMap(1,1) X;\nTemporalMap(Sz(S),Sz(S)) S;")));
+        QVERIFY(ready.wait(30000));
+        QCOMPARE(panel.summary()->dataflow.size(), 2u);
+        QCOMPARE(panel.summary()->layout.levels.size(), 1u);
+        QCOMPARE(panel.frameCount(), 4);
+        panel.seek(1);
+        const sim::Frame* f = panel.shownFrame();
+        QVERIFY(f);
+        int w = -1;
+        for (std::size_t t = 0; t < panel.summary()->layout.tensors.size(); ++t)
+            if (panel.summary()->layout.tensors[t].name == "W") w = int(t);
+        QVERIFY(w >= 0);
+        QCOMPARE(f->pes[0].tensors[std::size_t(w)].stayed, 3); // the filter stays: weight-stationary
+        QCOMPARE(f->pes[0].tensors[std::size_t(w)].arrived, 0);
+
+        QVERIFY(!panel.applyDirectives(QStringLiteral("SpatialMap(1,1) X;\n  TempralMap(3,3) S;")));
+        QVERIFY2(panel.editorMessage()->text().startsWith(
+                     QStringLiteral("directives:2:3: unknown directive 'TempralMap'")),
+            qPrintable(panel.editorMessage()->text()));
+        QCOMPARE(panel.summary()->dataflow.size(), 2u); // still the last good one
+        QVERIFY(!panel.applyDirectives(QStringLiteral("SpatialMap(1,1) X;\nTemporalMap(Sz(Q),1) S;")));
+        QVERIFY(panel.editorMessage()->text().contains(QStringLiteral("Sz(Q)")));
+        // Parses, but maps a dimension the layer does not have: the simulator says so, the animation stays.
+        QVERIFY(panel.applyDirectives(QStringLiteral("SpatialMap(1,1) Q;")));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.editorMessage()->text().isEmpty(), 30000);
+        QVERIFY(panel.editorMessage()->text().contains(QStringLiteral("Q: dimension not found")));
+        QCOMPARE(panel.summary()->dataflow.size(), 2u);
+    }
+
     void invalidMappingIsExplained()
     {
         AnimationPanel panel;

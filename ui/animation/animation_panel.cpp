@@ -1,10 +1,13 @@
 #include "ui/animation/animation_panel.h"
 
 #include <QComboBox>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSlider>
 #include <QSplitter>
@@ -13,6 +16,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "core/mdc/maestro_io.h"
 #include "ui/animation/delay_strip.h"
 #include "ui/animation/pe_array_view.h"
 
@@ -28,8 +32,15 @@ AnimationPanel::AnimationPanel(QWidget* parent)
             m_window = std::move(w);
             showCurrent();
         });
-    connect(m_controller, &SimulationController::failed, this,
-        [this](const QString& message) { clear(message); });
+    connect(m_controller, &SimulationController::failed, this, [this](const QString& message) {
+        if (m_summary && m_fromEditor) {
+            // Directives typed in the editor that do not map the layer: keep the animation, say why.
+            m_progress->hide();
+            m_editorMessage->setText(message);
+            return;
+        }
+        clear(message);
+    });
 
     m_title = new QLabel;
     m_title->setTextFormat(Qt::RichText);
@@ -99,10 +110,30 @@ AnimationPanel::AnimationPanel(QWidget* parent)
     m_directives = new QListWidget;
     m_directives->setToolTip(tr("Select a directive to highlight the sub-units (SpatialMap, Cluster) or the "
                                 "steps (TemporalMap) it governs"));
-    m_directives->setMaximumWidth(190);
     connect(m_directives, &QListWidget::currentRowChanged, this, &AnimationPanel::highlightDirective);
+    // Teachers type directives and watch: the editor simulates the same layer under them.
+    m_editor = new QPlainTextEdit;
+    m_editor->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_editor->setPlaceholderText(QStringLiteral("SpatialMap(1,1) X;\nTemporalMap(3,3) S;"));
+    m_editor->setToolTip(tr("Write directives as in a MAESTRO Dataflow block and press Apply (Ctrl+Return)"));
+    auto* apply = new QPushButton(tr("Apply"));
+    apply->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    connect(apply, &QPushButton::clicked, this, [this] { applyDirectives(m_editor->toPlainText()); });
+    m_editorMessage = new QLabel;
+    m_editorMessage->setWordWrap(true);
+    m_editorMessage->setStyleSheet(QStringLiteral("color: #c62828"));
+    auto* left = new QWidget;
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(new QLabel(tr("Directives (select to highlight)")));
+    leftLayout->addWidget(m_directives, 2);
+    leftLayout->addWidget(new QLabel(tr("Try your own:")));
+    leftLayout->addWidget(m_editor, 1);
+    leftLayout->addWidget(m_editorMessage);
+    leftLayout->addWidget(apply);
+    left->setMaximumWidth(230);
     auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(m_directives);
+    split->addWidget(left);
     split->addWidget(m_scroll);
     split->setStretchFactor(1, 1);
 
@@ -160,6 +191,9 @@ void AnimationPanel::clear(const QString& why)
 void AnimationPanel::setMapping(SimulationRequest request)
 {
     pause();
+    m_request = request;
+    m_fromEditor = false;
+    m_editorMessage->clear();
     m_title->setText(tr("<b>Animation</b> \u00b7 %1").arg(request.title.toHtmlEscaped()));
     m_status->setText(tr("Simulating..."));
     m_status->setStyleSheet({});
@@ -182,6 +216,10 @@ void AnimationPanel::onLoaded(
     }
     m_strip->setDelays(&m_summary->delays);
     m_directives->clear();
+    QString editable;
+    for (const mdc::Directive& d : m_summary->dataflow)
+        editable += QString::fromStdString(d.toString()) + QStringLiteral(";\n");
+    if (!m_fromEditor) m_editor->setPlainText(editable);
     int level = 0;
     for (const mdc::Directive& d : m_summary->dataflow) {
         const bool cluster = d.kind == mdc::Directive::Kind::Cluster;
@@ -273,6 +311,30 @@ void AnimationPanel::setSpeed(double framesPerSecond)
     m_timer->setInterval(int(1000.0 / std::max(0.1, framesPerSecond)));
     const int i = m_speed->findData(framesPerSecond);
     if (i >= 0) m_speed->setCurrentIndex(i);
+}
+
+bool AnimationPanel::applyDirectives(const QString& text)
+{
+    if (!m_request) return false;
+    std::vector<mdc::LayerDim> dims;
+    for (const cost::ProblemDim& d : m_request->problem.dims)
+        dims.push_back({d.name, d.size, d.stride});
+    SimulationRequest request = *m_request;
+    try {
+        request.dataflow = mdc::readDirectives(text.toStdString(), dims, "directives");
+    } catch (const InputError& e) {
+        m_editorMessage->setText(QString::fromStdString(e.what()));
+        return false;
+    }
+    if (request.dataflow.empty()) {
+        m_editorMessage->setText(tr("directives: write at least one directive"));
+        return false;
+    }
+    if (m_editor->toPlainText() != text) m_editor->setPlainText(text);
+    request.title = tr("%1 under your directives").arg(QString::fromStdString(request.problem.name));
+    setMapping(std::move(request));
+    m_fromEditor = true;
+    return true;
 }
 
 void AnimationPanel::highlightDirective(int index)

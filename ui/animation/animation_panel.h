@@ -4,6 +4,7 @@
 // the sub-units and steps it governs. The simulation runs off the GUI thread (SimulationController).
 
 #include <memory>
+#include <optional>
 
 #include <QWidget>
 
@@ -12,6 +13,7 @@
 class QComboBox;
 class QLabel;
 class QListWidget;
+class QPlainTextEdit;
 class QProgressBar;
 class QScrollArea;
 class QSlider;
@@ -50,6 +52,11 @@ public:
     void setSpeed(double framesPerSecond);
     /// Highlights what directive `index` of the dataflow governs (-1: nothing).
     void highlightDirective(int index);
+    /// Simulates the current layer under directives written as in a MAESTRO Dataflow block; false (the
+    /// located error shown, the current animation kept) when they do not parse or do not map the layer.
+    bool applyDirectives(const QString& text);
+    QPlainTextEdit* directiveEditor() const { return m_editor; }
+    QLabel* editorMessage() const { return m_editorMessage; }
 
     PeArrayView* arrayView() const { return m_view; }
     DelayStrip* delayStrip() const { return m_strip; }
@@ -85,9 +92,13 @@ private:
     QLabel* m_totals = nullptr;
     QLabel* m_title = nullptr;
     QListWidget* m_directives = nullptr;
+    QPlainTextEdit* m_editor = nullptr;
+    QLabel* m_editorMessage = nullptr;
+    std::optional<SimulationRequest> m_request; ///< of the animation shown (or being simulated)
     QProgressBar* m_progress = nullptr;
     QTimer* m_timer = nullptr;
     bool m_fitted = false;
+    bool m_fromEditor = false; ///< the current load came from the directive editor
 };
 
 } // namespace marvel::ui
