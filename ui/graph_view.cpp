@@ -4,6 +4,7 @@
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QKeyEvent>
+#include <QPainter>
 #include <QPainterPath>
 #include <QStyleOptionGraphicsItem>
 #include <QWheelEvent>
@@ -18,15 +19,16 @@ const QColor kProblem(0xc6, 0x28, 0x28);
 const QColor kIndependent(0x1b, 0x5e, 0x20);
 const QColor kSelected(0x15, 0x65, 0xc0);
 // Light fills, distinct in hue, that keep black labels readable (one per tensor, in order of appearance).
+// Green comes last: it is the colour of the independent nodes' frames.
 const QColor kGroupColors[] = {
     QColor(0xbb, 0xde, 0xfb), // blue
     QColor(0xff, 0xe0, 0xb2), // orange
-    QColor(0xc8, 0xe6, 0xc9), // green
     QColor(0xe1, 0xbe, 0xe7), // purple
     QColor(0xff, 0xf5, 0x9d), // yellow
     QColor(0xb2, 0xeb, 0xf2), // cyan
     QColor(0xf8, 0xbb, 0xd0), // pink
     QColor(0xd7, 0xcc, 0xc8), // brown
+    QColor(0xc8, 0xe6, 0xc9), // green
 };
 constexpr int kNodeIndexKey = 0;
 constexpr double kZoomStep = 1.25;
@@ -85,6 +87,75 @@ private:
 };
 } // namespace
 
+/// The colour key above the graph, outside the zoomable area: one entry per tensor, then the frames of
+/// independent and offending nodes, flowing onto as many rows as the width needs.
+class GraphLegend : public QWidget
+{
+public:
+    explicit GraphLegend(QWidget* parent)
+        : QWidget(parent)
+    {
+        QFont f = font();
+        f.setPointSizeF(f.pointSizeF() * 0.9);
+        setFont(f);
+    }
+
+    struct Entry
+    {
+        QString text;
+        QColor fill;
+        QPen frame;
+    };
+    QVector<Entry> entries;
+
+    /// Lays the entries out for a width; returns the height they need (0 when there is nothing to show).
+    int layout(int width, QVector<QRect>* rects = nullptr) const
+    {
+        if (entries.isEmpty()) return 0;
+        const QFontMetrics fm(font());
+        const int swatch = fm.height() - 4;
+        const int rowHeight = fm.height() + 4;
+        int x = kPad, y = kPad;
+        for (const auto& e : entries) {
+            const int w = swatch + 5 + fm.horizontalAdvance(e.text);
+            if (x > kPad && x + w > width - kPad) {
+                x = kPad;
+                y += rowHeight;
+            }
+            if (rects) rects->push_back(QRect(x, y, w, rowHeight));
+            x += w + 14;
+        }
+        return y + rowHeight + kPad;
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.fillRect(rect(), palette().color(QPalette::Base));
+        p.setPen(QColor(0, 0, 0, 40));
+        p.drawLine(rect().bottomLeft(), rect().bottomRight());
+        QVector<QRect> rects;
+        layout(width(), &rects);
+        const QFontMetrics fm(font());
+        const int swatch = fm.height() - 4;
+        for (int i = 0; i < entries.size(); ++i) {
+            const QRect r = rects[i];
+            p.setPen(entries[i].frame);
+            p.setBrush(entries[i].fill);
+            p.drawRoundedRect(
+                QRectF(r.left() + 1.5, r.top() + (r.height() - swatch) / 2.0, swatch, swatch), 2, 2);
+            p.setPen(palette().color(QPalette::Text));
+            p.drawText(QPoint(r.left() + swatch + 6, r.top() + (r.height() - fm.height()) / 2 + fm.ascent()),
+                entries[i].text);
+        }
+    }
+
+private:
+    static constexpr int kPad = 4;
+};
+
 GraphView::GraphView(QWidget* parent)
     : QGraphicsView(parent)
 {
@@ -94,8 +165,8 @@ GraphView::GraphView(QWidget* parent)
     setRenderHint(QPainter::TextAntialiasing);
     setDragMode(QGraphicsView::ScrollHandDrag);
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
-    setViewportUpdateMode(QGraphicsView::FullViewportUpdate); // the legend is drawn in view coordinates
     setFocusPolicy(Qt::StrongFocus);
+    m_legendWidget = new GraphLegend(this);
     setToolTip(tr("Ctrl+wheel or +/- to zoom, 0 to fit, drag to pan; click a node to find its subscript"));
     connect(scene(), &QGraphicsScene::selectionChanged, this, [this] {
         if (!m_selecting) emit nodeActivated(selectedNode());
@@ -123,6 +194,25 @@ void GraphView::clearGraph()
     m_problemNodes.clear();
     m_legend.clear();
     m_hasIndependent = m_hasProblems = false;
+    updateLegend();
+}
+
+void GraphView::updateLegend()
+{
+    m_legendWidget->entries.clear();
+    for (const auto& [name, color] : std::as_const(m_legend))
+        m_legendWidget->entries.push_back({tr("tensor %1").arg(name), color, QPen(kEdge)});
+    if (m_hasIndependent)
+        m_legendWidget->entries.push_back(
+            {tr("independent (no incoming edge)"), Qt::white, QPen(kIndependent, 2.4)});
+    if (m_hasProblems)
+        m_legendWidget->entries.push_back({tr("breaks a rule"), Qt::white, QPen(kProblem, 2.4)});
+    const QRect area = contentsRect();
+    const int height = m_legendWidget->layout(area.width());
+    setViewportMargins(0, height, 0, 0);
+    m_legendWidget->setGeometry(area.left(), area.top(), area.width(), height);
+    m_legendWidget->setVisible(height > 0);
+    m_legendWidget->update();
 }
 
 void GraphView::setGraph(const GraphInput& graph, const QSet<int>& highlighted, const QSet<int>& problemEdges)
@@ -202,6 +292,7 @@ void GraphView::setGraph(const GraphInput& graph, const QSet<int>& highlighted, 
             }
         }
     }
+    updateLegend();
     m_userZoom = false;
     fit();
     if (previous >= 0 && previous < m_nodeCount) selectNode(previous);
@@ -278,61 +369,21 @@ void GraphView::keyPressEvent(QKeyEvent* event)
     }
 }
 
-void GraphView::drawForeground(QPainter* painter, const QRectF&)
-{
-    if (m_legend.isEmpty() && !m_hasIndependent && !m_hasProblems) return;
-    // The legend stays in the top-left corner of the view whatever the zoom.
-    painter->save();
-    painter->resetTransform();
-    QFont f = font();
-    f.setPointSizeF(f.pointSizeF() * 0.85);
-    painter->setFont(f);
-    const QFontMetrics fm(f);
-    const int line = fm.height() + 3;
-    const int swatch = fm.height() - 2;
-    int rows = int(m_legend.size()) + (m_hasIndependent ? 1 : 0) + (m_hasProblems ? 1 : 0);
-    int width = 0;
-    for (const auto& [name, color] : m_legend)
-        width = qMax(width, fm.horizontalAdvance(tr("tensor %1").arg(name)));
-    const QString independentText = tr("independent (no incoming edge)");
-    const QString problemText = tr("breaks a rule (cycle, offending node)");
-    if (m_hasIndependent) width = qMax(width, fm.horizontalAdvance(independentText));
-    if (m_hasProblems) width = qMax(width, fm.horizontalAdvance(problemText));
-    const QRect box(6, 6, width + swatch + 18, rows * line + 8);
-    painter->setPen(QPen(QColor(0, 0, 0, 40)));
-    painter->setBrush(QColor(255, 255, 255, 225));
-    painter->drawRoundedRect(box, 4, 4);
-    int y = box.top() + 5;
-    auto row = [&](const QString& text, const QColor& fill, const QPen& frame) {
-        painter->setPen(frame);
-        painter->setBrush(fill);
-        painter->drawRect(QRect(box.left() + 6, y + 1, swatch, swatch));
-        painter->setPen(Qt::black);
-        painter->drawText(QPoint(box.left() + 12 + swatch, y + fm.ascent()), text);
-        y += line;
-    };
-    for (const auto& [name, color] : m_legend)
-        row(tr("tensor %1").arg(name), color, QPen(kEdge));
-    if (m_hasIndependent) row(independentText, Qt::white, QPen(kIndependent, 2.4));
-    if (m_hasProblems) row(problemText, Qt::white, QPen(kProblem, 2.4));
-    painter->restore();
-}
-
 void GraphView::resizeEvent(QResizeEvent* event)
 {
     QGraphicsView::resizeEvent(event);
+    const QRect area = contentsRect();
+    if (m_legendWidget->layout(area.width()) != m_legendWidget->height()) updateLegend();
+    m_legendWidget->setGeometry(area.left(), area.top(), area.width(), m_legendWidget->height());
     if (!m_userZoom) fit();
 }
 
 void GraphView::fit()
 {
     const QRectF r = scene()->itemsBoundingRect().adjusted(-10, -10, 10, 10);
-    // Room above the graph for the legend, so it does not cover the top nodes.
-    const double legendRoom = m_legend.isEmpty() && !m_hasIndependent ? 0 : (m_legend.size() + 2) * 16.0 + 10;
-    const QRectF withLegend = r.adjusted(0, -legendRoom, 0, 0);
-    scene()->setSceneRect(withLegend);
-    if (withLegend.width() > viewport()->width() || withLegend.height() > viewport()->height())
-        fitInView(withLegend, Qt::KeepAspectRatio);
+    scene()->setSceneRect(r);
+    if (r.width() > viewport()->width() || r.height() > viewport()->height())
+        fitInView(r, Qt::KeepAspectRatio);
     else
         resetTransform();
 }

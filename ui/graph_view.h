@@ -48,12 +48,13 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
-    void drawForeground(QPainter* painter, const QRectF& rect) override;
 
 private:
     void fit();
     void clearGraph();
+    void updateLegend();
     int m_nodeCount = 0;
+    class GraphLegend* m_legendWidget = nullptr;
     bool m_userZoom = false; ///< the user zoomed: resizing no longer refits
     bool m_selecting = false; ///< selectNode is changing the selection
     QVector<QGraphicsItem*> m_nodeItems;

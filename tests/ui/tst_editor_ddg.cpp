@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMenuBar>
 #include <QTableWidget>
 #include <QTest>
 #include <QTextBlock>
@@ -248,6 +249,41 @@ private slots:
         QVERIFY(w.hasUnsavedChanges());
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("untitled.loop")));
         QVERIFY(w.analysis().report && w.analysis().report->operatorName == "gemm");
+    }
+
+    void undoRedoFromTheEditMenuAndKeys()
+    {
+        MainWindow w;
+        showWindow(w);
+        QVERIFY(w.openFile(kOperators + QStringLiteral("/conv1d.loop")));
+        const QString original = w.editor()->toPlainText();
+        QAction* undo = nullptr;
+        QAction* redo = nullptr;
+        for (QAction* menu : w.menuBar()->actions())
+            if (menu->text() == QLatin1String("&Edit"))
+                for (QAction* a : menu->menu()->actions()) {
+                    if (a->text() == QLatin1String("&Undo")) undo = a;
+                    if (a->text() == QLatin1String("&Redo")) redo = a;
+                }
+        QVERIFY(undo && redo);
+        QCOMPARE(undo->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Z));
+        QCOMPARE(redo->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+        QVERIFY(!undo->isEnabled());
+
+        w.editor()->setFocus();
+        placeCursor(w.editor(), 0);
+        w.editor()->insertPlainText(QStringLiteral("// edited\n")); // one undo step
+        QVERIFY(w.editor()->toPlainText().startsWith(QStringLiteral("// edited\n")));
+        QVERIFY(undo->isEnabled());
+        undo->trigger();
+        QCOMPARE(w.editor()->toPlainText(), original);
+        QVERIFY(redo->isEnabled());
+        redo->trigger();
+        QVERIFY(w.editor()->toPlainText().startsWith(QStringLiteral("// edited\n")));
+        QTest::keyClick(w.editor(), Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(w.editor()->toPlainText(), original);
+        QTest::keyClick(w.editor(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(w.editor()->toPlainText().startsWith(QStringLiteral("// edited\n")));
     }
 
     void ddgNodeSelectsItsSubscriptAndBack()

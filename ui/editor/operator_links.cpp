@@ -2,8 +2,10 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QApplication>
+#include <QHeaderView>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QTableWidget>
 #include <QTextDocument>
 
@@ -122,10 +124,27 @@ OperatorLinks::OperatorLinks(const OperatorAnalysis* analysis, CodeEditor* edito
 {
     m_rules->setItemDelegateForColumn(1, m_delegate);
     m_rules->setMouseTracking(true);
+    // The reasons are the explanation: the rule titles wrap in a narrower column so the reasons get the
+    // room, and rows grow to show a whole reason whenever the panel is resized.
+    m_rules->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+    m_rules->setColumnWidth(0, 150);
+    connect(m_rules->horizontalHeader(), &QHeaderView::sectionResized, m_rules,
+        &QTableWidget::resizeRowsToContents);
+    m_rules->viewport()->installEventFilter(this); // the stretched reason column follows the panel's width
     connect(m_delegate, &RichTextDelegate::linkActivated, this, &OperatorLinks::followLink);
     connect(m_ddg, &GraphView::nodeActivated, this, &OperatorLinks::selectNodeText);
     connect(m_editor, &QPlainTextEdit::cursorPositionChanged, this, &OperatorLinks::cursorMoved);
     connect(m_editor, &QPlainTextEdit::textChanged, this, [this] { m_stale = true; });
+}
+
+bool OperatorLinks::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_rules->viewport() && event->type() == QEvent::Resize) {
+        auto* resize = static_cast<QResizeEvent*>(event);
+        if (resize->size().width() != resize->oldSize().width())
+            QMetaObject::invokeMethod(m_rules, &QTableWidget::resizeRowsToContents, Qt::QueuedConnection);
+    }
+    return QObject::eventFilter(watched, event);
 }
 
 void OperatorLinks::refresh()
@@ -137,7 +156,7 @@ void OperatorLinks::refresh()
             const auto& rule = m_analysis->report->rules[std::size_t(r)];
             QTableWidgetItem* item = m_rules->item(r, 1);
             if (!item) continue;
-            item->setData(RichTextDelegate::kHtmlRole, rule.links.empty() ? QString() : reasonHtml(rule, r));
+            item->setData(RichTextDelegate::kHtmlRole, reasonHtml(rule, r));
             if (!rule.links.empty())
                 item->setToolTip(
                     item->text() + tr("\n\nClick an underlined part to select it in the editor."));

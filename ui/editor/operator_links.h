@@ -56,6 +56,9 @@ public:
     QString linkHref(int rule, int index) const;
     RichTextDelegate* delegate() const { return m_delegate; }
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void selectNodeText(int node);
     void cursorMoved();
