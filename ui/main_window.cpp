@@ -1038,10 +1038,6 @@ void MainWindow::buildEditMenu(QMenu* file)
     connect(m_editor, &QPlainTextEdit::undoAvailable, undo, &QAction::setEnabled);
     connect(m_editor, &QPlainTextEdit::redoAvailable, redo, &QAction::setEnabled);
     edit->addSeparator();
-    edit->addAction(tr("Cu&t"), QKeySequence::Cut, m_editor, &QPlainTextEdit::cut);
-    edit->addAction(tr("&Copy"), QKeySequence::Copy, m_editor, &QPlainTextEdit::copy);
-    edit->addAction(tr("&Paste"), QKeySequence::Paste, m_editor, &QPlainTextEdit::paste);
-    edit->addSeparator();
     edit->addAction(m_editor->findAction()); // Ctrl+F
 }
 

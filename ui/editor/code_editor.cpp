@@ -284,6 +284,7 @@ void CodeEditor::setDiagnostics(const std::vector<Diagnostic>& diagnostics)
         s.cursor.setPosition(block.position() + j, QTextCursor::KeepAnchor);
         s.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
         s.format.setUnderlineColor(kErrorColor);
+        s.format.setBackground(QColor(0xfd, 0xe4, 0xe4)); // a one-character wave alone is easy to miss
         s.format.setToolTip(QString::fromStdString(d.message));
         m_diagnosticSelections.push_back(s);
         m_diagnosticMessages.push_back(QString::fromStdString(d.message));
