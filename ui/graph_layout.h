@@ -15,12 +15,18 @@ struct GraphInput
         QString label;
         double widthPt = 0; ///< 0 = size from the label
         double heightPt = 0;
+        QString group{}; ///< GraphView colours the nodes of one group alike (the DDG: the tensor)
+        QString toolTip{};
+        bool independent = false; ///< GraphView marks it (the DDG: a zero in-degree node)
+        bool problem = false; ///< GraphView draws it in red
     };
     struct Edge
     {
         int from = 0;
         int to = 0;
         QString label;
+        QString toolTip{};
+        bool problem = false; ///< GraphView draws it in red
     };
     QVector<Node> nodes;
     QVector<Edge> edges;

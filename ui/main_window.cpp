@@ -44,6 +44,8 @@
 #include "core/workloads/workloads.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/animation/animation_panel.h"
+#include "ui/editor/code_editor.h"
+#include "ui/editor/operator_links.h"
 #include "ui/graph_view.h"
 #include "ui/mapping/mapping_view.h"
 #include "ui/model/model_table.h"
@@ -72,9 +74,7 @@ const char* const kRuleTitles[4] = {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
 {
-    m_editor = new QPlainTextEdit;
-    m_editor->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_editor->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_editor = new CodeEditor;
     m_editor->setPlaceholderText(tr("operator conv1d(X = 16, S = 3) {\n  for (x = 0; x < X; x++)\n"
                                     "    for (s = 0; s < S; s++)\n      O[x] += W[s] * I[x + s];\n}"));
 
@@ -96,6 +96,7 @@ MainWindow::MainWindow(QWidget* parent)
         [this](QListWidgetItem* item) { jumpToDiagnostic(m_diagnostics->row(item)); });
 
     m_ddg = new GraphView;
+    m_links = new OperatorLinks(&m_analysis, m_editor, m_ddg, m_rules, this);
 
     auto* reportPane = new QWidget;
     auto* reportLayout = new QVBoxLayout(reportPane);
@@ -625,6 +626,7 @@ void MainWindow::buildMenus()
         samples->addSection(tr("Projects"));
         list(projectSamplesDirectory(), QStringLiteral("*.json"));
     });
+    buildEditMenu(file);
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
     file->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAsDialog);
     file->addAction(tr("Save &Project As..."), this, [this] {
@@ -984,6 +986,7 @@ void MainWindow::analyseNow()
     const QString name = m_file.isEmpty() ? tr("untitled.loop") : QFileInfo(m_file).fileName();
     m_analysis = OperatorAnalysis::analyse(m_editor->toPlainText(), name);
     showAnalysis();
+    m_links->refresh();
 }
 
 void MainWindow::showAnalysis()
@@ -1035,6 +1038,61 @@ void MainWindow::jumpToDiagnostic(int row)
     cursor.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor, qMax(0, loc.column - 1));
     m_editor->setTextCursor(cursor);
     m_editor->setFocus();
+}
+
+QPlainTextEdit* MainWindow::editor() const
+{
+    return m_editor;
+}
+
+// File > New from Template and the Edit menu (kept together, apart from buildMenus, to ease merges).
+void MainWindow::buildEditMenu(QMenu* file)
+{
+    m_templatesMenu = file->addMenu(tr("New from &Template"));
+    auto fillTemplates = [this] {
+        m_templatesMenu->clear();
+        bool section = false;
+        for (const QString& path : operatorTemplates(samplesDirectory())) {
+            if (!section && QFileInfo(path).dir() != QDir(samplesDirectory())) {
+                m_templatesMenu->addSection(tr("Not conformable"));
+                section = true;
+            }
+            m_templatesMenu->addAction(
+                QFileInfo(path).completeBaseName(), this, [this, path] { newFromTemplate(path); });
+        }
+    };
+    fillTemplates();
+    connect(m_templatesMenu, &QMenu::aboutToShow, this, fillTemplates);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = edit->addAction(tr("&Undo"), QKeySequence::Undo, m_editor, &QPlainTextEdit::undo);
+    QAction* redo = edit->addAction(
+        tr("&Redo"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), m_editor, &QPlainTextEdit::redo);
+    undo->setEnabled(false);
+    redo->setEnabled(false);
+    connect(m_editor, &QPlainTextEdit::undoAvailable, undo, &QAction::setEnabled);
+    connect(m_editor, &QPlainTextEdit::redoAvailable, redo, &QAction::setEnabled);
+    edit->addSeparator();
+    edit->addAction(m_editor->findAction()); // Ctrl+F
+}
+
+bool MainWindow::newFromTemplate(const QString& path)
+{
+    if (!confirmDiscard()) return false;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, file.errorString()));
+        return false;
+    }
+    if (!m_modelName.isEmpty()) loadModel({});
+    m_projectFile.clear();
+    m_file.clear();
+    m_editor->setPlainText(QString::fromUtf8(file.readAll()));
+    m_editor->document()->setModified(true); // a new operator that is not saved anywhere yet
+    updateTitle();
+    analyseNow();
+    statusBar()->showMessage(tr("New operator from the template %1").arg(QFileInfo(path).fileName()), 4000);
+    return true;
 }
 
 } // namespace marvel::ui

@@ -26,6 +26,8 @@ class QTimer;
 namespace marvel::ui {
 
 class GraphView;
+class CodeEditor;
+class OperatorLinks;
 class AcceleratorPanel;
 class AnimationPanel;
 class MappingView;
@@ -58,7 +60,15 @@ public:
     void analyseNow();
     const OperatorAnalysis& analysis() const { return m_analysis; }
 
-    QPlainTextEdit* editor() const { return m_editor; }
+    QPlainTextEdit* editor() const;
+    CodeEditor* codeEditor() const { return m_editor; }
+    /// Ties the editor, the DDG and the rules' reasons together (selection both ways, rule links).
+    OperatorLinks* operatorLinks() const { return m_links; }
+    /// File > New from Template: every sample operator (samples/operators, then its nonconformable/).
+    QMenu* templatesMenu() const { return m_templatesMenu; }
+    /// Puts a sample operator into the editor as a new untitled operator (after the unsaved-changes
+    /// prompt); false when cancelled or unreadable.
+    bool newFromTemplate(const QString& path);
     QTableWidget* rulesTable() const { return m_rules; }
     QListWidget* diagnosticsList() const { return m_diagnostics; }
     GraphView* ddgView() const { return m_ddg; }
@@ -130,6 +140,7 @@ protected:
 
 private:
     void buildMenus();
+    void buildEditMenu(QMenu* file);
     void rememberRecentFile(const QString& path);
     void applyProject(const project::Project& p);
     void animateSelection(const project::Project& p);
@@ -153,7 +164,9 @@ private:
     void showLayerResult(
         const std::shared_ptr<const search::LayerSearchResult>& result, std::int64_t roofline);
 
-    QPlainTextEdit* m_editor = nullptr;
+    CodeEditor* m_editor = nullptr;
+    OperatorLinks* m_links = nullptr;
+    QMenu* m_templatesMenu = nullptr;
     QLabel* m_verdict = nullptr;
     QTableWidget* m_rules = nullptr;
     QListWidget* m_diagnostics = nullptr;

@@ -22,6 +22,10 @@ struct OperatorAnalysis
     GraphInput ddg;
     QSet<int> independentNodes; ///< zero in-degree nodes (the data mappings one writes directives for)
     QSet<int> cycleEdges; ///< edges on a cycle when R3 fails
+    QSet<int> problemNodes; ///< nodes a failed R3 or R4 names, and the nodes on a cycle
+
+    /// The DDG node whose subscript (any of its occurrences) covers this 1-based line:column, or -1.
+    int nodeAt(SourceLoc loc) const;
 
     static OperatorAnalysis analyse(const QString& text, const QString& fileName);
 };

@@ -48,52 +48,99 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
     return out;
 }
 
+/// A part of a reason being written that names source text; found in the finished reason by withLinks.
+struct Pending
+{
+    std::string text;
+    SourceRange range;
+    int node = -1;
+};
+
+/// The rule's result, with each pending part located in `reason` (searched in order, each after the
+/// previous one, so a name repeated in the sentence links to the right occurrence).
+RuleResult withLinks(bool ok, std::string reason, const std::vector<Pending>& pending)
+{
+    RuleResult result{ok, std::move(reason), {}};
+    std::size_t from = 0;
+    for (const auto& p : pending) {
+        if (p.text.empty() || (!p.range.valid() && p.node < 0)) continue;
+        const auto found = result.reason.find(p.text, from);
+        if (found == std::string::npos) continue;
+        result.links.push_back({found, p.text.size(), p.range, p.node});
+        from = found + p.text.size();
+    }
+    return result;
+}
+
+Pending nodeLink(const Ddg& ddg, int node)
+{
+    const auto& n = ddg.nodes[std::size_t(node)];
+    return {n.label(), n.occurrences.empty() ? SourceRange{} : n.occurrences.front(), node};
+}
+
 // ---- R1 ---------------------------------------------------------------------------------------------
 
-void perfectNestProblems(
-    const std::vector<ir::Node>& nodes, const ir::Node* parent, std::vector<std::string>& out)
+void perfectNestProblems(const std::vector<ir::Node>& nodes, const ir::Node* parent,
+    std::vector<std::string>& out, std::vector<Pending>& links)
 {
+    auto loopLink = [&](const ir::Node* loop) {
+        links.push_back({"'" + loop->iterator + "' (" + at(loop->loc) + ")", loop->header});
+    };
     std::vector<const ir::Node*> loops, statements;
     for (const auto& node : nodes) {
         if (node.kind == ir::Node::Kind::Loop)
             loops.push_back(&node);
         else if (node.kind == ir::Node::Kind::Statement)
             statements.push_back(&node);
-        else
+        else {
+            links.push_back({"if (" + node.condition + ")", node.header});
             out.push_back("conditional 'if (" + node.condition + ")' at " + at(node.loc)
                 + ": the MDC computation must be the same in every PE at every time step");
+        }
     }
-    if (loops.size() > 1)
+    if (loops.size() > 1) {
+        loopLink(loops[0]);
+        loopLink(loops[1]);
         out.push_back("loops '" + loops[0]->iterator + "' (" + at(loops[0]->loc) + ") and '"
             + loops[1]->iterator + "' (" + at(loops[1]->loc) + ") are siblings, not nested");
+    }
+    auto statementLink = [&](const ir::Node* s) { links.push_back({s->statement.text, s->statement.range}); };
     if (!loops.empty()) {
-        for (const auto* s : statements)
+        for (const auto* s : statements) {
+            statementLink(s);
             out.push_back("statement '" + s->statement.text + "' (" + at(s->loc) + ") lies between loops"
                 + (parent ? ": it is in loop '" + parent->iterator + "' next to loop '" + loops[0]->iterator
                             + "'"
                           : ": it is outside loop '" + loops[0]->iterator + "'"));
+        }
     } else if (!parent) {
-        for (const auto* s : statements)
+        for (const auto* s : statements) {
+            statementLink(s);
             out.push_back(
                 "statement '" + s->statement.text + "' (" + at(s->loc) + ") is not inside any loop");
+        }
     }
-    if (parent && nodes.empty())
+    if (parent && nodes.empty()) {
+        loopLink(parent);
         out.push_back("loop '" + parent->iterator + "' (" + at(parent->loc) + ") has an empty body");
+    }
     for (const auto& node : nodes) {
         if (node.kind == ir::Node::Kind::Loop)
-            perfectNestProblems(node.body, &node, out);
+            perfectNestProblems(node.body, &node, out, links);
         else if (node.kind == ir::Node::Kind::If)
-            perfectNestProblems(node.body, parent, out);
+            perfectNestProblems(node.body, parent, out, links);
     }
 }
 
 RuleResult checkR1(const ir::Operator& op)
 {
     std::vector<std::string> problems;
+    std::vector<Pending> links;
     if (op.body.empty()) problems.push_back("the operator has no statement");
-    perfectNestProblems(op.body, nullptr, problems);
+    perfectNestProblems(op.body, nullptr, problems, links);
     if (!problems.empty())
-        return {false, "not a perfectly nested loop without conditionals: " + joined(problems, "; ")};
+        return withLinks(
+            false, "not a perfectly nested loop without conditionals: " + joined(problems, "; "), links);
     auto nest = ir::perfectNest(op);
     if (!nest) return {false, "not a perfectly nested loop"};
     std::vector<std::string> iterators;
@@ -112,11 +159,18 @@ RuleResult checkR2(const std::vector<StatementContext>& statements)
     auto deps = forbiddenDependences(statements);
     if (!deps.empty()) {
         std::vector<std::string> parts;
-        for (const auto& d : deps)
+        std::vector<Pending> links;
+        for (const auto& d : deps) {
             parts.push_back(d.describe());
-        return {false,
+            links.push_back({d.source->statement->text, d.source->statement->range});
+            links.push_back({d.first.toString(), d.first.range});
+            if (d.sink != d.source) links.push_back({d.sink->statement->text, d.sink->statement->range});
+            links.push_back({d.second.toString(), d.second.range});
+        }
+        return withLinks(false,
             "dependences other than reductions: " + joined(parts, "; ")
-                + " (only reduction dependences on the output tensor are allowed)"};
+                + " (only reduction dependences on the output tensor are allowed)",
+            links);
     }
     std::set<std::string> reduced;
     for (const auto& s : statements)
@@ -167,13 +221,21 @@ private:
     void addNode(const ir::TensorRef& ref, int dim)
     {
         const auto& expr = ref.subscripts[std::size_t(dim)];
-        for (const auto& n : ddg.nodes)
-            if (n.tensor == ref.tensor && n.dim == dim && n.expr == expr) return;
+        const SourceRange where = std::size_t(dim) < ref.subscriptRanges.size()
+            ? ref.subscriptRanges[std::size_t(dim)]
+            : SourceRange{};
+        for (auto& n : ddg.nodes) {
+            if (n.tensor == ref.tensor && n.dim == dim && n.expr == expr) {
+                if (where.valid()) n.occurrences.push_back(where);
+                return;
+            }
+        }
         DdgNode node;
         node.tensor = ref.tensor;
         node.dim = dim;
         node.subscript = ref.subscriptToString(std::size_t(dim));
         node.expr = expr;
+        if (where.valid()) node.occurrences.push_back(where);
         for (const auto& name : expr.variables()) {
             if (isIterator(name))
                 node.iterators.push_back(name);
@@ -285,8 +347,8 @@ std::vector<int> topologicalOrder(const Ddg& ddg, std::vector<int>& leftOver)
 }
 
 /// A cycle among the nodes Kahn's algorithm could not order: each of them has a predecessor among them,
-/// so walking predecessors must revisit a node.
-std::string describeCycle(const Ddg& ddg, const std::vector<int>& leftOver)
+/// so walking predecessors must revisit a node. Its edges in order; empty if none is found.
+std::vector<const DdgEdge*> findCycle(const Ddg& ddg, const std::vector<int>& leftOver)
 {
     std::set<int> remaining(leftOver.begin(), leftOver.end());
     // First edge (in edge order) entering each node from the unordered ones.
@@ -299,7 +361,7 @@ std::string describeCycle(const Ddg& ddg, const std::vector<int>& leftOver)
     while (!seenAt.count(v)) {
         seenAt[v] = path.size();
         const auto found = firstInto.find(v);
-        if (found == firstInto.end()) return "";
+        if (found == firstInto.end()) return {};
         const DdgEdge* into = found->second;
         path.push_back(into);
         v = into->from;
@@ -307,9 +369,19 @@ std::string describeCycle(const Ddg& ddg, const std::vector<int>& leftOver)
     // path[k] enters the node visited at step k; the cycle is path[seenAt[v]..], walked backwards.
     std::vector<const DdgEdge*> cycle(path.begin() + std::ptrdiff_t(seenAt[v]), path.end());
     std::reverse(cycle.begin(), cycle.end());
+    return cycle;
+}
+
+std::string describeCycle(
+    const Ddg& ddg, const std::vector<const DdgEdge*>& cycle, std::vector<Pending>& links)
+{
+    if (cycle.empty()) return "";
     std::string out = ddg.nodes[std::size_t(cycle.front()->from)].label();
-    for (const auto* e : cycle)
+    links.push_back(nodeLink(ddg, cycle.front()->from));
+    for (const auto* e : cycle) {
         out += " -> " + ddg.nodes[std::size_t(e->to)].label() + " (rule " + std::to_string(e->rule) + ")";
+        links.push_back(nodeLink(ddg, e->to));
+    }
     return out;
 }
 
@@ -317,31 +389,39 @@ RuleResult checkR3(const Ddg& ddg, const std::vector<int>& leftOver,
     const std::vector<std::pair<int, std::string>>& nonIteratorNames)
 {
     std::vector<std::string> problems;
+    std::vector<Pending> links;
     if (!leftOver.empty())
-        problems.push_back(
-            "the DDG has a cycle, so it has no topological order: " + describeCycle(ddg, leftOver));
+        problems.push_back("the DDG has a cycle, so it has no topological order: "
+            + describeCycle(ddg, findCycle(ddg, leftOver), links));
     const auto roots = ddg.roots();
     std::set<int> rootSet(roots.begin(), roots.end());
     for (const auto& [node, name] : nonIteratorNames)
-        if (!rootSet.count(node))
+        if (!rootSet.count(node)) {
+            links.push_back(nodeLink(ddg, node));
             problems.push_back("dependent node " + ddg.nodes[std::size_t(node)].label() + " uses '" + name
                 + "', which is not a loop iterator, so its subscript is not a linear combination "
                   "of loop iterators");
+        }
     std::map<std::string, std::vector<std::string>> rootsByVariable;
+    std::map<std::string, std::vector<int>> rootNodesByVariable;
     std::vector<std::string> variables;
     for (int r : roots) {
         const auto& node = ddg.nodes[std::size_t(r)];
         if (!rootsByVariable.count(node.variable())) variables.push_back(node.variable());
         rootsByVariable[node.variable()].push_back(node.label());
+        rootNodesByVariable[node.variable()].push_back(r);
     }
     for (const auto& v : variables)
-        if (rootsByVariable[v].size() > 1)
+        if (rootsByVariable[v].size() > 1) {
+            for (int r : rootNodesByVariable[v])
+                links.push_back(nodeLink(ddg, r));
             problems.push_back("dimension variable " + v + " has " + std::to_string(rootsByVariable[v].size())
                 + " independent (zero in-degree) nodes " + joined(rootsByVariable[v])
                 + ", but the MDC notation maps each dimension variable once");
+        }
     if (roots.empty() && !ddg.nodes.empty())
         problems.push_back("the DDG has no independent dimension variable to map");
-    if (!problems.empty()) return {false, joined(problems, "; ")};
+    if (!problems.empty()) return withLinks(false, joined(problems, "; "), links);
     return {true,
         "the DDG (" + std::to_string(ddg.nodes.size()) + " nodes, " + std::to_string(ddg.edges.size())
             + " edges) has a topological order and one independent node per dimension variable"};
@@ -350,29 +430,33 @@ RuleResult checkR3(const Ddg& ddg, const std::vector<int>& leftOver,
 RuleResult checkR4(const Ddg& ddg, const std::vector<int>& roots)
 {
     std::vector<std::string> problems, fine;
+    std::vector<Pending> links;
     for (int r : roots) {
         const auto& node = ddg.nodes[std::size_t(r)];
         const std::string head = "independent node " + node.label();
         if (node.iterators.empty() && node.expr.terms.empty()) {
+            links.push_back(nodeLink(ddg, r));
             problems.push_back(head + " has no loop iterator in its subscript");
             continue;
         }
         bool ok = true;
         for (const auto& [name, c] : node.expr.terms) {
             if (c != 1) {
+                links.push_back(nodeLink(ddg, r));
                 problems.push_back(head + " has coefficient " + std::to_string(c) + " on '" + name
                     + "' (a mapping directive walks a dimension from 0 with unit stride)");
                 ok = false;
             }
         }
         if (node.expr.constant != 0) {
+            links.push_back(nodeLink(ddg, r));
             problems.push_back(head + " has the constant " + std::to_string(node.expr.constant)
                 + " (a mapping directive starts a dimension at 0)");
             ok = false;
         }
         if (ok) fine.push_back(node.label());
     }
-    if (!problems.empty()) return {false, joined(problems, "; ")};
+    if (!problems.empty()) return withLinks(false, joined(problems, "; "), links);
     return {true,
         "independent subscripts are sums of loop iterators with unit coefficients and no constant: "
             + joined(fine)};

@@ -25,11 +25,24 @@
 
 namespace marvel::conform {
 
+/// A part of a rule's reason that names something in the operator's text: a statement, a loop, a
+/// conditional, a tensor reference or a DDG node (then `node` is its index and `range` its subscript).
+struct SourceLink
+{
+    std::size_t offset = 0; ///< where the part starts in the reason (bytes)
+    std::size_t length = 0; ///< its length in bytes
+    SourceRange range; ///< the text it names in the operator
+    int node = -1; ///< the DDG node it names, or -1
+};
+
 /// Whether one rule holds, and a sentence naming what is responsible (or, when it holds, why).
 struct RuleResult
 {
     bool ok = true;
     std::string reason;
+    /// When the rule fails: the parts of `reason` that name statements, loops, references or nodes, in
+    /// the order they appear.
+    std::vector<SourceLink> links{};
 };
 
 /// One DDG node: a subscript used in dimension `dim` of `tensor`.
@@ -40,6 +53,8 @@ struct DdgNode
     std::string subscript; ///< as written in the first reference that produced the node
     ir::AffineExpr expr; ///< the subscript in canonical form
     std::vector<std::string> iterators; ///< loop iterators of the subscript (1 = SIV, 2+ = MIV)
+    /// Where the subscript is written: every reference using it, the one that produced the node first.
+    std::vector<SourceRange> occurrences;
     /// "I.0:x + s": dimension variable then subscript.
     std::string label() const;
     /// "I.0": the dimension variable.

@@ -45,6 +45,8 @@ struct TensorRef
     /// Each subscript as written (whitespace normalised), so reports echo the user's text; may be empty
     /// for references built in code, in which case the canonical AffineExpr text is used.
     std::vector<std::string> subscriptText;
+    SourceRange range; ///< the whole reference `T[...][...]`, when read from a file
+    std::vector<SourceRange> subscriptRanges; ///< each subscript between its brackets; may be empty
     /// Subscript `dim` as written when known, else canonical.
     std::string subscriptToString(std::size_t dim) const;
     /// "T[x][y + r]".
@@ -77,6 +79,7 @@ struct Statement
     Expr value;
     SourceLoc loc;
     std::string text; ///< the statement as written, for reports
+    SourceRange range; ///< from the target to the ';'
 
     /// True for `T[e] += ...`, `T[e] = T[e] + ...`, `T[e] = max(T[e], ...)` and `min(...)`: the only
     /// dependences such a statement carries are reduction dependences on T[e].
@@ -91,6 +94,7 @@ struct Node
     enum class Kind { Loop, Statement, If };
     Kind kind = Kind::Statement;
     SourceLoc loc;
+    SourceRange header; ///< `for (...)` or `if (...)` up to its ')', or the whole statement
     // Kind::Loop: `for (iterator = lower; iterator < upper; iterator++)`; `<=` is normalised to `< upper +
     // 1`.
     std::string iterator;

@@ -555,6 +555,8 @@ private:
         if (!at(kind)) failHere(what);
         return advance();
     }
+    /// The position just past a token (tokens never span lines).
+    static SourceLoc endOf(const Token& t) { return {t.loc.line, t.loc.column + int(t.text.size())}; }
     std::string_view sourceBetween(const Token& first, const Token& last) const
     {
         return m_src.substr(first.offset, last.offset + last.text.size() - first.offset);
@@ -744,7 +746,7 @@ private:
             fail(boundLoc, "integer overflow in the bound of loop '" + name + "'");
         expect(Tok::Semicolon, "';' after the loop condition");
         parseStep(name);
-        expect(Tok::RParen, "')' after the loop increment");
+        loop.header = {loop.loc, endOf(expect(Tok::RParen, "')' after the loop increment"))};
 
         const std::int64_t extent = extentOf(loop.upper);
         if (extent <= 0)
@@ -812,7 +814,7 @@ private:
         Typed cond = parseOr(AffineContext::Condition, {});
         if (!cond.isCondition) report(condLoc, "the condition of 'if' must be a comparison such as 'i < N'");
         node.condition = normalise(sourceBetween(first, m_tokens[m_pos - 1]));
-        expect(Tok::RParen, "')' after the condition");
+        node.header = {node.loc, endOf(expect(Tok::RParen, "')' after the condition"))};
         parseBody(node.body);
         if (atWord("else"))
             fail(peek().loc, "'else' is not supported (write a second 'if' with the opposite condition)");
@@ -843,6 +845,8 @@ private:
         s.value = parseValue();
         const Token& semicolon = expect(Tok::Semicolon, "';' at the end of the statement");
         s.text = normalise(sourceBetween(first, semicolon));
+        s.range = {first.loc, endOf(semicolon)};
+        node.header = s.range;
         out.push_back(std::move(node));
     }
 
@@ -868,7 +872,8 @@ private:
             const Token& start = peek();
             ref.subscripts.push_back(parseAffine(AffineContext::Subscript, {}));
             ref.subscriptText.push_back(normalise(sourceBetween(start, m_tokens[m_pos - 1])));
-            expect(Tok::RBracket, "']' after the subscript");
+            ref.subscriptRanges.push_back({start.loc, endOf(m_tokens[m_pos - 1])});
+            ref.range = {name.loc, endOf(expect(Tok::RBracket, "']' after the subscript"))};
         }
         auto [it, inserted] = m_tensorRanks.try_emplace(n, std::make_pair(ref.subscripts.size(), name.loc));
         if (!inserted && it->second.first != ref.subscripts.size())

@@ -17,6 +17,16 @@ struct SourceLoc
     friend bool operator==(const SourceLoc&, const SourceLoc&) = default;
 };
 
+/// A span of text: from `begin` up to `end` (the position just past its last character), on one line or
+/// several. Both unknown (0) for things built in code rather than read from a file.
+struct SourceRange
+{
+    SourceLoc begin;
+    SourceLoc end;
+    bool valid() const { return begin.line > 0 && end.line > 0; }
+    friend bool operator==(const SourceRange&, const SourceRange&) = default;
+};
+
 /// One user-facing problem with an input: where it is (file and line:col, or a field path) and what is wrong.
 struct Diagnostic
 {

@@ -136,6 +136,33 @@ private slots:
 
     // Paper figure (b): the stencil groups the SIV nodes of x; the lowest constant, d_I:i0, points to the
     // rest.
+    void reasonsLinkToTheTextTheyName()
+    {
+        // Line 3 col 7: "if (x + s < X)"; line 4: "O[x] += W[s] * I[x + s];" from col 9.
+        const std::string text
+            = "operator t(X = 16, S = 3) {\n  for (x = 0; x < X; x++)\n    for (s = 0; s < S; s++)\n"
+              "      if (x + s < X)\n        O[x + 1] += W[s] * I[x + s];\n}\n";
+        const auto r = check(text);
+        QVERIFY(!r.rules[0].ok);
+        QCOMPARE(r.rules[0].links.size(), std::size_t(1));
+        const auto& link = r.rules[0].links[0];
+        QCOMPARE(r.rules[0].reason.substr(link.offset, link.length), std::string("if (x + s < X)"));
+        QCOMPARE(link.range, (SourceRange{{4, 7}, {4, 21}}));
+        // R4: the independent node O.0:x + 1 and its subscript between the brackets.
+        QVERIFY(!r.rules[3].ok);
+        QVERIFY(!r.rules[3].links.empty());
+        const auto& r4 = r.rules[3].links[0];
+        QCOMPARE(r.ddg.nodes[std::size_t(r4.node)].label(), std::string("O.0:x + 1"));
+        QCOMPARE(r.rules[3].reason.substr(r4.offset, r4.length), std::string("O.0:x + 1"));
+        QCOMPARE(r4.range, (SourceRange{{5, 11}, {5, 16}}));
+        // Every node records where its subscript is written: I.0:x + s once, at line 5 col 30.
+        for (const auto& n : r.ddg.nodes)
+            if (n.label() == "I.0:x + s")
+                QCOMPARE(n.occurrences, (std::vector<SourceRange>{{{5, 30}, {5, 35}}}));
+        // Rules that hold have no links.
+        QVERIFY(r.rules[1].ok && r.rules[1].links.empty());
+    }
+
     void stencilDdg()
     {
         const auto r = check(
