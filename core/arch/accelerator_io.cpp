@@ -122,6 +122,13 @@ HardwareRead readHardware(std::string_view text, const std::string& fileName)
         acc.*(key->member) = *value;
         result.valueLocs[std::string(key->jsonField)] = valueToken.loc;
     }
+    // MAESTRO takes 1 PE when the key is missing, so an empty file (or one holding only comments) would
+    // silently describe a one-PE accelerator nobody asked for.
+    if (diagnostics.empty() && !result.valueLocs.count("num_pes"))
+        diagnostics.push_back(fieldError(fileName, "num_pes",
+            tokens.empty() ? "the hardware file is empty: it must at least say how many PEs there are "
+                             "(num_pes: N)"
+                           : "missing key: the hardware file must say how many PEs there are (num_pes: N)"));
     if (!diagnostics.empty()) throw InputError(std::move(diagnostics));
     return result;
 }

@@ -189,8 +189,30 @@ private slots:
         QCOMPARE(a.nocBandwidth, 2147483647);
         QCOMPARE(a.offchipBandwidth, 2147483647);
         QCOMPARE(a.nocLatency, 1);
-        const Accelerator empty = marvel::arch::readMaestroHardware("", "h.m");
-        QCOMPARE(empty.numPes, 1);
+    }
+
+    void maestroHardwareWithoutPes_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        // MAESTRO takes 1 PE for all of these; a file that does not say how many PEs is an error.
+        QTest::newRow("empty") << ""
+                               << "h.m: num_pes: the hardware file is empty: it must at least say how many "
+                                  "PEs there are (num_pes: N)\n";
+        QTest::newRow("only comments") << "// nothing here\n\n"
+                                       << "h.m: num_pes: the hardware file is empty: it must at least say "
+                                          "how many PEs there are (num_pes: N)\n";
+        QTest::newRow("no num_pes") << "l1_size_cstr: 100\nnoc_bw_cstr: 4\n"
+                                    << "h.m: num_pes: missing key: the hardware file must say how many PEs "
+                                       "there are (num_pes: N)\n";
+    }
+    void maestroHardwareWithoutPes()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        const std::string t = text.toStdString();
+        QCOMPARE(QString::fromStdString(errorText([&] { marvel::arch::readMaestroHardware(t, "h.m"); })),
+            expected);
     }
 
     void maestroHardwareAllKeys()
