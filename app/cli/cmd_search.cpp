@@ -50,8 +50,9 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "  --json                one JSON object on stdout (each layer with a \"pareto\" array)\n"
     "  --export-mdc OUT.m    write every layer's best mapping as one MAESTRO mapping file\n"
     "  --pareto-csv OUT.csv  write every layer's Pareto set: layer,runtime_cycles,energy,edp,utilization\n\n"
-    "exit status: 0 ok, 1 operator not conformable, 2 input error, 3 a layer has no mapping that fits\n"
-    "the accelerator's buffers (reported with the smallest requirement found; the other layers as usual)",
+    "exit status: 0 ok, 1 operator not conformable, 2 input error (a bad layer of a model file is reported\n"
+    "in its place with its error, the other layers as usual), 3 a layer has no mapping that fits the\n"
+    "accelerator's buffers (reported with the smallest requirement found; the other layers as usual)",
     run};
 
 /// A terminal progress bar on stderr, redrawn at most every 100 ms by the search thread.
@@ -123,7 +124,8 @@ int run(const std::vector<std::string>& argv)
             layers = cli::layersFromWorkload(project::loadProjectWorkload(*proj, path));
         } else {
             layers = args.has("op") ? cli::layersFromOperatorFile(*args.value("op"))
-                                    : cli::layersFromModel(*args.value("model"), args.value("layer"));
+                                    : cli::layersFromModel(*args.value("model"), args.value("layer"),
+                                        workloads::LayerErrors::Keep);
         }
     } catch (const marvel::InputError& e) {
         std::cerr << "marvel search: " << formatDiagnostics(e.diagnostics());
@@ -139,8 +141,16 @@ int run(const std::vector<std::string>& argv)
     const auto start = std::chrono::steady_clock::now();
     std::vector<cli::SearchedLayer> searched;
     bool notMappable = false;
+    bool badLayer = false;
     std::cerr << cli::capacityWarning(options);
     for (const cli::SearchLayer& layer : layers) {
+        if (!layer.ok()) {
+            // Reported in its place in the output; the other layers are still searched.
+            std::cerr << "marvel search: " << formatDiagnostics(layer.errors);
+            badLayer = true;
+            searched.push_back(cli::searchOne(layer, acc, options, nullptr));
+            continue;
+        }
         ProgressBar bar(layer.name);
         try {
             searched.push_back(cli::searchOne(layer, acc, options, tty ? &bar : nullptr));
@@ -180,7 +190,7 @@ int run(const std::vector<std::string>& argv)
         std::cout << cli::searchJson(searched, options, elapsed, acc).dump(2) << '\n';
     else
         std::cout << cli::searchText(searched, options, elapsed, acc);
-    return notMappable ? cli::NotMappable : cli::Ok;
+    return badLayer ? cli::InputError : notMappable ? cli::NotMappable : cli::Ok;
 }
 
 const bool registered = cli::registerCommand(kCommand);
