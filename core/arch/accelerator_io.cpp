@@ -146,7 +146,9 @@ std::string lowerExtension(const std::string& path)
 Accelerator readAcceleratorJson(std::string_view text, const std::string& fileName)
 {
     const json root = parseJsonText(text, fileName);
-    if (!root.is_object()) throw InputError(fieldError(fileName, "", "an accelerator must be a JSON object"));
+    if (!root.is_object())
+        throw InputError(locError(fileName, topLevelLoc(text),
+            "an accelerator must be a JSON object, not " + JsonFields::describe(root)));
     return acceleratorFromJson(root, fileName);
 }
 

@@ -57,16 +57,19 @@ public:
             // MAESTRO reads such a file as a network of nothing and prints nothing; it is a mistake.
             Diagnostic d;
             d.file = m_file;
-            if (m_tokens.empty())
+            if (m_tokens.empty()) {
+                d.loc = {1, 1};
                 d.message
                     = "the file is empty: it holds no layer (expected Network NAME { Layer NAME { ... } })";
-            else if (m_networkLoc.line > 0) {
+            } else if (m_networkLoc.line > 0) {
                 d.loc = m_networkLoc;
                 d.message = "the Network block holds no layer (expected Layer NAME { ... })";
-            } else
+            } else {
+                d.loc = m_tokens.front().loc;
                 d.message
                     = "the file holds no Network block and no layer (expected Network NAME { Layer NAME { "
                       "... } })";
+            }
             m_diagnostics.push_back(std::move(d));
         }
         if (!m_diagnostics.empty()) throw InputError(std::move(m_diagnostics));

@@ -36,6 +36,12 @@ std::string explanation(const std::string& what)
 }
 } // namespace
 
+SourceLoc topLevelLoc(std::string_view text)
+{
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    return locOfByte(text, first == std::string_view::npos ? 0 : first);
+}
+
 nlohmann::json parseJsonText(std::string_view text, const std::string& fileName)
 {
     try {

@@ -505,7 +505,8 @@ Workload readWorkloadJson(
     auto problem = [&](const std::string& field, const std::string& message) {
         problems.push_back(Diagnostic{fileName, {}, field, message});
     };
-    if (!doc.is_object()) throw InputError(Diagnostic{fileName, {}, "", "a model must be a JSON object"});
+    if (!doc.is_object())
+        throw InputError(Diagnostic{fileName, topLevelLoc(text), "", "a model must be a JSON object"});
     for (const auto& [key, value] : doc.items())
         if (key != "schema_version" && key != "name" && key != "layers") problem(key, "unknown field");
     if (doc.contains("schema_version")

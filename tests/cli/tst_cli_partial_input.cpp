@@ -40,13 +40,13 @@ private slots:
             << "hw.json" << QByteArray("{}") << "hw.json: num_pes: missing required field";
         QTest::newRow("empty mapping file")
             << "evaluate-mapping"
-            << "map.m" << QByteArray("\n// nothing\n") << "map.m: the file is empty: it holds no layer";
+            << "map.m" << QByteArray("\n// nothing\n") << "map.m:1:1: the file is empty: it holds no layer";
         QTest::newRow("network without layers")
             << "evaluate-mapping"
             << "map.m" << QByteArray("Network n {\n}\n") << "map.m:1:1: the Network block holds no layer";
         QTest::newRow("empty model file")
             << "search-model"
-            << "model.m" << QByteArray("") << "model.m: the file is empty: it holds no layer";
+            << "model.m" << QByteArray("") << "model.m:1:1: the file is empty: it holds no layer";
         QTest::newRow("JSON model without layers")
             << "search-model"
             << "model.json" << QByteArray(R"({"schema_version": 1, "layers": []})")

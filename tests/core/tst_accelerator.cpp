@@ -164,7 +164,7 @@ private slots:
             << R"({"schema_version": 2, "num_pes": 1, "noc_bandwidth_elements_per_cycle": 1})"
             << "a.json: schema_version: unsupported version 2 (this program reads 1)\n";
         QTest::newRow("not an object") << "[1, 2]"
-                                       << "a.json: an accelerator must be a JSON object\n";
+                                       << "a.json:1:1: an accelerator must be a JSON object, not array\n";
         QTest::newRow("syntax error") << "{\n  \"num_pes\": 168,\n  \"l1_bytes\": ,\n}"
                                       << "a.json:3:15: invalid JSON: syntax error while parsing value - "
                                          "unexpected ','; expected '[', '{', "
