@@ -178,8 +178,9 @@ std::int64_t evalAffine(const ir::AffineExpr& expr, const std::vector<ir::SizePa
 {
     std::int64_t value = expr.constant;
     for (const auto& [name, coef] : expr.terms) {
+        const std::string& sizeName = name; // clang 14 cannot capture a structured binding
         auto it = std::find_if(
-            sizes.begin(), sizes.end(), [&](const ir::SizeParam& s) { return s.name == name; });
+            sizes.begin(), sizes.end(), [&](const ir::SizeParam& s) { return s.name == sizeName; });
         if (it == sizes.end()) {
             ok = false;
             return 0;
@@ -363,7 +364,7 @@ public:
             if (options.divisorsOnly) {
                 m_candidates.push_back(divisorsOf(extents[i]));
             } else {
-                std::vector<std::int64_t> all(std::size_t(extents[i]));
+                std::vector<std::int64_t> all(static_cast<std::size_t>(extents[i]));
                 std::iota(all.begin(), all.end(), 1);
                 m_candidates.push_back(std::move(all));
             }

@@ -450,8 +450,9 @@ std::string withSizes(const std::string& text, const ir::Operator& op,
     };
     std::vector<Edit> edits;
     for (const auto& [name, value] : overrides) {
+        const std::string& sizeName = name; // clang 14 cannot capture a structured binding
         auto it = std::find_if(
-            op.sizes.begin(), op.sizes.end(), [&](const ir::SizeParam& p) { return p.name == name; });
+            op.sizes.begin(), op.sizes.end(), [&](const ir::SizeParam& p) { return p.name == sizeName; });
         if (it == op.sizes.end()) {
             problems.push_back(
                 Diagnostic{file, {}, field + "." + name, "operator " + op.name + " has no size " + name});
