@@ -195,6 +195,19 @@ private slots:
         const qsizetype fc = text.out.indexOf("== fc: best runtime");
         QVERIFY2(c1 >= 0 && badLine > c1 && fc > badLine, qPrintable(text.out));
     }
+
+    // Sizes whose products overflow 64 bits: a GEMM of 2^31-1 cubed (2^93 MACs) is a valid operator
+    // (marvel check accepts it) that the search rejects with a clear message instead of wrapping.
+    void hugeSizes()
+    {
+        const QString op = kData + "/huge_gemm.loop";
+        QCOMPARE(runMarvel({"check", op}).exitCode, 0);
+        const Run r = runMarvel({"search", "--op", op, "--hw", kSamples + "/accelerators/P2_edge.json"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(
+                     "huge: " + op + ":1:1: 'huge': the iteration space is too large for the cost model"),
+            qPrintable(r.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliPartialInput)
