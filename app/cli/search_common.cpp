@@ -97,12 +97,12 @@ std::string nonConformableReason(const std::vector<SearchLayer>& layers)
 }
 
 SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,
-    const search::SearchOptions& options, search::SearchSink* sink)
+    const search::SearchOptions& options, search::SearchSink* sink, std::stop_token stop)
 {
     SearchedLayer out;
     out.layer = layer;
     if (!layer.ok()) return out;
-    out.search = search::searchLayer(layer.op, acc, options, sink);
+    out.search = search::searchLayer(layer.op, acc, options, sink, std::move(stop));
     out.best = out.search.result.best(options.objective);
     if (auto nest = ir::perfectNest(layer.op)) out.roofline = search::roofline(*nest, layer.op.sizes, acc);
     return out;

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -60,7 +61,7 @@ std::string capacityWarning(const search::SearchOptions& options);
 
 /// Searches one layer with the roofline attached.
 SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,
-    const search::SearchOptions& options, search::SearchSink* sink);
+    const search::SearchOptions& options, search::SearchSink* sink, std::stop_token stop = {});
 
 /// The `--json` object of issue 4.
 nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search::SearchOptions& options,
