@@ -60,11 +60,13 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "accelerator's buffers (reported with the smallest requirement found; the other layers as usual)",
     run};
 
-/// Set by SIGINT; the watchdog turns it into a stop request (a signal handler may only touch this).
-volatile std::sig_atomic_t g_interrupted = 0;
+/// Set by SIGINT; the watchdog thread turns it into a stop request. A lock-free atomic is both safe in a
+/// signal handler and free of data races with the watchdog.
+std::atomic<bool> g_interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
 extern "C" void onInterrupt(int)
 {
-    g_interrupted = 1;
+    g_interrupted.store(true);
 }
 
 /// Requests a stop of the search at a deadline or on SIGINT, checking every 20 ms, until destroyed.
@@ -76,7 +78,7 @@ public:
             while (!done.stop_requested() && !source.stop_requested()) {
                 const double elapsed
                     = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                if (g_interrupted || (seconds && elapsed >= *seconds)) {
+                if (g_interrupted.load() || (seconds && elapsed >= *seconds)) {
                     source.request_stop();
                     break;
                 }
@@ -235,7 +237,7 @@ int run(const std::vector<std::string>& argv)
                    "part searched (keep tile sizes to divisors, or raise --pe-util-bound)\n";
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const bool interrupted = g_interrupted != 0;
+    const bool interrupted = g_interrupted.load();
     std::signal(SIGINT, SIG_DFL);
     if (stop.stop_requested())
         std::cerr << "marvel search: " << (interrupted ? "interrupted" : "time limit (--max-seconds) reached")
