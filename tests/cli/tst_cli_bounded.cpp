@@ -95,6 +95,24 @@ private slots:
         const QString err = QString::fromUtf8(p->readAllStandardError());
         QVERIFY2(err.contains("marvel search: interrupted after "), qPrintable(err));
     }
+
+    // Without divisor pruning every tile size of a loop is a candidate: 2^31-1 of them needed 16 GB and
+    // ended in std::bad_alloc; now a clear error naming the setting.
+    void hugeNonDivisorLoopIsRefused()
+    {
+        std::unique_ptr<QProcess> p(startBounded(
+            {"search", "--op", QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/partial/long_copy.loop"), "--hw",
+                kSamples + "/accelerators/P2_edge.json", "--no-divisors-only"}));
+        QVERIFY(p->waitForFinished(60000));
+        QCOMPARE(p->exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p->exitCode(), 2);
+        const QString err = QString::fromUtf8(p->readAllStandardError());
+        QVERIFY2(
+            err.startsWith("marvel search: copy: search.divisors_only: loop 'i' has 2147483647 "
+                           "iterations: tile sizes that do not divide it can only be tried up to 1048576 "
+                           "(keep tile sizes to divisors)\n"),
+            qPrintable(err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliBounded)
