@@ -7,5 +7,6 @@ apt-get install -y -qq --no-install-recommends \
   g++ cmake ninja-build pkg-config file \
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev \
   nlohmann-json3-dev libgraphviz-dev \
-  xvfb xauth fonts-dejavu-core clang-format >/dev/null
+  xvfb xauth fonts-dejavu-core clang-format \
+  clang libclang-rt-14-dev >/dev/null
 echo "install-deps: packages ready"

@@ -31,8 +31,10 @@ const marvel::cli::Command kCommand{"evaluate",
     "  --format F        table (default), csv (header + one row per layer, columns named as in\n"
     "                    MAESTRO's reference layers.csv) or json (array of objects)\n"
     "  --fidelity F      maestro (default: reproduces MAESTRO, quirks included) or corrected\n\n"
-    "exit status: 0 every layer evaluated, 2 input error (bad file, invalid mapping, a project without\n"
-    "a selected mapping)",
+    "A layer with an invalid mapping does not hide the others: every layer is reported, each bad one with\n"
+    "its located error (csv: the status column, json: \"status\" and \"errors\", table: a line).\n\n"
+    "exit status: 0 every layer evaluated, 2 input error (bad file, a layer with an invalid mapping, a\n"
+    "project without a selected mapping)",
     run};
 
 marvel::Diagnostic projectError(const std::string& file, std::string field, std::string message)
@@ -161,6 +163,8 @@ int run(const std::vector<std::string>& argv)
         std::cerr << "marvel evaluate: " << formatDiagnostics(e.diagnostics());
         return cli::InputError;
     }
+    // A bad layer does not hide the good ones: every layer is reported, each bad one with its located
+    // error (on stderr too), and the exit status says that something was wrong.
     bool allOk = true;
     for (const auto& l : layers) {
         if (!l.ok) {
@@ -168,20 +172,39 @@ int run(const std::vector<std::string>& argv)
             std::cerr << "marvel evaluate: " << formatDiagnostics(l.errors);
         }
     }
-    if (!allOk) return cli::InputError;
+    auto errorText = [](const cost::LayerEvaluation& l) {
+        std::string text = formatDiagnostics(l.errors);
+        while (!text.empty() && text.back() == '\n')
+            text.pop_back();
+        for (char& c : text)
+            if (c == '\n') c = ' ';
+        return text.empty() ? std::string("invalid layer") : text;
+    };
 
     std::vector<std::vector<cost::ReportValue>> rows;
     for (const auto& l : layers)
-        rows.push_back(cost::reportRow(l.result));
+        rows.push_back(l.ok ? cost::reportRow(l.result) : std::vector<cost::ReportValue>{});
+    // Column names come from any evaluated layer; with none there are no metric columns at all.
+    std::vector<std::string> columns;
+    for (const auto& row : rows)
+        if (!row.empty()) {
+            for (const auto& v : row)
+                columns.push_back(v.name);
+            break;
+        }
     if (format == "csv") {
-        std::cout << "layer_name";
-        for (const auto& v : rows.front())
-            std::cout << ',' << v.name;
+        std::cout << "layer_name,status";
+        for (const auto& name : columns)
+            std::cout << ',' << name;
         std::cout << '\n';
         for (size_t i = 0; i < rows.size(); ++i) {
-            std::cout << cli::csvField(layers[i].layerName);
-            for (const auto& v : rows[i])
-                std::cout << ',' << v.text();
+            std::cout << cli::csvField(layers[i].layerName) << ','
+                      << (layers[i].ok ? std::string("ok") : cli::csvField("error: " + errorText(layers[i])));
+            if (layers[i].ok)
+                for (const auto& v : rows[i])
+                    std::cout << ',' << v.text();
+            else
+                std::cout << std::string(columns.size(), ',');
             std::cout << '\n';
         }
     } else if (format == "json") {
@@ -189,6 +212,13 @@ int run(const std::vector<std::string>& argv)
         for (size_t i = 0; i < rows.size(); ++i) {
             nlohmann::json o;
             o["layer_name"] = layers[i].layerName;
+            o["status"] = layers[i].ok ? "ok" : "error";
+            if (!layers[i].ok) {
+                nlohmann::json errors = nlohmann::json::array();
+                for (const Diagnostic& d : layers[i].errors)
+                    errors.push_back(d.format());
+                o["errors"] = std::move(errors);
+            }
             for (const auto& v : rows[i]) {
                 if (v.integer)
                     o[v.name] = v.i;
@@ -201,7 +231,7 @@ int run(const std::vector<std::string>& argv)
         }
         std::cout << out.dump(2) << '\n';
     } else {
-        // A readable subset: the figures people compare mappings by.
+        // A readable subset: the figures people compare mappings by; a bad layer gets its error instead.
         const std::vector<std::string> shown
             = {"num_macs", "runtime_cycles", "throughput_macs_per_cycle", "scr_total_energy_macu",
                 "avg_utilized_clusters", "l1_size_req", "l2_size_req", "peak_bw_req", "avg_bw_req"};
@@ -209,8 +239,14 @@ int run(const std::vector<std::string>& argv)
         std::vector<std::string> header = {"layer"};
         header.insert(header.end(), shown.begin(), shown.end());
         cells.push_back(header);
+        std::vector<std::string> errorLines(rows.size());
         for (size_t i = 0; i < rows.size(); ++i) {
             std::vector<std::string> line = {layers[i].layerName};
+            if (!layers[i].ok) {
+                errorLines[i] = "error: " + errorText(layers[i]);
+                cells.push_back(line);
+                continue;
+            }
             for (const auto& name : shown)
                 for (const auto& v : rows[i])
                     if (v.name == name) line.push_back(v.text());
@@ -220,17 +256,19 @@ int run(const std::vector<std::string>& argv)
         for (const auto& line : cells)
             for (size_t c = 0; c < line.size(); ++c)
                 width[c] = std::max(width[c], line[c].size());
-        for (const auto& line : cells) {
+        for (size_t r = 0; r < cells.size(); ++r) {
+            const auto& line = cells[r];
             for (size_t c = 0; c < line.size(); ++c) {
                 if (c == 0)
                     std::cout << std::left << std::setw(int(width[c])) << line[c];
                 else
                     std::cout << "  " << std::right << std::setw(int(width[c])) << line[c];
             }
+            if (r > 0 && !errorLines[r - 1].empty()) std::cout << "  " << errorLines[r - 1];
             std::cout << '\n';
         }
     }
-    return cli::Ok;
+    return allOk ? cli::Ok : cli::InputError;
 }
 
 const bool registered = marvel::cli::registerCommand(kCommand);

@@ -1,13 +1,16 @@
 // `marvel search`: the decoupled off-chip/on-chip mapping search of an operator or of every layer of a
 // model (issue 4) or of a project's workload, with a progress bar, JSON output, the runtime-energy
 // Pareto set of each layer, a MAESTRO mapping export and a Pareto CSV export.
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #include "app/cli/command.h"
@@ -27,7 +30,7 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                     [--hw FILE] [--objective runtime|energy|edp] [--threads N] [--json]\n"
     "                     [--export-mdc OUT.m] [--pareto-csv OUT.csv] [--pe-util-bound P]\n"
     "                     [--no-divisors-only] [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n"
-    "                     [--exhaustive] [--fidelity maestro|corrected]\n\n"
+    "                     [--exhaustive] [--fidelity maestro|corrected] [--max-seconds S]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
     "and level-1 tiles with the MDC cost model (paper Algorithm 1). Reports each layer's best mapping\n"
     "for the objective and its runtime-energy Pareto set (the mappings no other evaluated one beats on\n"
@@ -49,10 +52,44 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "  --fidelity            cost model mode (default maestro)\n"
     "  --json                one JSON object on stdout (each layer with a \"pareto\" array)\n"
     "  --export-mdc OUT.m    write every layer's best mapping as one MAESTRO mapping file\n"
-    "  --pareto-csv OUT.csv  write every layer's Pareto set: layer,runtime_cycles,energy,edp,utilization\n\n"
-    "exit status: 0 ok, 1 operator not conformable, 2 input error, 3 a layer has no mapping that fits\n"
-    "the accelerator's buffers (reported with the smallest requirement found; the other layers as usual)",
+    "  --pareto-csv OUT.csv  write every layer's Pareto set: layer,runtime_cycles,energy,edp,utilization\n"
+    "  --max-seconds S       stop searching after S seconds and report the best mappings of the part\n"
+    "                        searched (a warning says so); Ctrl+C (SIGINT) stops the same way, exit 130\n\n"
+    "exit status: 0 ok, 1 operator not conformable, 2 input error (a bad layer of a model file is reported\n"
+    "in its place with its error, the other layers as usual), 3 a layer has no mapping that fits the\n"
+    "accelerator's buffers (reported with the smallest requirement found; the other layers as usual)",
     run};
+
+/// Set by SIGINT; the watchdog thread turns it into a stop request. A lock-free atomic is both safe in a
+/// signal handler and free of data races with the watchdog.
+std::atomic<bool> g_interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+extern "C" void onInterrupt(int)
+{
+    g_interrupted.store(true);
+}
+
+/// Requests a stop of the search at a deadline or on SIGINT, checking every 20 ms, until destroyed.
+class Watchdog
+{
+public:
+    Watchdog(std::stop_source& source, std::optional<double> seconds)
+        : m_thread([&source, seconds, start = std::chrono::steady_clock::now()](std::stop_token done) {
+            while (!done.stop_requested() && !source.stop_requested()) {
+                const double elapsed
+                    = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                if (g_interrupted.load() || (seconds && elapsed >= *seconds)) {
+                    source.request_stop();
+                    break;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+        })
+    { }
+
+private:
+    std::jthread m_thread;
+};
 
 /// A terminal progress bar on stderr, redrawn at most every 100 ms by the search thread.
 class ProgressBar final : public search::SearchSink
@@ -85,7 +122,7 @@ int run(const std::vector<std::string>& argv)
 {
     cli::Args args(argv,
         {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
-            "pe-util-bound", "fidelity"},
+            "pe-util-bound", "fidelity", "max-seconds"},
         {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
@@ -107,6 +144,11 @@ int run(const std::vector<std::string>& argv)
     search::SearchOptions options = proj ? proj->search : search::SearchOptions{};
     if (std::string error = cli::searchOptionsFromArgs(args, options); !error.empty())
         return cli::usageError(kCommand, error);
+    std::optional<double> maxSeconds;
+    if (args.has("max-seconds")) {
+        maxSeconds = args.number("max-seconds", 0.0, 1e9);
+        if (!maxSeconds) return cli::usageError(kCommand, args.error());
+    }
 
     arch::Accelerator acc;
     std::vector<cli::SearchLayer> layers;
@@ -123,7 +165,8 @@ int run(const std::vector<std::string>& argv)
             layers = cli::layersFromWorkload(project::loadProjectWorkload(*proj, path));
         } else {
             layers = args.has("op") ? cli::layersFromOperatorFile(*args.value("op"))
-                                    : cli::layersFromModel(*args.value("model"), args.value("layer"));
+                                    : cli::layersFromModel(*args.value("model"), args.value("layer"),
+                                        workloads::LayerErrors::Keep);
         }
     } catch (const marvel::InputError& e) {
         std::cerr << "marvel search: " << formatDiagnostics(e.diagnostics());
@@ -139,17 +182,45 @@ int run(const std::vector<std::string>& argv)
     const auto start = std::chrono::steady_clock::now();
     std::vector<cli::SearchedLayer> searched;
     bool notMappable = false;
+    bool badLayer = false;
     std::cerr << cli::capacityWarning(options);
+    // Ctrl+C and --max-seconds stop the search; what was found so far is still reported.
+    std::stop_source stop;
+    std::signal(SIGINT, onInterrupt);
+    Watchdog watchdog(stop, maxSeconds);
+    std::size_t unsearched = 0;
     for (const cli::SearchLayer& layer : layers) {
+        if (stop.stop_requested()) {
+            ++unsearched;
+            continue;
+        }
+        if (!layer.ok()) {
+            // Reported in its place in the output; the other layers are still searched.
+            std::cerr << "marvel search: " << formatDiagnostics(layer.errors);
+            badLayer = true;
+            searched.push_back(cli::searchOne(layer, acc, options, nullptr));
+            continue;
+        }
         ProgressBar bar(layer.name);
         try {
-            searched.push_back(cli::searchOne(layer, acc, options, tty ? &bar : nullptr));
+            searched.push_back(cli::searchOne(layer, acc, options, tty ? &bar : nullptr, stop.get_token()));
         } catch (const marvel::InputError& e) {
             if (tty) bar.finish();
             std::cerr << "marvel search: " << layer.name << ": " << e.what() << '\n';
             return cli::InputError;
         }
         if (tty) bar.finish();
+        if (searched.back().search.result.cancelled && !searched.back().best) {
+            // Stopped before its first mapping: nothing to report for it.
+            searched.pop_back();
+            ++unsearched;
+            continue;
+        }
+        if (searched.back().search.result.cancelled)
+            std::cerr
+                << "marvel search: " << layer.name
+                << ": warning: stopped before the search finished; this is the best mapping of the part "
+                   "searched\n";
         if (!searched.back().best && searched.back().search.result.notMappable()) {
             std::cerr << "marvel search: " << cli::notMappableReason(searched.back(), acc) << '\n';
             notMappable = true;
@@ -166,6 +237,14 @@ int run(const std::vector<std::string>& argv)
                    "part searched (keep tile sizes to divisors, or raise --pe-util-bound)\n";
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool interrupted = g_interrupted.load();
+    std::signal(SIGINT, SIG_DFL);
+    if (stop.stop_requested())
+        std::cerr << "marvel search: " << (interrupted ? "interrupted" : "time limit (--max-seconds) reached")
+                  << " after " << elapsed << " s"
+                  << (unsearched ? "; " + std::to_string(unsearched) + " layer(s) not searched"
+                                 : std::string())
+                  << '\n';
 
     try {
         if (args.has("export-mdc")) cli::exportMdc(searched, *args.value("export-mdc"));
@@ -180,7 +259,10 @@ int run(const std::vector<std::string>& argv)
         std::cout << cli::searchJson(searched, options, elapsed, acc).dump(2) << '\n';
     else
         std::cout << cli::searchText(searched, options, elapsed, acc);
-    return notMappable ? cli::NotMappable : cli::Ok;
+    if (interrupted) return 128 + SIGINT;
+    // The time limit left a layer without any mapping: no result for it, as when none is valid.
+    if (unsearched > 0) return cli::InputError;
+    return badLayer ? cli::InputError : notMappable ? cli::NotMappable : cli::Ok;
 }
 
 const bool registered = cli::registerCommand(kCommand);

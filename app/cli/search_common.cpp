@@ -50,13 +50,13 @@ std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options)
 std::vector<SearchLayer> layersFromOperatorFile(const std::string& path)
 {
     ir::Operator op = ir::parseOperatorFile(path);
-    return {SearchLayer{op.name, std::move(op), 1}};
+    return {SearchLayer{op.name, std::move(op), 1, {}}};
 }
 
 std::vector<SearchLayer> layersFromModel(
-    const std::string& nameOrPath, const std::optional<std::string>& layer)
+    const std::string& nameOrPath, const std::optional<std::string>& layer, workloads::LayerErrors mode)
 {
-    workloads::Workload w = workloads::loadWorkload(nameOrPath);
+    workloads::Workload w = workloads::loadWorkload(nameOrPath, mode);
     std::string names;
     for (const workloads::WorkloadLayer& l : w.layers)
         names += (names.empty() ? "" : ", ") + l.name;
@@ -75,13 +75,14 @@ std::vector<SearchLayer> layersFromWorkload(workloads::Workload workload)
 {
     std::vector<SearchLayer> out;
     for (workloads::WorkloadLayer& l : workload.layers)
-        out.push_back({l.name, std::move(l.op), l.repeat});
+        out.push_back({l.name, std::move(l.op), l.repeat, std::move(l.errors)});
     return out;
 }
 
 std::string nonConformableReason(const std::vector<SearchLayer>& layers)
 {
     for (const SearchLayer& l : layers) {
+        if (!l.ok()) continue;
         const conform::Report report = conform::checkConformability(l.op);
         if (report.conformable) continue;
         std::string reason;
@@ -96,11 +97,12 @@ std::string nonConformableReason(const std::vector<SearchLayer>& layers)
 }
 
 SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,
-    const search::SearchOptions& options, search::SearchSink* sink)
+    const search::SearchOptions& options, search::SearchSink* sink, std::stop_token stop)
 {
     SearchedLayer out;
     out.layer = layer;
-    out.search = search::searchLayer(layer.op, acc, options, sink);
+    if (!layer.ok()) return out;
+    out.search = search::searchLayer(layer.op, acc, options, sink, std::move(stop));
     out.best = out.search.result.best(options.objective);
     if (auto nest = ir::perfectNest(layer.op)) out.roofline = search::roofline(*nest, layer.op.sizes, acc);
     return out;
@@ -192,7 +194,7 @@ std::vector<RowSummary> summarise(const std::vector<SearchedLayer>& layers)
 {
     std::vector<RowSummary> rows(std::size(kSpaceRows));
     for (const SearchedLayer& l : layers)
-        for (std::size_t i = 0; i < rows.size(); ++i) {
+        for (std::size_t i = 0; i < rows.size() && l.layer.ok(); ++i) {
             const double v = l.search.sizes.*kSpaceRows[i].figure;
             rows[i].min = std::min(rows[i].min, v);
             rows[i].max = std::max(rows[i].max, v);
@@ -242,6 +244,15 @@ std::string paretoText(const search::SearchResult& result, search::Objective obj
     return os.str();
 }
 
+// Each problem of a bad layer as its formatted text ("file:line:col: message").
+nlohmann::json diagnosticsJson(const std::vector<Diagnostic>& diagnostics)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const Diagnostic& d : diagnostics)
+        out.push_back(d.format());
+    return out;
+}
+
 // Shortest text that reads back to the same double.
 std::string exactNumber(double v)
 {
@@ -281,7 +292,14 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
     nlohmann::json array = nlohmann::json::array();
     std::int64_t totalRuntime = 0, totalRoofline = 0;
     std::uint64_t evaluated = 0;
+    std::size_t searchedLayers = 0;
     for (const SearchedLayer& l : layers) {
+        if (!l.layer.ok()) {
+            array.push_back({{"name", l.layer.name}, {"repeat", l.layer.repeat}, {"status", "error"},
+                {"errors", diagnosticsJson(l.layer.errors)}});
+            continue;
+        }
+        ++searchedLayers;
         if (!l.best) {
             const search::SearchStats& st = l.search.result.stats;
             array.push_back({{"name", l.layer.name}, {"repeat", l.layer.repeat}, {"status", "not_mappable"},
@@ -314,16 +332,16 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
         totalRoofline += l.roofline.cycles * l.layer.repeat;
         evaluated += l.search.result.evaluated;
     }
-    const double n = std::max<double>(1, static_cast<double>(layers.size()));
+    const double n = std::max<double>(1, static_cast<double>(searchedLayers));
     out["layers"] = std::move(array);
     out["total_runtime_cycles"] = totalRuntime;
     out["total_roofline_cycles"] = totalRoofline;
     out["elapsed_seconds"] = elapsed;
-    nlohmann::json space = {{"layers", layers.size()}, {"evaluated", evaluated}};
+    nlohmann::json space = {{"layers", searchedLayers}, {"evaluated", evaluated}};
     const std::vector<RowSummary> rows = summarise(layers);
     for (std::size_t i = 0; i < rows.size(); ++i)
-        space[kSpaceRows[i].key]
-            = {{"min", layers.empty() ? 0.0 : rows[i].min}, {"avg", rows[i].sum / n}, {"max", rows[i].max}};
+        space[kSpaceRows[i].key] = {
+            {"min", searchedLayers == 0 ? 0.0 : rows[i].min}, {"avg", rows[i].sum / n}, {"max", rows[i].max}};
     out["search_space"] = std::move(space);
     return out;
 }
@@ -334,7 +352,13 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
     std::ostringstream os;
     os << capacityWarning(options);
     std::int64_t totalRuntime = 0, totalRoofline = 0;
+    std::size_t searchedLayers = 0;
     for (const SearchedLayer& l : layers) {
+        if (!l.layer.ok()) {
+            os << "== " << l.layer.name << ": error: " << formatDiagnostics(l.layer.errors) << '\n';
+            continue;
+        }
+        ++searchedLayers;
         if (!l.best) {
             os << "== " << notMappableReason(l, acc) << "\n\n";
             continue;
@@ -369,12 +393,12 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
     }
     if (layers.size() > 1) {
         os << "total runtime " << totalRuntime << " cycles, roofline " << totalRoofline << " cycles\n";
-        os << "search space over " << layers.size() << " layers (min / avg / max):\n";
+        os << "search space over " << searchedLayers << " layers (min / avg / max):\n";
         const std::vector<RowSummary> rows = summarise(layers);
-        for (std::size_t i = 0; i < rows.size(); ++i) {
+        for (std::size_t i = 0; i < rows.size() && searchedLayers > 0; ++i) {
             char line[160];
             std::snprintf(line, sizeof line, "  %-46s %9.2g %9.2g %9.2g\n", kSpaceRows[i].label, rows[i].min,
-                rows[i].sum / static_cast<double>(layers.size()), rows[i].max);
+                rows[i].sum / static_cast<double>(searchedLayers), rows[i].max);
             os << line;
         }
     }

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,14 @@ struct SearchLayer
     std::string name;
     ir::Operator op;
     int repeat = 1;
+    /// Why the layer cannot be searched (a bad layer of a model file, kept so that the others are still
+    /// reported); empty: searchable.
+    std::vector<Diagnostic> errors;
+    bool ok() const { return errors.empty(); }
 };
 
-/// A searched layer: the search result, its best mapping for the objective and the roofline.
+/// A searched layer: the search result, its best mapping for the objective and the roofline; a bad
+/// layer (layer.errors) was not searched and has none of them.
 struct SearchedLayer
 {
     SearchLayer layer;
@@ -39,8 +45,9 @@ std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options);
 /// Every operator of a `.loop` file (parse errors throw InputError).
 std::vector<SearchLayer> layersFromOperatorFile(const std::string& path);
 /// The layers of a built-in model or a model file, or only `layer` (InputError naming the choices).
-std::vector<SearchLayer> layersFromModel(
-    const std::string& nameOrPath, const std::optional<std::string>& layer);
+/// With LayerErrors::Keep a bad layer of the file is returned with its errors instead of throwing.
+std::vector<SearchLayer> layersFromModel(const std::string& nameOrPath,
+    const std::optional<std::string>& layer, workloads::LayerErrors mode = workloads::LayerErrors::Throw);
 /// The layers of a loaded workload, with their repeat counts.
 std::vector<SearchLayer> layersFromWorkload(workloads::Workload workload);
 /// "LAYER: operator 'x' is not conformable: reason" for the first non-conformable layer, or empty.
@@ -54,7 +61,7 @@ std::string capacityWarning(const search::SearchOptions& options);
 
 /// Searches one layer with the roofline attached.
 SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,
-    const search::SearchOptions& options, search::SearchSink* sink);
+    const search::SearchOptions& options, search::SearchSink* sink, std::stop_token stop = {});
 
 /// The `--json` object of issue 4.
 nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search::SearchOptions& options,

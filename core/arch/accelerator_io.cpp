@@ -122,6 +122,13 @@ HardwareRead readHardware(std::string_view text, const std::string& fileName)
         acc.*(key->member) = *value;
         result.valueLocs[std::string(key->jsonField)] = valueToken.loc;
     }
+    // MAESTRO takes 1 PE when the key is missing, so an empty file (or one holding only comments) would
+    // silently describe a one-PE accelerator nobody asked for.
+    if (diagnostics.empty() && !result.valueLocs.count("num_pes"))
+        diagnostics.push_back(fieldError(fileName, "num_pes",
+            tokens.empty() ? "the hardware file is empty: it must at least say how many PEs there are "
+                             "(num_pes: N)"
+                           : "missing key: the hardware file must say how many PEs there are (num_pes: N)"));
     if (!diagnostics.empty()) throw InputError(std::move(diagnostics));
     return result;
 }
@@ -139,7 +146,9 @@ std::string lowerExtension(const std::string& path)
 Accelerator readAcceleratorJson(std::string_view text, const std::string& fileName)
 {
     const json root = parseJsonText(text, fileName);
-    if (!root.is_object()) throw InputError(fieldError(fileName, "", "an accelerator must be a JSON object"));
+    if (!root.is_object())
+        throw InputError(locError(fileName, topLevelLoc(text),
+            "an accelerator must be a JSON object, not " + JsonFields::describe(root)));
     return acceleratorFromJson(root, fileName);
 }
 

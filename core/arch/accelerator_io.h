@@ -19,9 +19,10 @@
 // Unknown fields are errors (a misspelt optional field would otherwise silently take its default).
 //
 // MAESTRO hardware files (.m): `key: value` pairs with MAESTRO's tokeniser (see mdc-cost-model.md §2.1,
-// 2.4): num_pes, l1_size_cstr, l2_size_cstr, noc_bw_cstr, NoC_NumHops, offchip_bw_cstr. Absent keys
-// take MAESTRO's defaults (num_pes 1, NoC_NumHops 1, the others 2^31-1); fields MAESTRO has no key
-// for (clock, DRAM block, word size, SIMD lanes, energies) take the Accelerator defaults. MAESTRO
+// 2.4): num_pes, l1_size_cstr, l2_size_cstr, noc_bw_cstr, NoC_NumHops, offchip_bw_cstr. num_pes is
+// required (MAESTRO takes 1 PE when it is missing, so an empty file would silently be a one-PE
+// accelerator); other absent keys take MAESTRO's defaults (NoC_NumHops 1, the others 2^31-1); fields MAESTRO
+// has no key for (clock, DRAM block, word size, SIMD lanes, energies) take the Accelerator defaults. MAESTRO
 // counts buffer sizes in elements; the file's sizes are read as bytes at 1 byte per element.
 
 #include <nlohmann/json_fwd.hpp>
@@ -45,7 +46,8 @@ std::string writeAcceleratorJson(const Accelerator& acc);
 nlohmann::ordered_json acceleratorToJson(const Accelerator& acc);
 
 /// Parses a MAESTRO hardware file; throws InputError with `file:line:col: ...` on unknown keys and
-/// non-numeric values. The name is left empty (the file has none). Values are not validated.
+/// non-numeric values, and naming the field num_pes when the file does not give it (an empty file). The name
+/// is left empty (the file has none). Values are not validated.
 Accelerator readMaestroHardware(std::string_view text, const std::string& fileName);
 /// The six MAESTRO keys; the name and fields MAESTRO cannot express are written as `//` comments only.
 /// Sizes are written in elements (bytes / bytes_per_element), which is what MAESTRO counts.

@@ -37,7 +37,6 @@ namespace {
 
 using i64 = std::int64_t;
 constexpr i64 kMaxI64 = std::numeric_limits<i64>::max();
-constexpr i64 kMinI64 = std::numeric_limits<i64>::min();
 constexpr i64 kProductLimit = i64(1) << 52;
 
 enum Pos : std::uint8_t { PosI = 0, PosS = 1, PosE = 2 };
@@ -130,7 +129,9 @@ std::string formatDirective(const mdc::Directive& d)
 inline void addMul(i64& acc, i64 a, i64 b, bool& overflow)
 {
     i64 p = 0;
-    overflow |= __builtin_mul_overflow(a, b, &p) | __builtin_add_overflow(acc, p, &acc);
+    const bool mulOverflow = __builtin_mul_overflow(a, b, &p);
+    const bool addOverflow = __builtin_add_overflow(acc, p, &acc);
+    overflow = overflow || mulOverflow || addOverflow;
 }
 
 i64 satMul(i64 a, i64 b)

@@ -118,8 +118,9 @@ __int128 maxOverBox(const AffineExpr& e, const Operator& op, const std::vector<L
             value += __int128(coefficient) * *size;
             continue;
         }
-        auto loop
-            = std::find_if(outer.begin(), outer.end(), [&](const LoopInfo& l) { return l.iterator == name; });
+        const std::string& iterator = name; // clang 14 cannot capture a structured binding
+        auto loop = std::find_if(
+            outer.begin(), outer.end(), [&](const LoopInfo& l) { return l.iterator == iterator; });
         if (loop != outer.end() && coefficient > 0) value += __int128(coefficient) * (loop->extent - 1);
     }
     return value;

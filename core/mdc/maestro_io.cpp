@@ -53,6 +53,25 @@ public:
                 // MAESTRO ignores every other top-level token; so do we.
             }
         } catch (const StopParsing&) { }
+        if (m_diagnostics.empty() && m_network.layers.empty()) {
+            // MAESTRO reads such a file as a network of nothing and prints nothing; it is a mistake.
+            Diagnostic d;
+            d.file = m_file;
+            if (m_tokens.empty()) {
+                d.loc = {1, 1};
+                d.message
+                    = "the file is empty: it holds no layer (expected Network NAME { Layer NAME { ... } })";
+            } else if (m_networkLoc.line > 0) {
+                d.loc = m_networkLoc;
+                d.message = "the Network block holds no layer (expected Layer NAME { ... })";
+            } else {
+                d.loc = m_tokens.front().loc;
+                d.message
+                    = "the file holds no Network block and no layer (expected Network NAME { Layer NAME { "
+                      "... } })";
+            }
+            m_diagnostics.push_back(std::move(d));
+        }
         if (!m_diagnostics.empty()) throw InputError(std::move(m_diagnostics));
         return std::move(m_network);
     }
@@ -149,6 +168,7 @@ private:
 
     void parseNetwork(const Token& keyword)
     {
+        if (m_networkLoc.line == 0) m_networkLoc = keyword.loc;
         std::string name = parseNamesUntilBrace(keyword);
         if (!name.empty()) m_network.name = name;
         for (;;) {
@@ -392,6 +412,7 @@ private:
     std::size_t m_pos = 0;
     std::string m_file;
     SourceLoc m_endLoc;
+    SourceLoc m_networkLoc; ///< the first Network keyword
     std::map<std::string, std::int64_t, std::less<>> m_constants;
     Network m_network;
     std::vector<Diagnostic> m_diagnostics;

@@ -19,7 +19,8 @@ namespace marvel::mdc {
 /// Parses a mapping or model file. `Sz(D)` and named constants are replaced by their values; TRCONV
 /// layers read as CONV; strides are attached to the dimension of the same name (keys that name no
 /// declared dimension are dropped, as in MAESTRO); an Accelerator block is skipped. Layers and
-/// directives keep their SourceLoc. Throws InputError with every syntax error found. Semantic
+/// directives keep their SourceLoc. Throws InputError with every syntax error found, and for a file
+/// without any layer (empty, or a Network block with nothing in it: MAESTRO prints nothing). Semantic
 /// rules that need the whole layer are left to checkMaestroRules() and the cost model.
 Network readMaestroMapping(std::string_view text, const std::string& fileName);
 /// Reads `path` and parses it; an unreadable file throws InputError naming the path.

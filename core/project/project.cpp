@@ -159,8 +159,8 @@ Project readProject(std::string_view text, const std::string& fileName)
 {
     const json root = parseJsonText(text, fileName);
     if (!root.is_object())
-        throw InputError(
-            fieldError(fileName, "", "a project must be a JSON object, not " + JsonFields::describe(root)));
+        throw InputError(Diagnostic{fileName, topLevelLoc(text), "",
+            "a project must be a JSON object, not " + JsonFields::describe(root)});
 
     JsonFields fields(root, fileName, "");
     std::int64_t schema = 0;

@@ -178,8 +178,9 @@ std::int64_t evalAffine(const ir::AffineExpr& expr, const std::vector<ir::SizePa
 {
     std::int64_t value = expr.constant;
     for (const auto& [name, coef] : expr.terms) {
+        const std::string& sizeName = name; // clang 14 cannot capture a structured binding
         auto it = std::find_if(
-            sizes.begin(), sizes.end(), [&](const ir::SizeParam& s) { return s.name == name; });
+            sizes.begin(), sizes.end(), [&](const ir::SizeParam& s) { return s.name == sizeName; });
         if (it == sizes.end()) {
             ok = false;
             return 0;
@@ -363,7 +364,7 @@ public:
             if (options.divisorsOnly) {
                 m_candidates.push_back(divisorsOf(extents[i]));
             } else {
-                std::vector<std::int64_t> all(std::size_t(extents[i]));
+                std::vector<std::int64_t> all(static_cast<std::size_t>(extents[i]));
                 std::iota(all.begin(), all.end(), 1);
                 m_candidates.push_back(std::move(all));
             }
@@ -712,6 +713,19 @@ OffChipSolution solveOffChip(const ir::PerfectNest& nest, const std::vector<ir::
 {
     OffChipSolution sol;
     auto extents = extentsOf(nest, sizes);
+    if (!options.divisorsOnly) {
+        // Every tile size 1..extent is a candidate: a list of that many sizes (and the space sizes'
+        // enumeration) must stay within memory, or the search ends in std::bad_alloc.
+        constexpr std::int64_t kMaxNonDivisorExtent = std::int64_t(1) << 20;
+        std::vector<Diagnostic> tooLong;
+        for (std::size_t i = 0; i < nest.loops.size(); ++i)
+            if (i < extents.size() && extents[i] > kMaxNonDivisorExtent)
+                tooLong.push_back(Diagnostic{{}, {}, "search.divisors_only",
+                    "loop '" + nest.loops[i].iterator + "' has " + std::to_string(extents[i])
+                        + " iterations: tile sizes that do not divide it can only be tried up to "
+                        + std::to_string(kMaxNonDivisorExtent) + " (keep tile sizes to divisors)"});
+        if (!tooLong.empty()) throw InputError(std::move(tooLong));
+    }
     Model model = buildModel(nest, options.exploreLayouts);
     sol.originalSpaceSize = originalSpaceSize(nest, acc.numPes, false, 0.0, options.exploreLayouts);
     sol.offChipSpaceSize = offChipSpaceSize(nest, false, options.exploreLayouts);

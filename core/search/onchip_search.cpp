@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/search/offchip.h"
+#include "core/util/checked_math.h"
 
 namespace marvel::search {
 
@@ -93,7 +94,7 @@ LayerSpace makeLayerSpace(
         space.loops.push_back(m);
         space.wholeLoops.push_back(
             std::find(wholeDims.begin(), wholeDims.end(), l.dimName) != wholeDims.end());
-        space.macs *= m.extent;
+        space.macs = saturatingMul(space.macs, m.extent); // huge nests are rejected later, not wrapped
     }
     auto loopIndex = [&](const std::string& iterator) {
         for (std::size_t i = 0; i < nest.loops.size(); ++i)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -19,14 +20,16 @@ double l1Choices(std::int64_t t2, bool divisorsOnly)
 
 // Distribution of the PE count along one loop: weight[f] = number of (t2, t1) choices (over every
 // level-3 tile when `l3Extents` is a range) that split the level-3 tile into f parallel chunks, f <= cap.
-using Weights = std::vector<double>;
+// Sparse (only the f that occur, ascending), so that memory does not grow with the PE count: an
+// accelerator may have up to 2^30 PEs, and a dense table per loop would take gigabytes.
+using Weights = std::map<std::int64_t, double>;
 
 Weights onChipWeights(std::int64_t t3, std::int64_t cap, bool divisorsOnly)
 {
-    Weights w(std::size_t(cap + 1), 0.0);
+    Weights w;
     auto add = [&](std::int64_t t2) {
         std::int64_t f = (t3 + t2 - 1) / t2;
-        if (f <= cap) w[std::size_t(f)] += l1Choices(t2, divisorsOnly);
+        if (f <= cap) w[f] += l1Choices(t2, divisorsOnly);
     };
     if (divisorsOnly) {
         for (std::int64_t t2 : divisorsOf(t3))
@@ -41,13 +44,11 @@ Weights onChipWeights(std::int64_t t3, std::int64_t cap, bool divisorsOnly)
 
 Weights originalWeights(std::int64_t extent, std::int64_t cap, bool divisorsOnly)
 {
-    Weights w(std::size_t(cap + 1), 0.0);
+    Weights w;
     if (divisorsOnly) {
-        for (std::int64_t t3 : divisorsOf(extent)) {
-            Weights one = onChipWeights(t3, cap, true);
-            for (std::size_t f = 0; f < w.size(); ++f)
-                w[f] += one[f];
-        }
+        for (std::int64_t t3 : divisorsOf(extent))
+            for (const auto& [f, weight] : onChipWeights(t3, cap, true))
+                w[f] += weight;
         return w;
     }
     // For each t2, the t3 in [t2, extent] with ceil(t3 / t2) = f are those in ((f-1)*t2, f*t2].
@@ -57,29 +58,34 @@ Weights originalWeights(std::int64_t extent, std::int64_t cap, bool divisorsOnly
             std::int64_t lo = std::max<std::int64_t>((f - 1) * t2 + 1, t2);
             std::int64_t hi = std::min<std::int64_t>(f * t2, extent);
             if (lo > extent) break;
-            if (hi >= lo) w[std::size_t(f)] += l1 * double(hi - lo + 1);
+            if (hi >= lo) w[f] += l1 * double(hi - lo + 1);
         }
     }
     return w;
 }
 
-// Sum over per-loop choices of the product of weights, restricted to products of f in [lo, hi].
+// Most distinct PE counts the bounded product keeps (16 bytes each, plus the map's nodes): beyond it the
+// figure is not counted (NaN) rather than taking gigabytes or hours.
+constexpr std::size_t kMaxProducts = std::size_t(1) << 20;
+
+// Sum over per-loop choices of the product of weights, restricted to products of f in [lo, hi]; NaN when
+// more than kMaxProducts distinct partial products would have to be tracked.
 double boundedProduct(const std::vector<Weights>& perLoop, std::int64_t lo, std::int64_t hi)
 {
-    std::vector<double> dp(std::size_t(hi + 1), 0.0);
-    dp[1] = 1.0;
+    std::map<std::int64_t, double> dp{{1, 1.0}};
     for (const auto& w : perLoop) {
-        std::vector<double> next(dp.size(), 0.0);
-        for (std::size_t p = 1; p < dp.size(); ++p) {
-            if (dp[p] == 0.0) continue;
-            for (std::size_t f = 1; f < w.size() && p * f < dp.size(); ++f)
-                if (w[f] != 0.0) next[p * f] += dp[p] * w[f];
-        }
+        std::map<std::int64_t, double> next;
+        for (const auto& [p, count] : dp)
+            for (const auto& [f, weight] : w) {
+                if (f > hi / p) break; // ascending f: every later product exceeds hi too
+                next[p * f] += count * weight;
+            }
+        if (next.size() > kMaxProducts) return std::numeric_limits<double>::quiet_NaN();
         dp = std::move(next);
     }
     double total = 0.0;
-    for (std::int64_t p = std::max<std::int64_t>(lo, 1); p <= hi; ++p)
-        total += dp[std::size_t(p)];
+    for (const auto& [p, count] : dp)
+        if (p >= lo && p <= hi) total += count;
     return total;
 }
 

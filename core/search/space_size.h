@@ -11,7 +11,9 @@
 //   on-chip   = prod_i #(t1 <= t2 <= T3_i) * n!                      (for the chosen level-3 tile T3)
 // Pruning: "divisors only" keeps t1 | t2 | t3 | E_i (no prologue/epilogue); the PE-utilisation bound
 // p keeps the level-2 choices with p * numPes <= prod_i ceil(t3_i / t2_i) <= numPes. All counts are
-// doubles because they reach 1e19 and beyond.
+// doubles because they reach 1e19 and beyond (and inf past 1.8e308: (100!)^2 orders of 100 loops).
+// Memory does not grow with the PE count (up to 2^30 PEs); a PE-bounded figure that would need more
+// than 2^20 distinct PE counts tracked is not counted and is NaN (JSON null).
 
 #include <cstdint>
 #include <vector>

@@ -36,6 +36,12 @@ std::string explanation(const std::string& what)
 }
 } // namespace
 
+SourceLoc topLevelLoc(std::string_view text)
+{
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    return locOfByte(text, first == std::string_view::npos ? 0 : first);
+}
+
 nlohmann::json parseJsonText(std::string_view text, const std::string& fileName)
 {
     try {
@@ -45,6 +51,21 @@ nlohmann::json parseJsonText(std::string_view text, const std::string& fileName)
         const std::size_t byte = e.byte > 0 ? e.byte - 1 : 0;
         throw InputError(
             Diagnostic{fileName, locOfByte(text, byte), {}, "invalid JSON: " + explanation(e.what())});
+    } catch (const nlohmann::json::out_of_range& e) {
+        // A number beyond a double (1e400) is not a parse error for nlohmann but an out_of_range (406)
+        // "number overflow parsing '1e400'", thrown without a position: locate the number it quotes.
+        const std::string what = e.what();
+        const auto open = what.find('\'');
+        const auto close = open == std::string::npos ? open : what.find('\'', open + 1);
+        std::size_t byte = 0;
+        if (close != std::string::npos) {
+            const std::string token = what.substr(open + 1, close - open - 1);
+            if (const auto at = text.find(token); at != std::string_view::npos) byte = at;
+        }
+        throw InputError(
+            Diagnostic{fileName, locOfByte(text, byte), {}, "invalid JSON: " + explanation(what)});
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError(Diagnostic{fileName, SourceLoc{1, 1}, {}, "invalid JSON: " + explanation(e.what())});
     }
 }
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "core/util/diagnostic.h"
 
@@ -16,10 +17,18 @@ std::string readTextFile(const std::string& path)
         throw InputError(Diagnostic{path, {}, {}, "cannot read the file: it is a directory"});
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(Diagnostic{path, {}, {}, "cannot read the file"});
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
+    // Read in chunks up to a limit: a device such as /dev/zero (or a huge file by mistake) must give a
+    // message, not exhaust the memory.
+    std::string text;
+    char chunk[65536];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+        if (text.size() > kMaxTextFileBytes)
+            throw InputError(Diagnostic{path, {}, {},
+                "the file is larger than " + std::to_string(kMaxTextFileBytes >> 20)
+                    + " MiB: this is not an input Marvel Studio reads"});
+    }
     if (in.bad()) throw InputError(Diagnostic{path, {}, {}, "cannot read the file"});
-    std::string text = std::move(buffer).str();
     if (const auto nul = text.find('\0'); nul != std::string::npos) {
         const auto lineStart = text.rfind('\n', nul);
         const SourceLoc loc{int(std::count(text.begin(), text.begin() + std::ptrdiff_t(nul), '\n')) + 1,

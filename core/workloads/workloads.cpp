@@ -10,6 +10,7 @@
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
 #include "core/search/roofline.h"
+#include "core/util/checked_math.h"
 #include "core/util/json_text.h"
 #include "core/util/text_file.h"
 
@@ -176,13 +177,18 @@ WorkloadLayer gemmLayer(const std::string& name, std::int64_t M, std::int64_t N,
 
 std::int64_t maestroMacs(const mdc::Layer& layer)
 {
+    // Saturating: a MAESTRO dimension may be any int64, and the product must not wrap.
     std::int64_t n = dimSize(layer, "N", 1);
-    if (layer.type == "GEMM") return dimSize(layer, "M", 1) * dimSize(layer, "N", 1) * dimSize(layer, "K", 1);
+    if (layer.type == "GEMM")
+        return saturatingMul(
+            saturatingMul(dimSize(layer, "M", 1), dimSize(layer, "N", 1)), dimSize(layer, "K", 1));
     if (layer.type != "CONV" && layer.type != "DSCONV") return 0;
-    std::int64_t spatial = outputSize(layer, "Y", "Y'", "R") * outputSize(layer, "X", "X'", "S");
-    std::int64_t common
-        = n * dimSize(layer, "C", 1) * dimSize(layer, "R", 1) * dimSize(layer, "S", 1) * spatial;
-    return layer.type == "CONV" ? common * dimSize(layer, "K", 1) : common;
+    const std::int64_t spatial = saturatingMul(std::max<std::int64_t>(outputSize(layer, "Y", "Y'", "R"), 0),
+        std::max<std::int64_t>(outputSize(layer, "X", "X'", "S"), 0));
+    std::int64_t common = n;
+    for (std::int64_t f : {dimSize(layer, "C", 1), dimSize(layer, "R", 1), dimSize(layer, "S", 1), spatial})
+        common = saturatingMul(common, f);
+    return layer.type == "CONV" ? saturatingMul(common, dimSize(layer, "K", 1)) : common;
 }
 
 std::int64_t operatorMacs(const ir::Operator& op)
@@ -196,7 +202,7 @@ std::int64_t Workload::layerCount() const
 {
     std::int64_t n = 0;
     for (const auto& l : layers)
-        n += l.repeat;
+        if (l.ok()) n += l.repeat;
     return n;
 }
 
@@ -204,8 +210,10 @@ std::int64_t Workload::totalMacs() const
 {
     std::int64_t total = 0;
     for (const auto& l : layers)
-        total += std::int64_t(l.repeat)
-            * (l.maestro.type.empty() ? operatorMacs(l.op) : maestroMacs(l.maestro));
+        if (l.ok())
+            total = saturatingAdd(total,
+                saturatingMul(std::int64_t(l.repeat),
+                    l.maestro.type.empty() ? operatorMacs(l.op) : maestroMacs(l.maestro)));
     return total;
 }
 
@@ -362,7 +370,7 @@ Workload builtinWorkload(std::string_view name)
         "", {}, "", "unknown built-in model '" + std::string(name) + "' (built-in: " + known + ")"});
 }
 
-Workload workloadFromNetwork(const mdc::Network& network, const std::string& fileName)
+Workload workloadFromNetwork(const mdc::Network& network, const std::string& fileName, LayerErrors mode)
 {
     Workload w;
     w.name = network.name;
@@ -371,42 +379,52 @@ Workload workloadFromNetwork(const mdc::Network& network, const std::string& fil
         auto fail = [&](const std::string& message) {
             problems.push_back(Diagnostic{fileName, layer.loc, "", "layer " + layer.name + ": " + message});
         };
-        std::int64_t batch = dimSize(layer, "N", 1);
         WorkloadLayer l;
         l.name = layer.name;
         l.maestro = layer;
-        try {
-            if (layer.type == "GEMM") {
-                for (const char* d : {"M", "N", "K"})
-                    if (!findDim(layer, d)) fail(std::string("GEMM layer needs dimension ") + d);
-                if (!findDim(layer, "M") || !findDim(layer, "N") || !findDim(layer, "K")) continue;
-                l.op = parse(
-                    gemmLoopText(dimSize(layer, "M", 1), dimSize(layer, "N", 1), dimSize(layer, "K", 1)),
-                    layer.name);
-            } else if (layer.type == "CONV" || layer.type == "DSCONV") {
-                std::int64_t y = outputSize(layer, "Y", "Y'", "R"), x = outputSize(layer, "X", "X'", "S");
-                if (y < 1 || x < 1) {
-                    fail("needs Y and X (or Y' and X') of at least the filter size");
-                    continue;
+        const std::size_t before = problems.size();
+        [&] {
+            std::int64_t batch = dimSize(layer, "N", 1);
+            try {
+                if (layer.type == "GEMM") {
+                    for (const char* d : {"M", "N", "K"})
+                        if (!findDim(layer, d)) fail(std::string("GEMM layer needs dimension ") + d);
+                    if (!findDim(layer, "M") || !findDim(layer, "N") || !findDim(layer, "K")) return;
+                    l.op = parse(
+                        gemmLoopText(dimSize(layer, "M", 1), dimSize(layer, "N", 1), dimSize(layer, "K", 1)),
+                        layer.name);
+                } else if (layer.type == "CONV" || layer.type == "DSCONV") {
+                    std::int64_t y = outputSize(layer, "Y", "Y'", "R"), x = outputSize(layer, "X", "X'", "S");
+                    if (y < 1 || x < 1) {
+                        fail("needs Y and X (or Y' and X') of at least the filter size");
+                        return;
+                    }
+                    std::int64_t sy = strideOf(layer, findDim(layer, "Y'") ? "Y'" : "Y");
+                    std::int64_t sx = strideOf(layer, findDim(layer, "X'") ? "X'" : "X");
+                    std::int64_t r = dimSize(layer, "R", 1), s = dimSize(layer, "S", 1),
+                                 c = dimSize(layer, "C", 1);
+                    l.op = parse(layer.type == "CONV"
+                            ? conv2dLoopText(dimSize(layer, "K", 1), c, y, x, r, s, sy, sx, batch)
+                            : depthwiseLoopText(c, y, x, r, s, sy, sx, batch),
+                        layer.name);
+                } else {
+                    fail("type " + layer.type
+                        + " is not supported as a workload layer (CONV, DSCONV or GEMM)");
+                    return;
                 }
-                std::int64_t sy = strideOf(layer, findDim(layer, "Y'") ? "Y'" : "Y");
-                std::int64_t sx = strideOf(layer, findDim(layer, "X'") ? "X'" : "X");
-                std::int64_t r = dimSize(layer, "R", 1), s = dimSize(layer, "S", 1),
-                             c = dimSize(layer, "C", 1);
-                l.op = parse(layer.type == "CONV"
-                        ? conv2dLoopText(dimSize(layer, "K", 1), c, y, x, r, s, sy, sx, batch)
-                        : depthwiseLoopText(c, y, x, r, s, sy, sx, batch),
-                    layer.name);
-            } else {
-                fail("type " + layer.type + " is not supported as a workload layer (CONV, DSCONV or GEMM)");
-                continue;
+            } catch (const InputError& e) {
+                for (const auto& d : e.diagnostics())
+                    fail(d.message);
+                return;
             }
-        } catch (const InputError& e) {
-            for (const auto& d : e.diagnostics())
-                fail(d.message);
-            continue;
-        }
+        }();
         l.maestro.dataflow.clear();
+        if (problems.size() != before) {
+            if (mode == LayerErrors::Throw) continue;
+            // Kept with its errors, in file order, so that the good layers around it are still reported.
+            l.errors.assign(problems.begin() + std::ptrdiff_t(before), problems.end());
+            problems.resize(before);
+        }
         w.layers.push_back(std::move(l));
     }
     if (!problems.empty()) throw InputError(problems);
@@ -432,8 +450,9 @@ std::string withSizes(const std::string& text, const ir::Operator& op,
     };
     std::vector<Edit> edits;
     for (const auto& [name, value] : overrides) {
+        const std::string& sizeName = name; // clang 14 cannot capture a structured binding
         auto it = std::find_if(
-            op.sizes.begin(), op.sizes.end(), [&](const ir::SizeParam& p) { return p.name == name; });
+            op.sizes.begin(), op.sizes.end(), [&](const ir::SizeParam& p) { return p.name == sizeName; });
         if (it == op.sizes.end()) {
             problems.push_back(
                 Diagnostic{file, {}, field + "." + name, "operator " + op.name + " has no size " + name});
@@ -478,7 +497,8 @@ std::string readText(const std::string& path, const std::string& referrer, const
 
 } // namespace
 
-Workload readWorkloadJson(std::string_view text, const std::string& fileName, const std::string& baseDir)
+Workload readWorkloadJson(
+    std::string_view text, const std::string& fileName, const std::string& baseDir, LayerErrors mode)
 {
     using nlohmann::json;
     const json doc = parseJsonText(text, fileName);
@@ -486,7 +506,8 @@ Workload readWorkloadJson(std::string_view text, const std::string& fileName, co
     auto problem = [&](const std::string& field, const std::string& message) {
         problems.push_back(Diagnostic{fileName, {}, field, message});
     };
-    if (!doc.is_object()) throw InputError(Diagnostic{fileName, {}, "", "a model must be a JSON object"});
+    if (!doc.is_object())
+        throw InputError(Diagnostic{fileName, topLevelLoc(text), "", "a model must be a JSON object"});
     for (const auto& [key, value] : doc.items())
         if (key != "schema_version" && key != "name" && key != "layers") problem(key, "unknown field");
     if (doc.contains("schema_version")
@@ -506,120 +527,137 @@ Workload readWorkloadJson(std::string_view text, const std::string& fileName, co
     }
     const auto& layers = doc["layers"];
     for (std::size_t i = 0; i < layers.size(); ++i) {
-        std::string at = "layers[" + std::to_string(i) + "]";
-        const auto& L = layers[i];
-        if (!L.is_object()) {
-            problem(at, "must be an object");
-            continue;
-        }
-        std::size_t before = problems.size();
-        auto integer = [&](const char* key, bool required, std::int64_t fallback) -> std::int64_t {
-            if (!L.contains(key)) {
-                if (required) problem(at + "." + key, "missing integer field");
-                return fallback;
-            }
-            const auto& v = L[key];
-            if (!v.is_number_integer() || v.get<std::int64_t>() < 1
-                || v.get<std::int64_t>() > ir::kMaxExtent) {
-                problem(at + "." + key, "must be an integer between 1 and " + std::to_string(ir::kMaxExtent));
-                return fallback;
-            }
-            return v.get<std::int64_t>();
-        };
+        const std::size_t firstProblem = problems.size();
         std::string name = "L" + std::to_string(i + 1);
-        if (L.contains("name")) {
-            if (L["name"].is_string() && !L["name"].get<std::string>().empty())
-                name = L["name"].get<std::string>();
-            else
-                problem(at + ".name", "must be a non-empty string");
-        }
-        std::int64_t repeat = integer("repeat", false, 1);
-        bool custom = L.contains("operator_file");
-        std::string type = L.contains("type") && L["type"].is_string() ? L["type"].get<std::string>() : "";
-        std::vector<std::string> allowed{"name", "repeat"};
-        if (custom) {
-            allowed.insert(allowed.end(), {"operator_file", "sizes"});
-        } else if (type == "CONV") {
-            allowed.insert(allowed.end(), {"type", "K", "C", "R", "S", "Y", "X", "stride"});
-        } else if (type == "DSCONV") {
-            allowed.insert(allowed.end(), {"type", "C", "R", "S", "Y", "X", "stride"});
-        } else if (type == "GEMM") {
-            allowed.insert(allowed.end(), {"type", "M", "N", "K"});
-        } else {
-            problem(at + ".type", "must be CONV, DSCONV or GEMM (or give operator_file)");
-            continue;
-        }
-        for (const auto& [key, value] : L.items())
-            if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-                problem(at + "." + key, "unknown field");
-        WorkloadLayer layer;
-        try {
-            if (custom) {
-                if (!L["operator_file"].is_string()) {
-                    problem(at + ".operator_file", "must be a string");
-                    continue;
+        [&] {
+            std::string at = "layers[" + std::to_string(i) + "]";
+            const auto& L = layers[i];
+            if (!L.is_object()) {
+                problem(at, "must be an object");
+                return;
+            }
+            std::size_t before = problems.size();
+            auto integer = [&](const char* key, bool required, std::int64_t fallback) -> std::int64_t {
+                if (!L.contains(key)) {
+                    if (required) problem(at + "." + key, "missing integer field");
+                    return fallback;
                 }
-                std::filesystem::path p = L["operator_file"].get<std::string>();
-                if (p.is_relative()) p = std::filesystem::path(baseDir) / p;
-                std::string opText = readText(p.string(), fileName, at + ".operator_file");
-                ir::Operator op = ir::parseOperator(opText, p.string());
-                std::vector<std::pair<std::string, std::int64_t>> overrides;
-                if (L.contains("sizes")) {
-                    if (!L["sizes"].is_object()) {
-                        problem(at + ".sizes", "must be an object of integers");
-                    } else {
-                        for (const auto& [key, value] : L["sizes"].items()) {
-                            if (!value.is_number_integer() || value.get<std::int64_t>() < 1
-                                || value.get<std::int64_t>() > ir::kMaxExtent)
-                                problem(at + ".sizes." + key, "must be a positive integer");
-                            else
-                                overrides.push_back({key, value.get<std::int64_t>()});
+                const auto& v = L[key];
+                if (!v.is_number_integer() || v.get<std::int64_t>() < 1
+                    || v.get<std::int64_t>() > ir::kMaxExtent) {
+                    problem(
+                        at + "." + key, "must be an integer between 1 and " + std::to_string(ir::kMaxExtent));
+                    return fallback;
+                }
+                return v.get<std::int64_t>();
+            };
+            name = "L" + std::to_string(i + 1);
+            if (L.contains("name")) {
+                if (L["name"].is_string() && !L["name"].get<std::string>().empty())
+                    name = L["name"].get<std::string>();
+                else
+                    problem(at + ".name", "must be a non-empty string");
+            }
+            std::int64_t repeat = integer("repeat", false, 1);
+            bool custom = L.contains("operator_file");
+            std::string type
+                = L.contains("type") && L["type"].is_string() ? L["type"].get<std::string>() : "";
+            std::vector<std::string> allowed{"name", "repeat"};
+            if (custom) {
+                allowed.insert(allowed.end(), {"operator_file", "sizes"});
+            } else if (type == "CONV") {
+                allowed.insert(allowed.end(), {"type", "K", "C", "R", "S", "Y", "X", "stride"});
+            } else if (type == "DSCONV") {
+                allowed.insert(allowed.end(), {"type", "C", "R", "S", "Y", "X", "stride"});
+            } else if (type == "GEMM") {
+                allowed.insert(allowed.end(), {"type", "M", "N", "K"});
+            } else {
+                problem(at + ".type", "must be CONV, DSCONV or GEMM (or give operator_file)");
+                return;
+            }
+            for (const auto& [key, value] : L.items())
+                if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+                    problem(at + "." + key, "unknown field");
+            WorkloadLayer layer;
+            try {
+                if (custom) {
+                    if (!L["operator_file"].is_string()) {
+                        problem(at + ".operator_file", "must be a string");
+                        return;
+                    }
+                    std::filesystem::path p = L["operator_file"].get<std::string>();
+                    if (p.is_relative()) p = std::filesystem::path(baseDir) / p;
+                    std::string opText = readText(p.string(), fileName, at + ".operator_file");
+                    ir::Operator op = ir::parseOperator(opText, p.string());
+                    std::vector<std::pair<std::string, std::int64_t>> overrides;
+                    if (L.contains("sizes")) {
+                        if (!L["sizes"].is_object()) {
+                            problem(at + ".sizes", "must be an object of integers");
+                        } else {
+                            for (const auto& [key, value] : L["sizes"].items()) {
+                                if (!value.is_number_integer() || value.get<std::int64_t>() < 1
+                                    || value.get<std::int64_t>() > ir::kMaxExtent)
+                                    problem(at + ".sizes." + key, "must be a positive integer");
+                                else
+                                    overrides.push_back({key, value.get<std::int64_t>()});
+                            }
                         }
                     }
+                    if (problems.size() != before) return;
+                    std::string instantiated
+                        = withSizes(opText, op, overrides, fileName, at + ".sizes", problems);
+                    if (problems.size() != before) return;
+                    layer.op = ir::parseOperator(instantiated, p.string());
+                    layer.maestro.name = name;
+                    for (const auto& s : layer.op.sizes)
+                        layer.maestro.dims.push_back(mdc::LayerDim{s.name, s.value, 1});
+                } else if (type == "GEMM") {
+                    std::int64_t m = integer("M", true, 1), n = integer("N", true, 1),
+                                 k = integer("K", true, 1);
+                    if (problems.size() != before) return;
+                    layer = gemmLayer(name, m, n, k);
+                } else {
+                    std::int64_t k = type == "CONV" ? integer("K", true, 1) : 1;
+                    std::int64_t c = integer("C", true, 1), r = integer("R", true, 1),
+                                 s = integer("S", true, 1);
+                    std::int64_t y = integer("Y", true, 1), x = integer("X", true, 1);
+                    std::int64_t stride = integer("stride", false, 1);
+                    if (problems.size() != before) return;
+                    layer = type == "CONV" ? convLayer(name, k, c, y, x, r, s, stride)
+                                           : depthwiseLayer(name, c, y, x, r, s, stride);
                 }
-                if (problems.size() != before) continue;
-                std::string instantiated
-                    = withSizes(opText, op, overrides, fileName, at + ".sizes", problems);
-                if (problems.size() != before) continue;
-                layer.op = ir::parseOperator(instantiated, p.string());
-                layer.maestro.name = name;
-                for (const auto& s : layer.op.sizes)
-                    layer.maestro.dims.push_back(mdc::LayerDim{s.name, s.value, 1});
-            } else if (type == "GEMM") {
-                std::int64_t m = integer("M", true, 1), n = integer("N", true, 1), k = integer("K", true, 1);
-                if (problems.size() != before) continue;
-                layer = gemmLayer(name, m, n, k);
-            } else {
-                std::int64_t k = type == "CONV" ? integer("K", true, 1) : 1;
-                std::int64_t c = integer("C", true, 1), r = integer("R", true, 1), s = integer("S", true, 1);
-                std::int64_t y = integer("Y", true, 1), x = integer("X", true, 1);
-                std::int64_t stride = integer("stride", false, 1);
-                if (problems.size() != before) continue;
-                layer = type == "CONV" ? convLayer(name, k, c, y, x, r, s, stride)
-                                       : depthwiseLayer(name, c, y, x, r, s, stride);
-            }
-        } catch (const InputError& e) {
-            for (const auto& d : e.diagnostics()) {
-                Diagnostic copy = d;
-                if (copy.file.empty() || copy.file.rfind("<workload", 0) == 0) {
-                    copy.file = fileName;
-                    copy.field = at;
-                    copy.loc = {};
+            } catch (const InputError& e) {
+                for (const auto& d : e.diagnostics()) {
+                    Diagnostic copy = d;
+                    if (copy.file.empty() || copy.file.rfind("<workload", 0) == 0) {
+                        copy.file = fileName;
+                        copy.field = at;
+                        copy.loc = {};
+                    }
+                    problems.push_back(copy);
                 }
-                problems.push_back(copy);
+                return;
             }
-            continue;
+            layer.name = name;
+            layer.maestro.name = name;
+            layer.repeat = int(std::min<std::int64_t>(repeat, 1'000'000));
+            w.layers.push_back(std::move(layer));
+        }();
+        if (problems.size() != firstProblem && mode == LayerErrors::Keep) {
+            // Kept with its errors, in file order, so that the good layers around it are still reported.
+            WorkloadLayer bad;
+            bad.name = name;
+            bad.maestro.name = name;
+            bad.errors.assign(problems.begin() + std::ptrdiff_t(firstProblem), problems.end());
+            problems.resize(firstProblem);
+            w.layers.push_back(std::move(bad));
         }
-        layer.name = name;
-        layer.maestro.name = name;
-        layer.repeat = int(std::min<std::int64_t>(repeat, 1'000'000));
-        w.layers.push_back(std::move(layer));
     }
     if (!problems.empty()) throw InputError(problems);
     return w;
 }
 
-Workload loadWorkload(const std::string& nameOrPath)
+Workload loadWorkload(const std::string& nameOrPath, LayerErrors mode)
 {
     std::string n = lower(nameOrPath);
     for (const auto& known : builtinWorkloadNames())
@@ -636,11 +674,12 @@ Workload loadWorkload(const std::string& nameOrPath)
     std::string ext = lower(p.extension().string());
     if (ext == ".json") {
         std::string text = readText(nameOrPath, "", "");
-        return readWorkloadJson(text, nameOrPath, p.parent_path().empty() ? "." : p.parent_path().string());
+        return readWorkloadJson(
+            text, nameOrPath, p.parent_path().empty() ? "." : p.parent_path().string(), mode);
     }
     if (ext == ".m") {
         mdc::Network network = mdc::readMaestroMappingFile(nameOrPath);
-        Workload w = workloadFromNetwork(network, nameOrPath);
+        Workload w = workloadFromNetwork(network, nameOrPath, mode);
         if (w.name.empty()) w.name = p.stem().string();
         return w;
     }

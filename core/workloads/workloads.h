@@ -41,6 +41,7 @@
 
 #include "core/ir/operator.h"
 #include "core/mdc/dataflow.h"
+#include "core/util/diagnostic.h"
 
 namespace marvel::workloads {
 
@@ -51,6 +52,17 @@ struct WorkloadLayer
     mdc::Layer maestro; ///< CONV/DSCONV/GEMM dims and strides, no dataflow; type empty for a custom operator
     ir::Operator op; ///< the layer as an operator of our language
     int repeat = 1; ///< how many identical layers this entry stands for
+    /// Why the layer cannot be used, each naming the file and the layer's line:col or field. Only a
+    /// workload read with LayerErrors::Keep holds such layers (then `op` is empty); empty: usable.
+    std::vector<Diagnostic> errors;
+    bool ok() const { return errors.empty(); }
+};
+
+/// What a model reader does with a layer it cannot use (a missing dimension, an unsupported type, a
+/// filter larger than its input...). Errors of the file as a whole (syntax, no layer) always throw.
+enum class LayerErrors {
+    Throw, ///< throw InputError with every bad layer's problems (nothing is returned)
+    Keep, ///< keep each bad layer in its place with its `errors`, so that the good ones can still be used
 };
 
 /// A model: its layers in execution order.
@@ -58,7 +70,7 @@ struct Workload
 {
     std::string name;
     std::vector<WorkloadLayer> layers;
-    /// Layers counted with their repeats.
+    /// Usable layers counted with their repeats.
     std::int64_t layerCount() const;
     /// MACs of all layers, with repeats (from the MAESTRO dims; the operator's own count for custom
     /// operators).
@@ -91,13 +103,14 @@ Workload builtinWorkload(std::string_view name);
 
 /// A MAESTRO model or mapping file's CONV/DSCONV/GEMM layers as a workload (dataflows are kept in
 /// `maestro` but ignored). Other layer types are errors naming the file and the layer's line.
-Workload workloadFromNetwork(const mdc::Network& network, const std::string& fileName);
+Workload workloadFromNetwork(
+    const mdc::Network& network, const std::string& fileName, LayerErrors mode = LayerErrors::Throw);
 /// Parses the JSON model format; `baseDir` resolves `operator_file`.
-Workload readWorkloadJson(
-    std::string_view text, const std::string& fileName, const std::string& baseDir = ".");
+Workload readWorkloadJson(std::string_view text, const std::string& fileName,
+    const std::string& baseDir = ".", LayerErrors mode = LayerErrors::Throw);
 
 /// A built-in name, or a path to a `.json` model or a MAESTRO `.m` model/mapping file.
-Workload loadWorkload(const std::string& nameOrPath);
+Workload loadWorkload(const std::string& nameOrPath, LayerErrors mode = LayerErrors::Throw);
 
 /// Merges layers with the same MAESTRO type, dims and strides (or the same operator text for custom
 /// operators) into the first, adding up `repeat`.

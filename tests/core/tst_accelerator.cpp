@@ -164,7 +164,7 @@ private slots:
             << R"({"schema_version": 2, "num_pes": 1, "noc_bandwidth_elements_per_cycle": 1})"
             << "a.json: schema_version: unsupported version 2 (this program reads 1)\n";
         QTest::newRow("not an object") << "[1, 2]"
-                                       << "a.json: an accelerator must be a JSON object\n";
+                                       << "a.json:1:1: an accelerator must be a JSON object, not array\n";
         QTest::newRow("syntax error") << "{\n  \"num_pes\": 168,\n  \"l1_bytes\": ,\n}"
                                       << "a.json:3:15: invalid JSON: syntax error while parsing value - "
                                          "unexpected ','; expected '[', '{', "
@@ -189,8 +189,30 @@ private slots:
         QCOMPARE(a.nocBandwidth, 2147483647);
         QCOMPARE(a.offchipBandwidth, 2147483647);
         QCOMPARE(a.nocLatency, 1);
-        const Accelerator empty = marvel::arch::readMaestroHardware("", "h.m");
-        QCOMPARE(empty.numPes, 1);
+    }
+
+    void maestroHardwareWithoutPes_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        // MAESTRO takes 1 PE for all of these; a file that does not say how many PEs is an error.
+        QTest::newRow("empty") << ""
+                               << "h.m: num_pes: the hardware file is empty: it must at least say how many "
+                                  "PEs there are (num_pes: N)\n";
+        QTest::newRow("only comments") << "// nothing here\n\n"
+                                       << "h.m: num_pes: the hardware file is empty: it must at least say "
+                                          "how many PEs there are (num_pes: N)\n";
+        QTest::newRow("no num_pes") << "l1_size_cstr: 100\nnoc_bw_cstr: 4\n"
+                                    << "h.m: num_pes: missing key: the hardware file must say how many PEs "
+                                       "there are (num_pes: N)\n";
+    }
+    void maestroHardwareWithoutPes()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        const std::string t = text.toStdString();
+        QCOMPARE(QString::fromStdString(errorText([&] { marvel::arch::readMaestroHardware(t, "h.m"); })),
+            expected);
     }
 
     void maestroHardwareAllKeys()

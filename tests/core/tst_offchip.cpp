@@ -360,6 +360,27 @@ private slots:
         // Products in [8,16]: 4*2 (1*2), 4*3 (1*2), 2*6 (2*1), 4*... 4*6=24 no, 2*... 2*3=6 no.
         QCOMPARE(search::onChipSpaceSize({4, 6, 1}, 16, true, 0.5), (1.0 * 2 + 1.0 * 2 + 2.0 * 1) * 6);
     }
+
+    // The largest accelerator validate() accepts (2^30 PEs) and huge extents: the PE-bounded figures take
+    // neither gigabytes (a dense table per PE count used 16 GB) nor minutes, and stay exact.
+    void spaceSizesOfHugeAccelerators()
+    {
+        const std::int64_t pes = std::int64_t(1) << 30;
+        auto nest = gemm(4, 6, 1);
+        // A bound of one PE: every choice counts, as with no bound at all.
+        const double tiny = 1e-12;
+        QCOMPARE(search::originalSpaceSize(nest, pes, false, tiny), 20.0 * 56 * 1 * 36 * 8);
+        QCOMPARE(search::onChipSpaceSize({4, 6, 1}, pes, false, tiny), 10.0 * 21 * 6);
+        QCOMPARE(search::onChipSpaceSize({4, 6, 1}, pes, true, tiny), 6.0 * 9 * 6);
+        // Half the PEs busy is out of reach of 24 iterations.
+        QCOMPARE(search::onChipSpaceSize({4, 6, 1}, pes, true, 0.5), 0.0);
+        // Extents of 2^31 - 1 (a prime: divisors 1 and itself) on 2^30 PEs. Divisor chains t1|t2|t3|E:
+        // (1,1,1), (1,1,E), (1,E,E), (E,E,E); (1,1,E) spreads E > 2^30 level-1 tiles over the PEs and
+        // is out. On-chip under T3 = E: (t1,t2) in {(1,E), (E,E)}, 2 per loop, 2! orders.
+        const std::int64_t e = 2147483647;
+        QCOMPARE(search::onChipSpaceSize({e, e}, pes, true, tiny), 2.0 * 2.0 * 2);
+        QCOMPARE(search::originalSpaceSize(gemm(e, e, e), pes, true, tiny), 3.0 * 3.0 * 3.0 * 36 * 8);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestOffChip)

@@ -199,7 +199,7 @@ private slots:
         };
         row(
             "not an object", [](json& j) { j = json::array(); },
-            "p.json: a project must be a JSON object, not array\n");
+            "p.json:1:1: a project must be a JSON object, not array\n");
         row(
             "no schema", [](json& j) { j.erase("schema_version"); },
             "p.json: schema_version: missing required field\n");

@@ -258,6 +258,44 @@ private slots:
         QCOMPARE(w.layers[0].op.sizeValue("S"), std::optional<std::int64_t>(3));
         QCOMPARE(w.totalMacs(), std::int64_t(300));
     }
+
+    // LayerErrors::Keep: a bad layer stays in its place with its located errors; the good ones are usable.
+    void badLayersKept()
+    {
+        const std::string dir = MARVEL_SOURCE_DIR "/tests/data/partial/";
+        for (const char* file : {"tiny_bad_layer.json", "tiny_bad_layer.m"}) {
+            const std::string path = dir + file;
+            QVERIFY_THROWS_EXCEPTION(InputError, workloads::loadWorkload(path));
+            const workloads::Workload w = workloads::loadWorkload(path, workloads::LayerErrors::Keep);
+            QCOMPARE(w.layers.size(), std::size_t(3));
+            QVERIFY(w.layers[0].ok());
+            QVERIFY(!w.layers[1].ok());
+            QVERIFY(w.layers[2].ok());
+            QCOMPARE(w.layers[1].errors.size(), std::size_t(1));
+            QCOMPARE(w.layers[1].errors[0].file, path);
+            // Only the good layers count: c1 (8x4x3x3 filter over 8x8 outputs) and fc (1x10x64).
+            QCOMPARE(w.layerCount(), std::int64_t(2));
+            QCOMPARE(w.totalMacs(), conv(8, 4, 8, 3) + 640);
+        }
+        const auto json = workloads::loadWorkload(dir + "tiny_bad_layer.json", workloads::LayerErrors::Keep);
+        QCOMPARE(json.layers[1].name, std::string("fc_bad"));
+        QCOMPARE(QString::fromStdString(json.layers[1].errors[0].format()),
+            QString::fromStdString(dir + "tiny_bad_layer.json: layers[1].N: missing integer field"));
+        const auto m = workloads::loadWorkload(dir + "tiny_bad_layer.m", workloads::LayerErrors::Keep);
+        QCOMPARE(m.layers[1].name, std::string("too_small"));
+        QCOMPARE(m.layers[1].errors[0].loc, (SourceLoc{7, 2}));
+    }
+
+    // Products of huge MAESTRO dimensions saturate instead of wrapping.
+    void hugeDimensionsSaturate()
+    {
+        mdc::Layer gemm;
+        gemm.type = "GEMM";
+        gemm.dims = {{"M", 4'000'000'000, 1}, {"N", 4'000'000'000, 1}, {"K", 4'000'000'000, 1}};
+        QCOMPARE(workloads::maestroMacs(gemm), std::numeric_limits<std::int64_t>::max());
+        gemm.dims = {{"M", 1000, 1}, {"N", 1000, 1}, {"K", 1000, 1}};
+        QCOMPARE(workloads::maestroMacs(gemm), std::int64_t(1'000'000'000));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestWorkloads)

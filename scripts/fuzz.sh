@@ -1,0 +1,44 @@
+#!/bin/bash
+# Builds the libFuzzer targets of every reader in build-fuzz/ (clang, AddressSanitizer +
+# UndefinedBehaviorSanitizer) and runs each for a bounded time: scripts/fuzz.sh [SECONDS_PER_TARGET]
+# (default 45). Fails on any crash, hang (an input taking longer than -timeout), leak, out-of-memory or
+# sanitizer report; the input that broke a target is left in build-fuzz/artifacts/<format>/ - turn it
+# into a regression test in tests/data/fuzz-regressions/<format>/ once the reader is fixed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-45}
+root=$(pwd)
+cxx=${FUZZ_CXX:-$(command -v clang++-14 || command -v clang++)}
+
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARVEL_FUZZ=ON \
+  -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
+cmake --build build-fuzz -j"$(nproc)"
+
+formats="operator maestro_mapping maestro_hardware accelerator_json model_json project"
+failed=""
+for format in $formats; do
+  work=build-fuzz/corpus-work/$format
+  artifacts=build-fuzz/artifacts/$format
+  mkdir -p "$work" "$artifacts"
+  echo "fuzz: $format for ${seconds}s"
+  # New inputs go to the work corpus (kept between runs); the seeds are read only.
+  if ! MARVEL_FUZZ_BASE_DIR="$root/samples/models" \
+      ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
+      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      "build-fuzz/fuzz/fuzz_$format" "$work" "build-fuzz/fuzz-corpus/$format" \
+        -dict="fuzz/dict/$format.dict" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=16384 -artifact_prefix="$artifacts/" -print_final_stats=1 \
+        </dev/null >"build-fuzz/fuzz-$format.log" 2>&1; then
+    echo "fuzz: $format FAILED (log: build-fuzz/fuzz-$format.log, input: $(ls "$artifacts" | head -1))"
+    grep -E "ERROR|SUMMARY|runtime error|Test unit written" "build-fuzz/fuzz-$format.log" | head -5 || true
+    failed="$failed $format"
+  else
+    grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "build-fuzz/fuzz-$format.log" \
+      | sed "s/^/  $format /" || true
+  fi
+done
+if [ -n "$failed" ]; then
+  echo "fuzz: failed:$failed"
+  exit 1
+fi
+echo "fuzz: every target ran ${seconds}s without a crash, hang, leak or sanitizer report"

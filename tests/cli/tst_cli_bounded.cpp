@@ -1,0 +1,119 @@
+// Bounded resources (issue 11): a search over an enormous space stays within a memory limit and stops
+// cleanly on --max-seconds or Ctrl+C (SIGINT), reporting what it found so far.
+#include <csignal>
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTest>
+
+#include "cli_runner.h"
+
+namespace {
+const QString kSamples = QStringLiteral(MARVEL_SAMPLES_DIR);
+
+// `marvel` under `prlimit --as` (1.5 GB of address space), except in sanitizer builds, whose shadow
+// memory needs terabytes of address space.
+QProcess* startBounded(const QStringList& args)
+{
+    auto* p = new QProcess;
+    const QString prlimit = QStandardPaths::findExecutable("prlimit");
+#if defined(__SANITIZE_ADDRESS__)
+    const bool limit = false;
+#else
+    const bool limit = !prlimit.isEmpty();
+#endif
+    if (limit)
+        p->start(prlimit, QStringList{"--as=1500000000", QStringLiteral(MARVEL_CLI_PATH)} + args);
+    else
+        p->start(QStringLiteral(MARVEL_CLI_PATH), args);
+    return p;
+}
+
+// No divisor pruning and no PE bound: a conv layer's space is about 1e27 mappings.
+QStringList enormousSearch()
+{
+    return {"search", "--op", kSamples + "/operators/conv2d.loop", "--hw",
+        kSamples + "/accelerators/P2_edge.json", "--no-divisors-only", "--pe-util-bound", "0", "--threads",
+        "2"};
+}
+} // namespace
+
+class TestCliBounded : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void timeLimitWithinMemory()
+    {
+        QElapsedTimer timer;
+        timer.start();
+        std::unique_ptr<QProcess> p(startBounded(enormousSearch() + QStringList{"--max-seconds", "2"}));
+        QVERIFY(p->waitForFinished(60000));
+        QCOMPARE(p->exitStatus(), QProcess::NormalExit); // no crash, no std::bad_alloc
+        const QString err = QString::fromUtf8(p->readAllStandardError());
+        QVERIFY2(err.contains("marvel search: time limit (--max-seconds) reached after "), qPrintable(err));
+        QVERIFY2(!err.contains("bad_alloc") && !err.contains("terminate"), qPrintable(err));
+        // Stopped before any mapping of its only layer: no result, as when none is valid.
+        QCOMPARE(p->exitCode(), 2);
+        QVERIFY2(err.contains("1 layer(s) not searched"), qPrintable(err));
+        QVERIFY2(timer.elapsed() < 30000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    void timeLimitKeepsWhatWasFound()
+    {
+        // A whole model: the first layers are searched before the limit, the others are not (the whole
+        // of MobileNetV2, 30 distinct layers, takes about 6 s; sanitizer builds are about 10 times slower).
+#if defined(__SANITIZE_ADDRESS__)
+        const QString limit = "20";
+#else
+        const QString limit = "2";
+#endif
+        const clitest::CliRun r = clitest::runMarvel({"search", "--model", "mobilenetv2", "--hw",
+            kSamples + "/accelerators/P2_edge.json", "--threads", "2", "--max-seconds", limit});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("time limit (--max-seconds) reached"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("layer(s) not searched"), qPrintable(r.err));
+        QVERIFY2(r.out.contains("== conv1: best"), qPrintable(r.out.left(400)));
+        QVERIFY2(!r.out.contains("== conv_last"), qPrintable(r.out.left(400)));
+    }
+
+    void interruptStopsCleanly()
+    {
+        std::unique_ptr<QProcess> p(startBounded(enormousSearch()));
+        QVERIFY(p->waitForStarted());
+        QTest::qWait(1500);
+        QCOMPARE(p->state(), QProcess::Running);
+        QElapsedTimer timer;
+        timer.start();
+        // prlimit execs marvel, so the pid is marvel's.
+        QCOMPARE(::kill(pid_t(p->processId()), SIGINT), 0);
+        QVERIFY(p->waitForFinished(20000));
+        QVERIFY2(timer.elapsed() < 10000, qPrintable(QString::number(timer.elapsed())));
+        QCOMPARE(p->exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p->exitCode(), 130);
+        const QString err = QString::fromUtf8(p->readAllStandardError());
+        QVERIFY2(err.contains("marvel search: interrupted after "), qPrintable(err));
+    }
+
+    // Without divisor pruning every tile size of a loop is a candidate: 2^31-1 of them needed 16 GB and
+    // ended in std::bad_alloc; now a clear error naming the setting.
+    void hugeNonDivisorLoopIsRefused()
+    {
+        std::unique_ptr<QProcess> p(startBounded(
+            {"search", "--op", QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/partial/long_copy.loop"), "--hw",
+                kSamples + "/accelerators/P2_edge.json", "--no-divisors-only"}));
+        QVERIFY(p->waitForFinished(60000));
+        QCOMPARE(p->exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p->exitCode(), 2);
+        const QString err = QString::fromUtf8(p->readAllStandardError());
+        QVERIFY2(
+            err.startsWith("marvel search: copy: search.divisors_only: loop 'i' has 2147483647 "
+                           "iterations: tile sizes that do not divide it can only be tried up to 1048576 "
+                           "(keep tile sizes to divisors)\n"),
+            qPrintable(err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliBounded)
+#include "tst_cli_bounded.moc"

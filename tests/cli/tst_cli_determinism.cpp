@@ -1,0 +1,90 @@
+// Determinism (issue 11): `marvel search` gives the same results whatever --threads says and however
+// often it runs - the best mappings, the Pareto fronts, the exported MAESTRO and CSV files byte for byte,
+// and the --json output byte for byte apart from its timing fields ("elapsed_seconds", "seconds").
+#include <QFile>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "cli_runner.h"
+
+using clitest::runMarvel;
+
+namespace {
+const QString kSamples = QStringLiteral(MARVEL_SAMPLES_DIR);
+
+struct Outputs
+{
+    QString json; ///< timing fields blanked
+    QByteArray mdc;
+    QByteArray pareto;
+};
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<missing " + path.toUtf8() + ">");
+}
+} // namespace
+
+class TestCliDeterminism : public QObject
+{
+    Q_OBJECT
+
+    Outputs search(const QStringList& workload, const QString& objective, int threads, const QString& tag)
+    {
+        const QString mdc = m_dir.filePath(tag + ".m");
+        const QString csv = m_dir.filePath(tag + ".csv");
+        const clitest::CliRun r = runMarvel(workload
+            + QStringList{"--hw", kSamples + "/accelerators/P2_edge.json", "--objective", objective,
+                "--threads", QString::number(threads), "--json", "--export-mdc", mdc, "--pareto-csv", csv});
+        if (r.exitCode != 0) qWarning("%s", qPrintable(r.err));
+        Outputs o;
+        static const QRegularExpression timing(R"re(("(elapsed_seconds|seconds)": )[-+0-9.eE]+)re");
+        o.json = QString(r.out).replace(timing, "\\1<time>");
+        o.mdc = readAll(mdc);
+        o.pareto = readAll(csv);
+        return o;
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void sameResultsAcrossThreadsAndRuns_data()
+    {
+        QTest::addColumn<QStringList>("workload");
+        QTest::addColumn<QString>("objective");
+        const QString ops = kSamples + "/operators/";
+        QTest::newRow("gemm runtime") << QStringList{"search", "--op", ops + "gemm.loop"} << "runtime";
+        QTest::newRow("strided conv energy")
+            << QStringList{"search", "--op", ops + "conv2d_strided.loop"} << "energy";
+        QTest::newRow("depthwise edp")
+            << QStringList{"search", "--op", ops + "conv2d_depthwise.loop"} << "edp";
+        QTest::newRow("model edp") << QStringList{"search", "--model", kSamples + "/models/tiny_cnn.json"}
+                                   << "edp";
+    }
+    void sameResultsAcrossThreadsAndRuns()
+    {
+        QFETCH(QStringList, workload);
+        QFETCH(QString, objective);
+        const QString tag = QTest::currentDataTag();
+        const Outputs one = search(workload, objective, 1, tag + "-t1");
+        QVERIFY2(one.json.contains("\"pareto\""), qPrintable(one.json.left(500)));
+        QVERIFY(one.json.contains("\"elapsed_seconds\": <time>"));
+        QVERIFY(one.mdc.startsWith("Network "));
+        QVERIFY(one.pareto.startsWith("layer,runtime_cycles,energy,edp,utilization\n"));
+        for (const auto& [threads, run] : {std::pair{2, 0}, std::pair{4, 0}, std::pair{4, 1}}) {
+            const Outputs other = search(workload, objective, threads,
+                tag + "-t" + QString::number(threads) + "-" + QString::number(run));
+            QCOMPARE(other.json, one.json);
+            QCOMPARE(other.mdc, one.mdc);
+            QCOMPARE(other.pareto, one.pareto);
+        }
+    }
+
+private:
+    QTemporaryDir m_dir;
+};
+
+QTEST_GUILESS_MAIN(TestCliDeterminism)
+#include "tst_cli_determinism.moc"

@@ -1,0 +1,135 @@
+// Property test of the cost model (issue 11): thousands of random valid mappings of random GEMMs and
+// (strided, depth-wise) convolutions, each checked against invariants that hold for every mapping in
+// Corrected fidelity: the MACs equal the operator's analytic count, the runtime is at least the
+// roofline's compute bound, the energy at least the MACs' energy, and no figure is negative.
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include <QTest>
+
+#include "core/arch/accelerator.h"
+#include "core/cost/costmodel.h"
+#include "core/cost/problem.h"
+#include "core/ir/parser.h"
+#include "core/mapping/loop_nest_mapping.h"
+#include "core/search/onchip_search.h"
+#include "core/search/search.h"
+#include "core/workloads/workloads.h"
+
+using namespace marvel;
+
+namespace {
+
+std::int64_t uniform(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi)
+{
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+}
+
+std::string randomOperator(std::mt19937_64& rng)
+{
+    switch (uniform(rng, 0, 2)) {
+    case 0:
+        return workloads::gemmLoopText(uniform(rng, 1, 64), uniform(rng, 1, 64), uniform(rng, 1, 64));
+    case 1: {
+        const std::int64_t r = uniform(rng, 1, 3), s = uniform(rng, 1, 3), stride = uniform(rng, 1, 2);
+        return workloads::conv2dLoopText(uniform(rng, 1, 16), uniform(rng, 1, 8), uniform(rng, 1, 12),
+            uniform(rng, 1, 12), r, s, stride, stride, uniform(rng, 1, 2));
+    }
+    default:
+        return workloads::depthwiseLoopText(
+            uniform(rng, 1, 16), uniform(rng, 1, 12), uniform(rng, 1, 12), 3, 3, uniform(rng, 1, 2), 1);
+    }
+}
+
+std::vector<int> shuffled(std::size_t n, std::mt19937_64& rng)
+{
+    std::vector<int> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    return order;
+}
+
+} // namespace
+
+class TestCostModelProperties : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void randomMappingsKeepInvariants()
+    {
+        std::mt19937_64 rng(20261123);
+        int checked = 0, operators = 0;
+        for (int attempt = 0; checked < 3000 && attempt < 60000; ++attempt) {
+            ++operators;
+            const std::string text = randomOperator(rng);
+            const ir::Operator op = ir::parseOperator(text, "random.loop");
+            const auto nest = ir::perfectNest(op);
+            QVERIFY(nest);
+            const cost::Problem problem = cost::fromOperator(op);
+            const search::LayerSpace space
+                = search::makeLayerSpace(*nest, search::wholeDimensions(problem), op.name);
+
+            arch::Accelerator acc;
+            acc.numPes = uniform(rng, 1, 64);
+            acc.nocBandwidth = uniform(rng, 1, 32);
+            acc.simdLanes = uniform(rng, 1, 2);
+            acc.l1Bytes = acc.l2Bytes = std::int64_t(1) << 30; // capacity is not what is checked here
+
+            mapping::LoopNestMapping m;
+            for (std::size_t i = 0; i < space.loops.size(); ++i) {
+                mapping::MappedLoop l = space.loops[i];
+                if (space.wholeLoops[i]) {
+                    l.level3 = l.level2 = l.level1 = l.extent; // MAESTRO's rule for filter loops
+                } else {
+                    l.level3 = uniform(rng, 1, l.extent);
+                    l.level2 = uniform(rng, 1, l.level3);
+                    l.level1 = uniform(rng, 1, l.level2);
+                }
+                m.loops.push_back(l);
+            }
+            m.level2Order = shuffled(m.loops.size(), rng);
+            m.level3Order = shuffled(m.loops.size(), rng);
+            if (!mapping::validate(m, &acc).empty()) continue;
+            mdc::Dataflow dataflow;
+            try {
+                dataflow = mapping::toMdc(m, acc);
+            } catch (const InputError&) {
+                continue; // more parallel loops than MAESTRO levels, or more PEs than the array has
+            }
+            cost::Evaluator evaluator(problem, acc, cost::Options{cost::Fidelity::Corrected, true});
+            cost::Metrics metrics;
+            if (!evaluator.evaluateMetrics(dataflow, metrics)) continue;
+            ++checked;
+
+            const std::string where = text + "\n" + mapping::printTiledLoopNest(m);
+            const std::int64_t macs = problem.analyticMacs();
+            QVERIFY2(metrics.macs == macs,
+                qPrintable(QString("MACs %1, analytic %2\n").arg(metrics.macs).arg(macs)
+                    + QString::fromStdString(where)));
+            const std::int64_t peak = acc.numPes * acc.simdLanes;
+            const std::int64_t computeBound = (macs + peak - 1) / peak;
+            QVERIFY2(metrics.runtimeCycles >= computeBound,
+                qPrintable(
+                    QString("runtime %1 < compute bound %2\n").arg(metrics.runtimeCycles).arg(computeBound)
+                    + QString::fromStdString(where)));
+            QVERIFY2(metrics.energy >= double(macs) * acc.energy.mac,
+                qPrintable(QString("energy %1 < MAC energy %2\n").arg(metrics.energy).arg(double(macs))
+                    + QString::fromStdString(where)));
+            QVERIFY(metrics.l1SizeReq >= 0 && metrics.l2SizeReq >= 0 && metrics.peakBwReq >= 0);
+            QVERIFY(metrics.avgUtilizedPes >= 0.0 && metrics.avgUtilizedPes <= double(acc.numPes) + 1e-9);
+            for (int t = 0; t < metrics.numTensors; ++t) {
+                const cost::TensorCounts& c = metrics.tensors[std::size_t(t)];
+                QVERIFY2(c.l2Req >= 0 && c.l1Req >= 0 && c.l2Read >= 0 && c.l2Write >= 0 && c.l1Read >= 0
+                        && c.l1Write >= 0,
+                    qPrintable(QString::fromStdString(where)));
+            }
+        }
+        qInfo("%d random mappings checked (%d random operators and mappings drawn)", checked, operators);
+        QVERIFY2(checked >= 3000, qPrintable(QString::number(checked)));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCostModelProperties)
+#include "tst_costmodel_properties.moc"

@@ -1,0 +1,1 @@
+// 256 PEs, someday

@@ -1,0 +1,2 @@
+num_pes: 168
+pe_count: 168

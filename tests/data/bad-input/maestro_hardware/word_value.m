@@ -1,0 +1,1 @@
+num_pes: many

@@ -1,0 +1,2 @@
+num_pes: 168
+noc_bw_cstr: 0

@@ -1,0 +1,5 @@
+Network n {
+  Layer L1{
+    Type: CONV
+  }
+}

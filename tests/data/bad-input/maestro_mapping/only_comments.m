@@ -1,0 +1,1 @@
+// a mapping was meant to be here

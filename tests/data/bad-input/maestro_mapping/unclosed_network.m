@@ -1,0 +1,3 @@
+Network n {
+  Layer L1 {
+    Type: CONV
