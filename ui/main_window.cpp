@@ -232,7 +232,10 @@ void MainWindow::buildDocks()
     connect(m_controller, &SearchController::progressed, m_searchPanel, &SearchPanel::showProgress);
     connect(m_controller, &SearchController::layerFinished, this,
         [this](int index, std::shared_ptr<const search::LayerSearchResult> result) {
-            const int row = m_searchingModel ? index : m_layer;
+            const int row = !m_searchingModel ? m_layer
+                : index >= 0 && index < int(m_modelRequestRows.size())
+                ? m_modelRequestRows[std::size_t(index)]
+                : -1;
             if (row >= 0) {
                 m_model->setLayerResult(row, result, m_searchedOptions.objective);
                 updateModelTotals();
@@ -387,7 +390,8 @@ bool MainWindow::loadModel(const QString& nameOrPath)
     }
     workloads::Workload w;
     try {
-        w = workloads::loadWorkload(nameOrPath.toStdString());
+        // A bad layer does not hide the good ones: it is listed with its error and left out of searches.
+        w = workloads::loadWorkload(nameOrPath.toStdString(), workloads::LayerErrors::Keep);
     } catch (const InputError& e) {
         reportError(tr("Cannot open model"), QString::fromStdString(e.what()));
         return false;
@@ -429,7 +433,12 @@ void MainWindow::selectLayer(int row)
     }
     m_layer = row;
     const workloads::WorkloadLayer& layer = m_model->workload().layers[static_cast<std::size_t>(row)];
-    const QString text = layerLoopText(layer);
+    QString errors;
+    for (const Diagnostic& d : layer.errors)
+        errors += QStringLiteral("// ") + QString::fromStdString(d.format()) + QLatin1Char('\n');
+    const QString text = layer.ok()
+        ? layerLoopText(layer)
+        : tr("// layer %1 cannot be mapped:\n").arg(QString::fromStdString(layer.name)) + errors;
     m_editor->setPlainText(text.isEmpty()
             ? tr("// layer %1 is a custom operator of the model file").arg(QString::fromStdString(layer.name))
             : text);
@@ -482,7 +491,11 @@ bool MainWindow::searchModel()
         return false;
     }
     SearchRequest request;
-    for (const workloads::WorkloadLayer& l : m_model->workload().layers) {
+    m_modelRequestRows.clear();
+    for (std::size_t row = 0; row < m_model->workload().layers.size(); ++row) {
+        const workloads::WorkloadLayer& l = m_model->workload().layers[row];
+        if (!l.ok()) continue; // listed with its error
+        m_modelRequestRows.push_back(int(row));
         if (!conform::checkConformability(l.op).conformable) {
             reportError(tr("Cannot search the model"),
                 tr("Layer %1 is not conformable to the MDC notation.").arg(QString::fromStdString(l.name)));
@@ -496,9 +509,14 @@ bool MainWindow::searchModel()
     m_searchedOptions = request.options;
     m_searchedOnce = true;
     m_searchingModel = true;
+    if (request.layers.empty()) {
+        reportError(
+            tr("Cannot search the model"), tr("No layer of the model can be used: see the Status column."));
+        return false;
+    }
     m_model->resetResults(request.accelerator);
-    for (int i = 0; i < m_model->rowCount(); ++i)
-        m_model->setLayerStatus(i, tr("queued"));
+    for (int row : m_modelRequestRows)
+        m_model->setLayerStatus(row, tr("queued"));
     updateModelTotals();
     m_front.clear();
     m_plot->clear();
@@ -516,7 +534,7 @@ void MainWindow::cancelSearch()
 void MainWindow::onSearchFinished(const SearchOutcome& outcome)
 {
     if (m_searchingModel) {
-        for (int i = 0; i < m_model->rowCount(); ++i)
+        for (int i : m_modelRequestRows)
             if (!m_model->layerResult(i))
                 m_model->setLayerStatus(i,
                     outcome.status == SearchOutcome::Status::Failed ? tr("failed: %1").arg(outcome.message)

@@ -363,6 +363,29 @@ private slots:
         QVERIFY(w.lastResult()->result.bestRuntime->mapping.activePes() <= 512);
     }
 
+    /// A model file with a bad layer: the good layers are listed, searched and totalled; the bad one
+    /// shows its located error in the Status column and in the editor, and is left out of the search.
+    void badLayerDoesNotHideTheGoodOnes()
+    {
+        const QString file = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/partial/tiny_bad_layer.m");
+        MainWindow w;
+        QVERIFY(w.loadModel(file));
+        QCOMPARE(w.modelTable()->rowCount(), 3);
+        const QString status = w.modelTable()->index(1, ModelTableModel::Status).data().toString();
+        QVERIFY2(status.startsWith(QStringLiteral("error: "))
+                && status.contains(QStringLiteral("tiny_bad_layer.m:7:")),
+            qPrintable(status));
+        QSignalSpy finished(&w, &MainWindow::searchFinished);
+        QVERIFY(w.searchModel());
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(w.modelTable()->index(0, ModelTableModel::Status).data().toString(), QStringLiteral("ok"));
+        QCOMPARE(w.modelTable()->index(2, ModelTableModel::Status).data().toString(), QStringLiteral("ok"));
+        QCOMPARE(w.modelTable()->index(1, ModelTableModel::Status).data().toString(), status);
+        QCOMPARE(w.modelTable()->searchedLayers(), 2);
+        w.selectLayer(1);
+        QVERIFY(w.editor()->toPlainText().contains(QStringLiteral("tiny_bad_layer.m:7:")));
+    }
+
     /// Save as preset: the tuned accelerator is written to the user's config folder, offered by every
     /// accelerator panel from then on and loads back with every parameter; an invalid one is refused.
     void userPresets()

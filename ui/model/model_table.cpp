@@ -70,6 +70,11 @@ void ModelTableModel::resetResults(const arch::Accelerator& acc)
         Row& r = m_rows[i];
         r = Row{};
         r.status = tr("pending");
+        if (!m_workload.layers[i].ok()) {
+            r.status
+                = tr("error: %1").arg(QString::fromStdString(m_workload.layers[i].errors.front().format()));
+            continue;
+        }
         if (auto nest = ir::perfectNest(m_workload.layers[i].op))
             r.roofline = search::roofline(*nest, m_workload.layers[i].op.sizes, acc).cycles;
     }
