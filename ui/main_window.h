@@ -200,8 +200,8 @@ private:
     QPushButton* m_editCopy = nullptr;
     QString m_modelName; ///< built-in name or file path; empty: no model
     int m_layer = -1; ///< model layer in the editor (source row), -1: the editor's own operator
-    bool m_searchingModel = false;
-    std::vector<int> m_modelRequestRows; ///< model row of each layer of the running model search ///< the running search covers every layer of the model
+    bool m_searchingModel = false; ///< the running search covers every layer of the model
+    std::vector<int> m_modelRequestRows; ///< model row of each layer of the running model search
     std::optional<project::SelectedMapping> m_pendingSelection;
     QString m_lastError;
     bool m_settingsDirty = false; ///< accelerator or search settings changed since the project was saved
