@@ -216,6 +216,11 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
     }
 }
 
+QString AcceleratorPanel::message() const
+{
+    return m_message->text();
+}
+
 QString AcceleratorPanel::userPresetsDirectory()
 {
     return QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/presets");

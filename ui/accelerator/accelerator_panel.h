@@ -33,6 +33,8 @@ public:
     QAbstractSpinBox* field(const QString& key) const { return m_fields.value(key); }
     /// Loads a preset by its label ("P1 (Eyeriss-like)" ...) or a file path; false when unknown.
     bool loadPreset(const QString& labelOrPath);
+    /// The panel's message: why a file could not be loaded, or what is invalid.
+    QString message() const;
     static QString acceleratorsDirectory();
     /// Where "Save as preset..." keeps the user's accelerators (one JSON file each).
     static QString userPresetsDirectory();
