@@ -386,6 +386,48 @@ private slots:
         QVERIFY(w.editor()->toPlainText().contains(QStringLiteral("tiny_bad_layer.m:7:")));
     }
 
+    /// The plot keeps at most kMaxStoredPoints mappings (a uniform sample past the cap) however long the
+    /// search runs, and still counts every one.
+    void plotMemoryIsBounded()
+    {
+        ParetoPlot plot;
+        plot.resize(800, 600);
+        const std::size_t total = ParetoPlot::kMaxStoredPoints + 500'000;
+        std::vector<search::EvaluatedPoint> batch(100'000);
+        for (std::size_t done = 0; done < total; done += batch.size()) {
+            for (std::size_t i = 0; i < batch.size(); ++i)
+                batch[i] = {
+                    done + i, std::int64_t(1000 + (done + i) % 5000), 1e6 + double((done + i) % 7919), 0.5};
+            plot.addPoints(batch);
+        }
+        QCOMPARE(plot.pointCount(), total);
+        QCOMPARE(plot.storedPointCount(), ParetoPlot::kMaxStoredPoints);
+        plot.clear();
+        QCOMPARE(plot.pointCount(), 0u);
+    }
+
+    /// 200 accelerator changes in quick succession (an arrow key held on the PE count) start one search
+    /// after the pause, not 200.
+    void acceleratorChangeStorm()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(kGemm));
+        QSignalSpy finished(&w, &MainWindow::searchFinished);
+        QVERIFY(w.runSearch());
+        QVERIFY(finished.wait(60000));
+        QSignalSpy started(w.searchController(), &SearchController::started);
+        auto* pes = qobject_cast<QSpinBox*>(w.acceleratorPanel()->field("num_pes"));
+        for (int i = 0; i < 200; ++i) {
+            pes->setValue(1024 - i);
+            QTest::qWait(1);
+        }
+        QVERIFY(started.wait(3000));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(started.count(), 1);
+        QVERIFY(w.searchController()->workerCount() <= 1);
+        QCOMPARE(w.lastResult()->result.bestRuntime.has_value(), true);
+    }
+
     /// Save as preset: the tuned accelerator is written to the user's config folder, offered by every
     /// accelerator panel from then on and loads back with every parameter; an invalid one is refused.
     void userPresets()

@@ -156,6 +156,7 @@ void ParetoPlot::updateSecondsAxis()
 void ParetoPlot::clear()
 {
     m_runtime.clear();
+    m_received = 0;
     m_energy.clear();
     m_utilisation.clear();
     m_front.clear();
@@ -188,20 +189,35 @@ void ParetoPlot::addPoints(std::span<const search::EvaluatedPoint> points)
     const QCPRange xr = m_plot->xAxis->range(), yr = m_plot->yAxis->range();
     bool outside = m_runtime.empty();
     for (const search::EvaluatedPoint& p : points) {
+        ++m_received;
+        outside = outside || !xr.contains(static_cast<double>(p.runtime)) || !yr.contains(p.energy);
+        std::size_t slot = m_runtime.size();
+        if (slot >= kMaxStoredPoints) {
+            // Memory stays bounded on enormous searches: past the cap the kept points are a uniform
+            // sample of all (reservoir sampling); every point is still drawn when it arrives.
+            slot = static_cast<std::size_t>(m_sampler() % m_received);
+            if (slot >= kMaxStoredPoints) continue;
+            m_runtime[slot] = p.runtime;
+            m_energy[slot] = static_cast<float>(p.energy);
+            m_utilisation[slot] = static_cast<float>(p.utilization);
+            continue;
+        }
         m_runtime.push_back(p.runtime);
         m_energy.push_back(static_cast<float>(p.energy));
         m_utilisation.push_back(static_cast<float>(p.utilization));
-        outside = outside || !xr.contains(static_cast<double>(p.runtime)) || !yr.contains(p.energy);
     }
     m_empty->setVisible(false);
-    if (outside)
-        rescale(); // redecimates
-    else
-        stampPoints(m_runtime.size() - points.size());
+    if (outside) {
+        rescale(); // redecimates from the kept points
+    } else {
+        stamp(points.size(), [&](std::size_t i) {
+            return std::pair{static_cast<double>(points[i].runtime), points[i].energy};
+        });
+    }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void ParetoPlot::stampPoints(std::size_t first)
+template <class PointAt> void ParetoPlot::stamp(std::size_t count, PointAt pointAt)
 {
     if (m_raster.isNull()) return;
     const QCPRange xr = m_plot->xAxis->range(), yr = m_plot->yAxis->range();
@@ -210,8 +226,8 @@ void ParetoPlot::stampPoints(std::size_t first)
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setPen(Qt::NoPen);
     painter.setBrush(kCloud);
-    for (std::size_t i = first; i < m_runtime.size(); ++i) {
-        const double x = static_cast<double>(m_runtime[i]), y = m_energy[i];
+    for (std::size_t i = 0; i < count; ++i) {
+        const auto [x, y] = pointAt(i);
         if (!xr.contains(x) || !yr.contains(y)) continue;
         const int px = qRound(m_plot->xAxis->coordToPixel(x)) - origin.x();
         const int py = qRound(m_plot->yAxis->coordToPixel(y)) - origin.y();
@@ -277,7 +293,9 @@ void ParetoPlot::redecimate()
     if (m_raster.size() != size) m_raster = QImage(size, QImage::Format_ARGB32_Premultiplied);
     m_raster.fill(Qt::transparent);
     m_cells.clear();
-    stampPoints(0);
+    stamp(m_runtime.size(), [this](std::size_t i) {
+        return std::pair{static_cast<double>(m_runtime[i]), double(m_energy[i])};
+    });
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

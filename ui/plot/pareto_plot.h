@@ -4,6 +4,7 @@
 // a step line, the best mapping per objective marked, and the roofline runtime as a reference line.
 
 #include <cstdint>
+#include <random>
 #include <span>
 #include <unordered_set>
 #include <vector>
@@ -38,7 +39,11 @@ public:
     /// Marks the best mapping of each objective (runtime, energy, EDP) among `front`'s points.
     void setBest(const std::vector<search::Candidate>& best);
 
-    std::size_t pointCount() const { return m_runtime.size(); }
+    /// Evaluated mappings received since the last clear().
+    std::size_t pointCount() const { return m_received; }
+    /// Mappings kept for zooming and hovering: all of them up to kMaxStoredPoints, then a uniform sample.
+    std::size_t storedPointCount() const { return m_runtime.size(); }
+    static constexpr std::size_t kMaxStoredPoints = 2'000'000;
     std::size_t drawnPointCount() const { return m_drawn; }
     /// Forces an immediate replot and returns how long it took (ms).
     double replotNowMs();
@@ -58,8 +63,9 @@ protected:
 private:
     void updateSecondsAxis();
     void redecimate();
-    /// Stamps the points [first, end) whose pixel cell is still empty into the cloud's raster.
-    void stampPoints(std::size_t first);
+    /// Stamps points 0..count-1 (pointAt(i) -> {runtime, energy}) whose pixel cell is still empty into
+    /// the cloud's raster.
+    template <class PointAt> void stamp(std::size_t count, PointAt pointAt);
     void publishRaster();
     void rescale();
     void showContextMenu(const QPoint& pos);
@@ -85,6 +91,8 @@ private:
     std::vector<float> m_utilisation;
     std::vector<search::Candidate> m_front;
     std::size_t m_drawn = 0;
+    std::size_t m_received = 0;
+    std::minstd_rand m_sampler{1}; ///< fixed seed: the same search keeps the same sample
     double m_clockMhz = 200.0;
     std::int64_t m_rooflineCycles = 0;
 };
