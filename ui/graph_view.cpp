@@ -173,6 +173,11 @@ GraphView::GraphView(QWidget* parent)
     });
 }
 
+GraphView::~GraphView()
+{
+    scene()->disconnect(this);
+}
+
 void GraphView::setMessage(const QString& message)
 {
     clearGraph();

@@ -15,6 +15,9 @@ class GraphView : public QGraphicsView
     Q_OBJECT
 public:
     explicit GraphView(QWidget* parent = nullptr);
+    /// Disconnects from the scene first: deleting the scene (a child) clears its selection, which must
+    /// not reach this half-destroyed view.
+    ~GraphView() override;
 
     /// Nodes in `highlighted` are drawn as independent, edges in `problemEdges` as violations, besides
     /// the flags in `graph` itself.
