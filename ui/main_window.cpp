@@ -350,6 +350,9 @@ QWidget* MainWindow::buildModelPanel()
     searchAll->setToolTip(tr("Search every layer in the background; the table fills layer by layer"));
     connect(searchAll, &QPushButton::clicked, this, &MainWindow::searchModel);
     m_modelTotals = new QLabel;
+    // Long totals wrap instead of widening the window beyond the screen.
+    m_modelTotals->setWordWrap(true);
+    m_modelTotals->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     row->addWidget(new QLabel(tr("Model")));
     row->addWidget(m_modelCombo, 1);
     row->addWidget(open);
@@ -753,6 +756,14 @@ void MainWindow::animateSelection(const project::Project& p)
             ? m_model->workload().layers[static_cast<std::size_t>(m_layer)].op
             : ir::parseOperator(p.workload.text, p.workload.file.empty() ? "project" : p.workload.file);
         const mdc::Dataflow dataflow = mapping::toMdc(p.selectedMapping->mapping, p.accelerator);
+        // The mapping view shows the saved mapping too (evaluated again by the cost model).
+        if (const auto nest = ir::perfectNest(op); nest && !nest->statements.empty()) {
+            search::Candidate saved;
+            saved.mapping = p.selectedMapping->mapping;
+            saved.dataflow = dataflow;
+            m_mappingView->setMapping(saved, cost::fromOperator(op), nest->statements.front().text,
+                p.accelerator, p.search.fidelity, search::roofline(*nest, op.sizes, p.accelerator).cycles);
+        }
         m_animation->setMapping(
             {tr("%1, the project's mapping on %2")
                     .arg(QString::fromStdString(op.name), QString::fromStdString(p.accelerator.name)),

@@ -43,6 +43,7 @@ AnimationPanel::AnimationPanel(QWidget* parent)
     });
 
     m_title = new QLabel;
+    m_title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_title->setTextFormat(Qt::RichText);
     auto toolButton = [this](QStyle::StandardPixmap icon, const QString& tip) {
         auto* b = new QToolButton;
@@ -84,6 +85,9 @@ AnimationPanel::AnimationPanel(QWidget* parent)
     connect(zoomOut, &QToolButton::clicked, this, [this] { m_view->setZoom(m_view->zoom() / 1.25); });
     connect(zoomIn, &QToolButton::clicked, this, [this] { m_view->setZoom(m_view->zoom() * 1.25); });
     m_status = new QLabel;
+    // Long step descriptions wrap instead of widening the window.
+    m_status->setWordWrap(true);
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_progress = new QProgressBar;
     m_progress->setRange(0, 100);
     m_progress->setMaximumWidth(160);
