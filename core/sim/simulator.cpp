@@ -84,14 +84,9 @@ struct Level
     i64 pesPerSub = 1;
 };
 
-std::string directiveText(bool spatial, i64 sz, i64 of, const std::string& dim)
-{
-    return std::string(spatial ? "SpatialMap(" : "TemporalMap(") + std::to_string(sz) + ","
-        + std::to_string(of) + ") " + dim;
-}
-
-/// Calls f(flat index) for every element of the box `r` (n axes) of a tensor with `strides`.
-template <class F> void forEachIn(const Range* r, int n, const i64* strides, F&& f)
+/// Calls row(flat index of the row's first axis-(n-1) position, ignoring the last axis) once per row of
+/// the box `r` (n >= 1 axes) of a tensor with `strides`: the odometer over every axis but the last.
+template <class F> void forEachRow(const Range* r, int n, const i64* strides, F&& row)
 {
     for (int k = 0; k < n; ++k)
         if (r[k].size() == 0) return;
@@ -99,16 +94,10 @@ template <class F> void forEachIn(const Range* r, int n, const i64* strides, F&&
     for (int k = 0; k < n; ++k)
         idx[k] = r[k].begin;
     while (true) {
-        i64 flat = 0;
+        i64 base = 0;
         for (int k = 0; k < n - 1; ++k)
-            flat += idx[k] * strides[k];
-        const i64 lastStride = n > 0 ? strides[n - 1] : 1;
-        if (n == 0) {
-            f(flat);
-            return;
-        }
-        for (i64 x = r[n - 1].begin; x < r[n - 1].end; ++x)
-            f(flat + x * lastStride);
+            base += idx[k] * strides[k];
+        row(base);
         int k = n - 2;
         while (k >= 0) {
             if (++idx[k] < r[k].end) break;
@@ -117,6 +106,19 @@ template <class F> void forEachIn(const Range* r, int n, const i64* strides, F&&
         }
         if (k < 0) return;
     }
+}
+
+/// Calls f(flat index) for every element of the box `r` (n axes) of a tensor with `strides`.
+template <class F> void forEachIn(const Range* r, int n, const i64* strides, F&& f)
+{
+    if (n == 0) {
+        f(i64(0));
+        return;
+    }
+    forEachRow(r, n, strides, [&](i64 base) {
+        for (i64 x = r[n - 1].begin; x < r[n - 1].end; ++x)
+            f(base + x * strides[n - 1]);
+    });
 }
 
 /// Calls f(flat) for every element of box b that is not in box p (p empty: all of b), as disjoint slabs.
@@ -311,7 +313,10 @@ void Simulator::Impl::compile(const mdc::Dataflow& dataflow)
         info.units = pes / info.pesPerUnit;
         for (const auto& dir : lv[l].d) {
             // Window references read better by their output name when the user wrote outputs (operators).
-            info.directives.push_back(directiveText(dir.spatial, dir.sz, dir.of, names[size_t(dir.dim)]));
+            const std::string& dim = names[size_t(dir.dim)];
+            info.directives.push_back((dir.spatial ? mdc::Directive::spatial(dir.sz, dir.of, dim)
+                                                   : mdc::Directive::temporal(dir.sz, dir.of, dim))
+                                          .toString());
         }
         if (l < user.size()) info.userDirectives = user[l];
         lay.levels.push_back(std::move(info));
@@ -447,16 +452,9 @@ void Simulator::Impl::markMacs(const Box& box)
     const int n = int(iter.size());
     for (int k = 0; k < n; ++k)
         r[k] = axisRange(box, iter[size_t(k)]);
-    for (int k = 0; k < n; ++k)
-        if (r[k].size() == 0) return;
+    if (n == 0) return;
     // Rows along the last axis are contiguous bits.
-    i64 idx[cost::kMaxDims];
-    for (int k = 0; k < n; ++k)
-        idx[k] = r[k].begin;
-    while (true) {
-        i64 base = 0;
-        for (int k = 0; k < n - 1; ++k)
-            base += idx[k] * iterStride[size_t(k)];
+    forEachRow(r, n, iterStride.data(), [&](i64 base) {
         i64 a = base + r[n - 1].begin, b = base + r[n - 1].end;
         while (a < b) {
             const i64 word = a >> 6;
@@ -469,14 +467,7 @@ void Simulator::Impl::markMacs(const Box& box)
             w |= mask;
             a = (word + 1) << 6;
         }
-        int k = n - 2;
-        while (k >= 0) {
-            if (++idx[k] < r[k].end) break;
-            idx[k] = r[k].begin;
-            --k;
-        }
-        if (k < 0) return;
-    }
+    });
 }
 
 // ------------------------------------------------------------------------------------------------
