@@ -2,6 +2,7 @@
 // same best mapping as core's search on the same input; Cancel returns at once; a superseded run never
 // reaches the plot; an invalid accelerator field is flagged with core's reason and runs nothing.
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <QAbstractItemModelTester>
 #include <QAbstractSpinBox>
@@ -40,6 +41,21 @@ using namespace marvel::ui;
 
 namespace {
 const QString kGemm = QStringLiteral(MARVEL_SAMPLES_DIR "/operators/gemm.loop");
+
+/// Resident memory of this process (bytes), from /proc/self/statm.
+std::int64_t residentBytes()
+{
+    QFile statm(QStringLiteral("/proc/self/statm"));
+    if (!statm.open(QIODevice::ReadOnly)) return -1;
+    const QList<QByteArray> fields = statm.readAll().split(' ');
+    return fields.size() > 1 ? fields.at(1).toLongLong() * sysconf(_SC_PAGESIZE) : -1;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true; // its quarantine keeps freed memory: RSS says nothing there
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
 
 SearchRequest bigRequest()
 {
@@ -426,6 +442,29 @@ private slots:
         QCOMPARE(started.count(), 1);
         QVERIFY(w.searchController()->workerCount() <= 1);
         QCOMPARE(w.lastResult()->result.bestRuntime.has_value(), true);
+
+        // Memory stays flat: further storms (each ending in a finished search whose points fill the
+        // plot) leave the resident size where the first one left it, give or take allocator slack.
+        // Each search here plots some twenty thousand points (24 bytes each): keeping one search's points per
+        // retune would add more than 1.5 MB over the three storms.
+        const std::int64_t afterFirst = residentBytes();
+        for (int round = 0; round < 3; ++round) {
+            started.clear();
+            finished.clear();
+            for (int i = 0; i < 200; ++i) {
+                pes->setValue(round % 2 == 0 ? 824 + i : 1024 - i);
+                QTest::qWait(1);
+            }
+            QVERIFY(started.wait(3000));
+            QVERIFY(finished.wait(60000));
+            QCOMPARE(started.count(), 1);
+        }
+        const std::int64_t growth = residentBytes() - afterFirst;
+        qInfo(
+            "resident after the first storm %lld MB, growth over three more %lld KB (%zu points per search)",
+            static_cast<long long>(afterFirst >> 20), static_cast<long long>(growth >> 10),
+            w.paretoPlot()->pointCount());
+        if (!kAddressSanitizer) QVERIFY2(growth < (1 << 20), qPrintable(QString::number(growth)));
     }
 
     /// Save as preset: the tuned accelerator is written to the user's config folder, offered by every
