@@ -8,5 +8,6 @@ apt-get install -y -qq --no-install-recommends \
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev \
   nlohmann-json3-dev libgraphviz-dev \
   xvfb xauth fonts-dejavu-core clang-format \
-  clang libclang-rt-14-dev >/dev/null
+  clang libclang-rt-14-dev \
+  libopenmpi-dev openmpi-bin >/dev/null
 echo "install-deps: packages ready"

@@ -21,9 +21,10 @@ int run(const std::vector<std::string>& argv);
 #endif
 
 const marvel::cli::Command kCommand{"bench",
-    "benchmarks (costmodel: evaluations per second; search: = bench-search; sim: cost model vs simulator)",
+    "benchmarks (costmodel: evaluations per second; search: = bench-search; sweep: = bench-sweep; sim)",
     "usage: marvel bench costmodel [--reference DIR] [--seconds S]\n"
     "       marvel bench search ...   (the same as marvel bench-search ...)\n"
+    "       marvel bench sweep ...    (the same as marvel bench-sweep ...: design points per second)\n"
     "       marvel bench sim [--cases N] [--seed S] [--show-disagreements]\n\n"
     "sim: simulates N (default 600) random small mappings (1-3 levels; CONV1D, strided CONV2D, depth-wise,\n"
     "GEMM) and prints the share that agree exactly with the cost model's corrected fidelity, per metric\n"
@@ -89,9 +90,9 @@ int run(const std::vector<std::string>& argv)
     using Clock = std::chrono::steady_clock;
     if (!argv.empty() && argv.front() == "sim")
         return runSim(std::vector<std::string>(argv.begin() + 1, argv.end()));
-    if (!argv.empty() && argv.front() == "search") {
+    if (!argv.empty() && (argv.front() == "search" || argv.front() == "sweep")) {
         const auto& all = cli::commands();
-        if (auto it = all.find("bench-search"); it != all.end())
+        if (auto it = all.find("bench-" + argv.front()); it != all.end())
             return it->second.run(std::vector<std::string>(argv.begin() + 1, argv.end()));
     }
     cli::Args args(argv, {"reference", "seconds"}, {});

@@ -32,16 +32,6 @@ const cli::Command kCommand{"bench-search",
     "",
     run};
 
-std::string presetPath(const std::string& hw)
-{
-    for (const char* dir : {"samples/accelerators", "../samples/accelerators"}) {
-        const std::string name = hw == "P1" ? "P1_eyeriss.json" : "P2_edge.json";
-        const std::filesystem::path p = std::filesystem::path(dir) / name;
-        if (std::filesystem::exists(p)) return p.string();
-    }
-    return hw == "P1" ? "samples/accelerators/P1_eyeriss.json" : "samples/accelerators/P2_edge.json";
-}
-
 // How long a search takes to return once a stop is requested (the desktop app cancels searches when the
 // user edits): the first model's layers are searched without divisor pruning, so none finishes at once,
 // and each is stopped after 100 ms.
@@ -104,7 +94,7 @@ int run(const std::vector<std::string>& argv)
     }
     arch::Accelerator acc;
     try {
-        acc = arch::loadAccelerator(hw == "P1" || hw == "P2" ? presetPath(hw) : hw);
+        acc = arch::loadAccelerator(hw == "P1" || hw == "P2" ? cli::presetAcceleratorPath(hw) : hw);
     } catch (const InputError& e) {
         std::cerr << "marvel bench-search: " << e.what() << '\n';
         return cli::InputError;

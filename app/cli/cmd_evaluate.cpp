@@ -14,6 +14,7 @@
 #include "core/ir/operator.h"
 #include "core/mdc/maestro_io.h"
 #include "core/project/project.h"
+#include "core/util/csv.h"
 
 namespace {
 
@@ -198,8 +199,8 @@ int run(const std::vector<std::string>& argv)
             std::cout << ',' << name;
         std::cout << '\n';
         for (size_t i = 0; i < rows.size(); ++i) {
-            std::cout << cli::csvField(layers[i].layerName) << ','
-                      << (layers[i].ok ? std::string("ok") : cli::csvField("error: " + errorText(layers[i])));
+            std::cout << csvField(layers[i].layerName) << ','
+                      << (layers[i].ok ? std::string("ok") : csvField("error: " + errorText(layers[i])));
             if (layers[i].ok)
                 for (const auto& v : rows[i])
                     std::cout << ',' << v.text();

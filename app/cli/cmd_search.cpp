@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/search_common.h"
 #include "core/mdc/maestro_io.h"
 #include "core/project/project.h"
@@ -59,37 +60,6 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "in its place with its error, the other layers as usual), 3 a layer has no mapping that fits the\n"
     "accelerator's buffers (reported with the smallest requirement found; the other layers as usual)",
     run};
-
-/// Set by SIGINT; the watchdog thread turns it into a stop request. A lock-free atomic is both safe in a
-/// signal handler and free of data races with the watchdog.
-std::atomic<bool> g_interrupted{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
-extern "C" void onInterrupt(int)
-{
-    g_interrupted.store(true);
-}
-
-/// Requests a stop of the search at a deadline or on SIGINT, checking every 20 ms, until destroyed.
-class Watchdog
-{
-public:
-    Watchdog(std::stop_source& source, std::optional<double> seconds)
-        : m_thread([&source, seconds, start = std::chrono::steady_clock::now()](std::stop_token done) {
-            while (!done.stop_requested() && !source.stop_requested()) {
-                const double elapsed
-                    = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                if (g_interrupted.load() || (seconds && elapsed >= *seconds)) {
-                    source.request_stop();
-                    break;
-                }
-                std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            }
-        })
-    { }
-
-private:
-    std::jthread m_thread;
-};
 
 /// A terminal progress bar on stderr, redrawn at most every 100 ms by the search thread.
 class ProgressBar final : public search::SearchSink
@@ -186,8 +156,7 @@ int run(const std::vector<std::string>& argv)
     std::cerr << cli::capacityWarning(options);
     // Ctrl+C and --max-seconds stop the search; what was found so far is still reported.
     std::stop_source stop;
-    std::signal(SIGINT, onInterrupt);
-    Watchdog watchdog(stop, maxSeconds);
+    std::optional<cli::StopOnInterrupt> watchdog(std::in_place, stop, maxSeconds);
     std::size_t unsearched = 0;
     for (const cli::SearchLayer& layer : layers) {
         if (stop.stop_requested()) {
@@ -237,8 +206,8 @@ int run(const std::vector<std::string>& argv)
                    "part searched (keep tile sizes to divisors, or raise --pe-util-bound)\n";
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const bool interrupted = g_interrupted.load();
-    std::signal(SIGINT, SIG_DFL);
+    const bool interrupted = cli::StopOnInterrupt::interrupted();
+    watchdog.reset();
     if (stop.stop_requested())
         std::cerr << "marvel search: " << (interrupted ? "interrupted" : "time limit (--max-seconds) reached")
                   << " after " << elapsed << " s"

@@ -42,6 +42,7 @@ Args::Args(const std::vector<std::string>& argv, const std::vector<std::string>&
                     m_error = "option --" + name + " needs a value";
                     return;
                 }
+                m_repeated[name].push_back(m_values[name]);
             } else {
                 m_error = "unknown option --" + name;
                 return;
@@ -62,6 +63,12 @@ std::optional<std::string> Args::value(const std::string& name) const
     auto it = m_values.find(name);
     if (it == m_values.end()) return std::nullopt;
     return it->second;
+}
+
+std::vector<std::string> Args::values(const std::string& name) const
+{
+    auto it = m_repeated.find(name);
+    return it == m_repeated.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::string Args::valueOr(const std::string& name, const std::string& fallback) const

@@ -27,6 +27,8 @@ public:
     bool has(const std::string& name) const;
     std::optional<std::string> value(const std::string& name) const;
     std::string valueOr(const std::string& name, const std::string& fallback) const;
+    /// Every value of an option given several times, in order (value() is the last).
+    std::vector<std::string> values(const std::string& name) const;
     /// Integer option; sets error() and returns nullopt when present but not an integer in [min, max].
     std::optional<long long> integer(const std::string& name, long long min, long long max);
     std::optional<double> number(const std::string& name, double min, double max);
@@ -34,6 +36,7 @@ public:
 
 private:
     std::map<std::string, std::string> m_values;
+    std::map<std::string, std::vector<std::string>> m_repeated;
     std::vector<std::string> m_positionals;
     std::string m_error;
 };

@@ -1,8 +1,8 @@
 #include "app/cli/search_common.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -10,6 +10,7 @@
 #include "core/cost/problem.h"
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
+#include "core/util/csv.h"
 #include "core/util/text_file.h"
 
 namespace marvel::cli {
@@ -94,6 +95,16 @@ std::string nonConformableReason(const std::vector<SearchLayer>& layers)
         return l.name + ": operator '" + l.op.name + "' is not conformable: " + reason;
     }
     return {};
+}
+
+std::string presetAcceleratorPath(const std::string& hw)
+{
+    const std::string name = hw == "P1" ? "P1_eyeriss.json" : "P2_edge.json";
+    for (const char* dir : {"samples/accelerators", "../samples/accelerators"}) {
+        const std::filesystem::path p = std::filesystem::path(dir) / name;
+        if (std::filesystem::exists(p)) return p.string();
+    }
+    return "samples/accelerators/" + name;
 }
 
 SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,
@@ -253,24 +264,7 @@ nlohmann::json diagnosticsJson(const std::vector<Diagnostic>& diagnostics)
     return out;
 }
 
-// Shortest text that reads back to the same double.
-std::string exactNumber(double v)
-{
-    char buffer[64];
-    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
-    return ec == std::errc() ? std::string(buffer, end) : std::to_string(v);
-}
-
 } // namespace
-
-std::string csvField(const std::string& s)
-{
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s)
-        q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
 
 std::string paretoCsv(const std::vector<SearchedLayer>& layers)
 {

@@ -59,6 +59,10 @@ std::string notMappableReason(const SearchedLayer& layer, const arch::Accelerato
 /// Warnings for capacity checks the options switch off (empty when both are on).
 std::string capacityWarning(const search::SearchOptions& options);
 
+/// The sample accelerator file of the paper's platform "P1" or "P2" (samples/accelerators/, looked up
+/// from the working directory and its parent), for the benchmarks.
+std::string presetAcceleratorPath(const std::string& hw);
+
 /// Searches one layer with the roofline attached.
 SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,
     const search::SearchOptions& options, search::SearchSink* sink, std::stop_token stop = {});
@@ -75,8 +79,5 @@ void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path
 /// `layer,runtime_cycles,energy,edp,utilization` and one row per point of every layer's runtime-energy
 /// Pareto front (runtime ascending), numbers written so that they read back exactly.
 std::string paretoCsv(const std::vector<SearchedLayer>& layers);
-
-/// `s` as one CSV field (quoted when it holds a comma, a quote or a line break).
-std::string csvField(const std::string& s);
 
 } // namespace marvel::cli

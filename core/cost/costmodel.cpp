@@ -1399,23 +1399,36 @@ Result Evaluator::evaluate(const mdc::Dataflow& dataflow)
     r.energyNjCsv = x.corrected ? e.macEnergyNanojoule * r.m.energy : r.energyNjSameLayer;
 
     // Area and power (§6.3), from the required buffer sizes.
+    const AreaPower ap = areaPower(x.acc, double(r.m.l1SizeReq), double(r.m.l2SizeReq));
+    r.pePower = ap.pePower;
+    r.l1Power = ap.l1Power;
+    r.l2Power = ap.l2Power;
+    r.nocPower = ap.nocPower;
+    r.power = ap.power;
+    r.area = ap.area;
+    return r;
+}
+
+AreaPower areaPower(const arch::Accelerator& acc, double l1Elements, double l2Elements)
+{
     auto cells = [](double v) { return std::max(1.0, std::ceil(v)); };
-    double pes = double(x.acc.numPes);
-    double vw = double(x.acc.simdLanes);
-    double bw = double(x.acc.nocBandwidth);
+    double pes = double(acc.numPes);
+    double vw = double(acc.simdLanes);
+    double bw = double(acc.nocBandwidth);
     double g = 1.2886 * pes * pes + 5.5814 * pes - 23.711;
     double busArea = 101.7938 * (14.662 * pes + 28.895) * bw;
     double busPower = 0.8 * (14.662 * pes + 28.895) / 1000.0 * bw;
     double arbArea = std::max(395.473 * g, 395.473);
     double arbPower = std::max(0.34 * g / 1000.0, 0.34);
-    double l1c = cells(double(r.m.l1SizeReq)), l2c = cells(double(r.m.l2SizeReq));
-    r.pePower = pes * 1.2223 * vw;
-    r.l1Power = pes * 0.00345 * l1c;
-    r.l2Power = 0.00345 * l2c;
-    r.nocPower = busPower + arbPower;
-    r.power = r.pePower + r.l1Power + r.l2Power + r.nocPower;
-    r.area = pes * (283.0 * vw + 0.104 * l1c) + 0.104 * l2c + busArea + arbArea;
-    return r;
+    double l1c = cells(l1Elements), l2c = cells(l2Elements);
+    AreaPower out;
+    out.pePower = pes * 1.2223 * vw;
+    out.l1Power = pes * 0.00345 * l1c;
+    out.l2Power = 0.00345 * l2c;
+    out.nocPower = busPower + arbPower;
+    out.power = out.pePower + out.l1Power + out.l2Power + out.nocPower;
+    out.area = pes * (283.0 * vw + 0.104 * l1c) + 0.104 * l2c + busArea + arbArea;
+    return out;
 }
 
 std::vector<LayerEvaluation> evaluateNetwork(const mdc::Network& network,

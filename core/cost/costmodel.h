@@ -92,6 +92,17 @@ struct Result
     double area = 0.0, power = 0.0, pePower = 0.0, l1Power = 0.0, l2Power = 0.0, nocPower = 0.0;
 };
 
+/// MAESTRO's area and power model (spec §6.3; units nominally um^2 and mW): per PE a MAC unit per SIMD
+/// lane and an L1 SRAM, a shared L2 SRAM, a bus of the NoC bandwidth and an arbiter over the PEs.
+struct AreaPower
+{
+    double area = 0.0, power = 0.0, pePower = 0.0, l1Power = 0.0, l2Power = 0.0, nocPower = 0.0;
+};
+/// The model for `acc`'s PEs, SIMD lanes and NoC bandwidth with SRAMs of `l1Elements` per PE and
+/// `l2Elements`: a layer evaluation passes the mapping's required sizes (as MAESTRO does), a design-space
+/// sweep the buffers' capacities.
+AreaPower areaPower(const arch::Accelerator& acc, double l1Elements, double l2Elements);
+
 /// Compiled problem + accelerator; evaluates dataflows. Not thread-safe: one per thread.
 class Evaluator
 {

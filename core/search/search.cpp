@@ -6,11 +6,9 @@
 
 namespace marvel::search {
 
-LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& acc,
-    const SearchOptions& options, SearchSink* sink, std::stop_token stop)
+PreparedLayer prepareLayer(const ir::Operator& op)
 {
-    if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
-    const std::optional<ir::PerfectNest> nest = ir::perfectNest(op);
+    std::optional<ir::PerfectNest> nest = ir::perfectNest(op);
     if (!nest) {
         Diagnostic d;
         d.file = op.file;
@@ -18,12 +16,31 @@ LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& a
         d.message = "operator '" + op.name + "' is not a perfect loop nest (rule R1)";
         throw InputError(d);
     }
-    LayerSearchResult out;
+    PreparedLayer out;
+    out.nest = std::move(*nest);
     out.problem = cost::fromOperator(op);
-    out.space = makeLayerSpace(*nest, wholeDimensions(out.problem), op.name);
+    out.space = makeLayerSpace(out.nest, wholeDimensions(out.problem), op.name);
     for (const cost::SlidingWindow& w : out.problem.windows)
         for (mapping::MappedLoop& l : out.space.loops)
             if (l.dim == w.output) l.windowStride = w.stride;
+    return out;
+}
+
+LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& acc,
+    const SearchOptions& options, SearchSink* sink, std::stop_token stop)
+{
+    if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
+    return searchLayer(op, prepareLayer(op), acc, options, sink, std::move(stop));
+}
+
+LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepared,
+    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
+{
+    if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
+    const ir::PerfectNest* nest = &prepared.nest;
+    LayerSearchResult out;
+    out.problem = prepared.problem;
+    out.space = prepared.space;
 
     OffChipOptions offOptions;
     offOptions.divisorsOnly = options.divisorsOnly;

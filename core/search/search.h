@@ -23,11 +23,27 @@ struct LayerSearchResult
     SearchSpaceSizes sizes; ///< the paper's search-space table row
 };
 
+/// What a search derives from the operator alone, whatever the accelerator: its perfect nest, the cost
+/// model's problem and the search space. A sweep prepares each layer once for all its design points.
+struct PreparedLayer
+{
+    ir::PerfectNest nest;
+    cost::Problem problem;
+    LayerSpace space;
+};
+/// Throws InputError when `op` has no perfect-nest form or the cost model cannot describe it.
+PreparedLayer prepareLayer(const ir::Operator& op);
+
 /// Searches `op` (conformable and perfectly nested; check conformability first) on `acc`. Throws
 /// InputError when the operator has no perfect-nest form, the cost model cannot describe it, the
 /// accelerator is invalid or not even the smallest level-3 tile fits in L2.
 LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& acc,
     const SearchOptions& options, SearchSink* sink = nullptr, std::stop_token stop = {});
+
+/// The same search from `prepareLayer(op)`'s result (equal results; skips the preparation).
+LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepared,
+    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink = nullptr,
+    std::stop_token stop = {});
 
 /// One cost::Evaluator per call, configured with `fidelity`: the search's evaluator factory.
 EvaluatorFactory costModelEvaluators(

@@ -1,0 +1,181 @@
+// `marvel bench sweep` (= `marvel bench-sweep`): design points per second of a 36-point sweep of a model
+// around P2, the time the reuse of off-chip solutions and prepared layers saves, and the speed-up of
+// `mpirun -n 2 marvel-mpi` over `-n 1` when marvel-mpi is built next to this binary.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include "app/cli/command.h"
+#include "app/cli/search_common.h"
+#include "core/arch/accelerator_io.h"
+#include "core/sweep/sweep.h"
+#include "core/util/text_file.h"
+
+namespace {
+
+using namespace marvel;
+namespace fs = std::filesystem;
+
+int run(const std::vector<std::string>& argv);
+
+const cli::Command kCommand{"bench-sweep", "benchmark of design-space sweeps: points per second, reuse, MPI scaling",
+    "usage: marvel bench-sweep [--model NAME_OR_FILE] [--hw P1|P2|FILE] [--threads N] [--no-reuse-run]\n"
+    "                          [--no-mpi]\n\n"
+    "Sweeps the model (default resnet50) over 36 design points around the accelerator (default P2):\n"
+    "pes=256,512,1024 x l2=64K:256K:x2 x noc_bw=32,64,128,256, runtime objective, and prints\n"
+    "  sweep: 36 points in S s (P points/s)\n"
+    "  reuse: saved S s (X%)          the same sweep without sharing off-chip solutions and prepared\n"
+    "                                 layers (skipped with --no-reuse-run); the rows must be identical\n"
+    "  mpi: -n 2 over -n 1: X.XXx     mpirun --oversubscribe -n 1 and -n 2 marvel-mpi sweep (one thread\n"
+    "                                 per rank; the files must be identical), when marvel-mpi is next to\n"
+    "                                 this binary and mpirun is on the PATH (else: skipped, and why)",
+    run};
+
+const std::vector<std::string> kVary = {"pes=256,512,1024", "l2=64K:256K:x2", "noc_bw=32,64,128,256"};
+
+double seconds(std::chrono::steady_clock::time_point since)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+std::string quoted(const std::string& s)
+{
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// Runs `mpirun -n ranks marvel-mpi sweep ...` and returns its wall time, or a negative value on failure.
+double timeMpi(const std::string& mpi, int ranks, const std::string& model, const std::string& hw, const std::string& out)
+{
+    std::string cmd = "mpirun --allow-run-as-root --oversubscribe -n " + std::to_string(ranks) + " " + quoted(mpi)
+        + " sweep --model " + quoted(model) + " --hw " + quoted(hw) + " --threads 1 --out " + quoted(out);
+    for (const std::string& v : kVary)
+        cmd += " --vary " + v;
+    cmd += " >/dev/null 2>&1";
+    const auto start = std::chrono::steady_clock::now();
+    const int status = std::system(cmd.c_str());
+    const double s = seconds(start);
+    return status == 0 ? s : -1.0;
+}
+
+bool onPath(const std::string& program)
+{
+    const char* path = std::getenv("PATH");
+    std::stringstream dirs(path ? path : "");
+    for (std::string dir; std::getline(dirs, dir, ':');)
+        if (!dir.empty() && fs::exists(fs::path(dir) / program)) return true;
+    return false;
+}
+
+int run(const std::vector<std::string>& argv)
+{
+    cli::Args args(argv, {"model", "hw", "threads"}, {"no-reuse-run", "no-mpi"});
+    if (!args.ok()) return cli::usageError(kCommand, args.error());
+    if (!args.positionals().empty())
+        return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
+    sweep::SweepOptions options;
+    if (std::string error = cli::searchOptionsFromArgs(args, options.search); !error.empty())
+        return cli::usageError(kCommand, error);
+    options.threads = options.search.threads;
+    const std::string model = args.valueOr("model", "resnet50");
+    const std::string hwArg = args.valueOr("hw", "P2");
+    const std::string hw = hwArg == "P1" || hwArg == "P2" ? cli::presetAcceleratorPath(hwArg) : hwArg;
+
+    std::unique_ptr<sweep::Grid> grid;
+    workloads::Workload workload;
+    try {
+        std::vector<sweep::Axis> axes;
+        for (const std::string& v : kVary)
+            axes.push_back(sweep::parseVary(v));
+        grid = std::make_unique<sweep::Grid>(arch::loadAccelerator(hw), std::move(axes));
+        workload = workloads::loadWorkload(model);
+    } catch (const InputError& e) {
+        std::cerr << "marvel bench-sweep: " << formatDiagnostics(e.diagnostics());
+        return cli::InputError;
+    }
+    std::vector<std::size_t> all(grid->size());
+    for (std::size_t i = 0; i < all.size(); ++i)
+        all[i] = i;
+    const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    std::printf("sweep of %s (%zu layers) around %s, %u threads: %s x %s x %s\n", model.c_str(), workload.layers.size(),
+        grid->base().name.c_str(), threads, kVary[0].c_str(), kVary[1].c_str(), kVary[2].c_str());
+    std::fflush(stdout);
+
+    auto timed = [&](bool reuse, std::vector<sweep::PointResult>& rows, std::uint64_t& hits, std::uint64_t& misses) {
+        sweep::SweepOptions o = options;
+        o.reuse = reuse;
+        const auto start = std::chrono::steady_clock::now();
+        const sweep::Sweeper sweeper(*grid, workload, o);
+        rows = sweeper.run(all);
+        hits = sweeper.offChipHits();
+        misses = sweeper.offChipMisses();
+        return seconds(start);
+    };
+    std::vector<sweep::PointResult> withReuse;
+    std::uint64_t hits = 0, misses = 0;
+    const double t = timed(true, withReuse, hits, misses);
+    std::size_t failed = 0;
+    for (const sweep::PointResult& r : withReuse)
+        failed += r.ok ? 0 : 1;
+    std::printf("sweep: %zu points in %.1f s (%.3f points/s), %zu failed; off-chip solutions %llu solved, %llu "
+                "reused (goal: under 120 s on 2 cores: %s)\n",
+        withReuse.size(), t, static_cast<double>(withReuse.size()) / t, failed,
+        static_cast<unsigned long long>(misses), static_cast<unsigned long long>(hits), t < 120 ? "met" : "not met");
+    std::fflush(stdout);
+
+    if (!args.has("no-reuse-run")) {
+        std::vector<sweep::PointResult> without;
+        std::uint64_t h = 0, m = 0;
+        const double t0 = timed(false, without, h, m);
+        bool same = without.size() == withReuse.size();
+        for (std::size_t i = 0; same && i < without.size(); ++i)
+            same = sweep::formatRow(without[i]) == sweep::formatRow(withReuse[i]);
+        std::printf("reuse: saved %.1f s (%.1f%%): %.1f s without reuse; rows identical: %s\n", t0 - t,
+            100.0 * (t0 - t) / t0, t0, same ? "yes" : "NO");
+    } else {
+        std::printf("reuse: skipped (--no-reuse-run)\n");
+    }
+    std::fflush(stdout);
+
+    std::error_code ec;
+    const fs::path mpi = fs::read_symlink("/proc/self/exe", ec).parent_path() / "marvel-mpi";
+    if (args.has("no-mpi")) {
+        std::printf("mpi: skipped (--no-mpi)\n");
+    } else if (ec || !fs::exists(mpi)) {
+        std::printf("mpi: skipped (marvel-mpi is not built next to this binary: Open MPI was not found)\n");
+    } else if (!onPath("mpirun")) {
+        std::printf("mpi: skipped (mpirun is not on the PATH)\n");
+    } else {
+        const fs::path dir = fs::temp_directory_path() / ("marvel-bench-sweep-" + std::to_string(::getpid()));
+        fs::create_directories(dir, ec);
+        const std::string out1 = (dir / "n1.csv").string(), out2 = (dir / "n2.csv").string();
+        const double t1 = timeMpi(mpi.string(), 1, model, hw, out1);
+        const double t2 = t1 < 0 ? -1.0 : timeMpi(mpi.string(), 2, model, hw, out2);
+        if (t1 < 0 || t2 < 0) {
+            std::printf("mpi: mpirun failed (run it by hand to see why)\n");
+        } else {
+            bool same = false;
+            try {
+                same = readTextFile(out1) == readTextFile(out2);
+            } catch (const InputError&) {
+            }
+            std::printf("mpi: -n 2 over -n 1: %.2fx (-n 1 %.1f s, -n 2 %.1f s, one thread per rank; files identical: "
+                        "%s)\n",
+                t1 / t2, t1, t2, same ? "yes" : "NO");
+        }
+        fs::remove_all(dir, ec);
+    }
+    return cli::Ok;
+}
+
+const bool registered = cli::registerCommand(kCommand);
+
+} // namespace

@@ -1,0 +1,245 @@
+#include "app/cli/sweep_cli.h"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "app/cli/command.h"
+#include "app/cli/search_common.h"
+#include "core/arch/accelerator_io.h"
+#include "core/ir/parser.h"
+#include "core/project/project.h"
+
+namespace marvel::cli {
+
+std::string sweepUsage(const std::string& program)
+{
+    const std::string pad(program.size(), ' ');
+    return "usage: " + program + " sweep (--op FILE.loop | --model NAME_OR_FILE | --project FILE.json)\n"
+        + "       " + pad + "       [--hw BASE] --vary NAME=VALUES [--vary ...] --out FILE.csv [--resume]\n"
+        + "       " + pad + "       [--objective runtime|energy|edp] [--threads N] [--json]\n"
+        + "       " + pad + "       [--pe-util-bound P] [--fidelity maestro|corrected] [--no-divisors-only]\n"
+        + "       " + pad + "       [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n\n"
+          "Searches the whole workload (every layer, totals times each layer's repeat) at every design point\n"
+          "of a grid around the base accelerator and writes one CSV row per point:\n"
+          "  pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,\n"
+          "  roofline_cycles,status\n"
+          "(status: ok, or why the point failed, e.g. a layer with no mapping fitting its buffers; then the\n"
+          "runtime, energy, edp and utilization fields are empty). Rows are appended as points finish, then\n"
+          "sorted into the grid order (pes slowest, offchip_bw fastest, values ascending). Area and power: the\n"
+          "cost model's area/power model for the buffers' capacities. The design points no other beats on\n"
+          "runtime and area, and on energy and area, go to FILE.pareto.csv\n"
+          "(front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power).\n"
+          "  --op, --model, --project  the workload, as for marvel search (a project also gives the base\n"
+          "                        accelerator and the search settings; the options override them)\n"
+          "  --hw BASE             the base accelerator (.json or MAESTRO .m)\n"
+          "  --vary NAME=VALUES    a parameter and its values; NAME is pes, simd, l1, l2 (bytes), noc_bw or\n"
+          "                        offchip_bw (elements per cycle); VALUES a list (pes=256,512,1024), a\n"
+          "                        geometric range FROM:TO:xFACTOR (l2=64K:1M:x2) or an arithmetic one\n"
+          "                        FROM:TO:+STEP (noc_bw=32:128:+32); K, M, G multiply by 1024. At most "
+        + std::to_string(sweep::kMaxAxisValues) + "\n"
+        + "                        values per parameter and " + std::to_string(sweep::kMaxPoints)
+        + " design points.\n"
+          "  --out FILE.csv        the result file (written atomically at the end)\n"
+          "  --resume              keep the rows already in FILE.csv (a cut last line is redone) and search\n"
+          "                        only the missing points\n"
+          "  --objective           what each layer's best mapping minimises (default runtime)\n"
+          "  --threads N           threads (default "
+        + (program == "marvel" ? std::string("all cores") : std::string("1 per rank"))
+        + "); results do not depend on it\n"
+          "  --json                the summary and both Pareto sets as one JSON object on stdout\n"
+          "Progress with an ETA goes to stderr; Ctrl+C stops, keeping the finished rows for --resume.\n"
+          "exit status: 0 done, 1 a layer is not conformable, 2 input error (a bad --vary names itself),\n"
+          "130 interrupted";
+}
+
+namespace {
+
+int printed(bool print, const std::string& program, const std::string& message, int code, bool usage)
+{
+    if (print) {
+        std::cerr << program << " sweep: " << message << '\n';
+        if (usage) std::cerr << '\n' << sweepUsage(program) << '\n';
+    }
+    return code;
+}
+
+} // namespace
+
+std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std::string& program,
+    unsigned defaultThreads, bool printErrors, SweepJob& job)
+{
+    auto usageError = [&](const std::string& message) {
+        return printed(printErrors, program, message, InputError, true);
+    };
+    auto inputError = [&](const marvel::InputError& e) {
+        return printed(printErrors, program, formatDiagnostics(e.diagnostics()), InputError, false);
+    };
+    Args args(argv,
+        {"op", "model", "project", "hw", "vary", "out", "objective", "threads", "pe-util-bound", "fidelity"},
+        {"resume", "json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping"});
+    if (!args.ok()) return usageError(args.error());
+    if (!args.positionals().empty()) return usageError("unexpected argument '" + args.positionals().front() + "'");
+    if (int(args.has("op")) + int(args.has("model")) + int(args.has("project")) != 1)
+        return usageError("give exactly one of --op, --model and --project");
+    if (!args.has("hw") && !args.has("project")) return usageError("missing --hw BASE");
+    if (!args.has("out")) return usageError("missing --out FILE.csv");
+    if (!args.has("vary")) return usageError("missing --vary NAME=VALUES (e.g. --vary pes=256,512,1024)");
+
+    std::optional<project::Project> proj;
+    try {
+        if (auto path = args.value("project")) proj = project::loadProject(*path);
+    } catch (const marvel::InputError& e) {
+        return inputError(e);
+    }
+    job.options.search = proj ? proj->search : search::SearchOptions{};
+    job.options.search.threads = defaultThreads;
+    if (std::string error = searchOptionsFromArgs(args, job.options.search); !error.empty())
+        return usageError(error);
+    job.options.threads = job.options.search.threads;
+    job.out = *args.value("out");
+    job.resume = args.has("resume");
+    job.json = args.has("json");
+
+    try {
+        std::vector<sweep::Axis> axes;
+        for (const std::string& spec : args.values("vary"))
+            axes.push_back(sweep::parseVary(spec));
+        const arch::Accelerator base = args.has("hw") ? arch::loadAccelerator(*args.value("hw")) : proj->accelerator;
+        job.grid = std::make_unique<sweep::Grid>(base, std::move(axes));
+        if (proj) {
+            job.workload = project::loadProjectWorkload(*proj, *args.value("project"));
+        } else if (auto op = args.value("op")) {
+            ir::Operator parsed = ir::parseOperatorFile(*op);
+            job.workload.name = parsed.name;
+            job.workload.layers.push_back({parsed.name, {}, std::move(parsed), 1, {}});
+        } else {
+            job.workload = workloads::loadWorkload(*args.value("model"));
+        }
+    } catch (const marvel::InputError& e) {
+        return inputError(e);
+    }
+    if (std::string reason = nonConformableReason(layersFromWorkload(job.workload)); !reason.empty())
+        return printed(printErrors, program, reason, NotConformable, false);
+    return std::nullopt;
+}
+
+SweepProgress::SweepProgress(std::size_t total, std::size_t alreadyDone)
+    : m_total(total)
+    , m_done(alreadyDone)
+    , m_startDone(alreadyDone)
+    , m_tty(isatty(fileno(stderr)) != 0)
+    , m_start(std::chrono::steady_clock::now())
+    , m_lastPrint(m_start)
+{
+    if (alreadyDone > 0)
+        std::fprintf(stderr, "sweep: %zu of %zu points already in the file\n", alreadyDone, total);
+}
+
+double SweepProgress::elapsedSeconds() const
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+}
+
+void SweepProgress::point(const sweep::PointResult& row)
+{
+    ++m_done;
+    if (!row.ok) ++m_failed;
+    print(m_done == m_total);
+}
+
+void SweepProgress::print(bool force)
+{
+    const auto now = std::chrono::steady_clock::now();
+    const double sinceLast = std::chrono::duration<double>(now - m_lastPrint).count();
+    if (!force && sinceLast < (m_tty ? 0.1 : 5.0)) return;
+    m_lastPrint = now;
+    const double elapsed = elapsedSeconds();
+    const std::size_t thisRun = m_done - m_startDone;
+    const double eta = thisRun ? elapsed / static_cast<double>(thisRun) * static_cast<double>(m_total - m_done) : 0.0;
+    std::fprintf(stderr, "%ssweep: %zu/%zu points (%.0f%%), %zu failed, %.0f s, eta %.0f s%s", m_tty ? "\r" : "",
+        m_done, m_total, m_total ? 100.0 * static_cast<double>(m_done) / static_cast<double>(m_total) : 100.0,
+        m_failed, elapsed, eta, m_tty ? "   " : "\n");
+    std::fflush(stderr);
+}
+
+void SweepProgress::finish()
+{
+    if (m_tty) std::fprintf(stderr, "\n");
+}
+
+namespace {
+
+nlohmann::json pointJson(const sweep::PointResult& r)
+{
+    nlohmann::json j;
+    for (std::size_t i = 0; i < sweep::kParameterCount; ++i)
+        j[std::string(sweep::parameterName(static_cast<sweep::Parameter>(i)))] = r.parameters[i];
+    j["runtime_cycles"] = r.runtime;
+    j["energy"] = r.energy;
+    j["edp"] = r.edp;
+    j["area"] = r.area;
+    j["power"] = r.power;
+    j["utilization"] = r.utilization;
+    j["roofline_cycles"] = r.roofline;
+    return j;
+}
+
+std::string pointText(const sweep::PointResult& r)
+{
+    char line[200];
+    std::snprintf(line, sizeof line, "  pes %lld simd %lld l1 %lld l2 %lld noc_bw %lld offchip_bw %lld: runtime %lld, energy %.6g, area %.6g\n",
+        static_cast<long long>(r.parameters[0]), static_cast<long long>(r.parameters[1]),
+        static_cast<long long>(r.parameters[2]), static_cast<long long>(r.parameters[3]),
+        static_cast<long long>(r.parameters[4]), static_cast<long long>(r.parameters[5]),
+        static_cast<long long>(r.runtime), r.energy, r.area);
+    return line;
+}
+
+} // namespace
+
+int reportSweep(const SweepJob& job, const sweep::SweepFile& file, const sweep::DesignFronts& fronts,
+    double seconds, bool interrupted)
+{
+    const std::size_t total = job.grid->size(), done = file.rows().size();
+    std::size_t failed = 0;
+    for (const sweep::PointResult& r : file.rows())
+        failed += r.ok ? 0 : 1;
+    if (job.json) {
+        nlohmann::json out;
+        out["out"] = job.out;
+        out["pareto_file"] = sweep::paretoPath(job.out);
+        out["objective"] = search::toString(job.options.search.objective);
+        out["points"] = total;
+        out["done"] = done;
+        out["failed"] = failed;
+        out["complete"] = done == total;
+        out["elapsed_seconds"] = seconds;
+        nlohmann::json pareto;
+        pareto["runtime_area"] = nlohmann::json::array();
+        pareto["energy_area"] = nlohmann::json::array();
+        for (const sweep::PointResult& r : fronts.runtimeArea)
+            pareto["runtime_area"].push_back(pointJson(r));
+        for (const sweep::PointResult& r : fronts.energyArea)
+            pareto["energy_area"].push_back(pointJson(r));
+        out["pareto"] = pareto;
+        std::cout << out.dump(2) << '\n';
+    } else {
+        std::cout << "sweep: " << done << " of " << total << " design points (" << failed << " failed) in "
+                  << seconds << " s; wrote " << job.out << " and " << sweep::paretoPath(job.out) << '\n';
+        std::cout << "runtime-area Pareto designs (" << fronts.runtimeArea.size() << "):\n";
+        for (const sweep::PointResult& r : fronts.runtimeArea)
+            std::cout << pointText(r);
+        std::cout << "energy-area Pareto designs (" << fronts.energyArea.size() << "):\n";
+        for (const sweep::PointResult& r : fronts.energyArea)
+            std::cout << pointText(r);
+    }
+    if (interrupted) {
+        std::cerr << "sweep: interrupted; " << total - done << " point(s) not searched (--resume finishes them)\n";
+        return 130;
+    }
+    return Ok;
+}
+
+} // namespace marvel::cli

@@ -1,0 +1,453 @@
+#include "core/sweep/sweep.h"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include "core/cost/costmodel.h"
+#include "core/search/offchip.h"
+#include "core/search/roofline.h"
+#include "core/util/checked_math.h"
+#include "core/util/csv.h"
+
+namespace marvel::sweep {
+
+namespace {
+
+constexpr std::array<std::string_view, kParameterCount> kNames = {
+    "pes", "simd", "l1", "l2", "noc_bw", "offchip_bw"};
+
+[[noreturn]] void fail(std::string_view spec, std::string message)
+{
+    Diagnostic d;
+    d.field = "--vary '" + std::string(spec) + "'";
+    d.message = std::move(message);
+    throw InputError(d);
+}
+
+// A positive integer with an optional binary K, M or G suffix.
+std::int64_t parseNumber(std::string_view spec, std::string_view text)
+{
+    if (text.empty()) fail(spec, "a value is missing");
+    std::int64_t scale = 1;
+    switch (text.back()) {
+    case 'K': case 'k': scale = std::int64_t{1} << 10; break;
+    case 'M': case 'm': scale = std::int64_t{1} << 20; break;
+    case 'G': case 'g': scale = std::int64_t{1} << 30; break;
+    default: break;
+    }
+    const std::string_view digits = scale == 1 ? text : text.substr(0, text.size() - 1);
+    std::int64_t value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || end != digits.data() + digits.size()) {
+        if (ec == std::errc::result_out_of_range)
+            fail(spec, "value '" + std::string(text) + "' is too large");
+        fail(spec, "'" + std::string(text) + "' is not a positive integer (with an optional K, M or G suffix)");
+    }
+    if (ec == std::errc::result_out_of_range) fail(spec, "value '" + std::string(text) + "' is too large");
+    if (value <= 0) fail(spec, "values must be positive (got " + std::string(text) + ")");
+    const std::optional<std::int64_t> scaled = checkedMul(value, scale);
+    if (!scaled) fail(spec, "value '" + std::string(text) + "' is too large");
+    return *scaled;
+}
+
+void tooMany(std::string_view spec)
+{
+    fail(spec, "more than " + std::to_string(kMaxAxisValues) + " values");
+}
+
+} // namespace
+
+std::string_view parameterName(Parameter p)
+{
+    return kNames[static_cast<std::size_t>(p)];
+}
+
+Parameters parametersOf(const arch::Accelerator& acc)
+{
+    return {acc.numPes, acc.simdLanes, acc.l1Bytes, acc.l2Bytes, acc.nocBandwidth, acc.offchipBandwidth};
+}
+
+void setParameter(arch::Accelerator& acc, Parameter p, std::int64_t value)
+{
+    switch (p) {
+    case Parameter::Pes: acc.numPes = value; break;
+    case Parameter::Simd: acc.simdLanes = value; break;
+    case Parameter::L1: acc.l1Bytes = value; break;
+    case Parameter::L2: acc.l2Bytes = value; break;
+    case Parameter::NocBw: acc.nocBandwidth = value; break;
+    case Parameter::OffchipBw: acc.offchipBandwidth = value; break;
+    }
+}
+
+Axis parseVary(std::string_view spec)
+{
+    const std::size_t eq = spec.find('=');
+    if (eq == std::string_view::npos)
+        fail(spec, "expected NAME=VALUES (e.g. pes=256,512,1024 or l2=64K:1M:x2)");
+    const std::string_view name = spec.substr(0, eq);
+    const std::string_view values = spec.substr(eq + 1);
+    Axis axis;
+    axis.spec = std::string(spec);
+    // The CSV's column names are accepted too, so a row's header can be pasted back.
+    const auto it = std::find(kNames.begin(), kNames.end(), name);
+    if (it != kNames.end())
+        axis.parameter = static_cast<Parameter>(it - kNames.begin());
+    else if (name == "l1_bytes" || name == "l2_bytes")
+        axis.parameter = name == "l1_bytes" ? Parameter::L1 : Parameter::L2;
+    else
+        fail(spec, "unknown parameter '" + std::string(name) + "' (pes, simd, l1, l2, noc_bw, offchip_bw)");
+    if (values.empty()) fail(spec, "no values after '='");
+
+    if (values.find(':') != std::string_view::npos) {
+        // FROM:TO:xFACTOR or FROM:TO:+STEP
+        const std::size_t c1 = values.find(':');
+        const std::size_t c2 = values.find(':', c1 + 1);
+        if (c2 == std::string_view::npos || values.find(':', c2 + 1) != std::string_view::npos)
+            fail(spec, "a range is FROM:TO:xFACTOR or FROM:TO:+STEP");
+        const std::int64_t from = parseNumber(spec, values.substr(0, c1));
+        const std::int64_t to = parseNumber(spec, values.substr(c1 + 1, c2 - c1 - 1));
+        const std::string_view step = values.substr(c2 + 1);
+        if (step.empty() || (step.front() != 'x' && step.front() != '+'))
+            fail(spec, "the step '" + std::string(step) + "' must be xFACTOR (geometric) or +STEP (arithmetic)");
+        const bool geometric = step.front() == 'x';
+        const std::int64_t by = parseNumber(spec, step.substr(1));
+        if (geometric && by < 2) fail(spec, "the factor must be at least 2 (got " + std::to_string(by) + ")");
+        if (from > to) fail(spec, "empty range: " + std::to_string(from) + " is above " + std::to_string(to));
+        for (std::int64_t v = from; v <= to;) {
+            if (static_cast<std::int64_t>(axis.values.size()) == kMaxAxisValues) tooMany(spec);
+            axis.values.push_back(v);
+            const std::optional<std::int64_t> next = geometric ? checkedMul(v, by) : checkedAdd(v, by);
+            if (!next) break;
+            v = *next;
+        }
+        return axis;
+    }
+    std::size_t from = 0;
+    while (from <= values.size()) {
+        const std::size_t comma = std::min(values.find(',', from), values.size());
+        if (static_cast<std::int64_t>(axis.values.size()) == kMaxAxisValues) tooMany(spec);
+        axis.values.push_back(parseNumber(spec, values.substr(from, comma - from)));
+        from = comma + 1;
+    }
+    std::sort(axis.values.begin(), axis.values.end());
+    if (auto dup = std::adjacent_find(axis.values.begin(), axis.values.end()); dup != axis.values.end())
+        fail(spec, "value " + std::to_string(*dup) + " is given twice");
+    return axis;
+}
+
+Grid::Grid(arch::Accelerator base, std::vector<Axis> axes)
+    : m_base(std::move(base))
+    , m_axes(std::move(axes))
+{
+    if (auto problems = arch::validate(m_base); !problems.empty()) {
+        for (Diagnostic& d : problems)
+            d.message = "the base accelerator is invalid: " + d.message;
+        throw InputError(std::move(problems));
+    }
+    std::stable_sort(m_axes.begin(), m_axes.end(),
+        [](const Axis& a, const Axis& b) { return a.parameter < b.parameter; });
+    for (std::size_t i = 1; i < m_axes.size(); ++i)
+        if (m_axes[i].parameter == m_axes[i - 1].parameter)
+            fail(m_axes[i].spec,
+                "parameter '" + std::string(parameterName(m_axes[i].parameter)) + "' is already varied by --vary '"
+                    + m_axes[i - 1].spec + "'");
+    std::int64_t size = 1;
+    for (const Axis& axis : m_axes) {
+        if (axis.values.empty()) fail(axis.spec, "no values");
+        const std::optional<std::int64_t> next = checkedMul(size, static_cast<std::int64_t>(axis.values.size()));
+        if (!next || *next > kMaxPoints)
+            fail(axis.spec,
+                "the grid would have more than " + std::to_string(kMaxPoints) + " design points");
+        size = *next;
+        // Each parameter is checked on its own (the accelerator has no rule between two of them), so
+        // checking every axis value against the base checks every point.
+        for (std::int64_t v : axis.values) {
+            arch::Accelerator acc = m_base;
+            setParameter(acc, axis.parameter, v);
+            if (auto problems = arch::validate(acc); !problems.empty())
+                fail(axis.spec,
+                    "value " + std::to_string(v) + " makes the accelerator invalid: " + problems.front().field + " "
+                        + problems.front().message);
+        }
+    }
+    m_size = static_cast<std::size_t>(size);
+}
+
+Parameters Grid::parameters(std::size_t index) const
+{
+    Parameters p = parametersOf(m_base);
+    for (auto axis = m_axes.rbegin(); axis != m_axes.rend(); ++axis) {
+        p[static_cast<std::size_t>(axis->parameter)] = axis->values[index % axis->values.size()];
+        index /= axis->values.size();
+    }
+    return p;
+}
+
+arch::Accelerator Grid::point(std::size_t index) const
+{
+    arch::Accelerator acc = m_base;
+    const Parameters p = parameters(index);
+    for (std::size_t i = 0; i < kParameterCount; ++i)
+        setParameter(acc, static_cast<Parameter>(i), p[i]);
+    return acc;
+}
+
+std::optional<std::size_t> Grid::indexOf(const Parameters& parameters) const
+{
+    const Parameters base = parametersOf(m_base);
+    std::size_t index = 0;
+    for (std::size_t i = 0; i < kParameterCount; ++i) {
+        const auto axis = std::find_if(m_axes.begin(), m_axes.end(),
+            [&](const Axis& a) { return static_cast<std::size_t>(a.parameter) == i; });
+        if (axis == m_axes.end()) {
+            if (parameters[i] != base[i]) return std::nullopt;
+            continue;
+        }
+        const auto v = std::lower_bound(axis->values.begin(), axis->values.end(), parameters[i]);
+        if (v == axis->values.end() || *v != parameters[i]) return std::nullopt;
+        index = index * axis->values.size() + static_cast<std::size_t>(v - axis->values.begin());
+    }
+    return index;
+}
+
+std::string csvHeader()
+{
+    return "pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,"
+           "roofline_cycles,status";
+}
+
+namespace {
+constexpr std::size_t kColumns = 14;
+} // namespace
+
+std::string formatRow(const PointResult& row)
+{
+    std::string out;
+    for (std::int64_t p : row.parameters)
+        out += std::to_string(p) + ',';
+    if (row.ok)
+        out += std::to_string(row.runtime) + ',' + exactNumber(row.energy) + ',' + exactNumber(row.edp) + ',';
+    else
+        out += ",,,";
+    out += exactNumber(row.area) + ',' + exactNumber(row.power) + ',';
+    out += row.ok ? exactNumber(row.utilization) : std::string();
+    out += ',' + std::to_string(row.roofline) + ',' + csvField(row.status);
+    return out;
+}
+
+std::optional<PointResult> parseRow(std::string_view line, const Grid& grid)
+{
+    const std::optional<std::vector<std::string>> fields = splitCsvRecord(line);
+    if (!fields || fields->size() != kColumns) return std::nullopt;
+    const std::vector<std::string>& f = *fields;
+    auto integer = [](const std::string& s, std::int64_t& out) {
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+        return !s.empty() && ec == std::errc() && end == s.data() + s.size();
+    };
+    auto real = [](const std::string& s, double& out) {
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+        return !s.empty() && ec == std::errc() && end == s.data() + s.size();
+    };
+    PointResult r;
+    for (std::size_t i = 0; i < kParameterCount; ++i)
+        if (!integer(f[i], r.parameters[i])) return std::nullopt;
+    const std::optional<std::size_t> index = grid.indexOf(r.parameters);
+    if (!index) return std::nullopt;
+    r.index = *index;
+    r.status = f[13];
+    r.ok = r.status == "ok";
+    if (r.status.empty()) return std::nullopt;
+    if (!real(f[9], r.area) || !real(f[10], r.power) || !integer(f[12], r.roofline)) return std::nullopt;
+    if (r.ok) {
+        if (!integer(f[6], r.runtime) || !real(f[7], r.energy) || !real(f[8], r.edp)
+            || !real(f[11], r.utilization))
+            return std::nullopt;
+    } else if (!f[6].empty() || !f[7].empty() || !f[8].empty() || !f[11].empty()) {
+        return std::nullopt;
+    }
+    return r;
+}
+
+namespace {
+
+// The front of (x, y) over the ok rows: sorted by x, then y, then index; a row enters when its y is below
+// every kept row's (a row with the same x and a lower y came first and beats it).
+std::vector<PointResult> front(const std::vector<PointResult>& rows, double (*x)(const PointResult&),
+    double (*y)(const PointResult&))
+{
+    std::vector<const PointResult*> sorted;
+    for (const PointResult& r : rows)
+        if (r.ok) sorted.push_back(&r);
+    std::sort(sorted.begin(), sorted.end(), [&](const PointResult* a, const PointResult* b) {
+        if (x(*a) != x(*b)) return x(*a) < x(*b);
+        if (y(*a) != y(*b)) return y(*a) < y(*b);
+        return a->index < b->index;
+    });
+    std::vector<PointResult> out;
+    for (const PointResult* r : sorted)
+        if (out.empty() || y(*r) < y(out.back())) out.push_back(*r);
+    return out;
+}
+
+double areaOf(const PointResult& r)
+{
+    return r.area;
+}
+double runtimeOf(const PointResult& r)
+{
+    return static_cast<double>(r.runtime);
+}
+double energyOf(const PointResult& r)
+{
+    return r.energy;
+}
+
+} // namespace
+
+DesignFronts paretoDesigns(const std::vector<PointResult>& rows)
+{
+    return {front(rows, areaOf, runtimeOf), front(rows, areaOf, energyOf)};
+}
+
+std::string paretoCsv(const DesignFronts& fronts)
+{
+    std::string out = "front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power\n";
+    auto rows = [&](const char* name, const std::vector<PointResult>& points) {
+        for (const PointResult& r : points) {
+            out += name;
+            for (std::int64_t p : r.parameters)
+                out += ',' + std::to_string(p);
+            out += ',' + std::to_string(r.runtime) + ',' + exactNumber(r.energy) + ',' + exactNumber(r.area) + ','
+                + exactNumber(r.power) + '\n';
+        }
+    };
+    rows("runtime-area", fronts.runtimeArea);
+    rows("energy-area", fronts.energyArea);
+    return out;
+}
+
+struct Sweeper::Layer
+{
+    workloads::WorkloadLayer layer;
+    std::optional<search::PreparedLayer> prepared; ///< with reuse
+    ir::PerfectNest nest; ///< for the roofline
+};
+
+Sweeper::Sweeper(Grid grid, workloads::Workload workload, SweepOptions options)
+    : m_grid(std::move(grid))
+    , m_options(std::move(options))
+{
+    for (workloads::WorkloadLayer& l : workload.layers) {
+        Layer layer;
+        search::PreparedLayer prepared = search::prepareLayer(l.op);
+        layer.nest = prepared.nest;
+        if (m_options.reuse) layer.prepared = std::move(prepared);
+        layer.layer = std::move(l);
+        m_layers.push_back(std::move(layer));
+    }
+    if (m_options.reuse) {
+        // Room for every layer at every L2 value tried (the search may shrink the L2 budget a few
+        // times) and, for strided windows in maestro fidelity, every PE count.
+        const std::size_t capacity = std::min<std::size_t>(
+            std::size_t{1} << 16, std::max<std::size_t>(64, m_layers.size() * (m_grid.size() + 1) * 4));
+        m_cache = std::make_shared<search::OffChipCache>(capacity);
+    }
+}
+
+Sweeper::~Sweeper() = default;
+
+std::optional<PointResult> Sweeper::evaluate(std::size_t index, unsigned searchThreads, std::stop_token stop) const
+{
+    const arch::Accelerator acc = m_grid.point(index);
+    PointResult r;
+    r.index = index;
+    r.parameters = parametersOf(acc);
+    const cost::AreaPower ap
+        = cost::areaPower(acc, static_cast<double>(acc.l1Elements()), static_cast<double>(acc.l2Elements()));
+    r.area = ap.area;
+    r.power = ap.power;
+    for (const Layer& l : m_layers)
+        r.roofline += search::roofline(l.nest, l.layer.op.sizes, acc).cycles * l.layer.repeat;
+
+    search::SearchOptions options = m_options.search;
+    options.threads = std::max(1u, searchThreads);
+    options.offChipCache = m_cache;
+    std::int64_t runtime = 0;
+    double energy = 0.0, busy = 0.0;
+    for (const Layer& l : m_layers) {
+        search::LayerSearchResult s;
+        try {
+            s = l.prepared ? search::searchLayer(l.layer.op, *l.prepared, acc, options, nullptr, stop)
+                           : search::searchLayer(l.layer.op, acc, options, nullptr, stop);
+        } catch (const InputError& e) {
+            r.status = l.layer.name + ": " + (e.diagnostics().empty() ? e.what() : e.diagnostics().front().message);
+            return r;
+        }
+        if (s.result.cancelled) return std::nullopt;
+        const std::optional<search::Candidate>& best = s.result.best(options.objective);
+        if (!best) {
+            const search::SearchStats& st = s.result.stats;
+            r.status = l.layer.name + ": ";
+            if (s.result.notMappable())
+                r.status += "no mapping fits the buffers (smallest found needs L1 " + std::to_string(st.minL1Bytes)
+                    + " bytes per PE of " + std::to_string(acc.l1Bytes) + "; L2 " + std::to_string(st.minL2Bytes)
+                    + " of " + std::to_string(acc.l2Bytes) + ")";
+            else
+                r.status += "no valid mapping in the pruned space";
+            return r;
+        }
+        runtime += best->metrics.runtime * l.layer.repeat;
+        energy += best->metrics.energy * l.layer.repeat;
+        busy += best->metrics.utilization * static_cast<double>(best->metrics.runtime) * l.layer.repeat;
+    }
+    r.ok = true;
+    r.runtime = runtime;
+    r.energy = energy;
+    r.edp = static_cast<double>(runtime) * energy;
+    r.utilization = runtime > 0 ? busy / static_cast<double>(runtime) : 0.0;
+    return r;
+}
+
+std::vector<PointResult> Sweeper::run(const std::vector<std::size_t>& indices,
+    const std::function<void(const PointResult&)>& onPoint, std::stop_token stop) const
+{
+    const unsigned threads = m_options.threads ? m_options.threads : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned workers = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, indices.size())));
+    const unsigned searchThreads = std::max(1u, threads / workers);
+    std::atomic<std::size_t> next{0};
+    std::mutex mutex;
+    std::vector<PointResult> done;
+    auto work = [&] {
+        for (std::size_t i = next++; i < indices.size() && !stop.stop_requested(); i = next++) {
+            std::optional<PointResult> r = evaluate(indices[i], searchThreads, stop);
+            if (!r) break;
+            const std::lock_guard lock(mutex);
+            if (onPoint) onPoint(*r);
+            done.push_back(std::move(*r));
+        }
+    };
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned w = 1; w < workers; ++w)
+            pool.emplace_back(work);
+        work();
+    }
+    std::sort(done.begin(), done.end(), [](const PointResult& a, const PointResult& b) { return a.index < b.index; });
+    return done;
+}
+
+std::uint64_t Sweeper::offChipHits() const
+{
+    return m_cache ? m_cache->hits() : 0;
+}
+
+std::uint64_t Sweeper::offChipMisses() const
+{
+    return m_cache ? m_cache->misses() : 0;
+}
+
+} // namespace marvel::sweep

@@ -1,0 +1,173 @@
+#pragma once
+// Design-space sweeps (issue 12): a grid of accelerators around a base accelerator, each design point's
+// whole workload (an operator, a model or a project's workload) searched for one objective.
+//
+// Grid order. The parameters nest in the order of `Parameter` (pes slowest, offchip_bw fastest) and every
+// axis is ascending, so point i is the mixed-radix number i over the axes and the rows sorted by index are
+// sorted by (pes, simd, l1_bytes, l2_bytes, noc_bw, offchip_bw) whatever order the --vary arguments
+// came in.
+//
+// Reuse. Marvel's decoupling makes the off-chip solution depend only on the operator, L2, the word and
+// DRAM block sizes (and, in maestro fidelity, the PE count for strided windows), so one
+// search::OffChipCache serves every point; each layer's perfect nest, cost-model problem and search space
+// are prepared once (search::prepareLayer). Neither changes any result.
+//
+// Totals. A point's runtime, energy and roofline add up its layers' (each times its `repeat`); the EDP
+// is total runtime x total energy; utilization is busy PE-cycles over PE-cycles (the layers' utilizations
+// weighted by their runtimes). Each layer takes its best mapping for the objective.
+//
+// Area and power come from the cost model's area/power model (cost::areaPower, MAESTRO's §6.3 formulas)
+// evaluated with the buffers' capacities (L1 and L2 in elements) rather than one mapping's requirements:
+// the silicon a design point provisions. Off-chip bandwidth is not part of that model.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/arch/accelerator.h"
+#include "core/search/search.h"
+#include "core/workloads/workloads.h"
+
+namespace marvel::sweep {
+
+/// An accelerator parameter a sweep can vary; the order is the grid's nesting and the CSV column order.
+enum class Parameter { Pes, Simd, L1, L2, NocBw, OffchipBw };
+inline constexpr std::size_t kParameterCount = 6;
+/// The six values of a design point, in Parameter order.
+using Parameters = std::array<std::int64_t, kParameterCount>;
+
+/// "pes", "simd", "l1", "l2", "noc_bw", "offchip_bw": the names --vary takes.
+std::string_view parameterName(Parameter p);
+Parameters parametersOf(const arch::Accelerator& acc);
+void setParameter(arch::Accelerator& acc, Parameter p, std::int64_t value);
+
+/// Largest number of values of one axis and of design points of a grid: beyond them a specification is a
+/// typo (1:1M:+1) rather than a sweep anyone means to run.
+inline constexpr std::int64_t kMaxAxisValues = 10000;
+inline constexpr std::int64_t kMaxPoints = 1000000;
+
+/// One varied parameter: its values (ascending, distinct) and the --vary text it came from.
+struct Axis
+{
+    Parameter parameter = Parameter::Pes;
+    std::vector<std::int64_t> values;
+    std::string spec;
+};
+
+/// Parses one --vary argument: NAME=V1,V2,... (a list), NAME=FROM:TO:xFACTOR (geometric, FROM, FROM*FACTOR,
+/// ... up to TO) or NAME=FROM:TO:+STEP (arithmetic). Numbers are positive integers with an optional K, M
+/// or G suffix (x1024, e.g. 64K). Throws InputError whose diagnostic names the argument ("--vary
+/// 'l2=1M:64K:x2'") and says what is wrong: unknown parameter, empty range, zero or negative value, factor
+/// below 2, step below 1, a value given twice, more than kMaxAxisValues values.
+Axis parseVary(std::string_view spec);
+
+/// The design points: every combination of the axes' values, the other parameters as in the base.
+class Grid
+{
+public:
+    /// Throws InputError when the base accelerator is invalid, two axes vary one parameter, the grid has
+    /// more than kMaxPoints points, or an axis value makes the accelerator invalid (naming the --vary
+    /// argument and the field).
+    Grid(arch::Accelerator base, std::vector<Axis> axes);
+    std::size_t size() const { return m_size; }
+    const arch::Accelerator& base() const { return m_base; }
+    /// The varied axes in Parameter order.
+    const std::vector<Axis>& axes() const { return m_axes; }
+    Parameters parameters(std::size_t index) const;
+    /// The base accelerator with point `index`'s parameters.
+    arch::Accelerator point(std::size_t index) const;
+    /// The index of the point with these parameters; nullopt when it is not in the grid.
+    std::optional<std::size_t> indexOf(const Parameters& parameters) const;
+
+private:
+    arch::Accelerator m_base;
+    std::vector<Axis> m_axes;
+    std::size_t m_size = 1;
+};
+
+/// One design point's row of the sweep file.
+struct PointResult
+{
+    std::size_t index = 0; ///< in the grid
+    Parameters parameters{};
+    bool ok = false; ///< every layer has a mapping; else the metrics below are empty in the file
+    std::int64_t runtime = 0; ///< cycles, layers times their repeat
+    double energy = 0.0; ///< MAC-energy units
+    double edp = 0.0; ///< runtime x energy
+    double utilization = 0.0; ///< 0..1
+    double area = 0.0; ///< of the design (capacities), see the file comment
+    double power = 0.0;
+    std::int64_t roofline = 0; ///< cycles, layers times their repeat
+    std::string status = "ok"; ///< "ok" or why the point failed ("LAYER: ...")
+};
+
+/// `pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,
+/// roofline_cycles,status`.
+std::string csvHeader();
+/// One line without its line break; numbers read back exactly.
+std::string formatRow(const PointResult& row);
+/// The row `line` holds, its index looked up in `grid`; nullopt when the line is not a complete row of
+/// this grid (wrong field count, a number that does not parse, parameters outside the grid).
+std::optional<PointResult> parseRow(std::string_view line, const Grid& grid);
+
+/// The design points no other beats on both figures (ok rows only), area ascending; ties keep the lower
+/// grid index.
+struct DesignFronts
+{
+    std::vector<PointResult> runtimeArea;
+    std::vector<PointResult> energyArea;
+};
+DesignFronts paretoDesigns(const std::vector<PointResult>& rows);
+/// `front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power` with front
+/// `runtime-area` or `energy-area`.
+std::string paretoCsv(const DesignFronts& fronts);
+
+/// How to search each point.
+struct SweepOptions
+{
+    search::SearchOptions search; ///< objective and pruning; its threads and offChipCache are ignored
+    unsigned threads = 0; ///< all the sweep's threads; 0: every core. Results do not depend on it.
+    bool reuse = true; ///< share off-chip solutions and prepared layers between points
+};
+
+/// A workload prepared for a grid: evaluates design points, from any number of threads at once.
+class Sweeper
+{
+public:
+    /// Every layer of `workload` must be usable and conformable (the caller checks); throws InputError
+    /// when a layer has no perfect-nest form or the cost model cannot describe it.
+    Sweeper(Grid grid, workloads::Workload workload, SweepOptions options);
+    ~Sweeper();
+    const Grid& grid() const { return m_grid; }
+    const SweepOptions& options() const { return m_options; }
+
+    /// Searches every layer at point `index` with `searchThreads` threads per search. nullopt when
+    /// stopped before the point finished. Thread-safe.
+    std::optional<PointResult> evaluate(std::size_t index, unsigned searchThreads, std::stop_token stop = {}) const;
+
+    /// Evaluates `indices` on options().threads threads (several points at once, or one at a time with
+    /// several search threads when there are fewer points than threads). `onPoint` gets every finished
+    /// point, in completion order, never concurrently. Returns the finished points sorted by index;
+    /// fewer than asked when stopped.
+    std::vector<PointResult> run(const std::vector<std::size_t>& indices,
+        const std::function<void(const PointResult&)>& onPoint = {}, std::stop_token stop = {}) const;
+
+    /// Off-chip solutions reused and solved so far (0 without reuse).
+    std::uint64_t offChipHits() const;
+    std::uint64_t offChipMisses() const;
+
+private:
+    struct Layer;
+    Grid m_grid;
+    SweepOptions m_options;
+    std::vector<Layer> m_layers;
+    std::shared_ptr<search::OffChipCache> m_cache;
+};
+
+} // namespace marvel::sweep

@@ -1,0 +1,105 @@
+#include "core/sweep/sweep_file.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/util/text_file.h"
+
+namespace marvel::sweep {
+
+std::string paretoPath(const std::string& csvPath)
+{
+    const std::string ext = ".csv";
+    if (csvPath.size() > ext.size() && csvPath.ends_with(ext))
+        return csvPath.substr(0, csvPath.size() - ext.size()) + ".pareto.csv";
+    return csvPath + ".pareto.csv";
+}
+
+namespace {
+
+[[noreturn]] void fileError(const std::string& path, int line, std::string message)
+{
+    Diagnostic d;
+    d.file = path;
+    d.loc.line = line;
+    d.message = std::move(message);
+    throw InputError(d);
+}
+
+std::string fileText(const std::vector<PointResult>& rows)
+{
+    std::string text = csvHeader() + '\n';
+    for (const PointResult& r : rows)
+        text += formatRow(r) + '\n';
+    return text;
+}
+
+} // namespace
+
+SweepFile::SweepFile(std::string path, const Grid& grid, bool resume)
+    : m_path(std::move(path))
+    , m_grid(grid)
+    , m_done(grid.size(), false)
+{
+    std::error_code ec;
+    if (resume && std::filesystem::exists(m_path, ec)) {
+        const std::string text = readTextFile(m_path);
+        std::size_t from = 0;
+        int line = 0;
+        // Only lines ended by a line break count: the last one may have been cut by a crash.
+        for (std::size_t end = text.find('\n'); end != std::string::npos; end = text.find('\n', from)) {
+            const std::string_view l(text.data() + from, end - from);
+            from = end + 1;
+            if (++line == 1) {
+                if (l != csvHeader())
+                    fileError(m_path, 1, "not a sweep file: the first line is not the header '" + csvHeader() + "'");
+                continue;
+            }
+            const std::optional<PointResult> row = parseRow(l, m_grid);
+            if (!row)
+                fileError(m_path, line,
+                    "not a design point of this sweep (written with another --hw or --vary, or edited); "
+                    "remove the file or drop --resume to start afresh");
+            if (m_done[row->index]) continue;
+            m_done[row->index] = true;
+            m_rows.push_back(*row);
+        }
+    }
+    // The kept rows without any cut line, then appends.
+    writeTextFileAtomically(m_path, fileText(m_rows), "the sweep file");
+    m_out.open(m_path, std::ios::binary | std::ios::app);
+    if (!m_out) fileError(m_path, 0, "cannot open the sweep file for writing");
+}
+
+SweepFile::~SweepFile() = default;
+
+std::vector<std::size_t> SweepFile::pending() const
+{
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < m_done.size(); ++i)
+        if (!m_done[i]) out.push_back(i);
+    return out;
+}
+
+void SweepFile::append(const PointResult& row)
+{
+    if (row.index >= m_done.size() || m_done[row.index]) return;
+    m_done[row.index] = true;
+    m_rows.push_back(row);
+    m_out << formatRow(row) << '\n';
+    m_out.flush();
+    if (!m_out) fileError(m_path, 0, "cannot write the sweep file");
+}
+
+DesignFronts SweepFile::finish()
+{
+    m_out.close();
+    std::vector<PointResult> sorted = m_rows;
+    std::sort(sorted.begin(), sorted.end(), [](const PointResult& a, const PointResult& b) { return a.index < b.index; });
+    writeTextFileAtomically(m_path, fileText(sorted), "the sweep file");
+    DesignFronts fronts = paretoDesigns(sorted);
+    writeTextFileAtomically(paretoPath(m_path), paretoCsv(fronts), "the Pareto design file");
+    return fronts;
+}
+
+} // namespace marvel::sweep

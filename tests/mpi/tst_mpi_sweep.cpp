@@ -1,0 +1,105 @@
+// `mpirun -n N marvel-mpi sweep`: the same files as `marvel sweep` byte for byte (3 ranks, 1 rank, and a
+// resumed cut file), and a bad --vary stops every rank with exit status 2. Registered only when
+// marvel-mpi is built (Open MPI found).
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "../cli/cli_runner.h"
+
+namespace {
+
+const QString kSamples = QStringLiteral(MARVEL_SAMPLES_DIR);
+
+QStringList sweepArgs(const QString& out)
+{
+    return {"sweep", "--op", kSamples + "/operators/conv1d.loop", "--hw", kSamples + "/accelerators/classroom_4pe.json",
+        "--vary", "noc_bw=1,4", "--vary", "pes=2:8:x2", "--vary", "l1=32,64", "--out", out};
+}
+
+clitest::CliRun runMpi(int ranks, const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(MARVEL_MPIEXEC),
+        QStringList{"--allow-run-as-root", "--oversubscribe", "-n", QString::number(ranks), QStringLiteral(MARVEL_MPI_PATH)}
+            + args);
+    if (!p.waitForFinished(300000)) {
+        p.kill();
+        p.waitForFinished();
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+        QString::fromUtf8(p.readAllStandardError())};
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestMpiSweep : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QByteArray m_expected, m_expectedPareto;
+
+private slots:
+    void initTestCase()
+    {
+        const clitest::CliRun r = clitest::runMarvel(sweepArgs(m_dir.filePath("local.csv")));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        m_expected = readAll(m_dir.filePath("local.csv"));
+        m_expectedPareto = readAll(m_dir.filePath("local.pareto.csv"));
+        QCOMPARE(m_expected.count('\n'), 13); // header and 12 points
+    }
+
+    void sameFileAsMarvelSweep_data()
+    {
+        QTest::addColumn<int>("ranks");
+        QTest::newRow("3 ranks") << 3;
+        QTest::newRow("1 rank") << 1;
+    }
+
+    void sameFileAsMarvelSweep()
+    {
+        QFETCH(int, ranks);
+        const QString out = m_dir.filePath(QString("mpi%1.csv").arg(ranks));
+        const clitest::CliRun r = runMpi(ranks, sweepArgs(out));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(readAll(out), m_expected);
+        QCOMPARE(readAll(m_dir.filePath(QString("mpi%1.pareto.csv").arg(ranks))), m_expectedPareto);
+    }
+
+    void resumeFinishesACutFile()
+    {
+        const QList<QByteArray> lines = m_expected.split('\n');
+        const QString out = m_dir.filePath("cut.csv");
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(lines[0] + '\n' + lines[7] + '\n' + lines[2] + '\n' + lines[9].left(12));
+        f.close();
+        const clitest::CliRun r = runMpi(2, sweepArgs(out) << "--resume");
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("2 of 12 points already in the file"), qPrintable(r.err));
+        QCOMPARE(readAll(out), m_expected);
+    }
+
+    void badVaryStopsEveryRank()
+    {
+        QStringList args = sweepArgs(m_dir.filePath("bad.csv"));
+        args[args.indexOf("l1=32,64")] = "l1=64:32:x2";
+        const clitest::CliRun r = runMpi(3, args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--vary 'l1=64:32:x2': empty range"), qPrintable(r.err));
+        QVERIFY(!QFile::exists(m_dir.filePath("bad.csv")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMpiSweep)
+#include "tst_mpi_sweep.moc"
