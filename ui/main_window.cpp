@@ -52,6 +52,8 @@
 #include "ui/plot/pareto_plot.h"
 #include "ui/search/search_controller.h"
 #include "ui/search/search_panel.h"
+#include "ui/sweep/sweep_controller.h"
+#include "ui/sweep/sweep_panel.h"
 
 namespace marvel::ui {
 
@@ -143,6 +145,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_centre->setDocumentMode(true);
     m_centre->addTab(m_plot, tr("Runtime vs energy"));
     m_centre->addTab(m_animation, tr("Animation"));
+    m_sweepPanel = new SweepPanel;
+    m_centre->addTab(m_sweepPanel, tr("Design sweep"));
     setCentralWidget(m_centre);
     buildDocks();
 
@@ -244,6 +248,15 @@ void MainWindow::buildDocks()
                 showLayerResult(result, row >= 0 ? m_model->rooflineCycles(row) : m_roofline);
         });
     connect(m_controller, &SearchController::finished, this, &MainWindow::onSearchFinished);
+
+    m_sweepController = new SweepController(this);
+    connect(m_sweepPanel, &SweepPanel::runRequested, this, &MainWindow::runSweep);
+    connect(m_sweepPanel, &SweepPanel::cancelRequested, m_sweepController, &SweepController::cancel);
+    connect(m_sweepController, &SweepController::started, m_sweepPanel, &SweepPanel::startGrid);
+    connect(m_sweepController, &SweepController::pointsFinished, m_sweepPanel, &SweepPanel::addPoints);
+    connect(m_sweepController, &SweepController::progressed, m_sweepPanel, &SweepPanel::showProgress);
+    connect(m_sweepController, &SweepController::finished, m_sweepPanel, &SweepPanel::showOutcome);
+    connect(m_sweepPanel, &SweepPanel::designPointActivated, this, &MainWindow::loadDesignPoint);
     connect(m_plot, &ParetoPlot::frontPointClicked, this, &MainWindow::selectCandidate);
 
     auto* run = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_R), this);
@@ -527,6 +540,65 @@ bool MainWindow::searchModel()
     m_searchPanel->setRunning(true);
     statusBar()->showMessage(tr("Searching every layer of the model..."));
     return true;
+}
+
+bool MainWindow::runSweep()
+{
+    m_centre->setCurrentWidget(m_sweepPanel);
+    SweepRequest request;
+    const bool wholeModel = !m_modelName.isEmpty() && m_layer < 0;
+    try {
+        if (wholeModel) {
+            request.workload.name = m_modelName.toStdString();
+            for (const workloads::WorkloadLayer& l : m_model->workload().layers) {
+                if (!l.ok()) continue; // listed with its error in the model view
+                if (!conform::checkConformability(l.op).conformable)
+                    throw InputError(Diagnostic{{}, {}, l.name, "not conformable to the MDC notation"});
+                request.workload.layers.push_back(l);
+            }
+            if (request.workload.layers.empty())
+                throw InputError(Diagnostic{{}, {}, {}, "no layer of the model can be used"});
+        } else {
+            analyseNow();
+            if (!m_analysis.report || !m_analysis.report->conformable)
+                throw InputError(Diagnostic{{}, {}, {},
+                    "only a conformable operator can be swept: see the rules in the Operator panel"});
+            workloads::WorkloadLayer layer;
+            if (m_layer >= 0) {
+                layer = m_model->workload().layers[static_cast<std::size_t>(m_layer)];
+                layer.repeat = 1;
+            } else {
+                const QString name = m_file.isEmpty() ? tr("untitled.loop") : QFileInfo(m_file).fileName();
+                layer.op = ir::parseOperator(m_editor->toPlainText().toStdString(), name.toStdString());
+                layer.name = layer.op.name;
+            }
+            request.workload.name = layer.name;
+            request.workload.layers.push_back(std::move(layer));
+        }
+        if (!m_accelerator->isValid())
+            throw InputError(Diagnostic{
+                {}, {}, "accelerator", m_accelerator->problems().join(QStringLiteral("; ")).toStdString()});
+        request.grid
+            = std::make_shared<const sweep::Grid>(m_accelerator->accelerator(), m_sweepPanel->axes());
+    } catch (const InputError& e) {
+        m_sweepPanel->showError(QString::fromStdString(e.what()));
+        return false;
+    }
+    request.options.search = m_searchPanel->options();
+    request.options.search.objective = m_sweepPanel->objective();
+    request.options.threads = request.options.search.threads;
+    m_sweepController->start(std::move(request));
+    m_sweepPanel->setRunning(true);
+    return true;
+}
+
+bool MainWindow::loadDesignPoint(std::size_t index)
+{
+    const std::shared_ptr<const sweep::Grid> grid = m_sweepPanel->grid();
+    if (!grid || index >= grid->size()) return false;
+    m_accelerator->setAccelerator(grid->point(index));
+    statusBar()->showMessage(tr("Design point %1 loaded into the accelerator panel").arg(index + 1), 8000);
+    return runSearch();
 }
 
 void MainWindow::cancelSearch()

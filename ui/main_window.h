@@ -30,6 +30,8 @@ class CodeEditor;
 class OperatorLinks;
 class AcceleratorPanel;
 class AnimationPanel;
+class SweepController;
+class SweepPanel;
 class MappingView;
 class ParetoPlot;
 class ModelTableModel;
@@ -81,6 +83,15 @@ public:
     /// The centre's tabs: the runtime-energy plot and the animation.
     QTabWidget* centreTabs() const { return m_centre; }
     SearchController* searchController() const { return m_controller; }
+    SweepPanel* sweepPanel() const { return m_sweepPanel; }
+    SweepController* sweepController() const { return m_sweepController; }
+
+    /// Sweeps the Sweep tab's grid around the accelerator panel's accelerator: the model (every usable
+    /// layer) when one is shown without a selected layer, else the operator in the editor or the selected
+    /// layer; false with the reason in the Sweep tab when the ranges, accelerator or workload are wrong.
+    bool runSweep();
+    /// Loads design point `index` of the last sweep into the accelerator panel and searches it.
+    bool loadDesignPoint(std::size_t index);
 
     /// Searches the operator in the editor on the accelerator panel's accelerator (Ctrl+R); false with
     /// the reason in the status bar when the operator does not parse or is not conformable.
@@ -184,6 +195,8 @@ private:
     AnimationPanel* m_animation = nullptr;
     QTabWidget* m_centre = nullptr;
     SearchController* m_controller = nullptr;
+    SweepPanel* m_sweepPanel = nullptr;
+    SweepController* m_sweepController = nullptr;
     std::vector<search::Candidate> m_front;
     std::shared_ptr<const search::LayerSearchResult> m_lastResult;
     std::optional<search::Candidate> m_selected;

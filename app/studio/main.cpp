@@ -8,6 +8,8 @@
 #include "ui/animation/animation_panel.h"
 #include "ui/bench/studio_bench.h"
 #include "ui/main_window.h"
+#include "ui/sweep/sweep_controller.h"
+#include "ui/sweep/sweep_panel.h"
 
 int main(int argc, char** argv)
 {
@@ -48,6 +50,12 @@ int main(int argc, char** argv)
         QStringLiteral("Animate the layer under these MDC directives (as in a Dataflow block)."),
         QStringLiteral("text"));
     parser.addOption(animationDirectives);
+    QCommandLineOption sweep(QStringLiteral("sweep"),
+        QStringLiteral(
+            "Run a design sweep at start over two parameters, given twice as NAME=VALUES the "
+            "way `marvel sweep --vary` takes them (e.g. --sweep pes=64,256 --sweep l2=32K:1M:x2)."),
+        QStringLiteral("spec"));
+    parser.addOption(sweep);
     parser.addPositionalArgument(
         QStringLiteral("file"), QStringLiteral("Project (.json) or operator (.loop) to open."));
     parser.process(app);
@@ -90,7 +98,21 @@ int main(int argc, char** argv)
             app.exit(saved ? 0 : 1);
         });
     };
-    if (parser.isSet(search)) {
+    if (parser.isSet(sweep)) {
+        const QStringList specs = parser.values(sweep);
+        auto part = [&specs](int i, int field) {
+            return i < specs.size() ? specs[i].section(QLatin1Char('='), field, field) : QString();
+        };
+        window.sweepPanel()->setAxes(part(0, 0), part(0, 1), part(1, 0), part(1, 1));
+        if (parser.isSet(screenshot)) {
+            const QString path = parser.value(screenshot);
+            QObject::connect(window.sweepController(), &marvel::ui::SweepController::finished, &window,
+                [grab, path] { grab(path); });
+        }
+        QTimer::singleShot(0, &window, [&window, &app, &parser, &screenshot] {
+            if (!window.runSweep() && parser.isSet(screenshot)) app.exit(1);
+        });
+    } else if (parser.isSet(search)) {
         if (parser.isSet(screenshot)) {
             const QString path = parser.value(screenshot);
             QObject::connect(

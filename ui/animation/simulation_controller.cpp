@@ -10,33 +10,12 @@ SimulationController::SimulationController(QObject* parent)
     : QObject(parent)
 { }
 
-SimulationController::~SimulationController()
-{
-    for (Worker& w : m_workers)
-        w.thread.request_stop();
-    m_workers.clear(); // joins; a load stops at its next frame, a window at its end
-}
-
-template <class Job> void SimulationController::spawn(Job job)
-{
-    reap();
-    auto done = std::make_shared<std::atomic<bool>>(false);
-    std::jthread thread([job = std::move(job), done](std::stop_token stop) mutable {
-        job(stop);
-        *done = true;
-    });
-    m_workers.push_back({std::move(done), std::move(thread)});
-}
-
-void SimulationController::reap()
-{
-    std::erase_if(m_workers, [](const Worker& w) { return w.done->load(); });
-}
+// m_workers stops and joins its threads: a load stops at its next frame, a window at its end.
+SimulationController::~SimulationController() = default;
 
 void SimulationController::cancel()
 {
-    for (Worker& w : m_workers)
-        w.thread.request_stop();
+    m_workers.stopAll();
     ++m_generation;
     m_simulator.reset();
     m_busy = false;
@@ -48,7 +27,7 @@ void SimulationController::load(SimulationRequest request)
     cancel();
     const quint64 generation = m_generation;
     m_busy = true;
-    spawn([this, generation, request = std::move(request)](std::stop_token stop) {
+    m_workers.spawn([this, generation, request = std::move(request)](std::stop_token stop) {
         auto fail = [this, generation](const QString& message) {
             QMetaObject::invokeMethod(
                 this,
@@ -118,7 +97,7 @@ void SimulationController::requestWindow(std::int64_t first)
     }
     m_busy = true;
     const quint64 generation = m_generation;
-    spawn([this, generation, simulator = m_simulator, first](std::stop_token stop) {
+    m_workers.spawn([this, generation, simulator = m_simulator, first](std::stop_token stop) {
         auto window = std::make_shared<FrameWindow>();
         window->first = first;
         try {

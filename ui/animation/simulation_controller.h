@@ -4,9 +4,7 @@
 // are few enough, every frame; otherwise frames are simulated again window by window on request.
 // Every load has a generation number: results of a superseded load never reach the panel.
 
-#include <atomic>
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include <QObject>
@@ -16,6 +14,7 @@
 #include "core/cost/problem.h"
 #include "core/mdc/dataflow.h"
 #include "core/sim/simulator.h"
+#include "ui/worker_threads.h"
 
 namespace marvel::ui {
 
@@ -75,19 +74,13 @@ signals:
     void progressed(double fraction);
 
 private:
-    void reap();
-
     std::shared_ptr<sim::Simulator> m_simulator; ///< of the current load, shared with its workers
-    struct Worker
-    {
-        std::shared_ptr<std::atomic<bool>> done;
-        std::jthread thread;
-    };
-    template <class Job> void spawn(Job job);
-    std::vector<Worker> m_workers;
     quint64 m_generation = 0;
     bool m_busy = false;
     std::int64_t m_pendingWindow = -1;
+    /// The current load or window and superseded ones winding down; last, so that it is destroyed (its
+    /// threads stopped and joined) before anything they use.
+    WorkerThreads m_workers;
 };
 
 } // namespace marvel::ui

@@ -23,7 +23,6 @@ struct SearchController::Shared
     std::vector<std::pair<int, std::shared_ptr<const search::LayerSearchResult>>> layers;
     std::optional<SearchOutcome> outcome;
     quint64 generation = 0;
-    std::atomic<bool> workerDone = false; ///< its worker has returned: joining it does not block
 };
 
 namespace {
@@ -92,18 +91,11 @@ SearchController::SearchController(QObject* parent)
     connect(m_drainTimer, &QTimer::timeout, this, &SearchController::drain);
 }
 
-SearchController::~SearchController()
-{
-    for (Worker& w : m_workers)
-        w.thread.request_stop();
-    m_workers.clear(); // joins: core honours the stop token within milliseconds
-}
+SearchController::~SearchController() = default; // m_workers stops and joins its threads
 
 void SearchController::start(SearchRequest request)
 {
     if (m_running) cancel();
-    // Workers that have finished are joined without waiting; running ones stay until they notice.
-    std::erase_if(m_workers, [](const Worker& w) { return w.shared->workerDone.load(); });
     // Retuning changes on-chip parameters far more often than L2: the off-chip solve is reused.
     if (!request.options.offChipCache) request.options.offChipCache = m_offChipCache;
     ++m_generation;
@@ -111,7 +103,7 @@ void SearchController::start(SearchRequest request)
     shared->generation = m_generation;
     m_shared = shared;
     m_running = true;
-    std::jthread thread([shared, request = std::move(request)](std::stop_token stop) {
+    m_workers.spawn([shared, request = std::move(request)](std::stop_token stop) {
         const auto begin = std::chrono::steady_clock::now();
         SearchOutcome outcome;
         SearchProgress base;
@@ -157,9 +149,7 @@ void SearchController::start(SearchRequest request)
             std::lock_guard lock(shared->mutex);
             shared->outcome = outcome;
         }
-        shared->workerDone = true;
     });
-    m_workers.push_back({shared, std::move(thread)});
     m_drainTimer->start();
     emit started(m_generation);
 }
@@ -167,7 +157,7 @@ void SearchController::start(SearchRequest request)
 void SearchController::cancel()
 {
     if (!m_running) return;
-    if (!m_workers.empty()) m_workers.back().thread.request_stop();
+    m_workers.stopNewest();
     m_running = false;
     m_shared.reset(); // whatever the old worker still writes goes nowhere
     m_drainTimer->stop();

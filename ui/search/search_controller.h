@@ -7,7 +7,6 @@
 
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include <QObject>
@@ -16,6 +15,7 @@
 #include "core/arch/accelerator.h"
 #include "core/ir/operator.h"
 #include "core/search/search.h"
+#include "ui/worker_threads.h"
 
 class QTimer;
 
@@ -84,17 +84,14 @@ private:
     struct Shared;
     void drain();
 
-    struct Worker
-    {
-        std::shared_ptr<Shared> shared;
-        std::jthread thread;
-    };
     std::shared_ptr<Shared> m_shared; ///< of the current run; each worker keeps its own alive
-    std::vector<Worker> m_workers; ///< the current one and those winding down
     std::shared_ptr<search::OffChipCache> m_offChipCache;
     QTimer* m_drainTimer = nullptr;
     quint64 m_generation = 0;
     bool m_running = false;
+    /// The current run and superseded ones winding down; last, so that it is destroyed (its threads
+    /// stopped and joined) before anything they use.
+    WorkerThreads m_workers;
 };
 
 } // namespace marvel::ui

@@ -1,0 +1,169 @@
+// The Sweep tab, offscreen: a sweep started from the panel fills the heat map point by point with the
+// numbers core's own search gives at each design point, exports the same CSV as `marvel sweep`, and a
+// click on a cell loads that accelerator and searches it; bad ranges and Cancel behave.
+#include <QComboBox>
+#include <QLabel>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <qcustomplot.h>
+
+#include "core/arch/accelerator_io.h"
+#include "core/ir/parser.h"
+#include "core/search/search.h"
+#include "ui/accelerator/accelerator_panel.h"
+#include "ui/main_window.h"
+#include "ui/search/search_controller.h"
+#include "ui/search/search_panel.h"
+#include "ui/sweep/sweep_controller.h"
+#include "ui/sweep/sweep_panel.h"
+
+using namespace marvel;
+using namespace marvel::ui;
+
+namespace {
+const QString kGemm = QStringLiteral(MARVEL_SAMPLES_DIR "/operators/gemm.loop");
+const QString kEdge = QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/P2_edge.json");
+} // namespace
+
+class TestSweepPanel : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void sweepFillsTheHeatMapAndAClickLoadsTheDesign()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(kGemm));
+        QVERIFY(w.acceleratorPanel()->loadPreset(kEdge));
+        SweepPanel* panel = w.sweepPanel();
+        panel->setAxes(QStringLiteral("pes"), QStringLiteral("64,256,1024"), QStringLiteral("l1"),
+            QStringLiteral("256,512"));
+        QSignalSpy points(w.sweepController(), &SweepController::pointsFinished);
+        QSignalSpy finished(w.sweepController(), &SweepController::finished);
+        QVERIFY(w.runSweep());
+        QCOMPARE(w.centreTabs()->currentWidget(), panel);
+        QVERIFY(!panel->runButton()->isEnabled());
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.last().at(0).value<SweepOutcome>().status, SweepOutcome::Status::Finished);
+        QVERIFY(points.count() >= 1); // streamed as they finished
+        QCOMPARE(panel->filledCells(), 6);
+        QCOMPARE(int(panel->points().size()), 6);
+        QVERIFY(panel->runButton()->isEnabled());
+
+        // Every cell holds what core's search of that accelerator finds for the panel's options.
+        const ir::Operator op = ir::parseOperatorFile(kGemm.toStdString());
+        search::SearchOptions options = w.searchPanel()->options();
+        options.objective = search::Objective::Runtime;
+        for (std::size_t i = 0; i < panel->grid()->size(); ++i) {
+            const arch::Accelerator acc = panel->grid()->point(i);
+            const search::LayerSearchResult direct = search::searchLayer(op, acc, options);
+            QVERIFY(direct.result.bestRuntime);
+            QCOMPARE(panel->cellValue(i), double(direct.result.bestRuntime->metrics.runtime));
+        }
+        // More PEs never make the best mapping slower at equal L1 (the smaller array's mappings remain).
+        const auto& grid = *panel->grid();
+        for (std::size_t i = 0; i + 2 < grid.size(); ++i)
+            if (grid.parameters(i)[std::size_t(sweep::Parameter::L1)]
+                == grid.parameters(i + 2)[std::size_t(sweep::Parameter::L1)])
+                QVERIFY(panel->cellValue(i + 2) <= panel->cellValue(i));
+
+        // The exported CSV is the file `marvel sweep` writes for the same sweep, byte for byte.
+        QTemporaryDir dir;
+        const QString appCsv = dir.filePath(QStringLiteral("app.csv"));
+        const QString cliCsv = dir.filePath(QStringLiteral("cli.csv"));
+        QVERIFY(panel->saveCsv(appCsv));
+        QProcess cli;
+        cli.start(QStringLiteral(MARVEL_CLI_PATH),
+            {QStringLiteral("sweep"), QStringLiteral("--op"), kGemm, QStringLiteral("--hw"), kEdge,
+                QStringLiteral("--vary"), QStringLiteral("pes=64,256,1024"), QStringLiteral("--vary"),
+                QStringLiteral("l1=256,512"), QStringLiteral("--out"), cliCsv});
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 0);
+        QFile a(appCsv), b(cliCsv);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QCOMPARE(a.readAll(), b.readAll());
+        for (const char* suffix : {"png", "pdf", "svg"}) {
+            const QString image = dir.filePath(QStringLiteral("sweep.") + QLatin1String(suffix));
+            QVERIFY(panel->saveImage(image));
+            QVERIFY(QFileInfo(image).size() > 1000);
+        }
+
+        // A click on the cell of 256 PEs with a 256-byte L1 loads that accelerator and searches it.
+        w.resize(1440, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        panel->heatMap()->replot();
+        std::size_t target = grid.size();
+        for (std::size_t i = 0; i < grid.size(); ++i)
+            if (grid.parameters(i)[std::size_t(sweep::Parameter::Pes)] == 256
+                && grid.parameters(i)[std::size_t(sweep::Parameter::L1)] == 256)
+                target = i;
+        QVERIFY(target < grid.size());
+        QSignalSpy activated(panel, &SweepPanel::designPointActivated);
+        QSignalSpy searchDone(&w, &MainWindow::searchFinished);
+        const QPoint inPlot = panel->heatMap()->mapFrom(panel, panel->cellCentre(target));
+        QTest::mouseClick(panel->heatMap(), Qt::LeftButton, {}, inPlot);
+        QCOMPARE(activated.count(), 1);
+        QCOMPARE(activated.first().at(0).value<std::size_t>(), target);
+        QCOMPARE(w.acceleratorPanel()->accelerator().numPes, 256);
+        QCOMPARE(w.acceleratorPanel()->accelerator().l1Bytes, 256);
+        QVERIFY(searchDone.wait(60000));
+        QVERIFY(w.lastResult());
+        QCOMPARE(double(w.lastResult()->result.bestRuntime->metrics.runtime), panel->cellValue(target));
+    }
+
+    /// A range that does not parse, or both axes on one parameter, is reported in the tab and runs
+    /// nothing; the message names the argument.
+    void badRangesRunNothing()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(kGemm));
+        QSignalSpy started(w.sweepController(), &SweepController::started);
+        w.sweepPanel()->setAxes(
+            QStringLiteral("pes"), QStringLiteral("1M:64K:x2"), QStringLiteral("l2"), QStringLiteral("64K"));
+        QVERIFY(!w.runSweep());
+        QVERIFY2(w.sweepPanel()->statusText().contains(QStringLiteral("pes=1M:64K:x2")),
+            qPrintable(w.sweepPanel()->statusText()));
+        w.sweepPanel()->setAxes(
+            QStringLiteral("l2"), QStringLiteral("64K,128K"), QStringLiteral("l2"), QStringLiteral("256K"));
+        QVERIFY(!w.runSweep());
+        QVERIFY(w.sweepPanel()->statusText().contains(QStringLiteral("both axes vary l2")));
+        QCOMPARE(started.count(), 0);
+        QVERIFY(w.sweepPanel()->runButton()->isEnabled());
+    }
+
+    /// Cancel returns at once; the stopped worker is joined by the next run, which alone reaches the map.
+    void cancelThenRunAgain()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(kGemm));
+        QVERIFY(w.acceleratorPanel()->loadPreset(kEdge));
+        w.sweepPanel()->setAxes(QStringLiteral("pes"), QStringLiteral("16:1024:+16"), QStringLiteral("l2"),
+            QStringLiteral("16K:1M:x2"));
+        QSignalSpy finished(w.sweepController(), &SweepController::finished);
+        QVERIFY(w.runSweep());
+        QTest::qWait(200);
+        w.sweepPanel()->cancelButton()->click();
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.last().at(0).value<SweepOutcome>().status, SweepOutcome::Status::Cancelled);
+        QVERIFY(!w.sweepController()->isRunning());
+        QVERIFY(w.sweepPanel()->runButton()->isEnabled());
+
+        w.sweepPanel()->setAxes(
+            QStringLiteral("pes"), QStringLiteral("64,128"), QStringLiteral("simd"), QStringLiteral("1"));
+        finished.clear();
+        QVERIFY(w.runSweep());
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.last().at(0).value<SweepOutcome>().status, SweepOutcome::Status::Finished);
+        QCOMPARE(w.sweepPanel()->filledCells(), 2);
+        QVERIFY(w.sweepController()->workerCount() <= 2);
+    }
+};
+
+QTEST_MAIN(TestSweepPanel)
+#include "tst_sweep_panel.moc"

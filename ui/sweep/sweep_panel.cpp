@@ -1,0 +1,708 @@
+#include "ui/sweep/sweep_panel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QPdfWriter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSvgGenerator>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "core/util/diagnostic.h"
+#include "core/util/text_file.h"
+
+namespace marvel::ui {
+
+namespace {
+
+constexpr sweep::Parameter kParameters[] = {sweep::Parameter::Pes, sweep::Parameter::Simd,
+    sweep::Parameter::L1, sweep::Parameter::L2, sweep::Parameter::NocBw, sweep::Parameter::OffchipBw};
+
+QString parameterLabel(sweep::Parameter p)
+{
+    switch (p) {
+    case sweep::Parameter::Pes:
+        return QObject::tr("PEs");
+    case sweep::Parameter::Simd:
+        return QObject::tr("SIMD lanes");
+    case sweep::Parameter::L1:
+        return QObject::tr("L1 per PE");
+    case sweep::Parameter::L2:
+        return QObject::tr("L2");
+    case sweep::Parameter::NocBw:
+        return QObject::tr("NoC bandwidth");
+    case sweep::Parameter::OffchipBw:
+        return QObject::tr("off-chip bandwidth");
+    }
+    return {};
+}
+
+bool isBytes(sweep::Parameter p)
+{
+    return p == sweep::Parameter::L1 || p == sweep::Parameter::L2;
+}
+
+/// 65536 -> "64K" for buffer sizes, plain numbers otherwise: the way --vary writes them.
+QString valueLabel(sweep::Parameter p, std::int64_t v)
+{
+    if (isBytes(p)) {
+        if (v >= (1 << 20) && v % (1 << 20) == 0) return QStringLiteral("%1M").arg(v >> 20);
+        if (v >= 1024 && v % 1024 == 0) return QStringLiteral("%1K").arg(v >> 10);
+    }
+    return QString::number(v);
+}
+
+QString metricLabel(SweepPanel::Metric m)
+{
+    switch (m) {
+    case SweepPanel::Metric::Runtime:
+        return QObject::tr("runtime (cycles)");
+    case SweepPanel::Metric::Energy:
+        return QObject::tr("energy (MAC units)");
+    case SweepPanel::Metric::Edp:
+        return QObject::tr("energy-delay product");
+    case SweepPanel::Metric::Area:
+        return QObject::tr("area (\u00b5m\u00b2)");
+    case SweepPanel::Metric::Power:
+        return QObject::tr("power (mW)");
+    case SweepPanel::Metric::Utilization:
+        return QObject::tr("PE utilization (%)");
+    case SweepPanel::Metric::RooflineRatio:
+        return QObject::tr("runtime / roofline");
+    }
+    return {};
+}
+
+bool logScaled(SweepPanel::Metric m)
+{
+    return m == SweepPanel::Metric::Runtime || m == SweepPanel::Metric::Energy
+        || m == SweepPanel::Metric::Edp;
+}
+
+/// Short cell text: three significant digits with an SI suffix.
+QString shortNumber(double v)
+{
+    if (!std::isfinite(v)) return {};
+    const char* suffix[] = {"", "k", "M", "G", "T", "P", "E"};
+    int i = 0;
+    double a = std::abs(v);
+    while (a >= 1000.0 && i < 6) {
+        a /= 1000.0;
+        v /= 1000.0;
+        ++i;
+    }
+    return QString::number(v, 'g', 3) + QLatin1String(suffix[i]);
+}
+
+} // namespace
+
+SweepPanel::SweepPanel(QWidget* parent)
+    : QWidget(parent)
+{
+    // Two rows: what to vary, then what to show and the actions.
+    auto* controls = new QGridLayout;
+    auto axisRow = [&](int column, const QString& title, QComboBox*& combo, QLineEdit*& range,
+                       sweep::Parameter initial, const QString& text) {
+        combo = new QComboBox;
+        for (sweep::Parameter p : kParameters)
+            combo->addItem(parameterLabel(p),
+                QString::fromUtf8(sweep::parameterName(p).data(), qsizetype(sweep::parameterName(p).size())));
+        combo->setCurrentIndex(int(initial));
+        range = new QLineEdit(text);
+        range->setMinimumWidth(150);
+        range->setToolTip(tr("Values as `marvel sweep --vary` takes them: a list (256,512,1024), a geometric "
+                             "range (64K:1M:x2) or an arithmetic one (1:8:+1); K and M mean x1024."));
+        controls->addWidget(new QLabel(title), 0, column);
+        controls->addWidget(combo, 0, column + 1);
+        controls->addWidget(range, 0, column + 2);
+    };
+    axisRow(0, tr("Across:"), m_xParameter, m_xRange, sweep::Parameter::Pes,
+        QStringLiteral("64,128,256,512,1024"));
+    axisRow(3, tr("Down:"), m_yParameter, m_yRange, sweep::Parameter::L2, QStringLiteral("32K:512K:x2"));
+    controls->setColumnStretch(2, 1);
+    controls->setColumnStretch(5, 1);
+
+    m_metric = new QComboBox;
+    for (Metric m : {Metric::Runtime, Metric::Energy, Metric::Edp, Metric::Area, Metric::Power,
+             Metric::Utilization, Metric::RooflineRatio})
+        m_metric->addItem(metricLabel(m), int(m));
+    m_objective = new QComboBox;
+    m_objective->addItem(tr("runtime"), int(search::Objective::Runtime));
+    m_objective->addItem(tr("energy"), int(search::Objective::Energy));
+    m_objective->addItem(tr("EDP"), int(search::Objective::Edp));
+    m_objective->setToolTip(tr("What each design point's search minimises"));
+    m_run = new QPushButton(tr("Run sweep"));
+    m_run->setToolTip(tr("Search the whole workload at every design point of the grid"));
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setEnabled(false);
+    m_export = new QPushButton(tr("Export"));
+    m_export->setEnabled(false);
+    m_export->setToolTip(tr("The design points as CSV; the heat map and Pareto set as PNG, PDF or SVG"));
+    auto* actions = new QHBoxLayout;
+    actions->addWidget(new QLabel(tr("best mapping for")));
+    actions->addWidget(m_objective);
+    actions->addStretch(1);
+    actions->addWidget(m_run);
+    actions->addWidget(m_cancel);
+    actions->addWidget(m_export);
+    controls->addWidget(new QLabel(tr("Colour:")), 1, 0);
+    controls->addWidget(m_metric, 1, 1, 1, 2);
+    controls->addLayout(actions, 1, 3, 1, 3);
+
+    auto* progressRow = new QHBoxLayout;
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_progress->setTextVisible(true);
+    m_status = new QLabel(tr("Choose two parameters and their values, then Run sweep: every design point is "
+                             "searched for the workload open in the editor or the model view."));
+    m_status->setWordWrap(true);
+    progressRow->addWidget(m_progress, 1);
+    progressRow->addWidget(m_status, 3);
+
+    // Heat map: cells are grid positions (0..n-1) with the values as tick labels, so geometric ranges
+    // get evenly sized cells.
+    m_heatPlot = new QCustomPlot;
+    m_heatPlot->setMinimumSize(300, 240);
+    m_colourMap = new QCPColorMap(m_heatPlot->xAxis, m_heatPlot->yAxis);
+    m_colourMap->setInterpolate(false);
+    m_colourMap->setTightBoundary(false);
+    m_colourScale = new QCPColorScale(m_heatPlot);
+    m_heatPlot->plotLayout()->addElement(0, 1, m_colourScale);
+    m_colourScale->setType(QCPAxis::atRight);
+    m_colourMap->setColorScale(m_colourScale);
+    // Perceptually uniform and readable in grey (viridis' stops): dark is low, yellow is high.
+    QCPColorGradient gradient;
+    gradient.clearColorStops();
+    gradient.setColorStopAt(0.0, QColor(68, 1, 84));
+    gradient.setColorStopAt(0.25, QColor(59, 82, 139));
+    gradient.setColorStopAt(0.5, QColor(33, 145, 140));
+    gradient.setColorStopAt(0.75, QColor(94, 201, 98));
+    gradient.setColorStopAt(1.0, QColor(253, 231, 37));
+    gradient.setNanHandling(QCPColorGradient::nhNanColor);
+    gradient.setNanColor(QColor(225, 225, 225));
+    m_colourMap->setGradient(gradient);
+    auto* margins = new QCPMarginGroup(m_heatPlot);
+    m_heatPlot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    m_colourScale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    m_selection = new QCPItemRect(m_heatPlot);
+    m_selection->setPen(QPen(QColor(220, 40, 40), 2.5));
+    m_selection->setBrush(Qt::NoBrush);
+    m_selection->setVisible(false);
+    m_heatPlot->installEventFilter(this);
+
+    m_paretoPlot = new QCustomPlot;
+    m_paretoPlot->setMinimumSize(240, 240);
+    m_allDesigns = m_paretoPlot->addGraph();
+    m_allDesigns->setLineStyle(QCPGraph::lsNone);
+    m_allDesigns->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(150, 150, 150), 6));
+    m_allDesigns->setName(tr("design points"));
+    m_frontDesigns = m_paretoPlot->addGraph();
+    m_frontDesigns->setPen(QPen(QColor(30, 90, 200), 1.8));
+    m_frontDesigns->setLineStyle(QCPGraph::lsStepLeft);
+    m_frontDesigns->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(30, 90, 200), 8));
+    m_frontDesigns->setName(tr("Pareto set"));
+    m_paretoPlot->xAxis->setLabel(tr("area (\u00b5m\u00b2)"));
+    m_paretoPlot->legend->setVisible(true);
+    m_paretoPlot->legend->setBrush(QColor(255, 255, 255, 220));
+    m_paretoPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    for (QCPAxis* a : {m_paretoPlot->xAxis, m_paretoPlot->yAxis}) {
+        a->setScaleType(QCPAxis::stLogarithmic);
+        a->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    }
+    m_front = new QComboBox;
+    m_front->addItem(tr("runtime against area"));
+    m_front->addItem(tr("energy against area"));
+    m_paretoPlot->installEventFilter(this);
+
+    auto* paretoBox = new QVBoxLayout;
+    auto* frontRow = new QHBoxLayout;
+    frontRow->addWidget(new QLabel(tr("Design points' Pareto set:")));
+    frontRow->addWidget(m_front, 1);
+    paretoBox->addLayout(frontRow);
+    paretoBox->addWidget(m_paretoPlot, 1);
+
+    m_figures = new QWidget;
+    auto* figures = new QHBoxLayout(m_figures);
+    figures->setContentsMargins(0, 0, 0, 0);
+    figures->addWidget(m_heatPlot, 3);
+    figures->addLayout(paretoBox, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addLayout(progressRow);
+    layout->addWidget(m_figures, 1);
+
+    connect(m_run, &QPushButton::clicked, this, &SweepPanel::runRequested);
+    connect(m_cancel, &QPushButton::clicked, this, &SweepPanel::cancelRequested);
+    connect(m_export, &QPushButton::clicked, this, &SweepPanel::showExportMenu);
+    connect(m_metric, &QComboBox::currentIndexChanged, this, [this] { rebuildHeatMap(); });
+    connect(m_front, &QComboBox::currentIndexChanged, this, [this] { updatePareto(); });
+    rebuildHeatMap();
+    updatePareto();
+}
+
+std::vector<sweep::Axis> SweepPanel::axes() const
+{
+    auto parse = [](const QComboBox* combo, const QLineEdit* range) {
+        const QString spec = combo->currentData().toString() + QLatin1Char('=') + range->text().trimmed();
+        return sweep::parseVary(spec.toStdString());
+    };
+    std::vector<sweep::Axis> result{parse(m_xParameter, m_xRange), parse(m_yParameter, m_yRange)};
+    if (result[0].parameter == result[1].parameter)
+        throw InputError(Diagnostic{{}, {}, "sweep",
+            "both axes vary " + m_xParameter->currentData().toString().toStdString()
+                + "; choose two different parameters"});
+    return result;
+}
+
+void SweepPanel::setAxes(
+    const QString& xParameter, const QString& xRange, const QString& yParameter, const QString& yRange)
+{
+    m_xParameter->setCurrentIndex(std::max(0, m_xParameter->findData(xParameter)));
+    m_xRange->setText(xRange);
+    m_yParameter->setCurrentIndex(std::max(0, m_yParameter->findData(yParameter)));
+    m_yRange->setText(yRange);
+}
+
+search::Objective SweepPanel::objective() const
+{
+    return static_cast<search::Objective>(m_objective->currentData().toInt());
+}
+
+void SweepPanel::setMetric(Metric metric)
+{
+    m_metric->setCurrentIndex(m_metric->findData(int(metric)));
+}
+
+SweepPanel::Metric SweepPanel::metric() const
+{
+    return static_cast<Metric>(m_metric->currentData().toInt());
+}
+
+void SweepPanel::startGrid(std::shared_ptr<const sweep::Grid> grid)
+{
+    m_grid = std::move(grid);
+    m_points.clear();
+    m_pointOfIndex.assign(m_grid ? m_grid->size() : 0, -1);
+    m_xAxis = m_yAxis = -1;
+    if (m_grid) {
+        const auto& axes = m_grid->axes();
+        const QString x = m_xParameter->currentData().toString();
+        const QString y = m_yParameter->currentData().toString();
+        for (int i = 0; i < int(axes.size()); ++i) {
+            const QString name
+                = QString::fromUtf8(sweep::parameterName(axes[std::size_t(i)].parameter).data());
+            if (name == x) m_xAxis = i;
+            if (name == y) m_yAxis = i;
+        }
+        if (m_xAxis < 0 && !axes.empty()) m_xAxis = 0;
+        if (m_yAxis < 0 && axes.size() > 1) m_yAxis = m_xAxis == 0 ? 1 : 0;
+    }
+    m_selection->setVisible(false);
+    m_progress->setRange(0, int(m_grid ? m_grid->size() : 1));
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("%v / %m design points"));
+    m_export->setEnabled(false);
+    rebuildHeatMap();
+    updatePareto();
+}
+
+int SweepPanel::axisPosition(std::size_t index, bool xAxis) const
+{
+    const int a = xAxis ? m_xAxis : m_yAxis;
+    if (!m_grid || a < 0) return 0;
+    const sweep::Axis& axis = m_grid->axes()[std::size_t(a)];
+    const std::int64_t v = m_grid->parameters(index)[std::size_t(axis.parameter)];
+    return int(std::lower_bound(axis.values.begin(), axis.values.end(), v) - axis.values.begin());
+}
+
+double SweepPanel::valueOf(const sweep::PointResult& p) const
+{
+    if (!p.ok) return std::numeric_limits<double>::quiet_NaN();
+    switch (metric()) {
+    case Metric::Runtime:
+        return double(p.runtime);
+    case Metric::Energy:
+        return p.energy;
+    case Metric::Edp:
+        return p.edp;
+    case Metric::Area:
+        return p.area;
+    case Metric::Power:
+        return p.power;
+    case Metric::Utilization:
+        return 100.0 * p.utilization;
+    case Metric::RooflineRatio:
+        return p.roofline > 0 ? double(p.runtime) / double(p.roofline) : 0.0;
+    }
+    return 0.0;
+}
+
+void SweepPanel::rebuildHeatMap()
+{
+    const int nx = m_grid && m_xAxis >= 0 ? int(m_grid->axes()[std::size_t(m_xAxis)].values.size()) : 1;
+    const int ny = m_grid && m_yAxis >= 0 ? int(m_grid->axes()[std::size_t(m_yAxis)].values.size()) : 1;
+    QCPColorMapData* data = m_colourMap->data();
+    data->setSize(nx, ny);
+    data->setRange(QCPRange(0, nx - 1), QCPRange(0, ny - 1));
+    data->fill(std::numeric_limits<double>::quiet_NaN());
+    m_heatPlot->clearItems(); // cell labels; the selection frame is made again below
+    m_selection = new QCPItemRect(m_heatPlot);
+    m_selection->setPen(QPen(QColor(220, 40, 40), 2.5));
+    m_selection->setBrush(Qt::NoBrush);
+    m_selection->setVisible(false);
+
+    auto ticker = [&](int a, int n) {
+        QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
+        if (m_grid && a >= 0) {
+            const sweep::Axis& axis = m_grid->axes()[std::size_t(a)];
+            for (int i = 0; i < n; ++i)
+                t->addTick(i, valueLabel(axis.parameter, axis.values[std::size_t(i)]));
+        }
+        return t;
+    };
+    m_heatPlot->xAxis->setTicker(ticker(m_xAxis, nx));
+    m_heatPlot->yAxis->setTicker(ticker(m_yAxis, ny));
+    auto label = [&](int a, QComboBox* combo) {
+        return m_grid && a >= 0 ? parameterLabel(m_grid->axes()[std::size_t(a)].parameter)
+                                : combo->currentText();
+    };
+    m_heatPlot->xAxis->setLabel(label(m_xAxis, m_xParameter));
+    m_heatPlot->yAxis->setLabel(label(m_yAxis, m_yParameter));
+    m_heatPlot->xAxis->setRange(-0.5, nx - 0.5);
+    m_heatPlot->yAxis->setRange(-0.5, ny - 0.5);
+    m_colourScale->axis()->setLabel(metricLabel(metric()));
+    const bool log = logScaled(metric());
+    m_colourScale->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (log)
+        m_colourScale->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    else
+        m_colourScale->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    for (const sweep::PointResult& p : m_points)
+        updateCell(p);
+    updateColourRange();
+    m_heatPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SweepPanel::updateCell(const sweep::PointResult& p)
+{
+    const int x = axisPosition(p.index, true);
+    const int y = axisPosition(p.index, false);
+    const double v = valueOf(p);
+    m_colourMap->data()->setCell(x, y, v);
+    // Small grids carry their numbers: an architect reads the knee off them, a projector shows them.
+    const int cells = m_colourMap->data()->keySize() * m_colourMap->data()->valueSize();
+    if (cells <= 100) {
+        auto* text = new QCPItemText(m_heatPlot);
+        text->position->setCoords(x, y);
+        text->setText(p.ok ? shortNumber(v) : tr("fails"));
+        QFont f = text->font();
+        f.setPointSizeF(f.pointSizeF() * 0.9);
+        text->setFont(f);
+        text->setColor(p.ok ? Qt::white : QColor(90, 90, 90));
+        if (p.ok) text->setBrush(QColor(0, 0, 0, 110)); // white on a dark patch reads on every colour
+        text->setPadding(QMargins(2, 0, 2, 0));
+        text->setClipToAxisRect(true);
+    }
+}
+
+void SweepPanel::updateColourRange()
+{
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const sweep::PointResult& p : m_points) {
+        const double v = valueOf(p);
+        if (!std::isfinite(v) || (logScaled(metric()) && v <= 0)) continue;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    if (!std::isfinite(lo)) {
+        lo = 1;
+        hi = 10;
+    } else if (lo == hi) {
+        lo *= 0.9;
+        hi = hi * 1.1 + (hi == 0 ? 1 : 0);
+    }
+    m_colourMap->setDataRange(QCPRange(lo, hi));
+}
+
+void SweepPanel::addPoints(const std::vector<sweep::PointResult>& points)
+{
+    if (!m_grid) return;
+    for (const sweep::PointResult& p : points) {
+        if (p.index >= m_pointOfIndex.size()) continue;
+        m_pointOfIndex[p.index] = int(m_points.size());
+        m_points.push_back(p);
+        updateCell(p);
+    }
+    updateColourRange();
+    updatePareto();
+    m_export->setEnabled(!m_points.empty());
+    m_heatPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SweepPanel::updatePareto()
+{
+    const bool energy = m_front->currentIndex() == 1;
+    m_paretoPlot->yAxis->setLabel(energy ? tr("energy (MAC units)") : tr("runtime (cycles)"));
+    QVector<double> ax, ay, fx, fy;
+    for (const sweep::PointResult& p : m_points)
+        if (p.ok) {
+            ax << p.area;
+            ay << (energy ? p.energy : double(p.runtime));
+        }
+    m_paretoIndex.clear();
+    const sweep::DesignFronts fronts = sweep::paretoDesigns(m_points);
+    for (const sweep::PointResult& p : energy ? fronts.energyArea : fronts.runtimeArea) {
+        fx << p.area;
+        fy << (energy ? p.energy : double(p.runtime));
+        m_paretoIndex.push_back(p.index);
+    }
+    m_allDesigns->setData(ax, ay);
+    m_frontDesigns->setData(fx, fy, true);
+    if (!ax.isEmpty()) {
+        m_paretoPlot->rescaleAxes();
+        for (QCPAxis* a : {m_paretoPlot->xAxis, m_paretoPlot->yAxis})
+            a->setRange(a->range().lower / 1.25, a->range().upper * 1.25);
+    } else {
+        m_paretoPlot->xAxis->setRange(1, 10);
+        m_paretoPlot->yAxis->setRange(1, 10);
+    }
+    m_paretoPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int SweepPanel::filledCells() const
+{
+    int n = 0;
+    QCPColorMapData* d = m_colourMap->data();
+    for (int x = 0; x < d->keySize(); ++x)
+        for (int y = 0; y < d->valueSize(); ++y)
+            n += std::isfinite(d->cell(x, y)) ? 1 : 0;
+    return n;
+}
+
+double SweepPanel::cellValue(std::size_t index) const
+{
+    if (!m_grid || index >= m_grid->size()) return std::numeric_limits<double>::quiet_NaN();
+    return m_colourMap->data()->cell(axisPosition(index, true), axisPosition(index, false));
+}
+
+QPoint SweepPanel::cellCentre(std::size_t index) const
+{
+    const double px = m_heatPlot->xAxis->coordToPixel(axisPosition(index, true));
+    const double py = m_heatPlot->yAxis->coordToPixel(axisPosition(index, false));
+    return m_heatPlot->mapTo(this, QPointF(px, py).toPoint());
+}
+
+std::optional<std::size_t> SweepPanel::pointAtPixel(const QPoint& pixel) const
+{
+    if (!m_grid || !m_heatPlot->axisRect()->rect().contains(pixel)) return std::nullopt;
+    const int x = int(std::lround(m_heatPlot->xAxis->pixelToCoord(pixel.x())));
+    const int y = int(std::lround(m_heatPlot->yAxis->pixelToCoord(pixel.y())));
+    for (const sweep::PointResult& p : m_points)
+        if (axisPosition(p.index, true) == x && axisPosition(p.index, false) == y) return p.index;
+    return std::nullopt;
+}
+
+bool SweepPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::MouseButtonRelease) {
+        auto* mouse = static_cast<QMouseEvent*>(event);
+        if (mouse->button() == Qt::LeftButton) {
+            std::optional<std::size_t> index;
+            if (watched == m_heatPlot) {
+                index = pointAtPixel(mouse->pos());
+            } else if (watched == m_paretoPlot && !m_paretoIndex.empty()) {
+                // The nearest Pareto design point within a few pixels.
+                double best = 12.0 * 12.0;
+                for (std::size_t i = 0; i < m_paretoIndex.size(); ++i) {
+                    const auto it = m_frontDesigns->data()->at(int(i));
+                    const double dx = m_paretoPlot->xAxis->coordToPixel(it->key) - mouse->pos().x();
+                    const double dy = m_paretoPlot->yAxis->coordToPixel(it->value) - mouse->pos().y();
+                    if (dx * dx + dy * dy < best) {
+                        best = dx * dx + dy * dy;
+                        index = m_paretoIndex[i];
+                    }
+                }
+            }
+            if (index) {
+                const int x = axisPosition(*index, true), y = axisPosition(*index, false);
+                m_selection->topLeft->setCoords(x - 0.5, y + 0.5);
+                m_selection->bottomRight->setCoords(x + 0.5, y - 0.5);
+                m_selection->setVisible(true);
+                m_heatPlot->replot(QCustomPlot::rpQueuedReplot);
+                emit designPointActivated(*index);
+            }
+        }
+    }
+    if (event->type() == QEvent::ToolTip && watched == m_heatPlot && m_grid) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        if (auto index = pointAtPixel(help->pos())) {
+            const sweep::PointResult& p = m_points[std::size_t(m_pointOfIndex[*index])];
+            QStringList lines;
+            for (const sweep::Axis& a : m_grid->axes())
+                lines << QStringLiteral("%1 = %2").arg(parameterLabel(a.parameter),
+                    valueLabel(a.parameter, p.parameters[std::size_t(a.parameter)]));
+            if (p.ok)
+                lines << tr("runtime %L1 cycles (%2\u00d7 roofline)")
+                             .arg(p.runtime)
+                             .arg(p.roofline > 0 ? double(p.runtime) / double(p.roofline) : 0.0, 0, 'f', 2)
+                      << tr("energy %1, area %2, power %3 mW, utilization %4%")
+                             .arg(shortNumber(p.energy), shortNumber(p.area))
+                             .arg(p.power, 0, 'f', 1)
+                             .arg(100.0 * p.utilization, 0, 'f', 0)
+                      << tr("Click to load this accelerator and search it.");
+            else
+                lines << QString::fromStdString(p.status);
+            setToolTip(lines.join(QLatin1Char('\n')));
+        } else {
+            setToolTip({});
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void SweepPanel::showProgress(const SweepProgress& progress)
+{
+    m_progress->setRange(0, int(progress.total));
+    m_progress->setValue(int(progress.done));
+    m_status->setText(tr("%1 of %2 design points \u00b7 %3 s elapsed \u00b7 ETA %4 s")
+                          .arg(progress.done)
+                          .arg(progress.total)
+                          .arg(progress.elapsedSeconds, 0, 'f', 1)
+                          .arg(progress.etaSeconds, 0, 'f', 1));
+}
+
+void SweepPanel::showOutcome(const SweepOutcome& outcome)
+{
+    setRunning(false);
+    int failed = 0;
+    for (const sweep::PointResult& p : m_points)
+        failed += p.ok ? 0 : 1;
+    switch (outcome.status) {
+    case SweepOutcome::Status::Finished:
+        m_status->setText(
+            tr("%1 design points in %2 s%3. Click a cell to load that accelerator and search it.")
+                .arg(m_points.size())
+                .arg(outcome.seconds, 0, 'f', 1)
+                .arg(failed ? tr(" (%1 without a mapping that fits: grey cells)").arg(failed) : QString()));
+        break;
+    case SweepOutcome::Status::Cancelled:
+        m_status->setText(tr("Cancelled after %1 of %2 design points.")
+                              .arg(m_points.size())
+                              .arg(m_grid ? m_grid->size() : 0));
+        break;
+    case SweepOutcome::Status::Failed:
+        showError(outcome.message);
+        break;
+    }
+}
+
+void SweepPanel::showError(const QString& message)
+{
+    setRunning(false);
+    m_status->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(message.toHtmlEscaped()));
+}
+
+QString SweepPanel::statusText() const
+{
+    return m_status->text();
+}
+
+void SweepPanel::setRunning(bool running)
+{
+    m_run->setEnabled(!running);
+    m_cancel->setEnabled(running);
+}
+
+bool SweepPanel::saveCsv(const QString& path) const
+{
+    std::vector<sweep::PointResult> rows = m_points;
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+    std::string text = sweep::csvHeader() + "\n";
+    for (const sweep::PointResult& r : rows)
+        text += sweep::formatRow(r) + "\n";
+    try {
+        writeTextFileAtomically(path.toStdString(), text, "sweep CSV");
+    } catch (const InputError&) {
+        return false;
+    }
+    return true;
+}
+
+bool SweepPanel::saveImage(const QString& path)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    const QSize size = m_figures->size();
+    // Each plot is painted through QCustomPlot's own painter path, so PDF and SVG stay vector graphics.
+    auto paint = [&](QCPPainter& painter) {
+        for (QCustomPlot* plot : {m_heatPlot, m_paretoPlot}) {
+            painter.save();
+            painter.translate(plot->mapTo(m_figures, QPoint(0, 0)));
+            plot->toPainter(&painter, plot->width(), plot->height());
+            painter.restore();
+        }
+    };
+    if (suffix == QLatin1String("png")) {
+        QImage image(size * 2, QImage::Format_ARGB32);
+        image.setDevicePixelRatio(2.0);
+        image.fill(Qt::white);
+        QCPPainter painter(&image);
+        paint(painter);
+        painter.end();
+        return image.save(path);
+    }
+    if (suffix == QLatin1String("pdf")) {
+        QPdfWriter writer(path);
+        writer.setPageSize(QPageSize(QSizeF(size), QPageSize::Point));
+        writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+        writer.setResolution(72);
+        writer.setTitle(tr("Design-space sweep"));
+        QCPPainter painter;
+        if (!painter.begin(&writer)) return false;
+        paint(painter);
+        return painter.end();
+    }
+    if (suffix == QLatin1String("svg")) {
+        QSvgGenerator generator;
+        generator.setFileName(path);
+        generator.setSize(size);
+        generator.setViewBox(QRect(QPoint(0, 0), size));
+        generator.setTitle(tr("Design-space sweep"));
+        QCPPainter painter;
+        if (!painter.begin(&generator)) return false;
+        paint(painter);
+        return painter.end();
+    }
+    return false;
+}
+
+void SweepPanel::showExportMenu()
+{
+    QMenu menu(this);
+    menu.addAction(tr("Design points as CSV..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export sweep"), {}, tr("CSV (*.csv)"));
+        if (!path.isEmpty() && !saveCsv(path)) showError(tr("Could not write %1").arg(path));
+    });
+    for (const QString& format : {QStringLiteral("PNG"), QStringLiteral("PDF"), QStringLiteral("SVG")})
+        menu.addAction(tr("Heat map and Pareto set as %1...").arg(format), this, [this, format] {
+            const QString path = QFileDialog::getSaveFileName(
+                this, tr("Export sweep"), {}, QStringLiteral("%1 (*.%2)").arg(format, format.toLower()));
+            if (!path.isEmpty() && !saveImage(path)) showError(tr("Could not write %1").arg(path));
+        });
+    menu.exec(m_export->mapToGlobal(QPoint(0, m_export->height())));
+}
+
+} // namespace marvel::ui

@@ -1,0 +1,125 @@
+#pragma once
+// The design-space sweep view: two accelerator parameters and their ranges, the metric to colour by,
+// Run and Cancel with a progress bar and ETA, a heat map of the metric over the grid that fills in as
+// design points finish, and beside it the design points' Pareto set (runtime or energy against area).
+// Clicking a cell asks for that design point to be loaded and searched. It runs nothing itself: the
+// window connects it to the SweepController.
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QWidget>
+
+#include "core/sweep/sweep.h"
+#include "ui/sweep/sweep_controller.h"
+
+class QComboBox;
+class QCPColorMap;
+class QCPColorScale;
+class QCPGraph;
+class QCPItemRect;
+class QCustomPlot;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+
+namespace marvel::ui {
+
+class SweepPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    /// What a cell's colour shows.
+    enum class Metric { Runtime, Energy, Edp, Area, Power, Utilization, RooflineRatio };
+
+    explicit SweepPanel(QWidget* parent = nullptr);
+
+    /// The two axes as the user wrote them. Throws InputError naming the field when a range does not
+    /// parse or both axes vary one parameter.
+    std::vector<sweep::Axis> axes() const;
+    /// Sets the axes' parameters and range texts (the parameter names --vary takes).
+    void setAxes(
+        const QString& xParameter, const QString& xRange, const QString& yParameter, const QString& yRange);
+    search::Objective objective() const;
+    void setMetric(Metric metric);
+    Metric metric() const;
+
+    /// Design points received for the current grid, in completion order.
+    const std::vector<sweep::PointResult>& points() const { return m_points; }
+    std::shared_ptr<const sweep::Grid> grid() const { return m_grid; }
+    /// Cells of the heat map that hold a finished design point.
+    int filledCells() const;
+    /// The colour map's value of the cell of design point `index` (NaN when empty or failed).
+    double cellValue(std::size_t index) const;
+    /// The widget pixel at the centre of the cell of design point `index` (for tests and tours).
+    QPoint cellCentre(std::size_t index) const;
+    QCustomPlot* heatMap() const { return m_heatPlot; }
+    QCustomPlot* paretoPlot() const { return m_paretoPlot; }
+    QPushButton* runButton() const { return m_run; }
+    QPushButton* cancelButton() const { return m_cancel; }
+    QString statusText() const;
+
+    /// The sweep's rows sorted by grid index in `marvel sweep`'s CSV format (atomic write).
+    bool saveCsv(const QString& path) const;
+    /// Both plots side by side; the format follows the extension (.png, .pdf or .svg).
+    bool saveImage(const QString& path);
+
+public slots:
+    void startGrid(std::shared_ptr<const marvel::sweep::Grid> grid);
+    void addPoints(const std::vector<marvel::sweep::PointResult>& points);
+    void showProgress(const marvel::ui::SweepProgress& progress);
+    void showOutcome(const marvel::ui::SweepOutcome& outcome);
+    void showError(const QString& message);
+    void setRunning(bool running);
+
+signals:
+    void runRequested();
+    void cancelRequested();
+    /// The user clicked the cell of a finished design point.
+    void designPointActivated(std::size_t index);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void rebuildHeatMap();
+    void updateCell(const sweep::PointResult& point);
+    void updateColourRange();
+    void updatePareto();
+    double valueOf(const sweep::PointResult& point) const;
+    std::optional<std::size_t> pointAtPixel(const QPoint& pixel) const;
+    void showExportMenu();
+    int axisPosition(std::size_t index, bool xAxis) const;
+
+    QComboBox* m_xParameter = nullptr;
+    QLineEdit* m_xRange = nullptr;
+    QComboBox* m_yParameter = nullptr;
+    QLineEdit* m_yRange = nullptr;
+    QComboBox* m_metric = nullptr;
+    QComboBox* m_objective = nullptr;
+    QComboBox* m_front = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QPushButton* m_export = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_status = nullptr;
+    QWidget* m_figures = nullptr;
+    QCustomPlot* m_heatPlot = nullptr;
+    QCPColorMap* m_colourMap = nullptr;
+    QCPColorScale* m_colourScale = nullptr;
+    QCPItemRect* m_selection = nullptr;
+    QCustomPlot* m_paretoPlot = nullptr;
+    QCPGraph* m_allDesigns = nullptr;
+    QCPGraph* m_frontDesigns = nullptr;
+
+    std::shared_ptr<const sweep::Grid> m_grid;
+    int m_xAxis = -1; ///< index into the grid's axes shown across; -1: none
+    int m_yAxis = -1;
+    std::vector<sweep::PointResult> m_points;
+    std::vector<int> m_pointOfIndex; ///< grid index -> position in m_points, -1 while unfinished
+    std::vector<std::size_t> m_paretoIndex; ///< front graph's data -> grid index
+};
+
+} // namespace marvel::ui
