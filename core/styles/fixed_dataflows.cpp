@@ -3,18 +3,13 @@
 #include <algorithm>
 
 #include "core/cost/problem.h"
+#include "core/styles/named.h"
 
 namespace marvel::styles {
 
 namespace {
 
-struct FixedInfo
-{
-    FixedDataflow dataflow;
-    const char* name;
-    const char* description;
-};
-constexpr FixedInfo kFixed[] = {
+constexpr detail::Named<FixedDataflow> kFixed[] = {
     {FixedDataflow::KcpWs, "kcp_ws",
         "NVDLA-like weight-stationary: output channels over clusters, input channels inside a cluster"},
     {FixedDataflow::Rs, "rs",
@@ -25,13 +20,6 @@ constexpr FixedInfo kFixed[] = {
     {FixedDataflow::YkpOs, "ykp_os",
         "output-stationary: output rows over clusters, output channels inside a cluster"},
 };
-
-const FixedInfo& info(FixedDataflow d)
-{
-    for (const FixedInfo& f : kFixed)
-        if (f.dataflow == d) return f;
-    return kFixed[0];
-}
 
 using mdc::Directive;
 
@@ -54,30 +42,23 @@ std::vector<std::int64_t> clusterCandidates(std::int64_t pes, std::int64_t outer
 
 std::string toString(FixedDataflow dataflow)
 {
-    return info(dataflow).name;
+    return detail::entry<FixedDataflow>(kFixed, dataflow).name;
 }
 
 std::optional<FixedDataflow> fixedDataflowFromString(std::string_view name)
 {
-    for (const FixedInfo& f : kFixed)
-        if (name == f.name) return f.dataflow;
-    return std::nullopt;
+    return detail::fromName<FixedDataflow>(kFixed, name);
 }
 
 const std::vector<FixedDataflow>& allFixedDataflows()
 {
-    static const std::vector<FixedDataflow> all = [] {
-        std::vector<FixedDataflow> out;
-        for (const FixedInfo& f : kFixed)
-            out.push_back(f.dataflow);
-        return out;
-    }();
+    static const std::vector<FixedDataflow> all = detail::values<FixedDataflow>(kFixed);
     return all;
 }
 
 std::string description(FixedDataflow dataflow)
 {
-    return info(dataflow).description;
+    return detail::entry<FixedDataflow>(kFixed, dataflow).description;
 }
 
 mdc::Dataflow fixedDataflow(FixedDataflow dataflow, const mdc::Layer& layer, const arch::Accelerator& acc,

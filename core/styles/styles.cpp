@@ -3,32 +3,20 @@
 #include <algorithm>
 
 #include "core/ir/parser.h"
+#include "core/styles/named.h"
 #include "core/workloads/workloads.h"
 
 namespace marvel::styles {
 
 namespace {
 
-struct StyleInfo
-{
-    Style style;
-    const char* name;
-    const char* description;
-};
-constexpr StyleInfo kStyles[] = {
+constexpr detail::Named<Style> kStyles[] = {
     {Style::RowStationary, "rs", "Eyeriss-like row-stationary"},
     {Style::WeightStationary, "ws", "NVDLA-like weight-stationary"},
     {Style::OutputStationary, "os", "ShiDianNao-like output-stationary"},
     {Style::Interstellar, "interstellar", "Interstellar-like optimiser"},
     {Style::DMazeRunner, "dmazerunner", "dMazeRunner-like optimiser"},
 };
-
-const StyleInfo& info(Style style)
-{
-    for (const StyleInfo& s : kStyles)
-        if (s.style == style) return s;
-    return kStyles[0];
-}
 
 bool indexes(const search::SpaceTensor& tensor, int loop)
 {
@@ -42,30 +30,23 @@ bool indexes(const search::SpaceTensor& tensor, int loop)
 
 std::string toString(Style style)
 {
-    return info(style).name;
+    return detail::entry<Style>(kStyles, style).name;
 }
 
 std::optional<Style> styleFromString(std::string_view name)
 {
-    for (const StyleInfo& s : kStyles)
-        if (name == s.name) return s.style;
-    return std::nullopt;
+    return detail::fromName<Style>(kStyles, name);
 }
 
 const std::vector<Style>& allStyles()
 {
-    static const std::vector<Style> styles = [] {
-        std::vector<Style> out;
-        for (const StyleInfo& s : kStyles)
-            out.push_back(s.style);
-        return out;
-    }();
+    static const std::vector<Style> styles = detail::values<Style>(kStyles);
     return styles;
 }
 
 std::string description(Style style)
 {
-    return info(style).description;
+    return detail::entry<Style>(kStyles, style).description;
 }
 
 bool usesConvolutionForm(Style style)
