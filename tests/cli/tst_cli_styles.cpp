@@ -108,6 +108,27 @@ private slots:
         }
     }
 
+    void styleTextAndThreadIndependence()
+    {
+        const QString model = m_dir.filePath("tiny.json");
+        const auto text
+            = runMarvel({"search", "--model", model, "--hw", kP1, "--style", "ws", "--layer", "c1"});
+        QVERIFY2(text.exitCode == 0, qPrintable(text.err));
+        QVERIFY(text.out.startsWith("style: ws (NVDLA-like weight-stationary)"));
+        const auto one = runMarvel(
+            {"search", "--model", model, "--hw", kP1, "--style", "dmazerunner", "--json", "--threads", "1"});
+        const auto two = runMarvel(
+            {"search", "--model", model, "--hw", kP1, "--style", "dmazerunner", "--json", "--threads", "2"});
+        QCOMPARE(one.exitCode, 0);
+        QCOMPARE(two.exitCode, 0);
+        const QJsonArray a = parse(one.out)["layers"].toArray(), b = parse(two.out)["layers"].toArray();
+        QCOMPARE(a.size(), b.size());
+        for (int i = 0; i < a.size(); ++i) {
+            QCOMPARE(a[i].toObject()["mapping"], b[i].toObject()["mapping"]);
+            QCOMPARE(a[i].toObject()["pareto"], b[i].toObject()["pareto"]);
+        }
+    }
+
     void compareStyles()
     {
         const auto r = runMarvel({"search", "--model", m_dir.filePath("tiny.json"), "--hw", kP1,
