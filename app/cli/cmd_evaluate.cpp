@@ -182,8 +182,11 @@ int run(const std::vector<std::string>& argv)
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
         return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
-    if (int(args.has("project")) + int(args.has("mapping")) + int(args.has("dataflow")) > 1)
-        return cli::usageError(kCommand, "give one of --mapping, --project and --dataflow");
+    if (args.has("project") && args.has("mapping"))
+        return cli::usageError(kCommand, "give --mapping or --project, not both");
+    if (args.has("dataflow") && (args.has("project") || args.has("mapping")))
+        return cli::usageError(
+            kCommand, "--dataflow generates the mappings: give it without --mapping or --project");
     std::optional<styles::FixedDataflow> fixed;
     if (auto name = args.value("dataflow")) {
         fixed = styles::fixedDataflowFromString(*name);
