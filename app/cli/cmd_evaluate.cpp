@@ -15,6 +15,9 @@
 #include "core/mdc/maestro_io.h"
 #include "core/project/project.h"
 #include "core/util/csv.h"
+#include "core/styles/fixed_dataflows.h"
+#include "core/util/text_file.h"
+#include "core/workloads/workloads.h"
 
 namespace {
 
@@ -22,13 +25,21 @@ int run(const std::vector<std::string>& argv);
 
 const marvel::cli::Command kCommand{"evaluate",
     "evaluate a MAESTRO mapping file's layers or a project's selected mapping with the MDC cost model",
-    "usage: marvel evaluate (--hw FILE --mapping FILE | --project FILE.json [--hw FILE])\n"
+    "usage: marvel evaluate (--hw FILE --mapping FILE | --project FILE.json [--hw FILE]\n"
+    "                        | --hw FILE --dataflow NAME --model NAME_OR_FILE [--layer NAME]\n"
+    "                          [--export-mdc OUT.m])\n"
     "                       [--format table|csv|json] [--fidelity maestro|corrected]\n\n"
     "  --hw FILE         accelerator: MAESTRO hardware file (.m) or JSON (.json)\n"
     "  --mapping FILE    MAESTRO mapping file (Network / Layer / Dimensions / Dataflow)\n"
     "  --project FILE    a Marvel Studio project: its selected mapping on its accelerator (--hw overrides\n"
     "                    it), with the project's fidelity unless --fidelity is given; the same numbers as\n"
     "                    the mapping exported to a MAESTRO file\n"
+    "  --dataflow NAME   one of MAESTRO's fixed dataflows, generated for every convolution of --model and\n"
+    "                    sized to its PEs (doc/search.md, \"Fixed dataflows\"): kcp_ws (NVDLA-like),\n"
+    "                    rs (Eyeriss-like row-stationary), xp_ws, yxp_os (ShiDianNao-like), ykp_os;\n"
+    "                    a layer that is not a convolution is reported with an error\n"
+    "  --model NAME|FILE a built-in model or a model file (.m, .json); --layer picks one layer\n"
+    "  --export-mdc OUT.m  with --dataflow: write the generated mappings as a MAESTRO mapping file\n"
     "  --format F        table (default), csv (header + one row per layer, columns named as in\n"
     "                    MAESTRO's reference layers.csv) or json (array of objects)\n"
     "  --fidelity F      maestro (default: reproduces MAESTRO, quirks included) or corrected\n\n"
@@ -120,17 +131,76 @@ std::vector<marvel::cost::LayerEvaluation> evaluateProject(const marvel::project
     return {std::move(out)};
 }
 
+// `--dataflow`: the fixed dataflow generated for every convolution of the model (each other layer kept
+// in its place with an error), evaluated as one MAESTRO network; --export-mdc writes that network.
+std::vector<marvel::cost::LayerEvaluation> evaluateFixed(
+    marvel::styles::FixedDataflow dataflow, marvel::cli::Args& args, const marvel::cost::Options& options)
+{
+    using namespace marvel;
+    const arch::Accelerator acc = arch::loadAccelerator(*args.value("hw"));
+    workloads::Workload workload = workloads::loadWorkload(*args.value("model"));
+    if (auto layer = args.value("layer")) {
+        std::string names;
+        for (const auto& l : workload.layers)
+            names += (names.empty() ? "" : ", ") + l.name;
+        std::erase_if(workload.layers, [&](const workloads::WorkloadLayer& l) { return l.name != *layer; });
+        if (workload.layers.empty())
+            throw InputError(Diagnostic{*args.value("model"), {}, "--layer",
+                "model '" + workload.name + "' has no layer '" + *layer + "' (layers: " + names + ")"});
+    }
+    mdc::Network network{workload.name + "_" + styles::toString(dataflow), {}};
+    std::vector<std::optional<cost::LayerEvaluation>> slots;
+    for (const workloads::WorkloadLayer& l : workload.layers) {
+        try {
+            mdc::Layer mapped = l.maestro;
+            mapped.dataflow = styles::fixedDataflow(dataflow, mapped, acc, options);
+            network.layers.push_back(std::move(mapped));
+            slots.emplace_back();
+        } catch (const InputError& e) {
+            cost::LayerEvaluation bad;
+            bad.layerName = l.name;
+            bad.errors = e.diagnostics();
+            slots.push_back(std::move(bad));
+        }
+    }
+    if (auto path = args.value("export-mdc"))
+        writeTextFileAtomically(*path, mdc::writeMaestroMapping(network), "the mapping file");
+    std::vector<cost::LayerEvaluation> evaluated = network.layers.empty()
+        ? std::vector<cost::LayerEvaluation>{}
+        : cost::evaluateNetwork(network, acc, options, *args.value("model"));
+    std::vector<cost::LayerEvaluation> out;
+    std::size_t next = 0;
+    for (auto& slot : slots)
+        out.push_back(slot ? std::move(*slot) : std::move(evaluated[next++]));
+    return out;
+}
+
 int run(const std::vector<std::string>& argv)
 {
     using namespace marvel;
-    cli::Args args(argv, {"hw", "mapping", "project", "format", "fidelity"}, {});
+    cli::Args args(argv,
+        {"hw", "mapping", "project", "format", "fidelity", "dataflow", "model", "layer", "export-mdc"}, {});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
         return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
     if (args.has("project") && args.has("mapping"))
         return cli::usageError(kCommand, "give --mapping or --project, not both");
-    if (!args.has("project") && (!args.has("hw") || !args.has("mapping")))
-        return cli::usageError(kCommand, "--hw and --mapping are required (or --project)");
+    if (args.has("dataflow") && (args.has("project") || args.has("mapping")))
+        return cli::usageError(
+            kCommand, "--dataflow generates the mappings: give it without --mapping or --project");
+    std::optional<styles::FixedDataflow> fixed;
+    if (auto name = args.value("dataflow")) {
+        fixed = styles::fixedDataflowFromString(*name);
+        if (!fixed)
+            return cli::usageError(
+                kCommand, "--dataflow must be kcp_ws, rs, xp_ws, yxp_os or ykp_os, got '" + *name + "'");
+        if (!args.has("hw") || !args.has("model"))
+            return cli::usageError(kCommand, "--dataflow needs --hw and --model");
+    } else if (args.has("model") || args.has("layer") || args.has("export-mdc")) {
+        return cli::usageError(kCommand, "--model, --layer and --export-mdc go with --dataflow");
+    }
+    if (!fixed && !args.has("project") && (!args.has("hw") || !args.has("mapping")))
+        return cli::usageError(kCommand, "--hw and --mapping are required (or --project, or --dataflow)");
     std::string format = args.valueOr("format", "table");
     if (format != "table" && format != "csv" && format != "json")
         return cli::usageError(kCommand, "--format must be table, csv or json");
@@ -150,6 +220,10 @@ int run(const std::vector<std::string>& argv)
             fidelity = args.valueOr("fidelity", fidelity);
             options.fidelity = fidelity == "corrected" ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
             layers = evaluateProject(proj, *path, acc, options);
+        } else if (fixed) {
+            options.fidelity = args.valueOr("fidelity", "maestro") == "corrected" ? cost::Fidelity::Corrected
+                                                                                  : cost::Fidelity::Maestro;
+            layers = evaluateFixed(*fixed, args, options);
         } else {
             options.fidelity = args.valueOr("fidelity", "maestro") == "corrected" ? cost::Fidelity::Corrected
                                                                                   : cost::Fidelity::Maestro;

@@ -31,7 +31,8 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                     [--hw FILE] [--objective runtime|energy|edp] [--threads N] [--json]\n"
     "                     [--export-mdc OUT.m] [--pareto-csv OUT.csv] [--pe-util-bound P]\n"
     "                     [--no-divisors-only] [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n"
-    "                     [--exhaustive] [--fidelity maestro|corrected] [--max-seconds S]\n\n"
+    "                     [--exhaustive] [--fidelity maestro|corrected] [--max-seconds S]\n"
+    "                     [--style rs|ws|os|interstellar|dmazerunner | --compare-styles]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
     "and level-1 tiles with the MDC cost model (paper Algorithm 1). Reports each layer's best mapping\n"
     "for the objective and its runtime-energy Pareto set (the mappings no other evaluated one beats on\n"
@@ -54,6 +55,13 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "  --json                one JSON object on stdout (each layer with a \"pareto\" array)\n"
     "  --export-mdc OUT.m    write every layer's best mapping as one MAESTRO mapping file\n"
     "  --pareto-csv OUT.csv  write every layer's Pareto set: layer,runtime_cycles,energy,edp,utilization\n"
+    "  --style NAME          search only the mappings of a mapping style or past optimiser (doc/search.md):\n"
+    "                        rs (Eyeriss-like row-stationary), ws (NVDLA-like weight-stationary),\n"
+    "                        os (ShiDianNao-like output-stationary), interstellar (Interstellar-like),\n"
+    "                        dmazerunner (dMazeRunner-like); the optimisers search a GEMM-like layer\n"
+    "                        in its 1x1-convolution form\n"
+    "  --compare-styles      search each layer with Marvel and under every style; print per layer and in\n"
+    "                        total each style's best beside Marvel's (runtime, energy, ratios)\n"
     "  --max-seconds S       stop searching after S seconds and report the best mappings of the part\n"
     "                        searched (a warning says so); Ctrl+C (SIGINT) stops the same way, exit 130\n\n"
     "exit status: 0 ok, 1 operator not conformable, 2 input error (a bad layer of a model file is reported\n"
@@ -92,8 +100,9 @@ int run(const std::vector<std::string>& argv)
 {
     cli::Args args(argv,
         {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
-            "pe-util-bound", "fidelity", "max-seconds"},
-        {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive"});
+            "pe-util-bound", "fidelity", "max-seconds", "style"},
+        {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive",
+            "compare-styles"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
         return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
@@ -114,6 +123,17 @@ int run(const std::vector<std::string>& argv)
     search::SearchOptions options = proj ? proj->search : search::SearchOptions{};
     if (std::string error = cli::searchOptionsFromArgs(args, options); !error.empty())
         return cli::usageError(kCommand, error);
+    std::optional<styles::Style> style;
+    if (auto name = args.value("style")) {
+        style = styles::styleFromString(*name);
+        if (!style)
+            return cli::usageError(
+                kCommand, "--style must be rs, ws, os, interstellar or dmazerunner, got '" + *name + "'");
+    }
+    const bool compare = args.has("compare-styles");
+    if (compare && style) return cli::usageError(kCommand, "give --style or --compare-styles, not both");
+    if (compare && (args.has("export-mdc") || args.has("pareto-csv")))
+        return cli::usageError(kCommand, "--compare-styles prints a comparison; it exports no mapping");
     std::optional<double> maxSeconds;
     if (args.has("max-seconds")) {
         maxSeconds = args.number("max-seconds", 0.0, 1e9);
@@ -158,6 +178,7 @@ int run(const std::vector<std::string>& argv)
     std::stop_source stop;
     std::optional<cli::StopOnInterrupt> watchdog(std::in_place, stop, maxSeconds);
     std::size_t unsearched = 0;
+    std::vector<std::vector<cli::SearchedLayer>> styleResults; // --compare-styles: per searched layer
     for (const cli::SearchLayer& layer : layers) {
         if (stop.stop_requested()) {
             ++unsearched;
@@ -168,11 +189,24 @@ int run(const std::vector<std::string>& argv)
             std::cerr << "marvel search: " << formatDiagnostics(layer.errors);
             badLayer = true;
             searched.push_back(cli::searchOne(layer, acc, options, nullptr));
+            styleResults.emplace_back();
             continue;
         }
-        ProgressBar bar(layer.name);
+        ProgressBar bar(style ? layer.name + " [" + styles::toString(*style) + "]" : layer.name);
         try {
-            searched.push_back(cli::searchOne(layer, acc, options, tty ? &bar : nullptr, stop.get_token()));
+            searched.push_back(
+                cli::searchOne(layer, acc, options, tty ? &bar : nullptr, stop.get_token(), style));
+            if (compare) {
+                std::vector<cli::SearchedLayer> row;
+                for (styles::Style st : styles::allStyles()) {
+                    if (stop.stop_requested()) break;
+                    ProgressBar styleBar(layer.name + " [" + styles::toString(st) + "]");
+                    row.push_back(
+                        cli::searchOne(layer, acc, options, tty ? &styleBar : nullptr, stop.get_token(), st));
+                    if (tty) styleBar.finish();
+                }
+                styleResults.push_back(std::move(row));
+            }
         } catch (const marvel::InputError& e) {
             if (tty) bar.finish();
             std::cerr << "marvel search: " << layer.name << ": " << e.what() << '\n';
@@ -182,6 +216,7 @@ int run(const std::vector<std::string>& argv)
         if (searched.back().search.result.cancelled && !searched.back().best) {
             // Stopped before its first mapping: nothing to report for it.
             searched.pop_back();
+            if (compare) styleResults.pop_back();
             ++unsearched;
             continue;
         }
@@ -224,7 +259,16 @@ int run(const std::vector<std::string>& argv)
         std::cerr << "marvel search: " << formatDiagnostics(e.diagnostics());
         return cli::InputError;
     }
-    if (json)
+    if (compare) {
+        std::vector<cli::ComparedLayer> compared;
+        for (std::size_t i = 0; i < searched.size(); ++i)
+            compared.push_back(
+                {searched[i], i < styleResults.size() ? styleResults[i] : std::vector<cli::SearchedLayer>{}});
+        if (json)
+            std::cout << cli::compareStylesJson(compared, options, elapsed).dump(2) << '\n';
+        else
+            std::cout << cli::compareStylesText(compared, options, elapsed, acc);
+    } else if (json)
         std::cout << cli::searchJson(searched, options, elapsed, acc).dump(2) << '\n';
     else
         std::cout << cli::searchText(searched, options, elapsed, acc);

@@ -12,6 +12,7 @@
 #include "core/arch/accelerator_io.h"
 #include "core/search/roofline.h"
 #include "core/search/search.h"
+#include "core/styles/styles.h"
 #include "core/workloads/workloads.h"
 
 namespace marvel::cli {
@@ -36,6 +37,15 @@ struct SearchedLayer
     search::LayerSearchResult search;
     std::optional<search::Candidate> best;
     search::Roofline roofline;
+    std::optional<styles::Style> style; ///< the style searched under; nullopt: Marvel's own search
+    std::string convForm; ///< the convolution form an optimiser searched instead (styles::ConvolutionForm)
+};
+
+/// A layer searched by Marvel and under each style (`marvel search --compare-styles`).
+struct ComparedLayer
+{
+    SearchedLayer marvel;
+    std::vector<SearchedLayer> styles; ///< in styles::allStyles() order
 };
 
 /// Reads the pruning and run options shared by the search commands into `options`, changing only what
@@ -63,9 +73,11 @@ std::string capacityWarning(const search::SearchOptions& options);
 /// from the working directory and its parent), for the benchmarks.
 std::string presetAcceleratorPath(const std::string& hw);
 
-/// Searches one layer with the roofline attached.
+/// Searches one layer with the roofline attached, under `style` when given (the roofline and the
+/// name stay the original layer's when an optimiser searches its convolution form).
 SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,
-    const search::SearchOptions& options, search::SearchSink* sink, std::stop_token stop = {});
+    const search::SearchOptions& options, search::SearchSink* sink, std::stop_token stop = {},
+    std::optional<styles::Style> style = std::nullopt);
 
 /// The `--json` object of issue 4.
 nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search::SearchOptions& options,
@@ -73,6 +85,14 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
 /// The readable report: per layer runtime, energy, roofline ratio, the tiled loop nest and the MDC.
 std::string searchText(const std::vector<SearchedLayer>& layers, const search::SearchOptions& options,
     double elapsed, const arch::Accelerator& acc);
+/// `--compare-styles`: per layer and in total, Marvel's best beside each style's best (runtime, energy
+/// and their ratios style / Marvel, above 1 where Marvel is better), with the geometric means of the
+/// per-layer ratios.
+nlohmann::json compareStylesJson(
+    const std::vector<ComparedLayer>& layers, const search::SearchOptions& options, double elapsed);
+std::string compareStylesText(const std::vector<ComparedLayer>& layers, const search::SearchOptions& options,
+    double elapsed, const arch::Accelerator& acc);
+
 /// One MAESTRO mapping file with each mappable layer's best mapping under the layer's name, written
 /// atomically.
 void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path);

@@ -415,7 +415,8 @@ void Engine::enumerateFor(std::uint32_t choice)
             // tile (in exhaustive mode exactly it: the level-3 choices already enumerate the sizes).
             opts[i].push_back({1, 1, 1});
             for (std::int64_t t : tileSizes(m_space.loops[i].extent, m_options.divisorsOnly))
-                if (t > 1 && t <= t3 && t <= m_acc.numPes && (!m_options.exhaustive || t == t3))
+                if (t > 1 && t <= t3 && t <= m_acc.numPes && (!m_options.exhaustive || t == t3)
+                    && m_options.constraint.allowsParallel(i))
                     opts[i].push_back({1, t, t});
             if (m_options.exhaustive && t3 > 1) opts[i].erase(opts[i].begin());
             continue;
@@ -426,6 +427,7 @@ void Engine::enumerateFor(std::uint32_t choice)
                 // Non-parallel loops have T1 = T2: a larger T2 over one level-1 tile means nothing.
                 TileOption o{t1, t2};
                 if (t1 < t2 && o.parallelism() <= 1) continue;
+                if (t1 < t2 && !m_options.constraint.allowsParallel(i)) continue; // a style's rule
                 if (t1 < t2 && (o.parallelism() - 1) * t1 >= t2)
                     continue; // last PE would get nothing: the same as a smaller T2
                 opts[i].push_back(o);
@@ -550,7 +552,9 @@ void Engine::enumerateTiles()
                 masks |= (std::uint64_t(loops[i].level2Iterations() > 1) << i)
                     | (std::uint64_t(loops[i].isParallel()) << (i + 32));
             auto [it, inserted] = ordersByMasks.try_emplace(masks, 0);
-            if (inserted) it->second = level2Orders(loops, m_space.wholeLoops).size();
+            if (inserted)
+                for (const std::vector<int>& order : level2Orders(loops, m_space.wholeLoops))
+                    it->second += m_options.constraint.allowsOrder(loops, order) ? 1 : 0;
             e.orderCount = it->second * ((e.separateForm ? 1 : 0) + (e.fusedForm ? 1 : 0));
         }
         e.firstCandidate = next;
@@ -611,6 +615,7 @@ std::vector<OrderAndForm> Engine::candidatesOf(
     mapping::LoopNestMapping m;
     m.loops = loops;
     for (std::vector<int>& order : level2Orders(loops, m_space.wholeLoops)) {
+        if (!m_options.constraint.allowsOrder(loops, order)) continue; // a style's rule
         if (e.topSpatialLoop >= 0) {
             m.level2Order = std::move(order);
             m.level2Form = mapping::Level2Form::TopSpatial;

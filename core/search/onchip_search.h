@@ -17,6 +17,7 @@
 #include "core/ir/operator.h"
 #include "core/mapping/loop_nest_mapping.h"
 #include "core/mdc/dataflow.h"
+#include "core/search/constraint.h"
 #include "core/search/pareto.h"
 
 namespace marvel::search {
@@ -119,6 +120,10 @@ struct SearchOptions
     std::uint64_t maxCandidates = 0; ///< 0: no limit; else the search stops after this many (reported)
     /// Off-chip solutions shared between searches (the app's retuning, sweeps); null: solve every time.
     std::shared_ptr<OffChipCache> offChipCache;
+    /// Restricts the on-chip space (a mapping style's parallel loops and level-2 orders); empty: none.
+    SearchConstraint constraint;
+    /// searchLayer only: builds `constraint` from the operator's space (core/styles); null: keep it.
+    std::function<SearchConstraint(const LayerSpace&)> constraintFor;
 };
 
 /// One evaluated mapping.

@@ -42,6 +42,10 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
     out.problem = prepared.problem;
     out.space = prepared.space;
 
+    // A style's constraint is written in terms of this operator's loops.
+    SearchOptions constrained = options;
+    if (options.constraintFor) constrained.constraint = options.constraintFor(out.space);
+
     OffChipOptions offOptions;
     offOptions.divisorsOnly = options.divisorsOnly;
     if (options.fidelity == Fidelity::Maestro) {
@@ -50,17 +54,24 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
         // exactly only when level 0 maps its output one row at a time (reference README, item 8). The
         // first strided output loop becomes a row loop, spread one row per PE over level 0 by the
         // TopSpatial form, so its level-3 tile is at most the PE count; the other strided outputs keep
-        // level-3 tiles of one row. The evaluator still rejects any miscounted mapping.
+        // level-3 tiles of one row. The evaluator still rejects any miscounted mapping. Under a
+        // constraint the row loop is the first strided output it lets be parallel, if any.
         offOptions.maxTile.assign(nest->loops.size(), 0);
         out.space.rowLoops.assign(nest->loops.size(), false);
-        bool rowLoopChosen = false;
+        std::vector<std::size_t> strided;
         for (std::size_t i = 0; i < nest->loops.size(); ++i)
             for (const cost::SlidingWindow& w : out.problem.windows)
                 if (w.stride > 1 && nest->loops[i].dimName == w.output) {
-                    offOptions.maxTile[i] = rowLoopChosen ? 1 : std::max<std::int64_t>(1, acc.numPes);
-                    out.space.rowLoops[i] = !rowLoopChosen;
-                    rowLoopChosen = true;
+                    strided.push_back(i);
+                    break;
                 }
+        auto row = std::find_if(strided.begin(), strided.end(),
+            [&](std::size_t i) { return constrained.constraint.allowsParallel(i); });
+        if (row == strided.end() && !strided.empty()) row = strided.begin();
+        for (std::size_t i : strided) {
+            offOptions.maxTile[i] = i == *row ? std::max<std::int64_t>(1, acc.numPes) : 1;
+            out.space.rowLoops[i] = i == *row;
+        }
     }
     offOptions.stop = stop;
     // The off-chip solver sizes level-3 tiles by their distinct elements; the cost model's L2
@@ -91,7 +102,7 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
         out.offChip.level3Order = off.order;
         for (const TensorLayout& l : off.layouts)
             out.offChip.layouts.push_back({l.tensor, l.dimOrder});
-        out.result = searchOnChip(out.space, out.offChip, acc, options,
+        out.result = searchOnChip(out.space, out.offChip, acc, constrained,
             costModelEvaluators(out.problem, acc, options.fidelity), sink, stop);
         out.result.stats.offChipAttempts = attempt;
         const SearchStats& st = out.result.stats;

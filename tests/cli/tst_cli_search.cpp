@@ -142,8 +142,9 @@ private slots:
         const QJsonObject j = parse(run.out);
         QCOMPARE(j["objective"].toString(), QString("runtime"));
         const QStringList topKeys = {"capacity_checked", "elapsed_seconds", "layers", "objective",
-            "search_space", "total_roofline_cycles", "total_runtime_cycles"};
+            "search_space", "style", "total_roofline_cycles", "total_runtime_cycles"};
         QCOMPARE(j.keys(), topKeys);
+        QCOMPARE(j["style"].toString(), QString("marvel")); // the full search, no --style
         const QJsonObject layer = j["layers"].toArray().at(0).toObject();
         for (const char* key : {"name", "status", "buffers", "macs", "runtime_cycles", "energy", "edp",
                  "roofline_cycles", "mapping", "mdc", "evaluated", "seconds"})

@@ -1,0 +1,39 @@
+#pragma once
+// A restriction of the on-chip mapping space: which loops may be spread over the PEs and which level-2
+// orders are allowed. Mapping styles and past optimisers (core/styles) are written as such constraints
+// and searched by the normal decoupled search, as the paper encodes them ("parallelization and loop
+// order constraints on the on-chip mapping space").
+
+#include <string>
+#include <vector>
+
+#include "core/mapping/loop_nest_mapping.h"
+
+namespace marvel::search {
+
+/// Per-loop parallelism and level-2 order restrictions, by loop index of the searched space. An empty
+/// constraint allows everything.
+struct SearchConstraint
+{
+    /// Per loop: may it be parallel (level-2 tile over several level-1 tiles)? Empty: every loop.
+    std::vector<bool> parallelAllowed;
+    /// Allowed level-2 orders, as alternatives: an order is allowed when for some alternative every loop
+    /// it marks (the loops indexing a tensor kept stationary) that has several level-2 iterations comes
+    /// before (outside) every unmarked loop with several level-2 iterations, so the marked tensor's tile
+    /// stays in place while the inner loops run. Loops with one level-2 iteration do not iterate and are
+    /// ignored. Empty: every order.
+    std::vector<std::vector<bool>> stationaryAlternatives;
+
+    bool empty() const { return parallelAllowed.empty() && stationaryAlternatives.empty(); }
+    bool allowsParallel(std::size_t loop) const
+    {
+        return parallelAllowed.empty() || (loop < parallelAllowed.size() && parallelAllowed[loop]);
+    }
+    /// Whether `level2Order` over `loops` (their level-2 iteration counts) is one of the allowed orders.
+    bool allowsOrder(
+        const std::vector<mapping::MappedLoop>& loops, const std::vector<int>& level2Order) const;
+    /// Both rules on a complete mapping.
+    bool allows(const mapping::LoopNestMapping& mapping) const;
+};
+
+} // namespace marvel::search
