@@ -188,6 +188,13 @@ int main(int argc, char** argv)
     int rank = 0, ranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    if (provided < MPI_THREAD_FUNNELED) {
+        if (rank == 0)
+            std::cerr
+                << "marvel-mpi: this MPI library does not allow a second thread (MPI_THREAD_FUNNELED)\n";
+        MPI_Finalize();
+        return marvel::cli::InputError;
+    }
     const int code = run(argc, argv, rank, ranks);
     MPI_Finalize();
     return code;

@@ -411,6 +411,9 @@ std::optional<PointResult> Sweeper::evaluate(
         } catch (const InputError& e) {
             r.status = l.layer.name + ": "
                 + (e.diagnostics().empty() ? e.what() : e.diagnostics().front().message);
+            // One line per row, so that --resume can read the file line by line.
+            std::replace_if(
+                r.status.begin(), r.status.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
             return r;
         }
         if (s.result.cancelled) return std::nullopt;

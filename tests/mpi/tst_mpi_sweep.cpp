@@ -18,11 +18,14 @@ QStringList sweepArgs(const QString& out)
         "--vary", "l1=32,64", "--out", out};
 }
 
+// Under AddressSanitizer Open MPI's own init and finalize allocations (its plugins' too) show as leaks in
+// every rank, which library suppressions do not cover: leak checking is off in the ranks (the sweep code
+// itself is leak-checked through `marvel sweep` in the CLI tests).
 clitest::CliRun runMpi(int ranks, const QStringList& args)
 {
     return clitest::runProgram(QStringLiteral(MARVEL_MPIEXEC),
-        QStringList{"--allow-run-as-root", "--oversubscribe", "-n", QString::number(ranks),
-            QStringLiteral(MARVEL_MPI_PATH)}
+        QStringList{"--allow-run-as-root", "--oversubscribe", "-x", "ASAN_OPTIONS=detect_leaks=0", "-n",
+            QString::number(ranks), QStringLiteral(MARVEL_MPI_PATH)}
             + args,
         300000);
 }
