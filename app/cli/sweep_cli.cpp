@@ -44,7 +44,8 @@ std::string sweepUsage(const std::string& program)
         + std::to_string(sweep::kMaxAxisValues) + "\n" + "                        values per parameter and "
         + std::to_string(sweep::kMaxPoints)
         + " design points.\n"
-          "  --out FILE.csv        the result file, replaced unless --resume (rewritten atomically at the end)\n"
+          "  --out FILE.csv        the result file, replaced unless --resume (rewritten atomically at the "
+          "end)\n"
           "  --resume              keep the rows already in FILE.csv (a cut last line is redone) and search\n"
           "                        only the missing points\n"
           "  --objective           what each layer's best mapping minimises (default runtime)\n"
