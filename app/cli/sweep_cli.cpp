@@ -179,11 +179,13 @@ void SweepProgress::finish()
 
 namespace {
 
+// A design point with the CSV's column names.
 nlohmann::json pointJson(const sweep::PointResult& r)
 {
+    static constexpr const char* kColumns[] = {"pes", "simd", "l1_bytes", "l2_bytes", "noc_bw", "offchip_bw"};
     nlohmann::json j;
     for (std::size_t i = 0; i < sweep::kParameterCount; ++i)
-        j[std::string(sweep::parameterName(static_cast<sweep::Parameter>(i)))] = r.parameters[i];
+        j[kColumns[i]] = r.parameters[i];
     j["runtime_cycles"] = r.runtime;
     j["energy"] = r.energy;
     j["edp"] = r.edp;
