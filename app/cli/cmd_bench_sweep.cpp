@@ -4,10 +4,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <sys/resource.h>
 #include <thread>
 #include <unistd.h>
 
@@ -24,7 +26,8 @@ namespace fs = std::filesystem;
 
 int run(const std::vector<std::string>& argv);
 
-const cli::Command kCommand{"bench-sweep", "benchmark of design-space sweeps: points per second, reuse, MPI scaling",
+const cli::Command kCommand{"bench-sweep",
+    "benchmark of design-space sweeps: points per second, reuse, MPI scaling",
     "usage: marvel bench-sweep [--model NAME_OR_FILE] [--hw P1|P2|FILE] [--threads N] [--no-reuse-run]\n"
     "                          [--no-mpi]\n\n"
     "Sweeps the model (default resnet50) over 36 design points around the accelerator (default P2):\n"
@@ -52,17 +55,31 @@ std::string quoted(const std::string& s)
     return out + "'";
 }
 
-// Runs `mpirun -n ranks marvel-mpi sweep ...` and returns its wall time, or a negative value on failure.
-double timeMpi(const std::string& mpi, int ranks, const std::string& model, const std::string& hw, const std::string& out)
+// CPU seconds of this process's waited-for children (mpirun and the ranks it waited for).
+double childCpuSeconds()
 {
-    std::string cmd = "mpirun --allow-run-as-root --oversubscribe -n " + std::to_string(ranks) + " " + quoted(mpi)
-        + " sweep --model " + quoted(model) + " --hw " + quoted(hw) + " --threads 1 --out " + quoted(out);
+    rusage u{};
+    getrusage(RUSAGE_CHILDREN, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec)
+        + static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// Runs `mpirun -n ranks marvel-mpi sweep ...` and returns its wall time (negative on failure) and adds
+// its CPU time to `cpu`.
+double timeMpi(const std::string& mpi, int ranks, const std::string& model, const std::string& hw,
+    const std::string& out, double& cpu)
+{
+    std::string cmd = "mpirun --allow-run-as-root --oversubscribe -n " + std::to_string(ranks) + " "
+        + quoted(mpi) + " sweep --model " + quoted(model) + " --hw " + quoted(hw) + " --threads 1 --out "
+        + quoted(out);
     for (const std::string& v : kVary)
         cmd += " --vary " + v;
     cmd += " >/dev/null 2>&1";
+    const double cpuBefore = childCpuSeconds();
     const auto start = std::chrono::steady_clock::now();
     const int status = std::system(cmd.c_str());
     const double s = seconds(start);
+    cpu = childCpuSeconds() - cpuBefore;
     return status == 0 ? s : -1.0;
 }
 
@@ -104,42 +121,63 @@ int run(const std::vector<std::string>& argv)
     std::vector<std::size_t> all(grid->size());
     for (std::size_t i = 0; i < all.size(); ++i)
         all[i] = i;
-    const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    std::printf("sweep of %s (%zu layers) around %s, %u threads: %s x %s x %s\n", model.c_str(), workload.layers.size(),
-        grid->base().name.c_str(), threads, kVary[0].c_str(), kVary[1].c_str(), kVary[2].c_str());
+    const unsigned threads
+        = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    std::printf("sweep of %s (%zu layers) around %s, %u threads: %s x %s x %s\n", model.c_str(),
+        workload.layers.size(), grid->base().name.c_str(), threads, kVary[0].c_str(), kVary[1].c_str(),
+        kVary[2].c_str());
     std::fflush(stdout);
 
-    auto timed = [&](bool reuse, std::vector<sweep::PointResult>& rows, std::uint64_t& hits, std::uint64_t& misses) {
+    // Wall time, and CPU time of every thread: the machine may be shared, and the CPU time per point is
+    // what a cluster estimate needs.
+    struct Timing
+    {
+        double wall = 0, cpu = 0;
+        std::uint64_t hits = 0, misses = 0;
+    };
+    auto timed = [&](bool reuse, std::vector<sweep::PointResult>& rows) {
         sweep::SweepOptions o = options;
         o.reuse = reuse;
+        const std::clock_t cpu = std::clock();
         const auto start = std::chrono::steady_clock::now();
         const sweep::Sweeper sweeper(*grid, workload, o);
         rows = sweeper.run(all);
-        hits = sweeper.offChipHits();
-        misses = sweeper.offChipMisses();
-        return seconds(start);
+        Timing t;
+        t.wall = seconds(start);
+        t.cpu = static_cast<double>(std::clock() - cpu) / CLOCKS_PER_SEC;
+        t.hits = sweeper.offChipHits();
+        t.misses = sweeper.offChipMisses();
+        return t;
     };
+    double load = 0;
+    std::ifstream("/proc/loadavg") >> load;
+    std::printf(
+        "load average before: %.2f on %u hardware threads\n", load, std::thread::hardware_concurrency());
     std::vector<sweep::PointResult> withReuse;
-    std::uint64_t hits = 0, misses = 0;
-    const double t = timed(true, withReuse, hits, misses);
+    const Timing timing = timed(true, withReuse);
+    const double t = timing.wall;
     std::size_t failed = 0;
     for (const sweep::PointResult& r : withReuse)
         failed += r.ok ? 0 : 1;
-    std::printf("sweep: %zu points in %.1f s (%.3f points/s), %zu failed; off-chip solutions %llu solved, %llu "
-                "reused (goal: under 120 s on 2 cores: %s)\n",
-        withReuse.size(), t, static_cast<double>(withReuse.size()) / t, failed,
-        static_cast<unsigned long long>(misses), static_cast<unsigned long long>(hits), t < 120 ? "met" : "not met");
+    const double n = static_cast<double>(withReuse.size());
+    std::printf(
+        "sweep: %zu points in %.1f s (%.3f points/s), %zu failed (goal: under 120 s on 2 cores: %s)\n",
+        withReuse.size(), t, n / t, failed, t < 120 ? "met" : "not met");
+    std::printf("cpu: %.1f s, %.2f s per point; off-chip solutions %llu solved, %llu reused\n", timing.cpu,
+        timing.cpu / n, static_cast<unsigned long long>(timing.misses),
+        static_cast<unsigned long long>(timing.hits));
     std::fflush(stdout);
 
     if (!args.has("no-reuse-run")) {
         std::vector<sweep::PointResult> without;
-        std::uint64_t h = 0, m = 0;
-        const double t0 = timed(false, without, h, m);
+        const Timing plain = timed(false, without);
         bool same = without.size() == withReuse.size();
         for (std::size_t i = 0; same && i < without.size(); ++i)
             same = sweep::formatRow(without[i]) == sweep::formatRow(withReuse[i]);
-        std::printf("reuse: saved %.1f s (%.1f%%): %.1f s without reuse; rows identical: %s\n", t0 - t,
-            100.0 * (t0 - t) / t0, t0, same ? "yes" : "NO");
+        std::printf("reuse: saved %.1f s (%.1f%%): %.1f s without reuse; cpu saved %.1f s (%.1f%%); rows "
+                    "identical: %s\n",
+            plain.wall - t, 100.0 * (plain.wall - t) / plain.wall, plain.wall, plain.cpu - timing.cpu,
+            100.0 * (plain.cpu - timing.cpu) / plain.cpu, same ? "yes" : "NO");
     } else {
         std::printf("reuse: skipped (--no-reuse-run)\n");
     }
@@ -157,19 +195,20 @@ int run(const std::vector<std::string>& argv)
         const fs::path dir = fs::temp_directory_path() / ("marvel-bench-sweep-" + std::to_string(::getpid()));
         fs::create_directories(dir, ec);
         const std::string out1 = (dir / "n1.csv").string(), out2 = (dir / "n2.csv").string();
-        const double t1 = timeMpi(mpi.string(), 1, model, hw, out1);
-        const double t2 = t1 < 0 ? -1.0 : timeMpi(mpi.string(), 2, model, hw, out2);
+        double cpu1 = 0, cpu2 = 0;
+        const double t1 = timeMpi(mpi.string(), 1, model, hw, out1, cpu1);
+        const double t2 = t1 < 0 ? -1.0 : timeMpi(mpi.string(), 2, model, hw, out2, cpu2);
         if (t1 < 0 || t2 < 0) {
             std::printf("mpi: mpirun failed (run it by hand to see why)\n");
         } else {
             bool same = false;
             try {
                 same = readTextFile(out1) == readTextFile(out2);
-            } catch (const InputError&) {
-            }
-            std::printf("mpi: -n 2 over -n 1: %.2fx (-n 1 %.1f s, -n 2 %.1f s, one thread per rank; files identical: "
-                        "%s)\n",
-                t1 / t2, t1, t2, same ? "yes" : "NO");
+            } catch (const InputError&) { }
+            std::printf(
+                "mpi: -n 2 over -n 1: %.2fx (-n 1 %.1f s, cpu %.1f s; -n 2 %.1f s, cpu %.1f s; one thread "
+                "per rank; files identical: %s)\n",
+                t1 / t2, t1, cpu1, t2, cpu2, same ? "yes" : "NO");
         }
         fs::remove_all(dir, ec);
     }

@@ -47,7 +47,8 @@ int run(const std::vector<std::string>& argv)
         progress.finish();
         if (writeError) throw *writeError;
         const sweep::DesignFronts fronts = file.finish();
-        return cli::reportSweep(job, file, fronts, progress.elapsedSeconds(), cli::StopOnInterrupt::interrupted());
+        return cli::reportSweep(
+            job, file, fronts, progress.elapsedSeconds(), cli::StopOnInterrupt::interrupted());
     } catch (const marvel::InputError& e) {
         std::cerr << "marvel sweep: " << formatDiagnostics(e.diagnostics());
         return cli::InputError;

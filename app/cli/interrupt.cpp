@@ -20,16 +20,18 @@ extern "C" void onInterrupt(int)
 StopOnInterrupt::StopOnInterrupt(std::stop_source& source, std::optional<double> seconds)
 {
     std::signal(SIGINT, onInterrupt);
-    m_thread = std::jthread([&source, seconds, start = std::chrono::steady_clock::now()](std::stop_token done) {
-        while (!done.stop_requested() && !source.stop_requested()) {
-            const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            if (g_interrupted.load() || (seconds && elapsed >= *seconds)) {
-                source.request_stop();
-                break;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-    });
+    m_thread
+        = std::jthread([&source, seconds, start = std::chrono::steady_clock::now()](std::stop_token done) {
+              while (!done.stop_requested() && !source.stop_requested()) {
+                  const double elapsed
+                      = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                  if (g_interrupted.load() || (seconds && elapsed >= *seconds)) {
+                      source.request_stop();
+                      break;
+                  }
+                  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+              }
+          });
 }
 
 StopOnInterrupt::~StopOnInterrupt()

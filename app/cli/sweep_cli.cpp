@@ -18,16 +18,19 @@ std::string sweepUsage(const std::string& program)
     const std::string pad(program.size(), ' ');
     return "usage: " + program + " sweep (--op FILE.loop | --model NAME_OR_FILE | --project FILE.json)\n"
         + "       " + pad + "       [--hw BASE] --vary NAME=VALUES [--vary ...] --out FILE.csv [--resume]\n"
-        + "       " + pad + "       [--objective runtime|energy|edp] [--threads N] [--json]\n"
-        + "       " + pad + "       [--pe-util-bound P] [--fidelity maestro|corrected] [--no-divisors-only]\n"
-        + "       " + pad + "       [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n\n"
-          "Searches the whole workload (every layer, totals times each layer's repeat) at every design point\n"
+        + "       " + pad + "       [--objective runtime|energy|edp] [--threads N] [--json]\n" + "       "
+        + pad + "       [--pe-util-bound P] [--fidelity maestro|corrected] [--no-divisors-only]\n" + "       "
+        + pad
+        + "       [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n\n"
+          "Searches the whole workload (every layer, totals times each layer's repeat) at every design "
+          "point\n"
           "of a grid around the base accelerator and writes one CSV row per point:\n"
           "  pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,\n"
           "  roofline_cycles,status\n"
           "(status: ok, or why the point failed, e.g. a layer with no mapping fitting its buffers; then the\n"
           "runtime, energy, edp and utilization fields are empty). Rows are appended as points finish, then\n"
-          "sorted into the grid order (pes slowest, offchip_bw fastest, values ascending). Area and power: the\n"
+          "sorted into the grid order (pes slowest, offchip_bw fastest, values ascending). Area and power: "
+          "the\n"
           "cost model's area/power model for the buffers' capacities. The design points no other beats on\n"
           "runtime and area, and on energy and area, go to FILE.pareto.csv\n"
           "(front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power).\n"
@@ -38,10 +41,11 @@ std::string sweepUsage(const std::string& program)
           "                        offchip_bw (elements per cycle); VALUES a list (pes=256,512,1024), a\n"
           "                        geometric range FROM:TO:xFACTOR (l2=64K:1M:x2) or an arithmetic one\n"
           "                        FROM:TO:+STEP (noc_bw=32:128:+32); K, M, G multiply by 1024. At most "
-        + std::to_string(sweep::kMaxAxisValues) + "\n"
-        + "                        values per parameter and " + std::to_string(sweep::kMaxPoints)
+        + std::to_string(sweep::kMaxAxisValues) + "\n" + "                        values per parameter and "
+        + std::to_string(sweep::kMaxPoints)
         + " design points.\n"
-          "  --out FILE.csv        the result file (written atomically at the end)\n"
+          "  --out FILE.csv        the result file, replaced unless --resume (rewritten atomically at the "
+          "end)\n"
           "  --resume              keep the rows already in FILE.csv (a cut last line is redone) and search\n"
           "                        only the missing points\n"
           "  --objective           what each layer's best mapping minimises (default runtime)\n"
@@ -80,7 +84,8 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
         {"op", "model", "project", "hw", "vary", "out", "objective", "threads", "pe-util-bound", "fidelity"},
         {"resume", "json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping"});
     if (!args.ok()) return usageError(args.error());
-    if (!args.positionals().empty()) return usageError("unexpected argument '" + args.positionals().front() + "'");
+    if (!args.positionals().empty())
+        return usageError("unexpected argument '" + args.positionals().front() + "'");
     if (int(args.has("op")) + int(args.has("model")) + int(args.has("project")) != 1)
         return usageError("give exactly one of --op, --model and --project");
     if (!args.has("hw") && !args.has("project")) return usageError("missing --hw BASE");
@@ -106,7 +111,8 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
         std::vector<sweep::Axis> axes;
         for (const std::string& spec : args.values("vary"))
             axes.push_back(sweep::parseVary(spec));
-        const arch::Accelerator base = args.has("hw") ? arch::loadAccelerator(*args.value("hw")) : proj->accelerator;
+        const arch::Accelerator base
+            = args.has("hw") ? arch::loadAccelerator(*args.value("hw")) : proj->accelerator;
         job.grid = std::make_unique<sweep::Grid>(base, std::move(axes));
         if (proj) {
             job.workload = project::loadProjectWorkload(*proj, *args.value("project"));
@@ -157,10 +163,12 @@ void SweepProgress::print(bool force)
     m_lastPrint = now;
     const double elapsed = elapsedSeconds();
     const std::size_t thisRun = m_done - m_startDone;
-    const double eta = thisRun ? elapsed / static_cast<double>(thisRun) * static_cast<double>(m_total - m_done) : 0.0;
-    std::fprintf(stderr, "%ssweep: %zu/%zu points (%.0f%%), %zu failed, %.0f s, eta %.0f s%s", m_tty ? "\r" : "",
-        m_done, m_total, m_total ? 100.0 * static_cast<double>(m_done) / static_cast<double>(m_total) : 100.0,
-        m_failed, elapsed, eta, m_tty ? "   " : "\n");
+    const double eta
+        = thisRun ? elapsed / static_cast<double>(thisRun) * static_cast<double>(m_total - m_done) : 0.0;
+    std::fprintf(stderr, "%ssweep: %zu/%zu points (%.0f%%), %zu failed, %.0f s, eta %.0f s%s",
+        m_tty ? "\r" : "", m_done, m_total,
+        m_total ? 100.0 * static_cast<double>(m_done) / static_cast<double>(m_total) : 100.0, m_failed,
+        elapsed, eta, m_tty ? "   " : "\n");
     std::fflush(stderr);
 }
 
@@ -171,11 +179,13 @@ void SweepProgress::finish()
 
 namespace {
 
+// A design point with the CSV's column names.
 nlohmann::json pointJson(const sweep::PointResult& r)
 {
+    static constexpr const char* kColumns[] = {"pes", "simd", "l1_bytes", "l2_bytes", "noc_bw", "offchip_bw"};
     nlohmann::json j;
     for (std::size_t i = 0; i < sweep::kParameterCount; ++i)
-        j[std::string(sweep::parameterName(static_cast<sweep::Parameter>(i)))] = r.parameters[i];
+        j[kColumns[i]] = r.parameters[i];
     j["runtime_cycles"] = r.runtime;
     j["energy"] = r.energy;
     j["edp"] = r.edp;
@@ -189,7 +199,9 @@ nlohmann::json pointJson(const sweep::PointResult& r)
 std::string pointText(const sweep::PointResult& r)
 {
     char line[200];
-    std::snprintf(line, sizeof line, "  pes %lld simd %lld l1 %lld l2 %lld noc_bw %lld offchip_bw %lld: runtime %lld, energy %.6g, area %.6g\n",
+    std::snprintf(line, sizeof line,
+        "  pes %lld simd %lld l1 %lld l2 %lld noc_bw %lld offchip_bw %lld: runtime %lld, energy %.6g, area "
+        "%.6g\n",
         static_cast<long long>(r.parameters[0]), static_cast<long long>(r.parameters[1]),
         static_cast<long long>(r.parameters[2]), static_cast<long long>(r.parameters[3]),
         static_cast<long long>(r.parameters[4]), static_cast<long long>(r.parameters[5]),
@@ -236,7 +248,8 @@ int reportSweep(const SweepJob& job, const sweep::SweepFile& file, const sweep::
             std::cout << pointText(r);
     }
     if (interrupted) {
-        std::cerr << "sweep: interrupted; " << total - done << " point(s) not searched (--resume finishes them)\n";
+        std::cerr << "sweep: interrupted; " << total - done
+                  << " point(s) not searched (--resume finishes them)\n";
         return 130;
     }
     return Ok;

@@ -9,14 +9,13 @@
 // for the next point. Any rank that dies ends the whole job: MPI_COMM_WORLD keeps MPI's default
 // MPI_ERRORS_ARE_FATAL and mpirun aborts every rank when one exits without MPI_Finalize, so rank 0 never
 // waits for it; the rows already appended stay in the file for --resume.
-#include <mpi.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <iostream>
+#include <mpi.h>
 #include <mutex>
 #include <thread>
 
@@ -38,7 +37,8 @@ void workerLoop(const sweep::Sweeper& sweeper, unsigned threads)
         MPI_Status status;
         MPI_Recv(&index, 1, MPI_UINT64_T, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
         if (status.MPI_TAG == kStop) return;
-        const std::optional<sweep::PointResult> row = sweeper.evaluate(static_cast<std::size_t>(index), threads);
+        const std::optional<sweep::PointResult> row
+            = sweeper.evaluate(static_cast<std::size_t>(index), threads);
         const std::string text = sweep::formatRow(*row);
         MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, kResult, MPI_COMM_WORLD);
     }
@@ -100,12 +100,13 @@ int coordinate(const cli::SweepJob& job, const sweep::Sweeper& sweeper, sweep::S
         int size = 0;
         MPI_Get_count(&status, MPI_CHAR, &size);
         std::string text(static_cast<std::size_t>(size), '\0');
-        MPI_Recv(text.data(), size, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(text.data(), size, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+            MPI_STATUS_IGNORE);
         if (status.MPI_TAG == kResult) {
             const std::optional<sweep::PointResult> row = sweep::parseRow(text, *job.grid);
             if (!row) {
-                std::cerr << "marvel-mpi sweep: rank " << status.MPI_SOURCE << " sent a row not of this grid: " << text
-                          << '\n';
+                std::cerr << "marvel-mpi sweep: rank " << status.MPI_SOURCE
+                          << " sent a row not of this grid: " << text << '\n';
                 MPI_Abort(MPI_COMM_WORLD, cli::InputError);
             }
             file.append(*row);
@@ -129,11 +130,13 @@ int run(int argc, char** argv, int rank, int ranks)
 {
     std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
     const bool help = argc < 2 || std::string(argv[1]) != "sweep"
-        || std::find_if(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; })
+        || std::find_if(
+               args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; })
             != args.end();
     if (help) {
         if (rank == 0)
-            std::cout << "marvel-mpi " MARVEL_VERSION " - `marvel sweep` across MPI ranks: mpirun -n N marvel-mpi sweep ...\n\n"
+            std::cout << "marvel-mpi " MARVEL_VERSION
+                         " - `marvel sweep` across MPI ranks: mpirun -n N marvel-mpi sweep ...\n\n"
                       << cli::sweepUsage("marvel-mpi") << '\n';
         return argc >= 2 && std::string(argv[1]) == "sweep" ? cli::Ok : cli::InputError;
     }
@@ -157,8 +160,9 @@ int run(int argc, char** argv, int rank, int ranks)
     MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (worst != 0) {
         if (rank == 0 && mine == 0)
-            std::cerr << "marvel-mpi sweep: another rank could not read the inputs (every node must reach the "
-                         "files given)\n";
+            std::cerr
+                << "marvel-mpi sweep: another rank could not read the inputs (every node must reach the "
+                   "files given)\n";
         return worst;
     }
     if (rank != 0) {
@@ -184,6 +188,13 @@ int main(int argc, char** argv)
     int rank = 0, ranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    if (provided < MPI_THREAD_FUNNELED) {
+        if (rank == 0)
+            std::cerr
+                << "marvel-mpi: this MPI library does not allow a second thread (MPI_THREAD_FUNNELED)\n";
+        MPI_Finalize();
+        return marvel::cli::InputError;
+    }
     const int code = run(argc, argv, rank, ranks);
     MPI_Finalize();
     return code;

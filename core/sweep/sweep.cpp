@@ -17,8 +17,8 @@ namespace marvel::sweep {
 
 namespace {
 
-constexpr std::array<std::string_view, kParameterCount> kNames = {
-    "pes", "simd", "l1", "l2", "noc_bw", "offchip_bw"};
+constexpr std::array<std::string_view, kParameterCount> kNames
+    = {"pes", "simd", "l1", "l2", "noc_bw", "offchip_bw"};
 
 [[noreturn]] void fail(std::string_view spec, std::string message)
 {
@@ -34,10 +34,20 @@ std::int64_t parseNumber(std::string_view spec, std::string_view text)
     if (text.empty()) fail(spec, "a value is missing");
     std::int64_t scale = 1;
     switch (text.back()) {
-    case 'K': case 'k': scale = std::int64_t{1} << 10; break;
-    case 'M': case 'm': scale = std::int64_t{1} << 20; break;
-    case 'G': case 'g': scale = std::int64_t{1} << 30; break;
-    default: break;
+    case 'K':
+    case 'k':
+        scale = std::int64_t{1} << 10;
+        break;
+    case 'M':
+    case 'm':
+        scale = std::int64_t{1} << 20;
+        break;
+    case 'G':
+    case 'g':
+        scale = std::int64_t{1} << 30;
+        break;
+    default:
+        break;
     }
     const std::string_view digits = scale == 1 ? text : text.substr(0, text.size() - 1);
     std::int64_t value = 0;
@@ -45,7 +55,8 @@ std::int64_t parseNumber(std::string_view spec, std::string_view text)
     if (digits.empty() || end != digits.data() + digits.size()) {
         if (ec == std::errc::result_out_of_range)
             fail(spec, "value '" + std::string(text) + "' is too large");
-        fail(spec, "'" + std::string(text) + "' is not a positive integer (with an optional K, M or G suffix)");
+        fail(spec,
+            "'" + std::string(text) + "' is not a positive integer (with an optional K, M or G suffix)");
     }
     if (ec == std::errc::result_out_of_range) fail(spec, "value '" + std::string(text) + "' is too large");
     if (value <= 0) fail(spec, "values must be positive (got " + std::string(text) + ")");
@@ -74,12 +85,24 @@ Parameters parametersOf(const arch::Accelerator& acc)
 void setParameter(arch::Accelerator& acc, Parameter p, std::int64_t value)
 {
     switch (p) {
-    case Parameter::Pes: acc.numPes = value; break;
-    case Parameter::Simd: acc.simdLanes = value; break;
-    case Parameter::L1: acc.l1Bytes = value; break;
-    case Parameter::L2: acc.l2Bytes = value; break;
-    case Parameter::NocBw: acc.nocBandwidth = value; break;
-    case Parameter::OffchipBw: acc.offchipBandwidth = value; break;
+    case Parameter::Pes:
+        acc.numPes = value;
+        break;
+    case Parameter::Simd:
+        acc.simdLanes = value;
+        break;
+    case Parameter::L1:
+        acc.l1Bytes = value;
+        break;
+    case Parameter::L2:
+        acc.l2Bytes = value;
+        break;
+    case Parameter::NocBw:
+        acc.nocBandwidth = value;
+        break;
+    case Parameter::OffchipBw:
+        acc.offchipBandwidth = value;
+        break;
     }
 }
 
@@ -112,7 +135,8 @@ Axis parseVary(std::string_view spec)
         const std::int64_t to = parseNumber(spec, values.substr(c1 + 1, c2 - c1 - 1));
         const std::string_view step = values.substr(c2 + 1);
         if (step.empty() || (step.front() != 'x' && step.front() != '+'))
-            fail(spec, "the step '" + std::string(step) + "' must be xFACTOR (geometric) or +STEP (arithmetic)");
+            fail(spec,
+                "the step '" + std::string(step) + "' must be xFACTOR (geometric) or +STEP (arithmetic)");
         const bool geometric = step.front() == 'x';
         const std::int64_t by = parseNumber(spec, step.substr(1));
         if (geometric && by < 2) fail(spec, "the factor must be at least 2 (got " + std::to_string(by) + ")");
@@ -148,20 +172,20 @@ Grid::Grid(arch::Accelerator base, std::vector<Axis> axes)
             d.message = "the base accelerator is invalid: " + d.message;
         throw InputError(std::move(problems));
     }
-    std::stable_sort(m_axes.begin(), m_axes.end(),
-        [](const Axis& a, const Axis& b) { return a.parameter < b.parameter; });
+    std::stable_sort(
+        m_axes.begin(), m_axes.end(), [](const Axis& a, const Axis& b) { return a.parameter < b.parameter; });
     for (std::size_t i = 1; i < m_axes.size(); ++i)
         if (m_axes[i].parameter == m_axes[i - 1].parameter)
             fail(m_axes[i].spec,
-                "parameter '" + std::string(parameterName(m_axes[i].parameter)) + "' is already varied by --vary '"
-                    + m_axes[i - 1].spec + "'");
+                "parameter '" + std::string(parameterName(m_axes[i].parameter))
+                    + "' is already varied by --vary '" + m_axes[i - 1].spec + "'");
     std::int64_t size = 1;
     for (const Axis& axis : m_axes) {
         if (axis.values.empty()) fail(axis.spec, "no values");
-        const std::optional<std::int64_t> next = checkedMul(size, static_cast<std::int64_t>(axis.values.size()));
+        const std::optional<std::int64_t> next
+            = checkedMul(size, static_cast<std::int64_t>(axis.values.size()));
         if (!next || *next > kMaxPoints)
-            fail(axis.spec,
-                "the grid would have more than " + std::to_string(kMaxPoints) + " design points");
+            fail(axis.spec, "the grid would have more than " + std::to_string(kMaxPoints) + " design points");
         size = *next;
         // Each parameter is checked on its own (the accelerator has no rule between two of them), so
         // checking every axis value against the base checks every point.
@@ -170,8 +194,8 @@ Grid::Grid(arch::Accelerator base, std::vector<Axis> axes)
             setParameter(acc, axis.parameter, v);
             if (auto problems = arch::validate(acc); !problems.empty())
                 fail(axis.spec,
-                    "value " + std::to_string(v) + " makes the accelerator invalid: " + problems.front().field + " "
-                        + problems.front().message);
+                    "value " + std::to_string(v) + " makes the accelerator invalid: " + problems.front().field
+                        + " " + problems.front().message);
         }
     }
     m_size = static_cast<std::size_t>(size);
@@ -276,8 +300,8 @@ namespace {
 
 // The front of (x, y) over the ok rows: sorted by x, then y, then index; a row enters when its y is below
 // every kept row's (a row with the same x and a lower y came first and beats it).
-std::vector<PointResult> front(const std::vector<PointResult>& rows, double (*x)(const PointResult&),
-    double (*y)(const PointResult&))
+std::vector<PointResult> front(
+    const std::vector<PointResult>& rows, double (*x)(const PointResult&), double (*y)(const PointResult&))
 {
     std::vector<const PointResult*> sorted;
     for (const PointResult& r : rows)
@@ -321,8 +345,8 @@ std::string paretoCsv(const DesignFronts& fronts)
             out += name;
             for (std::int64_t p : r.parameters)
                 out += ',' + std::to_string(p);
-            out += ',' + std::to_string(r.runtime) + ',' + exactNumber(r.energy) + ',' + exactNumber(r.area) + ','
-                + exactNumber(r.power) + '\n';
+            out += ',' + std::to_string(r.runtime) + ',' + exactNumber(r.energy) + ',' + exactNumber(r.area)
+                + ',' + exactNumber(r.power) + '\n';
         }
     };
     rows("runtime-area", fronts.runtimeArea);
@@ -360,7 +384,8 @@ Sweeper::Sweeper(Grid grid, workloads::Workload workload, SweepOptions options)
 
 Sweeper::~Sweeper() = default;
 
-std::optional<PointResult> Sweeper::evaluate(std::size_t index, unsigned searchThreads, std::stop_token stop) const
+std::optional<PointResult> Sweeper::evaluate(
+    std::size_t index, unsigned searchThreads, std::stop_token stop) const
 {
     const arch::Accelerator acc = m_grid.point(index);
     PointResult r;
@@ -384,7 +409,11 @@ std::optional<PointResult> Sweeper::evaluate(std::size_t index, unsigned searchT
             s = l.prepared ? search::searchLayer(l.layer.op, *l.prepared, acc, options, nullptr, stop)
                            : search::searchLayer(l.layer.op, acc, options, nullptr, stop);
         } catch (const InputError& e) {
-            r.status = l.layer.name + ": " + (e.diagnostics().empty() ? e.what() : e.diagnostics().front().message);
+            r.status = l.layer.name + ": "
+                + (e.diagnostics().empty() ? e.what() : e.diagnostics().front().message);
+            // One line per row, so that --resume can read the file line by line.
+            std::replace_if(
+                r.status.begin(), r.status.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
             return r;
         }
         if (s.result.cancelled) return std::nullopt;
@@ -393,9 +422,9 @@ std::optional<PointResult> Sweeper::evaluate(std::size_t index, unsigned searchT
             const search::SearchStats& st = s.result.stats;
             r.status = l.layer.name + ": ";
             if (s.result.notMappable())
-                r.status += "no mapping fits the buffers (smallest found needs L1 " + std::to_string(st.minL1Bytes)
-                    + " bytes per PE of " + std::to_string(acc.l1Bytes) + "; L2 " + std::to_string(st.minL2Bytes)
-                    + " of " + std::to_string(acc.l2Bytes) + ")";
+                r.status += "no mapping fits the buffers (smallest found needs L1 "
+                    + std::to_string(st.minL1Bytes) + " bytes per PE of " + std::to_string(acc.l1Bytes)
+                    + "; L2 " + std::to_string(st.minL2Bytes) + " of " + std::to_string(acc.l2Bytes) + ")";
             else
                 r.status += "no valid mapping in the pruned space";
             return r;
@@ -415,8 +444,10 @@ std::optional<PointResult> Sweeper::evaluate(std::size_t index, unsigned searchT
 std::vector<PointResult> Sweeper::run(const std::vector<std::size_t>& indices,
     const std::function<void(const PointResult&)>& onPoint, std::stop_token stop) const
 {
-    const unsigned threads = m_options.threads ? m_options.threads : std::max(1u, std::thread::hardware_concurrency());
-    const unsigned workers = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, indices.size())));
+    const unsigned threads
+        = m_options.threads ? m_options.threads : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned workers
+        = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, indices.size())));
     const unsigned searchThreads = std::max(1u, threads / workers);
     std::atomic<std::size_t> next{0};
     std::mutex mutex;
@@ -436,7 +467,8 @@ std::vector<PointResult> Sweeper::run(const std::vector<std::size_t>& indices,
             pool.emplace_back(work);
         work();
     }
-    std::sort(done.begin(), done.end(), [](const PointResult& a, const PointResult& b) { return a.index < b.index; });
+    std::sort(done.begin(), done.end(),
+        [](const PointResult& a, const PointResult& b) { return a.index < b.index; });
     return done;
 }
 

@@ -149,7 +149,8 @@ public:
 
     /// Searches every layer at point `index` with `searchThreads` threads per search. nullopt when
     /// stopped before the point finished. Thread-safe.
-    std::optional<PointResult> evaluate(std::size_t index, unsigned searchThreads, std::stop_token stop = {}) const;
+    std::optional<PointResult> evaluate(
+        std::size_t index, unsigned searchThreads, std::stop_token stop = {}) const;
 
     /// Evaluates `indices` on options().threads threads (several points at once, or one at a time with
     /// several search threads when there are fewer points than threads). `onPoint` gets every finished

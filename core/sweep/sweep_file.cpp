@@ -52,7 +52,8 @@ SweepFile::SweepFile(std::string path, const Grid& grid, bool resume)
             from = end + 1;
             if (++line == 1) {
                 if (l != csvHeader())
-                    fileError(m_path, 1, "not a sweep file: the first line is not the header '" + csvHeader() + "'");
+                    fileError(m_path, 1,
+                        "not a sweep file: the first line is not the header '" + csvHeader() + "'");
                 continue;
             }
             const std::optional<PointResult> row = parseRow(l, m_grid);
@@ -95,7 +96,8 @@ DesignFronts SweepFile::finish()
 {
     m_out.close();
     std::vector<PointResult> sorted = m_rows;
-    std::sort(sorted.begin(), sorted.end(), [](const PointResult& a, const PointResult& b) { return a.index < b.index; });
+    std::sort(sorted.begin(), sorted.end(),
+        [](const PointResult& a, const PointResult& b) { return a.index < b.index; });
     writeTextFileAtomically(m_path, fileText(sorted), "the sweep file");
     DesignFronts fronts = paretoDesigns(sorted);
     writeTextFileAtomically(paretoPath(m_path), paretoCsv(fronts), "the Pareto design file");

@@ -1,5 +1,5 @@
 #pragma once
-// Runs the real `marvel` binary for the CLI tests and captures what it printed.
+// Runs the real `marvel` binary (or `mpirun marvel-mpi`) for the CLI tests and captures what it printed.
 
 #include <QProcess>
 #include <QString>
@@ -14,10 +14,11 @@ struct CliRun
     QString err;
 };
 
-inline CliRun runMarvel(const QStringList& args, int timeoutMs = 120000)
+/// Runs `program` with `args`; a process still running after `timeoutMs` is killed (exitCode -1).
+inline CliRun runProgram(const QString& program, const QStringList& args, int timeoutMs = 120000)
 {
     QProcess p;
-    p.start(QStringLiteral(MARVEL_CLI_PATH), args);
+    p.start(program, args);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished();
@@ -25,6 +26,11 @@ inline CliRun runMarvel(const QStringList& args, int timeoutMs = 120000)
     }
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
         QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+inline CliRun runMarvel(const QStringList& args, int timeoutMs = 120000)
+{
+    return runProgram(QStringLiteral(MARVEL_CLI_PATH), args, timeoutMs);
 }
 
 } // namespace clitest

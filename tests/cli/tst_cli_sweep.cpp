@@ -65,8 +65,9 @@ private slots:
         const clitest::CliRun r = runMarvel(sweepArgs(out));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QByteArray csv = readAll(out);
-        QVERIFY(csv.startsWith("pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,"
-                               "utilization,roofline_cycles,status\n"));
+        QVERIFY(csv.startsWith(
+            "pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,"
+            "utilization,roofline_cycles,status\n"));
         const QList<QStringList> rows = rowsOf(csv);
         // pes outermost, both ascending, whatever the order of the --vary arguments.
         const QList<QPair<int, int>> grid = {{2, 1}, {2, 4}, {4, 1}, {4, 4}, {8, 1}, {8, 4}};
@@ -109,7 +110,8 @@ private slots:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QList<QStringList> rows = rowsOf(readAll(out));
         const QByteArray pareto = readAll(dir.filePath("s.pareto.csv"));
-        QVERIFY(pareto.startsWith("front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power\n"));
+        QVERIFY(pareto.startsWith(
+            "front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power\n"));
         const QJsonObject json = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(json["points"].toInt(), 6);
         QCOMPARE(json["done"].toInt(), 6);
@@ -181,8 +183,8 @@ private slots:
             "  for (m = 0; m < M; m++)\n    for (n = 0; n < N; n++)\n      for (k = 0; k < K; k++)\n"
             "        C[m][n] += A[m][k] * B[k][n];\n}\n");
         auto args = [&](const QString& out) {
-            return QStringList{"sweep", "--op", op, "--hw", kHw, "--vary", "pes=4,8,16,32", "--vary", "l1=64,128,256",
-                "--vary", "noc_bw=2,8", "--out", out, "--threads", "1"};
+            return QStringList{"sweep", "--op", op, "--hw", kHw, "--vary", "pes=4,8,16,32", "--vary",
+                "l1=64,128,256", "--vary", "noc_bw=2,8", "--out", out, "--threads", "1"};
         };
         const QString full = dir.filePath("full.csv");
         QCOMPARE(runMarvel(args(full)).exitCode, 0);
@@ -200,11 +202,13 @@ private slots:
         p.waitForFinished();
         const int rowsBefore = int(readAll(part).count('\n')) - 1;
         if (p.exitStatus() == QProcess::NormalExit)
-            qWarning("the sweep finished before it could be killed; only the resume of a whole file is checked");
+            qWarning(
+                "the sweep finished before it could be killed; only the resume of a whole file is checked");
         const clitest::CliRun r = runMarvel(args(part) << "--resume");
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         if (rowsBefore > 0 && rowsBefore < 24)
-            QVERIFY2(r.err.contains(QString("%1 of 24 points already in the file").arg(rowsBefore)), qPrintable(r.err));
+            QVERIFY2(r.err.contains(QString("%1 of 24 points already in the file").arg(rowsBefore)),
+                qPrintable(r.err));
         QCOMPARE(readAll(part), expected);
     }
 
@@ -225,13 +229,20 @@ private slots:
     {
         QTest::addColumn<QString>("vary");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown parameter") << "banks=2,4" << "--vary 'banks=2,4': unknown parameter 'banks'";
-        QTest::newRow("empty range") << "l2=1M:64K:x2" << "--vary 'l2=1M:64K:x2': empty range";
-        QTest::newRow("zero") << "pes=0,4" << "--vary 'pes=0,4': values must be positive (got 0)";
-        QTest::newRow("negative") << "noc_bw=-1" << "--vary 'noc_bw=-1': values must be positive (got -1)";
-        QTest::newRow("absurd") << "pes=1G,2G" << "--vary 'pes=1G,2G': value 2147483648 makes the accelerator invalid";
-        QTest::newRow("too many") << "l1=1:100000:+1" << "--vary 'l1=1:100000:+1': more than 10000 values";
-        QTest::newRow("no values") << "simd=" << "--vary 'simd=': no values";
+        QTest::newRow("unknown parameter") << "banks=2,4"
+                                           << "--vary 'banks=2,4': unknown parameter 'banks'";
+        QTest::newRow("empty range") << "l2=1M:64K:x2"
+                                     << "--vary 'l2=1M:64K:x2': empty range";
+        QTest::newRow("zero") << "pes=0,4"
+                              << "--vary 'pes=0,4': values must be positive (got 0)";
+        QTest::newRow("negative") << "noc_bw=-1"
+                                  << "--vary 'noc_bw=-1': values must be positive (got -1)";
+        QTest::newRow("absurd") << "pes=1G,2G"
+                                << "--vary 'pes=1G,2G': value 2147483648 makes the accelerator invalid";
+        QTest::newRow("too many") << "l1=1:100000:+1"
+                                  << "--vary 'l1=1:100000:+1': more than 10000 values";
+        QTest::newRow("no values") << "simd="
+                                   << "--vary 'simd=': no values";
     }
 
     void badVary()
@@ -251,17 +262,19 @@ private slots:
         QTemporaryDir dir;
         const QString out = dir.filePath("s.csv");
         // The same parameter twice.
-        clitest::CliRun r
-            = runMarvel({"sweep", "--op", kOp, "--hw", kHw, "--vary", "pes=2,4", "--vary", "pes=8", "--out", out});
+        clitest::CliRun r = runMarvel(
+            {"sweep", "--op", kOp, "--hw", kHw, "--vary", "pes=2,4", "--vary", "pes=8", "--out", out});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("--vary 'pes=8': parameter 'pes' is already varied by --vary 'pes=2,4'"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("--vary 'pes=8': parameter 'pes' is already varied by --vary 'pes=2,4'"),
+            qPrintable(r.err));
         // Too many points altogether: 1000 x 1000 x 2.
         r = runMarvel({"sweep", "--op", kOp, "--hw", kHw, "--vary", "pes=1:1000:+1", "--vary", "l1=1:1000:+1",
             "--vary", "simd=1,2", "--out", out});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("more than 1000000 design points"), qPrintable(r.err));
         // An invalid base accelerator names its file and field.
-        const QString zero = QStringLiteral(MARVEL_SOURCE_DIR) + "/tests/data/bad-input/accelerator_json/pes_zero.json";
+        const QString zero
+            = QStringLiteral(MARVEL_SOURCE_DIR) + "/tests/data/bad-input/accelerator_json/pes_zero.json";
         r = runMarvel({"sweep", "--op", kOp, "--hw", zero, "--vary", "l1=64", "--out", out});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("pes_zero.json: num_pes: must be at least 1"), qPrintable(r.err));
@@ -279,14 +292,16 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath("s.csv");
-        const clitest::CliRun r = runMarvel({"sweep", "--op", kOp, "--hw", kHw, "--vary", "l2=2,1K", "--out", out});
+        const clitest::CliRun r
+            = runMarvel({"sweep", "--op", kOp, "--hw", kHw, "--vary", "l2=2,1K", "--out", out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QList<QStringList> rows = rowsOf(readAll(out));
         QCOMPARE(rows.size(), 2);
         // An L2 of 2 bytes holds no tile of the three tensors (6 bytes double buffered).
         QCOMPARE(rows[0][3], QString("2"));
         QCOMPARE(rows[0][6], QString());
-        QCOMPARE(rows[0].last(), QString("conv1d: no level-3 tile of operator 'conv1d' fits in the L2 buffer (2 bytes)"));
+        QCOMPARE(rows[0].last(),
+            QString("conv1d: no level-3 tile of operator 'conv1d' fits in the L2 buffer (2 bytes)"));
         QCOMPARE(rows[1].last(), QString("ok"));
     }
 };

@@ -28,12 +28,11 @@ arch::Accelerator smallAccelerator()
 workloads::Workload conv1d()
 {
     workloads::Workload w;
-    ir::Operator op = ir::parseOperator(
-        "operator conv1d(X = 16, S = 3) {\n"
-        "  for (x = 0; x < X; x++)\n"
-        "    for (s = 0; s < S; s++)\n"
-        "      O[x] += W[s] * I[x + s];\n"
-        "}\n",
+    ir::Operator op = ir::parseOperator("operator conv1d(X = 16, S = 3) {\n"
+                                        "  for (x = 0; x < X; x++)\n"
+                                        "    for (s = 0; s < S; s++)\n"
+                                        "      O[x] += W[s] * I[x + s];\n"
+                                        "}\n",
         "conv1d.loop");
     w.name = op.name;
     w.layers.push_back({op.name, {}, op, 2, {}});
@@ -41,8 +40,7 @@ workloads::Workload conv1d()
 }
 
 // The message of the InputError `f` throws, or "no error".
-template<typename F>
-QString errorOf(F f)
+template <typename F> QString errorOf(F f)
 {
     try {
         f();
@@ -52,7 +50,8 @@ QString errorOf(F f)
     return QStringLiteral("no error");
 }
 
-sweep::PointResult designRow(std::size_t index, double area, std::int64_t runtime, double energy, bool ok = true)
+sweep::PointResult designRow(
+    std::size_t index, double area, std::int64_t runtime, double energy, bool ok = true)
 {
     sweep::PointResult r;
     r.index = index;
@@ -125,24 +124,42 @@ private slots:
     {
         QTest::addColumn<QString>("spec");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown parameter") << "foo=1,2" << "unknown parameter 'foo'";
-        QTest::newRow("no equals") << "pes" << "expected NAME=VALUES";
-        QTest::newRow("no values") << "pes=" << "no values";
-        QTest::newRow("zero") << "pes=0,4" << "values must be positive (got 0)";
-        QTest::newRow("negative") << "l2=-64K" << "values must be positive (got -64K)";
-        QTest::newRow("empty list item") << "pes=4,,8" << "a value is missing";
-        QTest::newRow("word") << "pes=many" << "'many' is not a positive integer";
-        QTest::newRow("fraction") << "pes=1.5" << "'1.5' is not a positive integer";
-        QTest::newRow("too large") << "l2=99999999999999999999" << "is too large";
-        QTest::newRow("suffix overflow") << "l2=9999999999999G" << "is too large";
-        QTest::newRow("empty range") << "l2=1M:64K:x2" << "empty range: 1048576 is above 65536";
-        QTest::newRow("factor one") << "l2=64K:1M:x1" << "the factor must be at least 2";
-        QTest::newRow("step zero") << "pes=1:8:+0" << "values must be positive (got 0)";
-        QTest::newRow("bad step") << "pes=1:8:*2" << "must be xFACTOR (geometric) or +STEP";
-        QTest::newRow("two parts") << "pes=1:8" << "a range is FROM:TO:xFACTOR or FROM:TO:+STEP";
-        QTest::newRow("four parts") << "pes=1:8:x2:3" << "a range is FROM:TO:xFACTOR or FROM:TO:+STEP";
-        QTest::newRow("too many values") << "pes=1:20000:+1" << "more than 10000 values";
-        QTest::newRow("duplicate") << "pes=4,8,4" << "value 4 is given twice";
+        QTest::newRow("unknown parameter") << "foo=1,2"
+                                           << "unknown parameter 'foo'";
+        QTest::newRow("no equals") << "pes"
+                                   << "expected NAME=VALUES";
+        QTest::newRow("no values") << "pes="
+                                   << "no values";
+        QTest::newRow("zero") << "pes=0,4"
+                              << "values must be positive (got 0)";
+        QTest::newRow("negative") << "l2=-64K"
+                                  << "values must be positive (got -64K)";
+        QTest::newRow("empty list item") << "pes=4,,8"
+                                         << "a value is missing";
+        QTest::newRow("word") << "pes=many"
+                              << "'many' is not a positive integer";
+        QTest::newRow("fraction") << "pes=1.5"
+                                  << "'1.5' is not a positive integer";
+        QTest::newRow("too large") << "l2=99999999999999999999"
+                                   << "is too large";
+        QTest::newRow("suffix overflow") << "l2=9999999999999G"
+                                         << "is too large";
+        QTest::newRow("empty range") << "l2=1M:64K:x2"
+                                     << "empty range: 1048576 is above 65536";
+        QTest::newRow("factor one") << "l2=64K:1M:x1"
+                                    << "the factor must be at least 2";
+        QTest::newRow("step zero") << "pes=1:8:+0"
+                                   << "values must be positive (got 0)";
+        QTest::newRow("bad step") << "pes=1:8:*2"
+                                  << "must be xFACTOR (geometric) or +STEP";
+        QTest::newRow("two parts") << "pes=1:8"
+                                   << "a range is FROM:TO:xFACTOR or FROM:TO:+STEP";
+        QTest::newRow("four parts") << "pes=1:8:x2:3"
+                                    << "a range is FROM:TO:xFACTOR or FROM:TO:+STEP";
+        QTest::newRow("too many values") << "pes=1:20000:+1"
+                                         << "more than 10000 values";
+        QTest::newRow("duplicate") << "pes=4,8,4"
+                                   << "value 4 is given twice";
     }
 
     void badSpecifications()
@@ -158,24 +175,29 @@ private slots:
     {
         const arch::Accelerator base = smallAccelerator();
         // The same parameter twice: the second argument is named.
-        QString error = errorOf([&] { (void)sweep::Grid(base, {sweep::parseVary("pes=2,4"), sweep::parseVary("pes=8")}); });
+        QString error = errorOf([&] {
+            (void)sweep::Grid(base, {sweep::parseVary("pes=2,4"), sweep::parseVary("pes=8")});
+        });
         QVERIFY2(error.startsWith("--vary 'pes=8': parameter 'pes' is already varied by --vary 'pes=2,4'"),
             qPrintable(error));
         // 1000 x 1000 x 2 points is over the limit of 10^6.
         error = errorOf([&] {
             (void)sweep::Grid(base,
-                {sweep::parseVary("pes=1:1000:+1"), sweep::parseVary("l1=1:1000:+1"), sweep::parseVary("simd=1,2")});
+                {sweep::parseVary("pes=1:1000:+1"), sweep::parseVary("l1=1:1000:+1"),
+                    sweep::parseVary("simd=1,2")});
         });
         QVERIFY2(error.contains("more than 1000000 design points"), qPrintable(error));
         // A value the accelerator cannot have (at most 2^30 PEs).
         error = errorOf([&] { (void)sweep::Grid(base, {sweep::parseVary("pes=4,2G")}); });
-        QVERIFY2(error.startsWith("--vary 'pes=4,2G': value 2147483648 makes the accelerator invalid: num_pes"),
+        QVERIFY2(
+            error.startsWith("--vary 'pes=4,2G': value 2147483648 makes the accelerator invalid: num_pes"),
             qPrintable(error));
         // An invalid base accelerator.
         arch::Accelerator zero = base;
         zero.nocBandwidth = 0;
         error = errorOf([&] { (void)sweep::Grid(zero, {sweep::parseVary("pes=4")}); });
-        QVERIFY2(error.contains("noc_bandwidth_elements_per_cycle: the base accelerator is invalid"), qPrintable(error));
+        QVERIFY2(error.contains("noc_bandwidth_elements_per_cycle: the base accelerator is invalid"),
+            qPrintable(error));
     }
 
     void gridOrder()
@@ -242,7 +264,8 @@ private slots:
         const std::string failedLine = sweep::formatRow(failed);
         // The metrics of a failed point are empty; the status is one quoted field.
         QCOMPARE(failedLine,
-            std::string("2,1,64,1024,4,1000000,,,,7007.6142422,6.8055752,,24,\"conv: no mapping fits, \"\"really\"\"\""));
+            std::string("2,1,64,1024,4,1000000,,,,7007.6142422,6.8055752,,24,\"conv: no mapping fits, "
+                        "\"\"really\"\"\""));
         const std::optional<sweep::PointResult> failedBack = sweep::parseRow(failedLine, grid);
         QVERIFY(failedBack);
         QVERIFY(!failedBack->ok);
@@ -261,8 +284,9 @@ private slots:
     {
         // Hand example (area, runtime, energy): A(1, 100, 5) B(2, 50, 6) C(2, 60, 1) D(3, 50, 7) E(4, 10, 8),
         // F failed with the smallest area.
-        const std::vector<sweep::PointResult> rows = {designRow(0, 1, 100, 5), designRow(1, 2, 50, 6),
-            designRow(2, 2, 60, 1), designRow(3, 3, 50, 7), designRow(4, 4, 10, 8), designRow(5, 0.5, 1, 0.1, false)};
+        const std::vector<sweep::PointResult> rows
+            = {designRow(0, 1, 100, 5), designRow(1, 2, 50, 6), designRow(2, 2, 60, 1),
+                designRow(3, 3, 50, 7), designRow(4, 4, 10, 8), designRow(5, 0.5, 1, 0.1, false)};
         const sweep::DesignFronts f = sweep::paretoDesigns(rows);
         QCOMPARE(indices(f.runtimeArea), (std::vector<std::size_t>{0, 1, 4}));
         QCOMPARE(indices(f.energyArea), (std::vector<std::size_t>{0, 2}));
@@ -276,8 +300,8 @@ private slots:
             std::vector<sweep::PointResult> random;
             const int n = 1 + static_cast<int>(rng() % 30);
             for (int i = 0; i < n; ++i)
-                random.push_back(designRow(static_cast<std::size_t>(i), double(rng() % 6), std::int64_t(rng() % 6),
-                    double(rng() % 6), rng() % 5 != 0));
+                random.push_back(designRow(static_cast<std::size_t>(i), double(rng() % 6),
+                    std::int64_t(rng() % 6), double(rng() % 6), rng() % 5 != 0));
             const sweep::DesignFronts r = sweep::paretoDesigns(random);
             QCOMPARE(indices(r.runtimeArea), bruteForceFront(random, false));
             QCOMPARE(indices(r.energyArea), bruteForceFront(random, true));
@@ -302,7 +326,8 @@ private slots:
     void pointsEqualSearchesOneByOne()
     {
         const workloads::Workload w = conv1d();
-        const sweep::Grid grid(smallAccelerator(), {sweep::parseVary("pes=2,4,8"), sweep::parseVary("noc_bw=1,4")});
+        const sweep::Grid grid(
+            smallAccelerator(), {sweep::parseVary("pes=2,4,8"), sweep::parseVary("noc_bw=1,4")});
         sweep::SweepOptions options;
         options.threads = 2;
         const sweep::Sweeper reusing(grid, w, options);
@@ -345,7 +370,8 @@ private slots:
         const std::optional<sweep::PointResult> bad = s.evaluate(0, 1);
         QVERIFY(bad);
         QVERIFY(!bad->ok);
-        QCOMPARE(bad->status, std::string("conv1d: no level-3 tile of operator 'conv1d' fits in the L2 buffer (2 bytes)"));
+        QCOMPARE(bad->status,
+            std::string("conv1d: no level-3 tile of operator 'conv1d' fits in the L2 buffer (2 bytes)"));
         QVERIFY(bad->roofline > 0);
         const std::optional<sweep::PointResult> good = s.evaluate(1, 1);
         QVERIFY(good && good->ok);

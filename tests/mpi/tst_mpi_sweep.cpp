@@ -2,7 +2,6 @@
 // resumed cut file), and a bad --vary stops every rank with exit status 2. Registered only when
 // marvel-mpi is built (Open MPI found).
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -14,23 +13,21 @@ const QString kSamples = QStringLiteral(MARVEL_SAMPLES_DIR);
 
 QStringList sweepArgs(const QString& out)
 {
-    return {"sweep", "--op", kSamples + "/operators/conv1d.loop", "--hw", kSamples + "/accelerators/classroom_4pe.json",
-        "--vary", "noc_bw=1,4", "--vary", "pes=2:8:x2", "--vary", "l1=32,64", "--out", out};
+    return {"sweep", "--op", kSamples + "/operators/conv1d.loop", "--hw",
+        kSamples + "/accelerators/classroom_4pe.json", "--vary", "noc_bw=1,4", "--vary", "pes=2:8:x2",
+        "--vary", "l1=32,64", "--out", out};
 }
 
+// Under AddressSanitizer Open MPI's own init and finalize allocations (its plugins' too) show as leaks in
+// every rank, which library suppressions do not cover: leak checking is off in the ranks (the sweep code
+// itself is leak-checked through `marvel sweep` in the CLI tests).
 clitest::CliRun runMpi(int ranks, const QStringList& args)
 {
-    QProcess p;
-    p.start(QStringLiteral(MARVEL_MPIEXEC),
-        QStringList{"--allow-run-as-root", "--oversubscribe", "-n", QString::number(ranks), QStringLiteral(MARVEL_MPI_PATH)}
-            + args);
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        p.waitForFinished();
-        return {};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-        QString::fromUtf8(p.readAllStandardError())};
+    return clitest::runProgram(QStringLiteral(MARVEL_MPIEXEC),
+        QStringList{"--allow-run-as-root", "--oversubscribe", "-x", "ASAN_OPTIONS=detect_leaks=0", "-n",
+            QString::number(ranks), QStringLiteral(MARVEL_MPI_PATH)}
+            + args,
+        300000);
 }
 
 QByteArray readAll(const QString& path)
