@@ -247,6 +247,19 @@ void MainWindow::buildDocks()
             if (!m_searchingModel || row == m_layer)
                 showLayerResult(result, row >= 0 ? m_model->rooflineCycles(row) : m_roofline);
         });
+    connect(m_controller, &SearchController::stylesFinished, this,
+        [this](int index, std::shared_ptr<const StyleResults> results) {
+            const int row = !m_searchingModel ? m_layer
+                : index >= 0 && index < int(m_modelRequestRows.size())
+                ? m_modelRequestRows[std::size_t(index)]
+                : -1;
+            if (row >= 0) {
+                m_model->setLayerStyles(row, results);
+                for (int c = ModelTableModel::FirstStyle; c <= ModelTableModel::LastStyle; ++c)
+                    m_modelView->resizeColumnToContents(c);
+            }
+            if (!m_searchingModel || row == m_layer) showStyles(*results);
+        });
     connect(m_controller, &SearchController::finished, this, &MainWindow::onSearchFinished);
 
     m_sweepController = new SweepController(this);
@@ -296,9 +309,11 @@ bool MainWindow::runSearch()
     }
     request.accelerator = m_accelerator->accelerator();
     request.options = m_searchPanel->options();
+    if (m_searchPanel->compareStyles()) request.compareStyles = styles::allStyles();
     m_searchedAccelerator = request.accelerator;
     m_searchedOptions = request.options;
     m_searchedOnce = true;
+    m_mappingView->setStyleComparison({});
     m_front.clear();
     m_lastResult.reset();
     m_plot->clear();
@@ -330,6 +345,40 @@ void MainWindow::showLayerResult(
         for (const search::Candidate& c : r.pareto)
             if (mapping::toJson(c.mapping) == mapping::toJson(m_pendingSelection->mapping)) showCandidate(c);
     m_pendingSelection.reset();
+}
+
+void MainWindow::showStyles(const std::vector<styles::StyleSearch>& results)
+{
+    static const char* const shortNames[] = {"RS", "WS", "OS", "Interstellar", "dMazeRunner"};
+    std::vector<ParetoPlot::StyleMark> marks;
+    std::vector<MappingView::StyleBest> rows;
+    for (const styles::StyleSearch& s : results) {
+        const QString label = QLatin1String(shortNames[int(s.style)]);
+        MappingView::StyleBest row;
+        row.name = QStringLiteral("%1 (%2)").arg(QString::fromStdString(styles::description(s.style)),
+            QString::fromStdString(styles::toString(s.style)));
+        if (s.best) {
+            row.metrics = s.best->metrics;
+            QStringList dims;
+            for (const mdc::Directive& d : s.best->dataflow)
+                if (d.kind == mdc::Directive::Kind::SpatialMap
+                    && !dims.contains(QString::fromStdString(d.dim)))
+                    dims << QString::fromStdString(d.dim);
+            row.parallel = dims.join(QStringLiteral(", "));
+            if (!s.convForm.empty()) row.parallel += tr(" (convolution form)");
+            // Styles that find the same mapping share one labelled mark.
+            auto same = std::find_if(marks.begin(), marks.end(), [&](const ParetoPlot::StyleMark& m) {
+                return m.runtime == s.best->metrics.runtime && m.energy == s.best->metrics.energy;
+            });
+            if (same != marks.end())
+                same->label += QStringLiteral(", ") + label;
+            else
+                marks.push_back({label, s.best->metrics.runtime, s.best->metrics.energy});
+        }
+        rows.push_back(row);
+    }
+    m_plot->setStyleMarks(marks);
+    m_mappingView->setStyleComparison(rows);
 }
 
 QWidget* MainWindow::buildModelPanel()
@@ -470,6 +519,7 @@ void MainWindow::selectLayer(int row)
         m_searchedOptions = m_searchPanel->options();
         m_plot->clear();
         showLayerResult(result, m_model->rooflineCycles(row));
+        if (auto styles = m_model->layerStyles(row)) showStyles(*styles);
     }
 }
 
@@ -521,10 +571,12 @@ bool MainWindow::searchModel()
     }
     request.accelerator = m_accelerator->accelerator();
     request.options = m_searchPanel->options();
+    if (m_searchPanel->compareStyles()) request.compareStyles = styles::allStyles();
     m_searchedAccelerator = request.accelerator;
     m_searchedOptions = request.options;
     m_searchedOnce = true;
     m_searchingModel = true;
+    m_mappingView->setStyleComparison({});
     if (request.layers.empty()) {
         reportError(
             tr("Cannot search the model"), tr("No layer of the model can be used: see the Status column."));

@@ -7,6 +7,7 @@
 
 #include "core/project/project.h"
 #include "core/search/search.h"
+#include "core/styles/styles.h"
 #include "ui/operator_analysis.h"
 #include "ui/recovery/recovery_store.h"
 
@@ -172,6 +173,8 @@ private:
     void markSettingsDirty();
     QWidget* buildModelPanel();
     void updateModelTotals();
+    /// The compared styles of the shown layer: labelled marks on the plot, rows in the mapping view.
+    void showStyles(const std::vector<styles::StyleSearch>& styles);
     void showLayerResult(
         const std::shared_ptr<const search::LayerSearchResult>& result, std::int64_t roofline);
 

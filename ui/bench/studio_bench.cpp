@@ -21,6 +21,7 @@
 #include "ui/main_window.h"
 #include "ui/plot/pareto_plot.h"
 #include "ui/search/search_controller.h"
+#include "ui/search/search_panel.h"
 
 namespace marvel::ui {
 
@@ -74,6 +75,7 @@ bool stallDuringModelSearch(double& worstMs)
     window.resize(1440, 900);
     window.show();
     if (!window.openProject(projectPath("mobilenetv2_p2.json"))) return false;
+    window.searchPanel()->setCompareStyles(false); // the search's own figures, not the styles' extra runs
     QApplication::processEvents();
     bool finished = false;
     QObject::connect(&window, &MainWindow::searchFinished, &window, [&finished] { finished = true; });
@@ -90,6 +92,7 @@ bool retuneLatency(double& firstPointsMs, double& finalFrontMs)
     window.resize(1440, 900);
     window.show();
     if (!window.openProject(projectPath("vgg16_conv_p2.json"))) return false;
+    window.searchPanel()->setCompareStyles(false); // the search's own figures, not the styles' extra runs
     bool finished = false;
     QObject::connect(&window, &MainWindow::searchFinished, &window, [&finished] { finished = true; });
     if (!window.runSearch() || !waitFor([&] { return finished; }, 600'000)) return false;

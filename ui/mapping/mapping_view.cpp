@@ -2,10 +2,13 @@
 
 #include <QFontDatabase>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "core/mapping/loop_nest_mapping.h"
@@ -62,13 +65,28 @@ MappingView::MappingView(QWidget* parent)
     metricsScroll->setWidget(m_metrics);
     metricsScroll->setWidgetResizable(true);
     metricsScroll->setFrameShape(QFrame::NoFrame);
-    layout->addWidget(metricsScroll, 2);
+    m_styleTable = new QTableWidget(0, 6);
+    m_styleTable->setHorizontalHeaderLabels({tr("Best of"), tr("Parallel"), tr("Runtime (cycles)"),
+        tr("\u00d7 selected"), tr("Energy"), tr("\u00d7 selected")});
+    m_styleTable->verticalHeader()->setVisible(false);
+    m_styleTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_styleTable->setSelectionMode(QAbstractItemView::NoSelection);
+    m_styleTable->setToolTip(tr("The best mapping under each style of past work, searched on the same layer "
+                                "and accelerator; a ratio above 1 means the selected mapping does better"));
+    m_styleTable->setVisible(false);
+    auto* right = new QVBoxLayout;
+    right->addWidget(metricsScroll, 3);
+    right->addWidget(m_styleTable, 2);
+    layout->addLayout(right, 2);
     clear();
 }
 
 void MappingView::clear()
 {
     m_result.reset();
+    m_selected.reset();
+    m_styles.clear();
+    fillStyleTable();
     m_loopNest->setPlainText(tr("Select a point on the Pareto front, or run a search (Ctrl+R): the best "
                                 "mapping shows here as a tiled loop nest and as MDC directives."));
     m_mdc->clear();
@@ -79,6 +97,8 @@ void MappingView::setMapping(const search::Candidate& c, const cost::Problem& pr
     const std::string& body, const arch::Accelerator& acc, search::Fidelity fidelity,
     std::int64_t rooflineCycles)
 {
+    m_selected = c.metrics;
+    fillStyleTable();
     m_loopNest->setPlainText(QString::fromStdString(mapping::printTiledLoopNest(c.mapping, body)));
     // Directives grouped by level: each Cluster opens a deeper, indented block.
     QString mdc;
@@ -159,6 +179,42 @@ QString MappingView::mdcText() const
 QString MappingView::metricsText() const
 {
     return m_metrics->text();
+}
+
+void MappingView::setStyleComparison(const std::vector<StyleBest>& styles)
+{
+    m_styles = styles;
+    fillStyleTable();
+}
+
+void MappingView::fillStyleTable()
+{
+    m_styleTable->setVisible(!m_styles.empty());
+    m_styleTable->setRowCount(int(m_styles.size()));
+    auto cell = [this](int row, int column, const QString& text, Qt::Alignment align = Qt::AlignRight) {
+        auto* item = new QTableWidgetItem(text);
+        item->setTextAlignment(align | Qt::AlignVCenter);
+        m_styleTable->setItem(row, column, item);
+    };
+    for (int r = 0; r < int(m_styles.size()); ++r) {
+        const StyleBest& s = m_styles[std::size_t(r)];
+        cell(r, 0, s.name, Qt::AlignLeft);
+        cell(r, 1, s.parallel, Qt::AlignLeft);
+        if (!s.metrics) {
+            cell(r, 2, tr("no mapping fits"), Qt::AlignLeft);
+            for (int c = 3; c < 6; ++c)
+                cell(r, c, {});
+            continue;
+        }
+        cell(r, 2, QLocale().toString(qlonglong(s.metrics->runtime)));
+        cell(r, 4, QString::number(s.metrics->energy, 'g', 4));
+        const bool ratios = m_selected && m_selected->runtime > 0 && m_selected->energy > 0;
+        cell(r, 3,
+            ratios ? QString::number(double(s.metrics->runtime) / double(m_selected->runtime), 'f', 2)
+                   : QString());
+        cell(r, 5, ratios ? QString::number(s.metrics->energy / m_selected->energy, 'f', 2) : QString());
+    }
+    m_styleTable->resizeColumnsToContents();
 }
 
 } // namespace marvel::ui

@@ -13,6 +13,7 @@
 
 class QLabel;
 class QPlainTextEdit;
+class QTableWidget;
 
 namespace marvel::ui {
 
@@ -31,6 +32,18 @@ public:
     QString metricsText() const;
     const std::optional<cost::Result>& result() const { return m_result; }
 
+    /// One mapping style's best for the same layer and accelerator, to compare the selected mapping with.
+    struct StyleBest
+    {
+        QString name; ///< "Eyeriss-like row-stationary (rs)"
+        std::optional<search::Metrics> metrics; ///< empty: no mapping under the style fits the buffers
+        QString parallel; ///< the dimensions its SpatialMaps spread ("K, C")
+    };
+    /// Shows each style's best beside the selected mapping (runtime and energy, and their ratios to the
+    /// selected mapping's); an empty list hides the table.
+    void setStyleComparison(const std::vector<StyleBest>& styles);
+    QTableWidget* styleTable() const { return m_styleTable; }
+
 signals:
     /// The cursor moved onto directive `index` of the dataflow (one directive per line).
     void directiveSelected(int index);
@@ -39,7 +52,11 @@ private:
     QPlainTextEdit* m_loopNest = nullptr;
     QPlainTextEdit* m_mdc = nullptr;
     QLabel* m_metrics = nullptr;
+    QTableWidget* m_styleTable = nullptr;
     std::optional<cost::Result> m_result;
+    std::optional<search::Metrics> m_selected; ///< of the shown mapping, for the style ratios
+    std::vector<StyleBest> m_styles;
+    void fillStyleTable();
 };
 
 } // namespace marvel::ui

@@ -104,6 +104,29 @@ std::shared_ptr<const search::LayerSearchResult> ModelTableModel::layerResult(in
     return row >= 0 && row < rowCount() ? m_rows[static_cast<std::size_t>(row)].result : nullptr;
 }
 
+void ModelTableModel::setLayerStyles(int row, std::shared_ptr<const std::vector<styles::StyleSearch>> styles)
+{
+    if (row < 0 || row >= rowCount()) return;
+    m_rows[static_cast<std::size_t>(row)].styles = std::move(styles);
+    emit dataChanged(index(row, FirstStyle), index(row, LastStyle));
+}
+
+std::shared_ptr<const std::vector<styles::StyleSearch>> ModelTableModel::layerStyles(int row) const
+{
+    return row >= 0 && row < rowCount() ? m_rows[static_cast<std::size_t>(row)].styles : nullptr;
+}
+
+std::optional<double> ModelTableModel::styleRatio(int row, styles::Style style) const
+{
+    if (row < 0 || row >= rowCount()) return std::nullopt;
+    const Row& r = m_rows[static_cast<std::size_t>(row)];
+    if (!r.best || !r.styles || r.best->metrics.runtime <= 0) return std::nullopt;
+    for (const styles::StyleSearch& s : *r.styles)
+        if (s.style == style && s.best)
+            return double(s.best->metrics.runtime) / double(r.best->metrics.runtime);
+    return std::nullopt;
+}
+
 std::int64_t ModelTableModel::rooflineCycles(int row) const
 {
     return row >= 0 && row < rowCount() ? m_rows[static_cast<std::size_t>(row)].roofline : 0;
@@ -189,6 +212,18 @@ QVariant ModelTableModel::data(const QModelIndex& index, int role) const
     case Status:
         return r.status;
     default:
+        if (index.column() >= FirstStyle && index.column() <= LastStyle) {
+            const styles::Style style = styles::allStyles()[std::size_t(index.column() - FirstStyle)];
+            const std::optional<double> ratio = styleRatio(index.row(), style);
+            if (role == Qt::ToolTipRole)
+                return tr("The best %1 mapping's runtime over this layer's best (above 1: Marvel is faster)")
+                    .arg(QString::fromStdString(styles::description(style)));
+            if (!ratio) {
+                if (sort) return -1.0;
+                return r.styles && r.best ? tr("no fit") : QVariant();
+            }
+            return sort ? QVariant(*ratio) : QVariant(QStringLiteral("\u00d7%1").arg(*ratio, 0, 'f', 2));
+        }
         return {};
     }
 }
@@ -196,8 +231,9 @@ QVariant ModelTableModel::data(const QModelIndex& index, int role) const
 QVariant ModelTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* const names[ColumnCount] = {"Layer", "Shape", "Repeat", "MACs", "Runtime (cycles)",
-        "Energy", "PE utilisation", "Runtime / roofline", "Status"};
+    static const char* const names[ColumnCount]
+        = {"Layer", "Shape", "Repeat", "MACs", "Runtime (cycles)", "Energy", "PE utilisation",
+            "Runtime / roofline", "RS", "WS", "OS", "Interstellar", "dMazeRunner", "Status"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // A model's layers as a table (name, shape, repeat, MACs, then the search's best runtime, energy, PE
-// utilisation, runtime over the roofline and status), filled layer by layer as the whole model is
-// searched, with the model's totals (runtime and energy counted with each layer's repeat).
+// utilisation, runtime over the roofline, each mapping style's best runtime over it, and status), filled
+// layer by layer as the whole model is searched, with the model's totals (runtime and energy counted
+// with each layer's repeat).
 
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 #include <QAbstractTableModel>
 
 #include "core/search/search.h"
+#include "core/styles/styles.h"
 #include "core/workloads/workloads.h"
 
 namespace marvel::ui {
@@ -27,6 +29,9 @@ public:
         Energy,
         Utilisation,
         OverRoofline,
+        /// One column per compared style (styles::allStyles() order): its best runtime over the layer's.
+        FirstStyle,
+        LastStyle = FirstStyle + 4,
         Status,
         ColumnCount
     };
@@ -43,6 +48,12 @@ public:
     void setLayerResult(
         int row, std::shared_ptr<const search::LayerSearchResult> result, search::Objective objective);
     std::shared_ptr<const search::LayerSearchResult> layerResult(int row) const;
+    /// The compared styles' searches of layer `row` (its style columns).
+    void setLayerStyles(int row, std::shared_ptr<const std::vector<styles::StyleSearch>> styles);
+    /// Style `style`'s best runtime over the layer's own best; nullopt until both are known or when the
+    /// style has no mapping that fits.
+    std::optional<double> styleRatio(int row, styles::Style style) const;
+    std::shared_ptr<const std::vector<styles::StyleSearch>> layerStyles(int row) const;
     std::int64_t rooflineCycles(int row) const;
 
     /// Sums over the searched layers, each times its repeat.
@@ -63,6 +74,7 @@ private:
         std::int64_t roofline = 0;
         std::shared_ptr<const search::LayerSearchResult> result;
         std::optional<search::Candidate> best;
+        std::shared_ptr<const std::vector<styles::StyleSearch>> styles;
     };
     workloads::Workload m_workload;
     std::vector<Row> m_rows;

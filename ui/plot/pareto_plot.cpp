@@ -21,6 +21,7 @@ namespace {
 const QColor kCloud(100, 140, 190, 70);
 const QColor kFront(200, 60, 40);
 const QColor kBest(20, 20, 20);
+const QColor kStyle(220, 120, 20);
 constexpr int kPickRadiusPx = 8;
 constexpr int kDotPx = 4; ///< diameter of a cloud point
 
@@ -105,6 +106,12 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     m_bestGraph->setLineStyle(QCPGraph::lsNone);
     m_bestGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(kBest, 2), Qt::NoBrush, 13));
 
+    m_styleGraph = m_plot->addGraph();
+    m_styleGraph->setName(tr("best of a mapping style"));
+    m_styleGraph->setLineStyle(QCPGraph::lsNone);
+    m_styleGraph->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(kStyle, 1.5), QColor(230, 140, 40, 90), 10));
+
     m_roofline = new QCPItemStraightLine(m_plot);
     m_roofline->setPen(QPen(QColor(60, 140, 60), 1.5, Qt::DashLine));
     m_roofline->setVisible(false);
@@ -165,6 +172,11 @@ void ParetoPlot::clear()
     publishRaster();
     m_frontGraph->data()->clear();
     m_bestGraph->data()->clear();
+    m_styleGraph->data()->clear();
+    for (QCPItemText* label : m_styleLabels)
+        m_plot->removeItem(label);
+    m_styleLabels.clear();
+    m_styleMarks.clear();
     m_drawn = 0;
     m_empty->setVisible(true);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
@@ -250,7 +262,7 @@ void ParetoPlot::publishRaster()
 
 void ParetoPlot::rescale()
 {
-    if (m_runtime.empty() && m_front.empty()) return;
+    if (m_runtime.empty() && m_front.empty() && m_styleMarks.empty()) return;
     double x0 = std::numeric_limits<double>::max(), x1 = 0, y0 = std::numeric_limits<double>::max(), y1 = 0;
     for (std::size_t i = 0; i < m_runtime.size(); ++i) {
         x0 = std::min(x0, static_cast<double>(m_runtime[i]));
@@ -263,6 +275,12 @@ void ParetoPlot::rescale()
         x1 = std::max(x1, static_cast<double>(c.metrics.runtime));
         y0 = std::min(y0, c.metrics.energy);
         y1 = std::max(y1, c.metrics.energy);
+    }
+    for (const StyleMark& m : m_styleMarks) {
+        x0 = std::min(x0, static_cast<double>(m.runtime));
+        x1 = std::max(x1, static_cast<double>(m.runtime));
+        y0 = std::min(y0, m.energy);
+        y1 = std::max(y1, m.energy);
     }
     if (m_rooflineCycles > 0) x0 = std::min(x0, static_cast<double>(m_rooflineCycles));
     // Padding in log space so that a few more points do not force another full pass. An axis spanning less
@@ -321,6 +339,31 @@ void ParetoPlot::setBest(const std::vector<search::Candidate>& best)
         values.push_back(c.metrics.energy);
     }
     m_bestGraph->setData(keys, values);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::setStyleMarks(const std::vector<StyleMark>& marks)
+{
+    for (QCPItemText* label : m_styleLabels)
+        m_plot->removeItem(label);
+    m_styleLabels.clear();
+    m_styleMarks = marks;
+    QVector<double> keys, values;
+    for (const StyleMark& m : marks) {
+        keys.push_back(static_cast<double>(m.runtime));
+        values.push_back(m.energy);
+        auto* label = new QCPItemText(m_plot);
+        label->setText(m.label);
+        label->setColor(kStyle.darker(130));
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        label->position->setCoords(static_cast<double>(m.runtime), m.energy);
+        label->setPadding(QMargins(6, 0, 0, 2));
+        label->setClipToAxisRect(true);
+        m_styleLabels.push_back(label);
+    }
+    m_styleGraph->setData(keys, values);
+    m_empty->setVisible(m_runtime.empty() && m_front.empty() && marks.empty());
+    rescale();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -39,6 +39,17 @@ public:
     /// Marks the best mapping of each objective (runtime, energy, EDP) among `front`'s points.
     void setBest(const std::vector<search::Candidate>& best);
 
+    /// A mapping style's best mapping, shown as a labelled mark beside the search's own mappings.
+    struct StyleMark
+    {
+        QString label; ///< "RS", "WS", ...
+        std::int64_t runtime = 0;
+        double energy = 0.0;
+    };
+    /// Replaces the style marks (cleared by clear()); the axes grow to show them.
+    void setStyleMarks(const std::vector<StyleMark>& marks);
+    const std::vector<StyleMark>& styleMarks() const { return m_styleMarks; }
+
     /// Evaluated mappings received since the last clear().
     std::size_t pointCount() const { return m_received; }
     /// Mappings kept for zooming and hovering: all of them up to kMaxStoredPoints, then a uniform sample.
@@ -83,6 +94,9 @@ private:
     std::unordered_set<quint64> m_cells; ///< occupied pixel cells of the raster
     QCPGraph* m_frontGraph = nullptr;
     QCPGraph* m_bestGraph = nullptr;
+    QCPGraph* m_styleGraph = nullptr;
+    std::vector<QCPItemText*> m_styleLabels;
+    std::vector<StyleMark> m_styleMarks;
     QCPItemStraightLine* m_roofline = nullptr;
     QCPItemText* m_empty = nullptr;
     QCPItemText* m_rooflineLabel = nullptr;

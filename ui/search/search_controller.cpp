@@ -21,6 +21,7 @@ struct SearchController::Shared
     std::optional<std::vector<search::Candidate>> front;
     std::optional<SearchProgress> progress;
     std::vector<std::pair<int, std::shared_ptr<const search::LayerSearchResult>>> layers;
+    std::vector<std::pair<int, std::shared_ptr<const StyleResults>>> styles;
     std::optional<SearchOutcome> outcome;
     quint64 generation = 0;
 };
@@ -126,8 +127,26 @@ void SearchController::start(SearchRequest request)
                                            bytes(request.accelerator.l1Bytes), bytes(st.minL2Bytes),
                                            bytes(request.accelerator.l2Bytes));
                 }
-                std::lock_guard lock(shared->mutex);
-                shared->layers.emplace_back(static_cast<int>(i), std::move(result));
+                {
+                    std::lock_guard lock(shared->mutex);
+                    shared->layers.emplace_back(static_cast<int>(i), std::move(result));
+                }
+                if (!request.compareStyles.empty() && !stop.stop_requested()) {
+                    SearchProgress styling = base;
+                    styling.fraction = 1.0;
+                    styling.comparingStyles = true;
+                    {
+                        std::lock_guard lock(shared->mutex);
+                        shared->progress = styling;
+                    }
+                    auto compared
+                        = std::make_shared<StyleResults>(styles::searchLayerStyles(request.layers[i].op,
+                            request.accelerator, request.options, request.compareStyles, nullptr, stop));
+                    if (!stop.stop_requested()) {
+                        std::lock_guard lock(shared->mutex);
+                        shared->styles.emplace_back(static_cast<int>(i), std::move(compared));
+                    }
+                }
             } catch (const InputError& e) {
                 outcome.status = SearchOutcome::Status::Failed;
                 outcome.message
@@ -175,6 +194,7 @@ void SearchController::drain()
     std::optional<std::vector<search::Candidate>> front;
     std::optional<SearchProgress> progress;
     std::vector<std::pair<int, std::shared_ptr<const search::LayerSearchResult>>> layers;
+    std::vector<std::pair<int, std::shared_ptr<const StyleResults>>> styleResults;
     std::optional<SearchOutcome> outcome;
     {
         std::lock_guard lock(shared->mutex);
@@ -182,6 +202,7 @@ void SearchController::drain()
         front.swap(shared->front);
         progress.swap(shared->progress);
         layers.swap(shared->layers);
+        styleResults.swap(shared->styles);
         outcome.swap(shared->outcome);
     }
     // A slot may start a new run; emit nothing of this one after that.
@@ -192,6 +213,8 @@ void SearchController::drain()
     if (progress && current()) emit progressed(*progress);
     for (auto& [index, result] : layers)
         if (current()) emit layerFinished(index, result);
+    for (auto& [index, results] : styleResults)
+        if (current()) emit stylesFinished(index, results);
     if (outcome && current()) {
         m_running = false;
         m_drainTimer->stop();

@@ -15,6 +15,7 @@
 #include "core/arch/accelerator.h"
 #include "core/ir/operator.h"
 #include "core/search/search.h"
+#include "core/styles/styles.h"
 #include "ui/worker_threads.h"
 
 class QTimer;
@@ -33,7 +34,12 @@ struct SearchRequest
     std::vector<Layer> layers;
     arch::Accelerator accelerator;
     search::SearchOptions options;
+    /// Styles to search each layer under after its own search, for comparison (empty: none).
+    std::vector<styles::Style> compareStyles;
 };
+
+/// Each compared style's search of one layer, in the request's style order.
+using StyleResults = std::vector<styles::StyleSearch>;
 
 /// Progress of the current run as the search panel shows it.
 struct SearchProgress
@@ -44,6 +50,7 @@ struct SearchProgress
     double fraction = 0.0; ///< of the current layer, 0..1
     int layer = 0;
     int layers = 1;
+    bool comparingStyles = false; ///< the layer's own search is done; the styles are being searched
 };
 
 /// How the last run ended.
@@ -78,6 +85,8 @@ signals:
     void frontChanged(const std::vector<marvel::search::Candidate>& front);
     void progressed(const marvel::ui::SearchProgress& progress);
     void layerFinished(int layer, std::shared_ptr<const marvel::search::LayerSearchResult> result);
+    /// The compared styles' searches of a layer (after its layerFinished).
+    void stylesFinished(int layer, std::shared_ptr<const marvel::ui::StyleResults> results);
     void finished(const marvel::ui::SearchOutcome& outcome);
 
 private:

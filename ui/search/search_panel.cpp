@@ -51,7 +51,12 @@ SearchPanel::SearchPanel(QWidget* parent)
     m_bounds = new QCheckBox(tr("Skip by lower bounds"));
     m_bounds->setToolTip(tr("Skip candidates whose exact lower bound cannot beat the best so far (never "
                             "loses the optimum)"));
-    for (QCheckBox* box : {m_divisors, m_l1, m_l2, m_bounds})
+    m_styles = new QCheckBox(tr("Compare with mapping styles"));
+    m_styles->setToolTip(tr("After the search, also search under the row-, weight- and output-stationary "
+                            "styles and the Interstellar-like and dMazeRunner-like optimisers' restrictions, "
+                            "and show their best mappings beside Marvel's"));
+    m_styles->setChecked(true);
+    for (QCheckBox* box : {m_divisors, m_l1, m_l2, m_bounds, m_styles})
         layout->addWidget(box);
 
     auto* buttons = new QHBoxLayout;
@@ -124,6 +129,16 @@ void SearchPanel::setRunning(bool running)
     }
 }
 
+bool SearchPanel::compareStyles() const
+{
+    return m_styles->isChecked();
+}
+
+void SearchPanel::setCompareStyles(bool on)
+{
+    m_styles->setChecked(on);
+}
+
 void SearchPanel::showProgress(const SearchProgress& p)
 {
     m_progress->setValue(static_cast<int>(p.fraction * 1000));
@@ -131,6 +146,8 @@ void SearchPanel::showProgress(const SearchProgress& p)
                        .arg(p.evaluated)
                        .arg(qRound64(p.perSecond))
                        .arg(p.etaSeconds, 0, 'f', 1);
+    if (p.comparingStyles)
+        text = tr("searching the mapping styles (RS, WS, OS, Interstellar, dMazeRunner) for comparison...");
     if (p.layers > 1) text = tr("layer %1/%2 \u00b7 ").arg(p.layer + 1).arg(p.layers) + text;
     m_progress->setFormat(text);
 }

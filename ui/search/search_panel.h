@@ -25,6 +25,9 @@ public:
     explicit SearchPanel(QWidget* parent = nullptr);
 
     search::SearchOptions options() const;
+    /// Whether each search also searches the mapping styles and past optimisers for comparison.
+    bool compareStyles() const;
+    void setCompareStyles(bool on);
     void setOptions(const search::SearchOptions& options);
     QPushButton* runButton() const { return m_run; }
     QPushButton* cancelButton() const { return m_cancel; }
@@ -48,6 +51,7 @@ private:
     QCheckBox* m_l1 = nullptr;
     QCheckBox* m_l2 = nullptr;
     QCheckBox* m_bounds = nullptr;
+    QCheckBox* m_styles = nullptr;
     QSpinBox* m_threads = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;
