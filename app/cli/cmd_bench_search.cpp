@@ -49,6 +49,7 @@ void printCancellationLatency(
     const std::string& model, const arch::Accelerator& acc, search::SearchOptions options)
 {
     options.divisorsOnly = false;
+    options.everyTileSize = true;
     options.boundSkipping = false;
     double worst = 0;
     int stopped = 0;

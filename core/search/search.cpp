@@ -6,10 +6,41 @@
 
 namespace marvel::search {
 
+namespace {
+/// One decoupled search of the space `options` describe (no divisor-only first pass).
+LayerSearchResult searchLayerOnce(const ir::Operator& op, const arch::Accelerator& acc,
+    const SearchOptions& options, SearchSink* sink, std::stop_token stop);
+} // namespace
+
 LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& acc,
     const SearchOptions& options, SearchSink* sink, std::stop_token stop)
 {
     if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
+    if (!options.divisorsOnly) {
+        // The non-divisor off-chip solution can differ from the divisor-only one, so its on-chip space
+        // need not contain the divisor-only optimum: that search runs first and seeds this one, which
+        // then never returns a worse mapping (searchOnChip does the same under each off-chip choice).
+        SearchOptions divisors = options;
+        divisors.divisorsOnly = true;
+        LayerSearchResult first = searchLayer(op, acc, divisors, sink, stop);
+        if (first.result.cancelled) return first;
+        SearchOptions seeded = options;
+        seeded.seeds = seedsFrom(first.result);
+        seeded.divisorsOnly = false;
+        LayerSearchResult out = searchLayerOnce(op, acc, seeded, sink, std::move(stop));
+        out.result.evaluated += first.result.evaluated;
+        out.result.stats.evaluated += first.result.stats.evaluated;
+        out.result.seconds += first.result.seconds;
+        return out;
+    }
+    return searchLayerOnce(op, acc, options, sink, std::move(stop));
+}
+
+namespace {
+
+LayerSearchResult searchLayerOnce(const ir::Operator& op, const arch::Accelerator& acc,
+    const SearchOptions& options, SearchSink* sink, std::stop_token stop)
+{
     const std::optional<ir::PerfectNest> nest = ir::perfectNest(op);
     if (!nest) {
         Diagnostic d;
@@ -27,6 +58,7 @@ LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& a
 
     OffChipOptions offOptions;
     offOptions.divisorsOnly = options.divisorsOnly;
+    offOptions.everyTileSize = options.everyTileSize;
     if (options.fidelity == Fidelity::Maestro) {
         // MAESTRO sizes a level's output rows of a strided window as M[Y] - M[R] + 1, ignoring the
         // stride (spec section 4.1), and reports level 0's MAC count: it counts a strided window
@@ -96,5 +128,7 @@ LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& a
     s.onChipSpace = out.sizes.onChip;
     return out;
 }
+
+} // namespace
 
 } // namespace marvel::search
