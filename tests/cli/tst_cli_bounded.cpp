@@ -55,9 +55,12 @@ private slots:
         const QString err = QString::fromUtf8(p->readAllStandardError());
         QVERIFY2(err.contains("marvel search: time limit (--max-seconds) reached after "), qPrintable(err));
         QVERIFY2(!err.contains("bad_alloc") && !err.contains("terminate"), qPrintable(err));
-        // Stopped before any mapping of its only layer: no result, as when none is valid.
-        QCOMPARE(p->exitCode(), 2);
-        QVERIFY2(err.contains("1 layer(s) not searched"), qPrintable(err));
+        // The divisor-only search runs first (issue 10) and finishes within the limit: its mapping is
+        // reported, with the warning that the larger search stopped before it finished.
+        QCOMPARE(p->exitCode(), 0);
+        QVERIFY2(err.contains("conv2d: warning: stopped before the search finished"), qPrintable(err));
+        QVERIFY2(QString::fromUtf8(p->readAllStandardOutput()).contains("== conv2d: best runtime"),
+            qPrintable(err));
         QVERIFY2(timer.elapsed() < 30000, qPrintable(QString::number(timer.elapsed())));
     }
 

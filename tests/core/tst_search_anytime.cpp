@@ -226,30 +226,30 @@ private slots:
         const Objective obj = static_cast<Objective>(objective);
         const Fixture f = fixture(op);
         const auto factory = costModelEvaluators(f.problem, f.acc, Fidelity::Maestro);
-        SearchOptions limited = options(obj, true);
-        limited.maxCandidates = 3;
-        const double divisors
-            = objectiveValue(searchOnChip(f.space, f.offChip, f.acc, limited, factory), obj);
-        limited.divisorsOnly = false;
-        const SearchResult r = searchOnChip(f.space, f.offChip, f.acc, limited, factory);
-        QVERIFY(r.truncated);
-        QVERIFY(objectiveValue(r, obj) <= divisors);
-
-        // At most 8 tile assignments held: an evenly spread sample of each pass's enumeration.
-        SearchOptions sampled = options(obj, true);
-        sampled.maxTileAssignments = 8;
-        const double sampledDivisors
-            = objectiveValue(searchOnChip(f.space, f.offChip, f.acc, sampled, factory), obj);
-        sampled.divisorsOnly = false;
-        const SearchResult s = searchOnChip(f.space, f.offChip, f.acc, sampled, factory);
-        QVERIFY(s.truncated);
-        QVERIFY(s.stats.tiles <= 8);
-        QVERIFY(objectiveValue(s, obj) <= sampledDivisors);
-        // The sample does not depend on the thread count.
-        sampled.threads = 1;
-        const SearchResult s1 = searchOnChip(f.space, f.offChip, f.acc, sampled, factory);
-        QCOMPARE(s1.best(obj)->mapping, s.best(obj)->mapping);
-        QCOMPARE(s1.evaluated, s.evaluated);
+        struct Limit
+        {
+            const char* what;
+            std::uint64_t candidates;
+            std::uint64_t tiles;
+        };
+        // Three candidates, lowest bound first; or at most 8 tile assignments held, an evenly spread
+        // sample of each pass's enumeration.
+        for (const Limit& limit : {Limit{"3 candidates", 3, 1'500'000}, Limit{"8 tile assignments", 0, 8}}) {
+            SearchOptions o = options(obj, true);
+            o.maxCandidates = limit.candidates;
+            o.maxTileAssignments = limit.tiles;
+            const double divisors = objectiveValue(searchOnChip(f.space, f.offChip, f.acc, o, factory), obj);
+            o.divisorsOnly = false;
+            const SearchResult r = searchOnChip(f.space, f.offChip, f.acc, o, factory);
+            QVERIFY2(r.truncated, limit.what);
+            QVERIFY2(objectiveValue(r, obj) <= divisors, limit.what);
+            QVERIFY2(r.stats.tiles <= limit.tiles, limit.what);
+            // What the limit keeps does not depend on the thread count.
+            o.threads = 1;
+            const SearchResult r1 = searchOnChip(f.space, f.offChip, f.acc, o, factory);
+            QCOMPARE(r1.best(obj)->mapping, r.best(obj)->mapping);
+            QCOMPARE(r1.evaluated, r.evaluated);
+        }
     }
 };
 
