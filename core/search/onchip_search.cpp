@@ -183,6 +183,7 @@ struct TileEntry
     bool separateForm = true; ///< the paper's transformation can describe these tiles in MAESTRO
     bool fusedForm = false; ///< the fused form applies and is distinct (mapping::Level2Form)
     int topSpatialLoop = -1; ///< a row loop spread over its level-3 tile: only the TopSpatial form
+    std::uint64_t spread = 0; ///< non-divisor searches: order among equal bounds (enumerateTiles)
 };
 
 /// One candidate of a tile: a level-2 order and the MDC form it is written in.
@@ -576,8 +577,21 @@ void Engine::enumerateTiles()
     if (stopRequested()) return;
     // Most promising first (lowest bound on the objective), ties in enumeration order: the bound then
     // skips the tail as soon as an incumbent reaches it.
-    std::stable_sort(m_tiles.begin(), m_tiles.end(),
-        [&](const TileEntry& a, const TileEntry& b) { return objectiveBound(a) < objectiveBound(b); });
+    if (!m_options.divisorsOnly) {
+        // Among equal bounds (every tile, for the energy bound), the bit-reversed enumeration position:
+        // any prefix a candidate limit keeps is then spread evenly over the enumeration instead of
+        // sharing the outer loops' first sizes. (The divisor-only order stays as it always was.)
+        for (std::size_t i = 0; i < m_tiles.size(); ++i) {
+            std::uint64_t reversed = 0;
+            for (std::uint64_t v = i, bit = 0; bit < 64; ++bit, v >>= 1)
+                reversed = (reversed << 1) | (v & 1);
+            m_tiles[i].spread = reversed;
+        }
+    }
+    std::stable_sort(m_tiles.begin(), m_tiles.end(), [&](const TileEntry& a, const TileEntry& b) {
+        const double ba = objectiveBound(a), bb = objectiveBound(b);
+        return ba < bb || (ba == bb && a.spread < b.spread);
+    });
     std::uint64_t next = 0;
     std::size_t counted = 0;
     // Outside the TopSpatial form, a tile's order count depends only on which loops have several
@@ -869,6 +883,9 @@ SearchResult Engine::run()
         absorb(seeded, false);
     }
 
+    const std::uint64_t candidateLimit = m_options.maxCandidates ? m_options.maxCandidates
+        : m_options.divisorsOnly                                 ? 0
+                                                                 : m_options.nonDivisorBudget;
     bool released = false; // workers have seen `finished`
     std::vector<std::jthread> pool;
     for (unsigned t = 1; t < threads; ++t)
@@ -890,8 +907,7 @@ SearchResult Engine::run()
             m_stats.boundSkipped += m_candidates - m_tiles[nextTile].firstCandidate;
             nextTile = m_tiles.size();
         }
-        if (nextTile >= m_tiles.size()
-            || (m_options.maxCandidates && m_evaluated >= m_options.maxCandidates)) {
+        if (nextTile >= m_tiles.size() || (candidateLimit && m_evaluated >= candidateLimit)) {
             m_truncated = m_truncated || nextTile < m_tiles.size();
             break;
         }
