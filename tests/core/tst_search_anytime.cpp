@@ -231,13 +231,16 @@ private slots:
             const char* what;
             std::uint64_t candidates;
             std::uint64_t tiles;
+            std::uint64_t budget = 1'000'000;
         };
-        // Three candidates, lowest bound first; or at most 8 tile assignments held, an evenly spread
-        // sample of each pass's enumeration.
-        for (const Limit& limit : {Limit{"3 candidates", 3, 1'500'000}, Limit{"8 tile assignments", 0, 8}}) {
+        // Three candidates, lowest bound first; at most 8 tile assignments held, an evenly spread sample
+        // of each pass's enumeration; a non-divisor budget of 5 candidates (the divisor pass unlimited).
+        for (const Limit& limit : {Limit{"3 candidates", 3, 1'500'000}, Limit{"8 tile assignments", 0, 8},
+                 Limit{"budget of 5", 0, 1'500'000, 5}}) {
             SearchOptions o = options(obj, true);
             o.maxCandidates = limit.candidates;
             o.maxTileAssignments = limit.tiles;
+            o.nonDivisorBudget = limit.budget;
             const double divisors = objectiveValue(searchOnChip(f.space, f.offChip, f.acc, o, factory), obj);
             o.divisorsOnly = false;
             const SearchResult r = searchOnChip(f.space, f.offChip, f.acc, o, factory);
