@@ -103,7 +103,7 @@ class OffChipCache;
 /// One evaluated mapping.
 struct Candidate
 {
-    std::uint64_t index = 0; ///< position in the enumeration (ties go to the lower index)
+    std::uint64_t index = 0; ///< position in the enumeration, seeds first (ties go to the lower index)
     mapping::LoopNestMapping mapping;
     mdc::Dataflow dataflow;
     Metrics metrics;
@@ -217,6 +217,8 @@ struct SearchResult
 };
 
 /// Algorithm 1 on `space` under `offChip` (or, with options.exhaustive, over every level-3 choice too).
+/// With divisorsOnly false and no seeds, the divisor-only search runs first and seeds the full one, so
+/// the result is never worse than the divisor-only result (doc/search.md).
 SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip, const arch::Accelerator& acc,
     const SearchOptions& options, const EvaluatorFactory& evaluators, SearchSink* sink = nullptr,
     std::stop_token stop = {});

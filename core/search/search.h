@@ -23,7 +23,8 @@ struct LayerSearchResult
     SearchSpaceSizes sizes; ///< the paper's search-space table row
 };
 
-/// Searches `op` (conformable and perfectly nested; check conformability first) on `acc`. Throws
+/// Searches `op` (conformable and perfectly nested; check conformability first) on `acc`; with
+/// divisorsOnly false, after the divisor-only search, which seeds the larger one (never worse). Throws
 /// InputError when the operator has no perfect-nest form, the cost model cannot describe it, the
 /// accelerator is invalid or not even the smallest level-3 tile fits in L2.
 LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& acc,
