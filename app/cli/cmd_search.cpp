@@ -46,7 +46,9 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "  --objective           what to minimise (default runtime)\n"
     "  --threads N           worker threads (default: all cores); results do not depend on it\n"
     "  --pe-util-bound P     prune level-2 tiles using fewer than P of the PEs (default 0.1)\n"
-    "  --no-divisors-only    also try tile sizes that do not divide the enclosing tile\n"
+    "  --no-divisors-only    also try tile sizes that do not divide the enclosing tile (for each number\n"
+    "                        of tiles the smallest size); starts from the divisor-only optimum, so it\n"
+    "                        is never worse\n"
     "  --no-l1-check         do not require the mapping's L1 requirement to fit in L1\n"
     "  --no-l2-check         do not require the mapping's L2 requirement to fit in L2\n"
     "  --no-bound-skipping   evaluate every candidate even when a lower bound rules it out\n"
@@ -237,8 +239,10 @@ int run(const std::vector<std::string>& argv)
         if (searched.back().search.result.truncated)
             std::cerr
                 << "marvel search: " << layer.name
-                << ": warning: the space was too large to enumerate whole; this is the best mapping of the "
-                   "part searched (keep tile sizes to divisors, or raise --pe-util-bound)\n";
+                << ": warning: the search stopped before it could prove this mapping the best: it is the "
+                   "best of the part searched (the most promising candidates first, or an evenly spread "
+                   "sample of the tile sizes; never worse than the divisor-only search); a higher "
+                   "--pe-util-bound makes the space smaller\n";
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const bool interrupted = cli::StopOnInterrupt::interrupted();

@@ -1,6 +1,7 @@
 #include "core/search/nest_util.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace marvel::search {
 
@@ -49,6 +50,22 @@ int loopIndex(const ir::PerfectNest& nest, const std::string& name)
     for (std::size_t i = 0; i < nest.loops.size(); ++i)
         if (nest.loops[i].iterator == name) return int(i);
     return -1;
+}
+
+std::vector<std::int64_t> tileSizes(std::int64_t bound, bool divisorsOnly, bool everySize)
+{
+    if (divisorsOnly) return divisorsOf(bound);
+    std::vector<std::int64_t> out;
+    if (everySize) {
+        out.resize(static_cast<std::size_t>(std::max<std::int64_t>(0, bound)));
+        std::iota(out.begin(), out.end(), std::int64_t{1});
+        return out;
+    }
+    for (std::int64_t k = bound; k >= 1; --k) {
+        const std::int64_t size = (bound + k - 1) / k;
+        if (out.empty() || out.back() != size) out.push_back(size);
+    }
+    return out;
 }
 
 } // namespace marvel::search

@@ -361,13 +361,7 @@ public:
         std::size_t n = nest.loops.size();
         m_tile.assign(n, 1);
         for (std::size_t i = 0; i < n; ++i) {
-            if (options.divisorsOnly) {
-                m_candidates.push_back(divisorsOf(extents[i]));
-            } else {
-                std::vector<std::int64_t> all(static_cast<std::size_t>(extents[i]));
-                std::iota(all.begin(), all.end(), 1);
-                m_candidates.push_back(std::move(all));
-            }
+            m_candidates.push_back(tileSizes(extents[i], options.divisorsOnly, options.everyTileSize));
             if (i < options.maxTile.size() && options.maxTile[i] > 0)
                 std::erase_if(m_candidates.back(), [&](std::int64_t t) { return t > options.maxTile[i]; });
         }
@@ -778,7 +772,8 @@ std::string offChipKey(const ir::PerfectNest& nest, const std::vector<ir::SizePa
         key += p.name + '=' + std::to_string(p.value) + ';';
     key += "|l2=" + std::to_string(acc.l2Bytes) + "|w=" + std::to_string(acc.bytesPerElement)
         + "|blk=" + std::to_string(acc.dramBlockBytes) + '|' + char('0' + options.divisorsOnly)
-        + char('0' + options.exploreLayouts) + char('0' + options.doubleBuffering);
+        + char('0' + options.everyTileSize) + char('0' + options.exploreLayouts)
+        + char('0' + options.doubleBuffering);
     for (std::int64_t m : options.maxTile)
         key += ',' + std::to_string(m);
     return key;

@@ -17,7 +17,7 @@
 // an upper bound, as in the paper. Data-movement cost per iteration = sum over the distinct
 // references of DB / prod_i T_i.
 //
-// Search. The cost is minimised over the level-3 tiles (divisors of the extents, or every size) and
+// Search. The cost is minimised over the level-3 tiles (divisors of the extents, or tileSizes) and
 // the layouts subject to `footprint * bytesPerElement * (doubleBuffering ? 2 : 1) <= l2Bytes`, where
 // a tensor's footprint is its distinct elements in the tile. Layouts decouple per tensor, so for each
 // tile every tensor takes its best innermost dimension. Ties are broken towards the larger tile
@@ -89,6 +89,8 @@ std::int64_t distinctElements(const ir::TensorRef& ref, const std::map<std::stri
 struct OffChipOptions
 {
     bool divisorsOnly = true; ///< level-3 tiles divide the loop extents ("no prologue/epilogue")
+    /// Without divisorsOnly: every size, not only the smallest per number of tiles (tileSizes).
+    bool everyTileSize = false;
     bool exploreLayouts = true; ///< false: every tensor row-major (last dimension contiguous)
     bool doubleBuffering = true; ///< the L2 holds two tiles of every tensor
     /// Largest level-3 tile per loop (nest order); missing or 0: the extent. The search uses it where

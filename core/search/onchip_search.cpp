@@ -11,6 +11,7 @@
 #include <numeric>
 #include <thread>
 
+#include "core/search/nest_util.h"
 #include "core/search/offchip.h"
 #include "core/util/checked_math.h"
 
@@ -135,26 +136,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::vector<std::int64_t> divisorsOf(std::int64_t n)
-{
-    std::vector<std::int64_t> out;
-    for (std::int64_t d = 1; d * d <= n; ++d)
-        if (n % d == 0) {
-            out.push_back(d);
-            if (d * d != n) out.push_back(n / d);
-        }
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
-std::vector<std::int64_t> tileSizes(std::int64_t bound, bool divisorsOnly)
-{
-    if (divisorsOnly) return divisorsOf(bound);
-    std::vector<std::int64_t> out(static_cast<std::size_t>(bound));
-    std::iota(out.begin(), out.end(), std::int64_t{1});
-    return out;
-}
-
 struct TileOption
 {
     std::int64_t level1 = 1;
@@ -162,6 +143,24 @@ struct TileOption
     std::int64_t level3 = 0; ///< 0: the level-3 choice's tile; else this tile (row loops)
     std::int64_t parallelism() const { return (level2 + level1 - 1) / level1; }
 };
+
+/// Iterations of a loop of `extent` that the first PE runs under level-3 tiles of `level3`: per level-3
+/// tile and per level-2 step in it, min(T1, step) (the first PE always gets a whole level-1 tile when
+/// the step has one). It is at least extent / parallelism, with equality when the tiles divide; edge
+/// tiles of non-divisor sizes leave the other PEs partly idle, which this counts.
+std::int64_t firstPeIterations(std::int64_t extent, std::int64_t level3, const TileOption& o)
+{
+    auto withinLevel3
+        = [&](std::int64_t size) { return size / o.level2 * o.level1 + std::min(o.level1, size % o.level2); };
+    return extent / level3 * withinLevel3(level3) + withinLevel3(extent % level3);
+}
+
+/// ceil(work / lanes) without overflow near the saturated maximum.
+std::int64_t ceilDiv(std::int64_t work, std::int64_t lanes)
+{
+    lanes = std::max<std::int64_t>(1, lanes);
+    return work / lanes + (work % lanes != 0 ? 1 : 0);
+}
 
 /// One level-3 choice: tiles and order (the off-chip part).
 struct Level3Choice
@@ -171,8 +170,6 @@ struct Level3Choice
 };
 
 /// A pruned tile assignment: which level-3 choice, the option per loop, and its bounds.
-/// Most tile assignments one search holds (about 100 MB); more is reported as a truncated search.
-constexpr std::size_t kMaxTileAssignments = 1'500'000;
 
 struct TileEntry
 {
@@ -186,6 +183,7 @@ struct TileEntry
     bool separateForm = true; ///< the paper's transformation can describe these tiles in MAESTRO
     bool fusedForm = false; ///< the fused form applies and is distinct (mapping::Level2Form)
     int topSpatialLoop = -1; ///< a row loop spread over its level-3 tile: only the TopSpatial form
+    std::uint64_t spread = 0; ///< non-divisor searches: order among equal bounds (enumerateTiles)
 };
 
 /// One candidate of a tile: a level-2 order and the MDC form it is written in.
@@ -327,6 +325,7 @@ private:
     bool isRowLoop(std::size_t i) const { return i < m_space.rowLoops.size() && m_space.rowLoops[i]; }
     void buildLevel3Choices();
     void enumerateTiles();
+    void halveSample();
     void enumerateFor(std::uint32_t choice);
     double objectiveBound(const TileEntry& e) const;
     double objectiveValue(const Metrics& m) const;
@@ -360,6 +359,10 @@ private:
     std::uint64_t m_candidates = 0;
     std::optional<Metrics> m_best;
     bool m_truncated = false;
+    std::uint64_t m_leaves = 0; ///< tile assignments that passed every pruning rule
+    std::uint64_t m_sampleStride = 1; ///< every m_sampleStride-th of them is kept (halveSample)
+    std::uint64_t m_seedCount = 0; ///< options.seeds take candidate indices 0..m_seedCount-1
+    double m_seedIncumbent = std::numeric_limits<double>::infinity(); ///< best seed on the objective
 };
 
 void Engine::buildLevel3Choices()
@@ -380,8 +383,9 @@ void Engine::buildLevel3Choices()
     // Every level-3 tile that fits L2 double buffered, with every distinct level-3 order.
     std::vector<std::vector<std::int64_t>> sizes(n);
     for (std::size_t i = 0; i < n; ++i)
-        sizes[i] = m_space.wholeLoops[i] ? std::vector<std::int64_t>{m_space.loops[i].extent}
-                                         : tileSizes(m_space.loops[i].extent, m_options.divisorsOnly);
+        sizes[i] = m_space.wholeLoops[i]
+            ? std::vector<std::int64_t>{m_space.loops[i].extent}
+            : tileSizes(m_space.loops[i].extent, m_options.divisorsOnly, m_options.everyTileSize);
     std::vector<std::int64_t> tile(n);
     std::vector<std::size_t> pick(n, 0);
     while (true) {
@@ -403,7 +407,6 @@ void Engine::buildLevel3Choices()
 
 void Engine::enumerateFor(std::uint32_t choice)
 {
-    if (m_tiles.size() >= kMaxTileAssignments) return;
     const std::size_t n = m_space.loops.size();
     const Level3Choice& l3 = m_level3[choice];
     // Options per loop: (T1, T2) with T1 <= T2 <= T3.
@@ -414,16 +417,17 @@ void Engine::enumerateFor(std::uint32_t choice)
             // One row per PE over a level-3 tile equal to the level-2 tile, at most the level-3 choice's
             // tile (in exhaustive mode exactly it: the level-3 choices already enumerate the sizes).
             opts[i].push_back({1, 1, 1});
-            for (std::int64_t t : tileSizes(m_space.loops[i].extent, m_options.divisorsOnly))
+            for (std::int64_t t :
+                tileSizes(m_space.loops[i].extent, m_options.divisorsOnly, m_options.everyTileSize))
                 if (t > 1 && t <= t3 && t <= m_acc.numPes && (!m_options.exhaustive || t == t3)
                     && m_options.constraint.allowsParallel(i))
                     opts[i].push_back({1, t, t});
             if (m_options.exhaustive && t3 > 1) opts[i].erase(opts[i].begin());
             continue;
         }
-        for (std::int64_t t2 : tileSizes(t3, m_options.divisorsOnly)) {
+        for (std::int64_t t2 : tileSizes(t3, m_options.divisorsOnly, m_options.everyTileSize)) {
             if (m_space.wholeLoops[i] && t2 != m_space.loops[i].extent) continue;
-            for (std::int64_t t1 : tileSizes(t2, m_options.divisorsOnly)) {
+            for (std::int64_t t1 : tileSizes(t2, m_options.divisorsOnly, m_options.everyTileSize)) {
                 // Non-parallel loops have T1 = T2: a larger T2 over one level-1 tile means nothing.
                 TileOption o{t1, t2};
                 if (t1 < t2 && o.parallelism() <= 1) continue;
@@ -445,16 +449,39 @@ void Engine::enumerateFor(std::uint32_t choice)
     const auto minActive = static_cast<std::int64_t>(
         std::ceil(m_options.peUtilizationBound * static_cast<double>(pes) - 1e-9));
     const std::int64_t l1 = m_acc.l1Elements();
+    // Branch and bound against the seeds' incumbent: the loops still to choose run at least their
+    // extents' product over the PEs left, so a partial assignment whose bound already exceeds the
+    // incumbent has no completion that could win (strictly worse: ties stay with the seeds).
+    const bool pruneByBound = m_options.boundSkipping && m_options.objective != Objective::Energy
+        && std::isfinite(m_seedIncumbent);
+    std::vector<double> extentsFrom(n + 1, 1.0); // product of the extents of loops i..n-1
+    for (std::size_t i = n; i-- > 0;)
+        extentsFrom[i] = extentsFrom[i + 1] * static_cast<double>(m_space.loops[i].extent);
+    const double energyBound = static_cast<double>(m_space.macs) * m_acc.energy.mac;
+    const double lanes = static_cast<double>(std::max<std::int64_t>(1, m_acc.simdLanes));
+    auto cannotWin = [&](double runtimeBound) {
+        const double bound
+            = m_options.objective == Objective::Edp ? runtimeBound * energyBound : runtimeBound;
+        return bound > m_seedIncumbent * (1 + 1e-12); // the margin absorbs rounding: never prunes a tie
+    };
 
     std::vector<std::int64_t> t1(n, 1);
     std::vector<std::uint16_t> pick(n, 0);
     std::uint64_t visited = 0;
     bool stopped = false;
-    auto rec = [&](auto&& self, std::size_t i, std::int64_t active, int parallel, int wholeParallel) -> void {
+    auto rec = [&](auto&& self, std::size_t i, std::int64_t active, int parallel, int wholeParallel,
+                   std::int64_t work) -> void {
         if (stopped || ((++visited & 1023) == 0 && (stopped = stopRequested()))) return;
         if (m_footprintPruning && 2 * m_space.totalFootprint(t1) > l1) {
             ++m_stats.footprintPruned;
             return; // footprints only grow with the remaining tiles
+        }
+        if (pruneByBound) {
+            const double peLeft = static_cast<double>(std::max<std::int64_t>(1, pes / active));
+            if (cannotWin(static_cast<double>(work) * extentsFrom[i] / peLeft / lanes)) {
+                ++m_stats.boundPrunedTiles;
+                return;
+            }
         }
         if (i == n) {
             if (active < minActive) return;
@@ -480,7 +507,13 @@ void Engine::enumerateFor(std::uint32_t choice)
                 ++m_stats.notRepresentable;
                 return;
             }
-            (void)wholeParallel;
+            if (wholeParallel > 1) return; // two whole loops cannot both be the innermost parallel loop
+            const std::int64_t runtimeBound = ceilDiv(work, m_acc.simdLanes);
+            if (pruneByBound && cannotWin(static_cast<double>(runtimeBound))) {
+                ++m_stats.boundPrunedTiles;
+                return;
+            }
+            if (m_leaves++ % m_sampleStride != 0) return; // not in the sample (halveSample)
             TileEntry e;
             e.level3Choice = choice;
             e.firstOption = static_cast<std::uint32_t>(m_optionIndex.size());
@@ -489,15 +522,11 @@ void Engine::enumerateFor(std::uint32_t choice)
             e.separateForm = separate;
             e.fusedForm = fused;
             e.topSpatialLoop = rows ? topSpatial : -1;
-            e.runtimeBound = runtimeLowerBound(m_space.macs, active, m_acc.simdLanes);
-            e.energyBound = static_cast<double>(m_space.macs) * m_acc.energy.mac;
+            // The first PE's iterations: MACs / active PEs when the tiles divide, more at edge tiles.
+            e.runtimeBound = runtimeBound;
+            e.energyBound = energyBound;
             m_tiles.push_back(e);
-            if (m_tiles.size() >= kMaxTileAssignments) {
-                // Tile assignments are kept to sort them by their bounds; past this many (without divisor
-                // pruning, on big layers) memory would run out, so the search continues on those found.
-                m_truncated = true;
-                stopped = true;
-            }
+            if (m_tiles.size() >= std::max<std::uint64_t>(2, m_options.maxTileAssignments)) halveSample();
             return;
         }
         for (std::uint16_t k = 0; k < opts[i].size(); ++k) {
@@ -508,23 +537,39 @@ void Engine::enumerateFor(std::uint32_t choice)
             if (par > maxParallel) continue;
             pick[i] = k;
             t1[i] = o.level1;
-            self(self, i + 1, active * p, par, wholeParallel + (p > 1 && m_space.wholeLoops[i] ? 1 : 0));
+            const std::int64_t iterations
+                = firstPeIterations(m_space.loops[i].extent, o.level3 > 0 ? o.level3 : l3.level3[i], o);
+            self(self, i + 1, active * p, par, wholeParallel + (p > 1 && m_space.wholeLoops[i] ? 1 : 0),
+                saturatingMul(work, iterations));
             t1[i] = 1;
         }
     };
-    // Two whole loops cannot both be the innermost parallel loop.
-    rec(rec, 0, 1, 0, 0);
-    std::erase_if(m_tiles, [&](const TileEntry& e) {
-        if (e.level3Choice != choice) return false;
-        int wholePar = 0;
-        for (std::size_t k = 0; k < n; ++k)
-            if (m_space.wholeLoops[k] && opts[k][m_optionIndex[e.firstOption + k]].parallelism() > 1)
-                ++wholePar;
-        return wholePar > 1;
-    });
+    rec(rec, 0, 1, 0, 0, 1);
     m_options3.resize(m_level3.size() * n);
     for (std::size_t i = 0; i < n; ++i)
         m_options3[choice * n + i] = std::move(opts[i]);
+}
+
+void Engine::halveSample()
+{
+    // Tile assignments are kept to sort them by their bounds; past this many (without divisor pruning,
+    // on big layers) memory would run out. Rather than keeping the first ones in enumeration order
+    // (all sharing the outer loops' first tile sizes), keep every other one and from now on every
+    // 2^k-th: a deterministic sample spread evenly over the whole enumeration.
+    const std::size_t n = m_space.loops.size();
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < m_tiles.size(); i += 2) {
+        TileEntry e = m_tiles[i];
+        const auto first = static_cast<std::uint32_t>(kept * n);
+        for (std::size_t k = 0; k < n; ++k) // first <= e.firstOption: a forward copy within the array
+            m_optionIndex[first + k] = m_optionIndex[e.firstOption + k];
+        e.firstOption = first;
+        m_tiles[kept++] = e;
+    }
+    m_tiles.resize(kept);
+    m_optionIndex.resize(kept * n);
+    m_sampleStride *= 2;
+    m_truncated = true;
 }
 
 void Engine::enumerateTiles()
@@ -534,8 +579,21 @@ void Engine::enumerateTiles()
     if (stopRequested()) return;
     // Most promising first (lowest bound on the objective), ties in enumeration order: the bound then
     // skips the tail as soon as an incumbent reaches it.
-    std::stable_sort(m_tiles.begin(), m_tiles.end(),
-        [&](const TileEntry& a, const TileEntry& b) { return objectiveBound(a) < objectiveBound(b); });
+    if (!m_options.divisorsOnly) {
+        // Among equal bounds (every tile, for the energy bound), the bit-reversed enumeration position:
+        // any prefix a candidate limit keeps is then spread evenly over the enumeration instead of
+        // sharing the outer loops' first sizes. (The divisor-only order stays as it always was.)
+        for (std::size_t i = 0; i < m_tiles.size(); ++i) {
+            std::uint64_t reversed = 0;
+            for (std::uint64_t v = i, bit = 0; bit < 64; ++bit, v >>= 1)
+                reversed = (reversed << 1) | (v & 1);
+            m_tiles[i].spread = reversed;
+        }
+    }
+    std::stable_sort(m_tiles.begin(), m_tiles.end(), [&](const TileEntry& a, const TileEntry& b) {
+        const double ba = objectiveBound(a), bb = objectiveBound(b);
+        return ba < bb || (ba == bb && a.spread < b.spread);
+    });
     std::uint64_t next = 0;
     std::size_t counted = 0;
     // Outside the TopSpatial form, a tile's order count depends only on which loops have several
@@ -644,11 +702,17 @@ mapping::LoopNestMapping Engine::mappingOf(const TileEntry& e, std::uint64_t k) 
 
 Candidate Engine::candidateOf(std::uint64_t index) const
 {
+    if (index < m_seedCount) {
+        Candidate c = m_options.seeds[index];
+        c.index = index;
+        return c;
+    }
+    index -= m_seedCount;
     auto it = std::upper_bound(m_tiles.begin(), m_tiles.end(), index,
         [](std::uint64_t i, const TileEntry& e) { return i < e.firstCandidate; });
     const TileEntry& e = *(it - 1);
     Candidate c;
-    c.index = index;
+    c.index = index + m_seedCount;
     c.mapping = mappingOf(e, index - e.firstCandidate);
     c.dataflow = mapping::toMdc(c.mapping, m_acc);
     return c;
@@ -692,7 +756,7 @@ void Engine::processTile(
             ++tally.overCapacity;
             continue;
         }
-        out.push_back({e.firstCandidate + k, *metrics});
+        out.push_back({m_seedCount + e.firstCandidate + k, *metrics});
     }
 }
 
@@ -738,6 +802,9 @@ SearchResult Engine::run()
         m_stats.offChipSpace = level3 * factorial(static_cast<int>(n)) * layouts;
         m_stats.onChipSpace = pairsUnder3 * factorial(static_cast<int>(n));
     }
+    m_seedCount = m_options.seeds.size();
+    for (const Candidate& c : m_options.seeds)
+        m_seedIncumbent = std::min(m_seedIncumbent, objectiveValue(c.metrics));
     buildLevel3Choices();
     enumerateTiles();
 
@@ -768,65 +835,12 @@ SearchResult Engine::run()
             processTile(i, *evaluators[t], perThread[t], tallies[t]);
         }
     };
-    bool released = false; // workers have seen `finished`
-    std::vector<std::jthread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back([&, t] {
-            for (;;) {
-                sync.arrive_and_wait(); // batch ready (or finished)
-                if (finished) return;
-                work(t);
-                sync.arrive_and_wait(); // batch done
-            }
-        });
-
-    while (!finished) {
-        // Skip the tiles the incumbent already beats; the list is sorted by bound, so the rest go too.
-        if (m_options.boundSkipping && nextTile < m_tiles.size()
-            && objectiveBound(m_tiles[nextTile]) > incumbent) {
-            for (std::size_t i = nextTile; i < m_tiles.size(); ++i)
-                m_skipped += m_tiles[i].orderCount;
-            m_stats.boundSkipped += m_candidates - m_tiles[nextTile].firstCandidate;
-            nextTile = m_tiles.size();
-        }
-        if (nextTile >= m_tiles.size()
-            || (m_options.maxCandidates && m_evaluated >= m_options.maxCandidates)) {
-            m_truncated = m_truncated || nextTile < m_tiles.size();
-            break;
-        }
-        std::uint64_t amount = 0;
-        batchEnd = nextTile;
-        while (batchEnd < m_tiles.size() && amount < m_options.batchSize) {
-            if (m_options.boundSkipping && objectiveBound(m_tiles[batchEnd]) > incumbent) break;
-            amount += m_tiles[batchEnd].orderCount;
-            ++batchEnd;
-        }
-        cursor.store(nextTile);
-        sync.arrive_and_wait(); // start the batch
-        work(0);
-        sync.arrive_and_wait(); // wait for the batch
-        nextTile = batchEnd;
-        if (stopRequested()) {
-            result.cancelled = true;
-            break;
-        }
-        // Merge in candidate order: the same outcome whatever thread evaluated what.
-        std::vector<Evaluated> merged;
-        for (auto& v : perThread) {
-            merged.insert(merged.end(), v.begin(), v.end());
-            v.clear();
-        }
-        std::sort(merged.begin(), merged.end(),
-            [](const Evaluated& a, const Evaluated& b) { return a.index < b.index; });
-        if (m_sink && !merged.empty()) {
-            points.clear();
-            for (const Evaluated& ev : merged)
-                points.push_back({ev.index, ev.metrics.runtime, ev.metrics.energy, ev.metrics.utilization});
-            m_sink->onEvaluated(points);
-        }
+    // Merges evaluated mappings (in candidate order) into the bests and the front; `counted`: they were
+    // evaluated by this search (the seeds were evaluated by an earlier one).
+    auto absorb = [&](const std::vector<Evaluated>& merged, bool counted) {
         bool frontChanged = false;
         for (const Evaluated& ev : merged) {
-            ++m_evaluated;
+            m_evaluated += counted ? 1 : 0;
             // Ties on an objective go to the mapping better on the other metric (runtime for energy and
             // EDP, energy for runtime), so no best mapping is dominated by a front point; then to the
             // lower index, as the batches arrive in candidate order.
@@ -866,6 +880,73 @@ SearchResult Engine::run()
             }
             m_sink->onParetoUpdate(cs);
         }
+    };
+    if (m_seedCount > 0) {
+        std::vector<Evaluated> seeded;
+        for (std::uint64_t i = 0; i < m_seedCount; ++i)
+            seeded.push_back({i, m_options.seeds[i].metrics});
+        absorb(seeded, false);
+    }
+
+    const std::uint64_t candidateLimit = m_options.maxCandidates ? m_options.maxCandidates
+        : m_options.divisorsOnly                                 ? 0
+                                                                 : m_options.nonDivisorBudget;
+    bool released = false; // workers have seen `finished`
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            for (;;) {
+                sync.arrive_and_wait(); // batch ready (or finished)
+                if (finished) return;
+                work(t);
+                sync.arrive_and_wait(); // batch done
+            }
+        });
+
+    while (!finished) {
+        // Skip the tiles the incumbent already beats; the list is sorted by bound, so the rest go too.
+        if (m_options.boundSkipping && nextTile < m_tiles.size()
+            && objectiveBound(m_tiles[nextTile]) > incumbent) {
+            for (std::size_t i = nextTile; i < m_tiles.size(); ++i)
+                m_skipped += m_tiles[i].orderCount;
+            m_stats.boundSkipped += m_candidates - m_tiles[nextTile].firstCandidate;
+            nextTile = m_tiles.size();
+        }
+        if (nextTile >= m_tiles.size() || (candidateLimit && m_evaluated >= candidateLimit)) {
+            m_truncated = m_truncated || nextTile < m_tiles.size();
+            break;
+        }
+        std::uint64_t amount = 0;
+        batchEnd = nextTile;
+        while (batchEnd < m_tiles.size() && amount < m_options.batchSize) {
+            if (m_options.boundSkipping && objectiveBound(m_tiles[batchEnd]) > incumbent) break;
+            amount += m_tiles[batchEnd].orderCount;
+            ++batchEnd;
+        }
+        cursor.store(nextTile);
+        sync.arrive_and_wait(); // start the batch
+        work(0);
+        sync.arrive_and_wait(); // wait for the batch
+        nextTile = batchEnd;
+        if (stopRequested()) {
+            result.cancelled = true;
+            break;
+        }
+        // Merge in candidate order: the same outcome whatever thread evaluated what.
+        std::vector<Evaluated> merged;
+        for (auto& v : perThread) {
+            merged.insert(merged.end(), v.begin(), v.end());
+            v.clear();
+        }
+        std::sort(merged.begin(), merged.end(),
+            [](const Evaluated& a, const Evaluated& b) { return a.index < b.index; });
+        if (m_sink && !merged.empty()) {
+            points.clear();
+            for (const Evaluated& ev : merged)
+                points.push_back({ev.index, ev.metrics.runtime, ev.metrics.energy, ev.metrics.utilization});
+            m_sink->onEvaluated(points);
+        }
+        absorb(merged, true);
         reportProgress(false);
     }
     finished = true;
@@ -911,18 +992,13 @@ SearchResult Engine::run()
 
 } // namespace
 
-SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip, const arch::Accelerator& acc,
-    const SearchOptions& options, const EvaluatorFactory& evaluators, SearchSink* sink, std::stop_token stop)
+namespace {
+
+/// One search of the space `options` describe (no divisor-only first pass).
+SearchResult searchOnChipOnce(const LayerSpace& space, const OffChipChoice& offChip,
+    const arch::Accelerator& acc, const SearchOptions& options, const EvaluatorFactory& evaluators,
+    SearchSink* sink, std::stop_token stop)
 {
-    const std::size_t n = space.loops.size();
-    if (n == 0 || offChip.level3.size() != n || offChip.level3Order.size() != n
-        || space.wholeLoops.size() != n) {
-        Diagnostic d;
-        d.field = "search";
-        d.message = "the off-chip choice must give a level-3 tile and an order position for each of the "
-            + std::to_string(n) + " loops";
-        throw InputError(d);
-    }
     // The footprint is a lower bound on the cost model's L1 requirement, so pruning by it loses no
     // mapping that fits. When nothing fits, the search runs again without it so that the report can
     // say how much L1 the smallest mapping would need.
@@ -938,6 +1014,54 @@ SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip,
         result.truncated = false;
         result.stats.footprintPruned = pruned;
     }
+    return result;
+}
+
+} // namespace
+
+std::vector<Candidate> seedsFrom(const SearchResult& result)
+{
+    std::vector<Candidate> out;
+    auto add = [&](const Candidate& c) {
+        if (std::none_of(out.begin(), out.end(), [&](const Candidate& o) { return o.index == c.index; }))
+            out.push_back(c);
+    };
+    for (const std::optional<Candidate>* best : {&result.bestRuntime, &result.bestEnergy, &result.bestEdp})
+        if (*best) add(**best);
+    for (const Candidate& c : result.pareto)
+        add(c);
+    return out;
+}
+
+SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip, const arch::Accelerator& acc,
+    const SearchOptions& options, const EvaluatorFactory& evaluators, SearchSink* sink, std::stop_token stop)
+{
+    const std::size_t n = space.loops.size();
+    if (n == 0 || offChip.level3.size() != n || offChip.level3Order.size() != n
+        || space.wholeLoops.size() != n) {
+        Diagnostic d;
+        d.field = "search";
+        d.message = "the off-chip choice must give a level-3 tile and an order position for each of the "
+            + std::to_string(n) + " loops";
+        throw InputError(d);
+    }
+    // Seeds from the caller (searchLayer's divisor-only search) already hold the divisor optimum.
+    if (options.divisorsOnly || !options.seeds.empty())
+        return searchOnChipOnce(space, offChip, acc, options, evaluators, sink, std::move(stop));
+    // Every divisor tiling is also a non-divisor one: searching the divisor-only subspace first (a
+    // fraction of the time) and seeding the full search with its bests and front makes the larger
+    // space never give a worse answer, even when a limit stops it, and its incumbent lets the bound
+    // prune most of the non-divisor tiles before they are enumerated.
+    SearchOptions divisors = options;
+    divisors.divisorsOnly = true;
+    const SearchResult first = searchOnChipOnce(space, offChip, acc, divisors, evaluators, sink, stop);
+    if (first.cancelled) return first;
+    SearchOptions seeded = options;
+    seeded.seeds = seedsFrom(first);
+    SearchResult result = searchOnChipOnce(space, offChip, acc, seeded, evaluators, sink, std::move(stop));
+    result.evaluated += first.evaluated;
+    result.stats.evaluated += first.stats.evaluated;
+    result.seconds += first.seconds;
     return result;
 }
 

@@ -101,11 +101,23 @@ struct OffChipChoice
 
 class OffChipCache;
 
+/// One evaluated mapping.
+struct Candidate
+{
+    std::uint64_t index = 0; ///< position in the enumeration, seeds first (ties go to the lower index)
+    mapping::LoopNestMapping mapping;
+    mdc::Dataflow dataflow;
+    Metrics metrics;
+};
+
 struct SearchOptions
 {
     Objective objective = Objective::Runtime;
     double peUtilizationBound = 0.1; ///< level-2 tiles must keep at least this fraction of the PEs busy
     bool divisorsOnly = true; ///< tile sizes divide the enclosing tile: no prologue/epilogue
+    /// Without divisorsOnly: every on-chip tile size, not only the smallest one per number of tiles
+    /// (ceil(T / k), which includes the divisors); a far larger space, for experiments.
+    bool everyTileSize = false;
     /// The cost model's per-PE L1 requirement (double buffered, bytes at the accelerator's word size)
     /// fits in L1; level-1 tiles whose double-buffered footprint alone exceeds it are not enumerated.
     bool l1Capacity = true;
@@ -118,21 +130,23 @@ struct SearchOptions
         = 1024; ///< candidates between incumbent updates (fixed: results stay deterministic)
     int progressIntervalMs = 100; ///< minimum time between progress callbacks
     std::uint64_t maxCandidates = 0; ///< 0: no limit; else the search stops after this many (reported)
+    /// With maxCandidates 0 and divisorsOnly false: the candidates the search evaluates at most (0: no
+    /// limit). The runtime bound usually proves the result well before (VGG16 layers on P1: under
+    /// 450 000); the energy bound never does, so energy and EDP searches stop here (reported).
+    std::uint64_t nonDivisorBudget = 1'000'000;
+    /// Tile assignments one search holds (about 100 MB at the default); past it, an evenly spread
+    /// sample of the enumeration is kept instead and the search reports itself truncated.
+    std::uint64_t maxTileAssignments = 1'500'000;
+    /// Mappings found by an earlier search (the divisor-only one, for `divisorsOnly = false`) that start
+    /// the incumbents and the Pareto front: they come first in candidate order, so the result is never
+    /// worse than the best of them and ties keep them. Their metrics must come from the same cost model.
+    std::vector<Candidate> seeds;
     /// Off-chip solutions shared between searches (the app's retuning, sweeps); null: solve every time.
     std::shared_ptr<OffChipCache> offChipCache;
     /// Restricts the on-chip space (a mapping style's parallel loops and level-2 orders); empty: none.
     SearchConstraint constraint;
     /// searchLayer only: builds `constraint` from the operator's space (core/styles); null: keep it.
     std::function<SearchConstraint(const LayerSpace&)> constraintFor;
-};
-
-/// One evaluated mapping.
-struct Candidate
-{
-    std::uint64_t index = 0; ///< position in the enumeration (ties go to the lower index)
-    mapping::LoopNestMapping mapping;
-    mdc::Dataflow dataflow;
-    Metrics metrics;
 };
 
 struct Progress
@@ -186,6 +200,8 @@ struct SearchStats
     std::int64_t minL1Bytes = -1;
     std::int64_t minL2Bytes = -1;
     std::uint64_t footprintPruned = 0; ///< partial tile assignments whose level-1 footprint exceeds L1
+    /// Partial tile assignments whose runtime bound cannot beat the seeds' incumbent (not enumerated).
+    std::uint64_t boundPrunedTiles = 0;
     int offChipAttempts = 1; ///< off-chip solutions tried (the L2 budget shrinks when nothing fits)
     std::uint64_t notRepresentable = 0; ///< would need more than 4 MAESTRO levels (pruned before)
 };
@@ -206,9 +222,14 @@ struct SearchResult
 };
 
 /// Algorithm 1 on `space` under `offChip` (or, with options.exhaustive, over every level-3 choice too).
+/// With divisorsOnly false and no seeds, the divisor-only search runs first and seeds the full one, so
+/// the result is never worse than the divisor-only result (doc/search.md).
 SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip, const arch::Accelerator& acc,
     const SearchOptions& options, const EvaluatorFactory& evaluators, SearchSink* sink = nullptr,
     std::stop_token stop = {});
+
+/// The mappings a later search starts from (SearchOptions::seeds): the three bests and the Pareto front.
+std::vector<Candidate> seedsFrom(const SearchResult& result);
 
 /// Exact lower bound on the runtime of any mapping with these tiles: the MACs over the PEs a level-2
 /// tile keeps busy (each PE does at most `simdLanes` MACs per cycle).

@@ -33,10 +33,12 @@ LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& a
     return searchLayer(op, prepareLayer(op), acc, options, sink, std::move(stop));
 }
 
-LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepared,
+namespace {
+
+/// One decoupled search of the space `options` describe (no divisor-only first pass).
+LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& prepared,
     const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
 {
-    if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
     const ir::PerfectNest* nest = &prepared.nest;
     LayerSearchResult out;
     out.problem = prepared.problem;
@@ -48,6 +50,7 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
 
     OffChipOptions offOptions;
     offOptions.divisorsOnly = options.divisorsOnly;
+    offOptions.everyTileSize = options.everyTileSize;
     if (options.fidelity == Fidelity::Maestro) {
         // MAESTRO sizes a level's output rows of a strided window as M[Y] - M[R] + 1, ignoring the
         // stride (spec section 4.1), and reports level 0's MAC count: it counts a strided window
@@ -123,6 +126,31 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
     s.offChipSpace = out.sizes.offChip;
     s.onChipSpace = out.sizes.onChip;
     return out;
+}
+
+} // namespace
+
+LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepared,
+    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
+{
+    if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
+    if (!options.divisorsOnly) {
+        // The non-divisor off-chip solution can differ from the divisor-only one, so its on-chip space
+        // need not contain the divisor-only optimum: that search runs first and seeds this one, which
+        // then never returns a worse mapping (searchOnChip does the same under each off-chip choice).
+        SearchOptions divisors = options;
+        divisors.divisorsOnly = true;
+        LayerSearchResult first = searchLayerOnce(op, prepared, acc, divisors, sink, stop);
+        if (first.result.cancelled) return first;
+        SearchOptions seeded = options;
+        seeded.seeds = seedsFrom(first.result);
+        LayerSearchResult out = searchLayerOnce(op, prepared, acc, seeded, sink, std::move(stop));
+        out.result.evaluated += first.result.evaluated;
+        out.result.stats.evaluated += first.result.stats.evaluated;
+        out.result.seconds += first.result.seconds;
+        return out;
+    }
+    return searchLayerOnce(op, prepared, acc, options, sink, std::move(stop));
 }
 
 } // namespace marvel::search

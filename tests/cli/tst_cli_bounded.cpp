@@ -31,12 +31,13 @@ QProcess* startBounded(const QStringList& args)
     return p;
 }
 
-// No divisor pruning and no PE bound: a conv layer's space is about 1e27 mappings.
+// No divisor pruning and no PE bound: a conv layer's space is about 1e27 mappings. For runtime the
+// bound proves the divisor-only optimum within a second (issue 10); the energy bound prunes nothing.
 QStringList enormousSearch()
 {
     return {"search", "--op", kSamples + "/operators/conv2d.loop", "--hw",
-        kSamples + "/accelerators/P2_edge.json", "--no-divisors-only", "--pe-util-bound", "0", "--threads",
-        "2"};
+        kSamples + "/accelerators/P2_edge.json", "--no-divisors-only", "--pe-util-bound", "0", "--objective",
+        "energy", "--threads", "2"};
 }
 } // namespace
 
@@ -55,9 +56,12 @@ private slots:
         const QString err = QString::fromUtf8(p->readAllStandardError());
         QVERIFY2(err.contains("marvel search: time limit (--max-seconds) reached after "), qPrintable(err));
         QVERIFY2(!err.contains("bad_alloc") && !err.contains("terminate"), qPrintable(err));
-        // Stopped before any mapping of its only layer: no result, as when none is valid.
-        QCOMPARE(p->exitCode(), 2);
-        QVERIFY2(err.contains("1 layer(s) not searched"), qPrintable(err));
+        // The divisor-only search runs first (issue 10) and finds mappings within the limit: the best is
+        // reported, with the warning that the search stopped before it finished.
+        QCOMPARE(p->exitCode(), 0);
+        QVERIFY2(err.contains("conv2d: warning: stopped before the search finished"), qPrintable(err));
+        QVERIFY2(QString::fromUtf8(p->readAllStandardOutput()).contains("== conv2d: best energy"),
+            qPrintable(err));
         QVERIFY2(timer.elapsed() < 30000, qPrintable(QString::number(timer.elapsed())));
     }
 

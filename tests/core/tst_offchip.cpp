@@ -168,6 +168,7 @@ private slots:
         auto acc = accel(l2, block);
         search::OffChipOptions options;
         options.divisorsOnly = divisorsOnly;
+        options.everyTileSize = true; // the brute force tries every size
         auto sol = search::solveOffChip(nest, {}, acc, options);
         Brute brute = bruteForce(nest, acc, divisorsOnly);
         QVERIFY(brute.found);
@@ -229,6 +230,7 @@ private slots:
         auto acc = accel(1000, 4);
         search::OffChipOptions options;
         options.divisorsOnly = divisorsOnly;
+        options.everyTileSize = true; // the brute force tries every size
         options.maxTile = maxTile;
         auto sol = search::solveOffChip(nest, {}, acc, options);
         Brute brute = bruteForce(nest, acc, divisorsOnly, maxTile);

@@ -235,6 +235,7 @@ private slots:
         o.boundSkipping = false;
         o.threads = 2;
         o.divisorsOnly = false;
+        o.everyTileSize = true;
         std::stop_source source;
         std::jthread stopper([&] {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -53,6 +53,7 @@ SearchOptions unpruned(Objective objective)
     o.objective = objective;
     o.exhaustive = true;
     o.divisorsOnly = false;
+    o.everyTileSize = true;
     o.peUtilizationBound = 0;
     o.boundSkipping = false;
     o.threads = 2;

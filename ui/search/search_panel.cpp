@@ -165,7 +165,7 @@ void SearchPanel::showOutcome(const SearchOutcome& o)
         text = tr("Cancelled.");
         break;
     case SearchOutcome::Status::Truncated:
-        text = tr("Truncated: the space was too large to enumerate whole; the best of the part searched.");
+        text = tr("Truncated: stopped before the bound proved it the best; the best of the part searched.");
         break;
     case SearchOutcome::Status::NotMappable:
         text = tr("No mapping fits the accelerator's buffers: %1").arg(o.message);
