@@ -14,8 +14,8 @@
 #include "core/ir/operator.h"
 #include "core/mdc/maestro_io.h"
 #include "core/project/project.h"
-#include "core/util/csv.h"
 #include "core/styles/fixed_dataflows.h"
+#include "core/util/csv.h"
 #include "core/util/text_file.h"
 #include "core/workloads/workloads.h"
 
