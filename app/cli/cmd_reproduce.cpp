@@ -23,7 +23,8 @@ namespace fs = std::filesystem;
 
 int run(const std::vector<std::string>& argv);
 
-const cli::Command kCommand{"reproduce", "run the paper's whole evaluation and write tables, figures and a report",
+const cli::Command kCommand{"reproduce",
+    "run the paper's whole evaluation and write tables, figures and a report",
     "usage: marvel reproduce --out DIR [--quick | --experiments FILE.json] [--threads N]\n\n"
     "Searches the paper's workloads on P1 and P2 with Marvel, the three mapping styles (rs, ws, os) and the\n"
     "two past optimisers (interstellar, dmazerunner), and Marvel with tile sizes that need not divide the\n"
@@ -34,7 +35,8 @@ const cli::Command kCommand{"reproduce", "run the paper's whole evaluation and w
     "  summary.json                        the geometric means the paper reports\n"
     "  REPORT.md                           every number beside the paper's, differences explained\n"
     "  --out DIR              output directory (created when missing)\n"
-    "  --quick                a subset that runs in a few minutes: AlexNet, GNMT1, Transformer2, NCF2, MLP-M\n"
+    "  --quick                a subset that runs in a few minutes: AlexNet, GNMT1, Transformer2, NCF2, "
+    "MLP-M\n"
     "  --experiments FILE     the experiments and platforms of a JSON file (core/eval/reproduce.h); for\n"
     "                         tests and custom studies\n"
     "  --threads N            search threads (default: all cores); results do not depend on it\n"
@@ -58,7 +60,8 @@ int runProgram(const fs::path& program, const std::vector<std::string>& args)
     std::vector<std::string> all{program.string()};
     all.insert(all.end(), args.begin(), args.end());
     std::vector<char*> cargs;
-    for (std::string& a : all) cargs.push_back(a.data());
+    for (std::string& a : all)
+        cargs.push_back(a.data());
     cargs.push_back(nullptr);
     const pid_t pid = fork();
     if (pid < 0) return -1;
@@ -116,8 +119,7 @@ int run(const std::vector<std::string>& argv)
             ? *args.value("accelerators")
             : fs::path(cli::presetAcceleratorPath("P1")).parent_path().string();
         if (auto file = args.value("experiments"))
-            plan = eval::readPlan(readTextFile(*file), *file,
-                fs::path(*file).parent_path().string());
+            plan = eval::readPlan(readTextFile(*file), *file, fs::path(*file).parent_path().string());
         else
             plan = args.has("quick") ? eval::quickPlan(accDir) : eval::fullPlan(accDir);
         platforms = eval::loadPlatforms(plan);
@@ -134,8 +136,9 @@ int run(const std::vector<std::string>& argv)
     options.threads = threads;
     options.progress = [tty](const eval::RunProgress& p) {
         // One line per layer search (a log when stderr is a file, a redrawn line on a terminal).
-        std::fprintf(stderr, "%s[%zu/%zu] %s  elapsed %.0fs, eta %.0fs%s", tty ? "\r\033[K" : "", p.done + 1 > p.total ? p.total : p.done + 1,
-            p.total, p.current.c_str(), p.elapsedSeconds, p.etaSeconds, tty ? "" : "\n");
+        std::fprintf(stderr, "%s[%zu/%zu] %s  elapsed %.0fs, eta %.0fs%s", tty ? "\r\033[K" : "",
+            p.done + 1 > p.total ? p.total : p.done + 1, p.total, p.current.c_str(), p.elapsedSeconds,
+            p.etaSeconds, tty ? "" : "\n");
         std::fflush(stderr);
     };
     std::vector<eval::LayerRow> rows;
@@ -161,40 +164,45 @@ int run(const std::vector<std::string>& argv)
         for (const eval::Experiment& e : plan.experiments) {
             const std::string stem = fileStem(e.workload);
             if (!written.insert(stem).second) continue;
-            writeTextFileAtomically((out / (stem + ".csv")).string(), eval::itemsCsv(summary, e.workload), "a table");
+            writeTextFileAtomically(
+                (out / (stem + ".csv")).string(), eval::itemsCsv(summary, e.workload), "a table");
             writeTextFileAtomically(
                 (out / (stem + "_layers.csv")).string(), eval::layersCsv(rows, e.workload), "a table");
         }
         const std::vector<eval::Figure> figs = eval::figures(summary);
         for (const eval::Figure& f : figs)
-            writeTextFileAtomically((out / (f.name + ".csv")).string(), eval::figureCsv(f), "a figure's data");
+            writeTextFileAtomically(
+                (out / (f.name + ".csv")).string(), eval::figureCsv(f), "a figure's data");
         const fs::path renderer = rendererPath();
         if (!renderer.empty() && fs::exists(renderer)) {
             for (const eval::Figure& f : figs) {
-                std::vector<std::string> rargs{"--out", out.string(), "--name", f.name, "--title", f.title,
-                    "--y-label", f.yLabel};
+                std::vector<std::string> rargs{
+                    "--out", out.string(), "--name", f.name, "--title", f.title, "--y-label", f.yLabel};
                 if (f.logScale) rargs.push_back("--log");
                 rargs.push_back((out / (f.name + ".csv")).string());
                 if (int rc = runProgram(renderer, rargs); rc != 0)
-                    std::cerr << "marvel reproduce: warning: marvel-figures failed on " << f.name << " (exit " << rc
-                              << "); its CSV is written\n";
+                    std::cerr << "marvel reproduce: warning: marvel-figures failed on " << f.name << " (exit "
+                              << rc << "); its CSV is written\n";
                 else
                     figureFiles.push_back(f.name + ".png");
             }
         } else if (!figs.empty())
-            std::cerr << "marvel reproduce: warning: figures skipped: the renderer marvel-figures is not beside "
-                         "marvel (build with MARVEL_BUILD_UI=ON); the figures' data is in fig_*.csv\n";
-        writeTextFileAtomically(
-            (out / "summary.json").string(), eval::summaryJson(summary, seconds, cancelled, plan, options.beyondMaxCandidates).dump(2) + "\n",
+            std::cerr
+                << "marvel reproduce: warning: figures skipped: the renderer marvel-figures is not beside "
+                   "marvel (build with MARVEL_BUILD_UI=ON); the figures' data is in fig_*.csv\n";
+        writeTextFileAtomically((out / "summary.json").string(),
+            eval::summaryJson(summary, seconds, cancelled, plan, options.beyondMaxCandidates).dump(2) + "\n",
             "the summary");
         writeTextFileAtomically((out / "REPORT.md").string(),
-            eval::reportMarkdown(plan, summary, rows, seconds, cancelled, figureFiles, options.beyondMaxCandidates), "the report");
+            eval::reportMarkdown(
+                plan, summary, rows, seconds, cancelled, figureFiles, options.beyondMaxCandidates),
+            "the report");
     } catch (const marvel::InputError& e) {
         std::cerr << "marvel reproduce: " << formatDiagnostics(e.diagnostics());
         return cli::InputError;
     }
-    std::cerr << "marvel reproduce: wrote " << (out / "REPORT.md").string() << " and summary.json in " << seconds
-              << " s\n";
+    std::cerr << "marvel reproduce: wrote " << (out / "REPORT.md").string() << " and summary.json in "
+              << seconds << " s\n";
     return interrupted ? 128 + SIGINT : cli::Ok;
 }
 

@@ -2,11 +2,12 @@
 // with the app's own chart code (ui/plot/comparison_chart), so that `marvel` itself needs no Qt.
 //   marvel-figures --out DIR --name NAME [--title T] [--y-label L] [--log] DATA.csv
 // DATA.csv: "group,SERIES1,SERIES2,..." then one line per group (an empty field: no bar).
-#include <QApplication>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
+
+#include <QApplication>
 
 #include "core/util/csv.h"
 #include "core/util/diagnostic.h"
@@ -38,20 +39,28 @@ int main(int argc, char** argv)
             }
             return argv[++i];
         };
-        if (a == "--out") out = next();
-        else if (a == "--name") name = next();
-        else if (a == "--title") title = next();
-        else if (a == "--y-label") yLabel = next();
-        else if (a == "--log") logScale = true;
-        else if (!a.empty() && a[0] != '-' && csvPath.empty()) csvPath = a;
+        if (a == "--out")
+            out = next();
+        else if (a == "--name")
+            name = next();
+        else if (a == "--title")
+            title = next();
+        else if (a == "--y-label")
+            yLabel = next();
+        else if (a == "--log")
+            logScale = true;
+        else if (!a.empty() && a[0] != '-' && csvPath.empty())
+            csvPath = a;
         else {
             std::cerr << "marvel-figures: unexpected argument '" << a
-                      << "'\nusage: marvel-figures --out DIR --name NAME [--title T] [--y-label L] [--log] DATA.csv\n";
+                      << "'\nusage: marvel-figures --out DIR --name NAME [--title T] [--y-label L] [--log] "
+                         "DATA.csv\n";
             return 2;
         }
     }
     if (name.empty() || csvPath.empty()) {
-        std::cerr << "usage: marvel-figures --out DIR --name NAME [--title T] [--y-label L] [--log] DATA.csv\n";
+        std::cerr
+            << "usage: marvel-figures --out DIR --name NAME [--title T] [--y-label L] [--log] DATA.csv\n";
         return 2;
     }
     std::string text;
@@ -71,17 +80,19 @@ int main(int argc, char** argv)
         if (line.empty()) continue;
         auto fields = marvel::splitCsvRecord(line);
         if (!fields || fields->size() < 2) {
-            std::cerr << "marvel-figures: " << csvPath << ":" << lineNo << ":1: expected group,value,... fields\n";
+            std::cerr << "marvel-figures: " << csvPath << ":" << lineNo
+                      << ":1: expected group,value,... fields\n";
             return 2;
         }
         if (lineNo == 1) {
-            for (std::size_t i = 1; i < fields->size(); ++i) series << QString::fromStdString((*fields)[i]);
+            for (std::size_t i = 1; i < fields->size(); ++i)
+                series << QString::fromStdString((*fields)[i]);
             values.resize(series.size());
             continue;
         }
         if (fields->size() != static_cast<std::size_t>(series.size()) + 1) {
-            std::cerr << "marvel-figures: " << csvPath << ":" << lineNo << ":1: expected " << series.size() + 1
-                      << " fields\n";
+            std::cerr << "marvel-figures: " << csvPath << ":" << lineNo << ":1: expected "
+                      << series.size() + 1 << " fields\n";
             return 2;
         }
         groups << QString::fromStdString((*fields)[0]);
@@ -90,7 +101,8 @@ int main(int argc, char** argv)
             char* end = nullptr;
             const double v = f.empty() ? std::nan("") : std::strtod(f.c_str(), &end);
             if (!f.empty() && (end == f.c_str() || *end != '\0')) {
-                std::cerr << "marvel-figures: " << csvPath << ":" << lineNo << ": '" << f << "' is not a number\n";
+                std::cerr << "marvel-figures: " << csvPath << ":" << lineNo << ": '" << f
+                          << "' is not a number\n";
                 return 2;
             }
             values[static_cast<std::size_t>(s)].push_back(v);
@@ -101,7 +113,8 @@ int main(int argc, char** argv)
     marvel::ui::ComparisonChart chart;
     const int width = std::max(700, 70 * static_cast<int>(groups.size()) + 200);
     chart.resize(width, 420);
-    chart.setData(QString::fromStdString(title), QString::fromStdString(yLabel), logScale, groups, series, values);
+    chart.setData(
+        QString::fromStdString(title), QString::fromStdString(yLabel), logScale, groups, series, values);
     const QString base = QString::fromStdString(out) + "/" + QString::fromStdString(name);
     if (!chart.savePng(base + ".png", width, 420) || !chart.savePdf(base + ".pdf", width, 420)) {
         std::cerr << "marvel-figures: cannot write " << base.toStdString() << ".png/.pdf\n";

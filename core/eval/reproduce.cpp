@@ -21,9 +21,12 @@ namespace marvel::eval {
 std::string toString(Category category)
 {
     switch (category) {
-    case Category::Cnn: return "cnn";
-    case Category::Gemm: return "gemm";
-    case Category::MlpLstm: return "mlp_lstm";
+    case Category::Cnn:
+        return "cnn";
+    case Category::Gemm:
+        return "gemm";
+    case Category::MlpLstm:
+        return "mlp_lstm";
     }
     return "cnn";
 }
@@ -31,13 +34,20 @@ std::string toString(Category category)
 std::string toString(Variant variant)
 {
     switch (variant) {
-    case Variant::Marvel: return "marvel";
-    case Variant::RowStationary: return "rs";
-    case Variant::WeightStationary: return "ws";
-    case Variant::OutputStationary: return "os";
-    case Variant::Interstellar: return "interstellar";
-    case Variant::DMazeRunner: return "dmazerunner";
-    case Variant::MarvelNoDivisors: return "marvel_nodiv";
+    case Variant::Marvel:
+        return "marvel";
+    case Variant::RowStationary:
+        return "rs";
+    case Variant::WeightStationary:
+        return "ws";
+    case Variant::OutputStationary:
+        return "os";
+    case Variant::Interstellar:
+        return "interstellar";
+    case Variant::DMazeRunner:
+        return "dmazerunner";
+    case Variant::MarvelNoDivisors:
+        return "marvel_nodiv";
     }
     return "marvel";
 }
@@ -45,13 +55,20 @@ std::string toString(Variant variant)
 std::string label(Variant variant)
 {
     switch (variant) {
-    case Variant::Marvel: return "Marvel";
-    case Variant::RowStationary: return "Eyeriss-like RS";
-    case Variant::WeightStationary: return "NVDLA-like WS";
-    case Variant::OutputStationary: return "ShiDianNao-like OS";
-    case Variant::Interstellar: return "Interstellar-like";
-    case Variant::DMazeRunner: return "dMazeRunner-like";
-    case Variant::MarvelNoDivisors: return "Marvel (any tile size)";
+    case Variant::Marvel:
+        return "Marvel";
+    case Variant::RowStationary:
+        return "Eyeriss-like RS";
+    case Variant::WeightStationary:
+        return "NVDLA-like WS";
+    case Variant::OutputStationary:
+        return "ShiDianNao-like OS";
+    case Variant::Interstellar:
+        return "Interstellar-like";
+    case Variant::DMazeRunner:
+        return "dMazeRunner-like";
+    case Variant::MarvelNoDivisors:
+        return "Marvel (any tile size)";
     }
     return "Marvel";
 }
@@ -68,12 +85,18 @@ namespace {
 std::optional<styles::Style> styleOf(Variant v)
 {
     switch (v) {
-    case Variant::RowStationary: return styles::Style::RowStationary;
-    case Variant::WeightStationary: return styles::Style::WeightStationary;
-    case Variant::OutputStationary: return styles::Style::OutputStationary;
-    case Variant::Interstellar: return styles::Style::Interstellar;
-    case Variant::DMazeRunner: return styles::Style::DMazeRunner;
-    default: return std::nullopt;
+    case Variant::RowStationary:
+        return styles::Style::RowStationary;
+    case Variant::WeightStationary:
+        return styles::Style::WeightStationary;
+    case Variant::OutputStationary:
+        return styles::Style::OutputStationary;
+    case Variant::Interstellar:
+        return styles::Style::Interstellar;
+    case Variant::DMazeRunner:
+        return styles::Style::DMazeRunner;
+    default:
+        return std::nullopt;
     }
 }
 
@@ -119,7 +142,8 @@ Plan quickPlan(const std::string& acceleratorDir)
     return {"quick",
         "--quick subset: AlexNet; the GEMMs GNMT1, Transformer2 and NCF2; MLP-M; on P1 and P2 with every "
         "variant (the beyond-the-paper search on AlexNet only)",
-        {cnn("alexnet", true), {"gemm", Category::Gemm, true, false, false, {"GNMT1", "Transformer2", "NCF2"}},
+        {cnn("alexnet", true),
+            {"gemm", Category::Gemm, true, false, false, {"GNMT1", "Transformer2", "NCF2"}},
             {"mlp-m", Category::MlpLstm, false, false, false, {}}},
         paperPlatforms(acceleratorDir)};
 }
@@ -145,7 +169,8 @@ Plan readPlan(const std::string& text, const std::string& fileName, const std::s
     if (const nlohmann::json* platforms = top.object("platforms", true)) {
         for (const auto& [name, file] : platforms->items()) {
             if (!file.is_string())
-                top.error("platforms." + name, "expected an accelerator file name, got " + JsonFields::describe(file));
+                top.error("platforms." + name,
+                    "expected an accelerator file name, got " + JsonFields::describe(file));
             else
                 plan.platforms.emplace_back(name, resolve(file.get<std::string>()));
         }
@@ -193,7 +218,8 @@ Plan readPlan(const std::string& text, const std::string& fileName, const std::s
                     }
             }
             // A model file is relative to the experiments file; a built-in name stays as it is.
-            if (x.workload.find('/') != std::string::npos || x.workload.ends_with(".json") || x.workload.ends_with(".m"))
+            if (x.workload.find('/') != std::string::npos || x.workload.ends_with(".json")
+                || x.workload.ends_with(".m"))
                 x.workload = resolve(x.workload);
             diags.insert(diags.end(), f.diagnostics().begin(), f.diagnostics().end());
             plan.experiments.push_back(std::move(x));
@@ -217,7 +243,8 @@ std::optional<double> geomean(const std::vector<double>& values)
 {
     if (values.empty()) return std::nullopt;
     double logSum = 0;
-    for (double v : values) logSum += std::log(v);
+    for (double v : values)
+        logSum += std::log(v);
     return std::exp(logSum / static_cast<double>(values.size()));
 }
 
@@ -228,7 +255,8 @@ Summary summarize(const std::vector<LayerRow>& rows)
     std::map<std::tuple<std::string, std::string, std::string, std::string>, const LayerRow*> marvel;
     for (const LayerRow& r : rows)
         if (r.variant == Variant::Marvel) marvel[{r.workload, r.item, r.platform, r.layer}] = &r;
-    const auto energyOf = [](const LayerRow& r) { return r.minEnergy ? *r.minEnergy : r.energy.value_or(0.0); };
+    const auto energyOf
+        = [](const LayerRow& r) { return r.minEnergy ? *r.minEnergy : r.energy.value_or(0.0); };
 
     std::map<std::tuple<std::string, std::string, std::string, Variant>, std::size_t> index;
     for (const LayerRow& r : rows) {
@@ -271,7 +299,9 @@ Summary summarize(const std::vector<LayerRow>& rows)
         switch (t.variant) {
         case Variant::Marvel: {
             const double ratio = t.runtime / t.roofline;
-            (t.category == Category::Cnn ? cnnRoof : t.category == Category::Gemm ? gemmRoof : mlpRoof)[t.platform]
+            (t.category == Category::Cnn           ? cnnRoof
+                    : t.category == Category::Gemm ? gemmRoof
+                                                   : mlpRoof)[t.platform]
                 .push_back(ratio);
             break;
         }
@@ -293,7 +323,8 @@ Summary summarize(const std::vector<LayerRow>& rows)
                 (dmz ? dmzCnnAll : isCnnAll).push_back(speed);
                 if (t.paperCnn) (dmz ? dmzCnn : isCnn).push_back(speed);
             } else
-                (t.category == Category::Gemm ? (dmz ? dmzGemm : isGemm) : (dmz ? dmzMlp : isMlp)).push_back(speed);
+                (t.category == Category::Gemm ? (dmz ? dmzGemm : isGemm) : (dmz ? dmzMlp : isMlp))
+                    .push_back(speed);
             break;
         }
         case Variant::MarvelNoDivisors:
@@ -316,8 +347,10 @@ Summary summarize(const std::vector<LayerRow>& rows)
     s.beyondDivisorsOverRoofline = means(beyondDivRoof);
     s.throughputGainVsStyles = geomean(styleRt);
     s.energyGainVsStyles = geomean(styleEn);
-    for (const auto& [v, x] : perStyleRt) s.throughputGainPerStyle[v] = *geomean(x);
-    for (const auto& [v, x] : perStyleEn) s.energyGainPerStyle[v] = *geomean(x);
+    for (const auto& [v, x] : perStyleRt)
+        s.throughputGainPerStyle[v] = *geomean(x);
+    for (const auto& [v, x] : perStyleEn)
+        s.energyGainPerStyle[v] = *geomean(x);
     s.vsDMazeRunner = {geomean(dmzCnn), geomean(dmzCnnAll), geomean(dmzGemm), geomean(dmzMlp)};
     s.vsInterstellar = {geomean(isCnn), geomean(isCnnAll), geomean(isGemm), geomean(isMlp)};
 
@@ -355,7 +388,8 @@ Summary summarize(const std::vector<LayerRow>& rows)
     const auto mean = [](const std::vector<double>& v) -> std::optional<double> {
         if (v.empty()) return std::nullopt;
         double sum = 0;
-        for (double x : v) sum += x;
+        for (double x : v)
+            sum += x;
         return sum / static_cast<double>(v.size());
     };
     s.space = {mean(orig), mean(off), mean(on), mean(offP), mean(onP), static_cast<int>(orig.size())};
@@ -365,7 +399,8 @@ Summary summarize(const std::vector<LayerRow>& rows)
 std::vector<std::pair<std::string, arch::Accelerator>> loadPlatforms(const Plan& plan)
 {
     std::vector<std::pair<std::string, arch::Accelerator>> out;
-    for (const auto& [name, file] : plan.platforms) out.emplace_back(name, arch::loadAccelerator(file));
+    for (const auto& [name, file] : plan.platforms)
+        out.emplace_back(name, arch::loadAccelerator(file));
     return out;
 }
 
@@ -412,16 +447,19 @@ std::vector<LayerRow> runPlan(const Plan& plan,
     // layer and a GEMM of 1e11 MACs differ by orders of magnitude.
     double doneWeight = 0, totalWeight = 0;
     const auto weight = [](const Job& j) {
-        const double variant = j.variant == Variant::MarvelNoDivisors          ? 40.0
-            : searchesEnergy(j.experiment->category, j.variant) ? 2.0
-                                                                              : 1.0;
+        const double variant = j.variant == Variant::MarvelNoDivisors ? 40.0
+            : searchesEnergy(j.experiment->category, j.variant)       ? 2.0
+                                                                      : 1.0;
         return variant
-            * std::log2(2.0 + static_cast<double>(std::max<std::int64_t>(1, workloads::operatorMacs(j.layer->op))));
+            * std::log2(
+                2.0 + static_cast<double>(std::max<std::int64_t>(1, workloads::operatorMacs(j.layer->op))));
     };
-    for (const Job& j : jobs) totalWeight += weight(j);
+    for (const Job& j : jobs)
+        totalWeight += weight(j);
     for (std::size_t k = 0; k < jobs.size(); ++k) {
         const Job& j = jobs[k];
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double elapsed
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (options.progress)
             options.progress({k, jobs.size(),
                 j.layer->name + " (" + j.experiment->workload + ") " + j.platform->first + " "
@@ -442,7 +480,8 @@ std::vector<LayerRow> runPlan(const Plan& plan,
         r.variant = j.variant;
         r.repeat = j.layer->repeat;
         const arch::Accelerator& acc = j.platform->second;
-        if (auto nest = ir::perfectNest(j.layer->op)) r.roofline = search::roofline(*nest, j.layer->op.sizes, acc).cycles;
+        if (auto nest = ir::perfectNest(j.layer->op))
+            r.roofline = search::roofline(*nest, j.layer->op.sizes, acc).cycles;
 
         search::SearchOptions o;
         o.threads = options.threads;
@@ -500,13 +539,15 @@ nlohmann::json opt(const std::optional<double>& v)
 nlohmann::json perPlatform(const std::map<std::string, double>& m)
 {
     nlohmann::json j = nlohmann::json::object();
-    for (const auto& [k, v] : m) j[k] = v;
+    for (const auto& [k, v] : m)
+        j[k] = v;
     return j;
 }
 
 nlohmann::json speedupJson(const Summary::Speedup& s)
 {
-    return {{"cnn", opt(s.cnn)}, {"cnn_all", opt(s.cnnAll)}, {"gemm", opt(s.gemm)}, {"mlp_lstm", opt(s.mlpLstm)}};
+    return {
+        {"cnn", opt(s.cnn)}, {"cnn_all", opt(s.cnnAll)}, {"gemm", opt(s.gemm)}, {"mlp_lstm", opt(s.mlpLstm)}};
 }
 
 std::string num(double v, int digits = 2)
@@ -550,8 +591,10 @@ nlohmann::json summaryJson(
     j["throughput_gain_vs_styles"] = opt(s.throughputGainVsStyles);
     j["energy_gain_vs_styles"] = opt(s.energyGainVsStyles);
     nlohmann::json per = nlohmann::json::object();
-    for (const auto& [v, g] : s.throughputGainPerStyle) per[toString(v)]["throughput_gain"] = g;
-    for (const auto& [v, g] : s.energyGainPerStyle) per[toString(v)]["energy_gain"] = g;
+    for (const auto& [v, g] : s.throughputGainPerStyle)
+        per[toString(v)]["throughput_gain"] = g;
+    for (const auto& [v, g] : s.energyGainPerStyle)
+        per[toString(v)]["energy_gain"] = g;
     j["per_style"] = per;
     j["speedup_vs_dmazerunner_like"] = speedupJson(s.vsDMazeRunner);
     j["speedup_vs_interstellar_like"] = speedupJson(s.vsInterstellar);
@@ -560,7 +603,8 @@ nlohmann::json summaryJson(
         {"onchip_pruned_avg", opt(s.space.onChipPruned)}, {"layers", s.space.layers}};
     j["search_seconds_per_layer"] = {{"marvel_avg", s.marvelSecondsPerLayer},
         {"marvel_max", s.marvelMaxSecondsPerLayer}, {"interstellar_like_avg", s.interstellarSecondsPerLayer}};
-    j["beyond_the_paper"] = {{"configuration", "Marvel with divisorsOnly=false (tile sizes need not divide the loop bounds)"},
+    j["beyond_the_paper"] = {
+        {"configuration", "Marvel with divisorsOnly=false (tile sizes need not divide the loop bounds)"},
         {"over_roofline", perPlatform(s.beyondOverRoofline)},
         {"divisors_only_over_roofline_same_models", perPlatform(s.beyondDivisorsOverRoofline)},
         {"goal", {{"P1", 1.20}, {"P2", 1.05}}}, {"seconds", s.beyondSeconds},
@@ -581,9 +625,9 @@ std::string layersCsv(const std::vector<LayerRow>& rows, const std::string& work
     const auto o = [](const auto& v) { return v ? exactNumber(static_cast<double>(*v)) : std::string(); };
     for (const LayerRow& r : rows) {
         if (!workload.empty() && r.workload != workload) continue;
-        out += csvField(r.workload) + ',' + csvField(r.item) + ',' + csvField(r.layer) + ',' + csvField(r.platform)
-            + ',' + toString(r.variant) + ',' + std::to_string(r.repeat) + ',' + o(r.runtime) + ',' + o(r.energy)
-            + ',' + o(r.minEnergy) + ',' + std::to_string(r.roofline) + ','
+        out += csvField(r.workload) + ',' + csvField(r.item) + ',' + csvField(r.layer) + ','
+            + csvField(r.platform) + ',' + toString(r.variant) + ',' + std::to_string(r.repeat) + ','
+            + o(r.runtime) + ',' + o(r.energy) + ',' + o(r.minEnergy) + ',' + std::to_string(r.roofline) + ','
             + (r.runtime && r.roofline > 0
                     ? exactNumber(static_cast<double>(*r.runtime) / static_cast<double>(r.roofline))
                     : std::string())
@@ -598,15 +642,18 @@ std::string layersCsv(const std::vector<LayerRow>& rows, const std::string& work
 
 std::string itemsCsv(const Summary& s, const std::string& workload)
 {
-    std::string out = "workload,item,category,platform,variant,runtime_cycles,energy,roofline_cycles,"
-                      "runtime_over_roofline,runtime_ratio_vs_marvel,energy_ratio_vs_marvel,excluded_layers\n";
+    std::string out
+        = "workload,item,category,platform,variant,runtime_cycles,energy,roofline_cycles,"
+          "runtime_over_roofline,runtime_ratio_vs_marvel,energy_ratio_vs_marvel,excluded_layers\n";
     for (const ItemTotals& t : s.items) {
         if (!workload.empty() && t.workload != workload) continue;
         std::string excluded;
-        for (const std::string& l : t.excluded) excluded += (excluded.empty() ? "" : ";") + l;
-        out += csvField(t.workload) + ',' + csvField(t.item) + ',' + toString(t.category) + ',' + csvField(t.platform)
-            + ',' + toString(t.variant) + ',' + exactNumber(t.runtime) + ',' + exactNumber(t.energy) + ','
-            + exactNumber(t.roofline) + ',' + (t.valid() ? exactNumber(t.runtime / t.roofline) : "") + ','
+        for (const std::string& l : t.excluded)
+            excluded += (excluded.empty() ? "" : ";") + l;
+        out += csvField(t.workload) + ',' + csvField(t.item) + ',' + toString(t.category) + ','
+            + csvField(t.platform) + ',' + toString(t.variant) + ',' + exactNumber(t.runtime) + ','
+            + exactNumber(t.energy) + ',' + exactNumber(t.roofline) + ','
+            + (t.valid() ? exactNumber(t.runtime / t.roofline) : "") + ','
             + (t.valid() ? exactNumber(t.runtime / t.marvelRuntime) : "") + ','
             + (t.valid() && t.marvelEnergy > 0 ? exactNumber(t.energy / t.marvelEnergy) : "") + ','
             + csvField(excluded) + '\n';
@@ -651,18 +698,18 @@ std::vector<Figure> figures(const Summary& s)
     const std::vector<Variant> styleSet{
         Variant::Marvel, Variant::RowStationary, Variant::WeightStationary, Variant::OutputStationary};
     std::vector<Figure> out;
-    out.push_back(chart(s, "fig_cnn_optimisers", "CNNs: runtime relative to the roofline", "runtime / roofline",
-        isCnn, optimisers, overRoof));
+    out.push_back(chart(s, "fig_cnn_optimisers", "CNNs: runtime relative to the roofline",
+        "runtime / roofline", isCnn, optimisers, overRoof));
     out.push_back(chart(s, "fig_cnn_styles_runtime", "CNNs: runtime relative to the roofline",
         "runtime / roofline", isCnn, styleSet, overRoof));
-    out.push_back(chart(s, "fig_cnn_styles_energy", "CNNs: energy relative to Marvel's energy-optimal mappings",
-        "energy / Marvel energy", isCnn, styleSet, [](const ItemTotals& t) {
-            return t.marvelEnergy > 0 ? t.energy / t.marvelEnergy : std::nan("");
-        }));
+    out.push_back(chart(s, "fig_cnn_styles_energy",
+        "CNNs: energy relative to Marvel's energy-optimal mappings", "energy / Marvel energy", isCnn,
+        styleSet,
+        [](const ItemTotals& t) { return t.marvelEnergy > 0 ? t.energy / t.marvelEnergy : std::nan(""); }));
     out.back().logScale = false; // energies are close to Marvel's: a log axis would hide the differences
-    out.push_back(chart(s, "fig_gemm_mlp_lstm", "GEMM, MLP and LSTM: runtime relative to the roofline",
-        "runtime / roofline", [](const ItemTotals& t) { return t.category != Category::Cnn; }, optimisers,
-        overRoof));
+    out.push_back(chart(
+        s, "fig_gemm_mlp_lstm", "GEMM, MLP and LSTM: runtime relative to the roofline", "runtime / roofline",
+        [](const ItemTotals& t) { return t.category != Category::Cnn; }, optimisers, overRoof));
     // A run without some category has an empty chart: leave it out.
     std::erase_if(out, [](const Figure& f) { return f.groups.empty(); });
     return out;
@@ -671,18 +718,21 @@ std::vector<Figure> figures(const Summary& s)
 std::string figureCsv(const Figure& f)
 {
     std::string out = "group";
-    for (const std::string& s : f.series) out += ',' + csvField(s);
+    for (const std::string& s : f.series)
+        out += ',' + csvField(s);
     out += '\n';
     for (std::size_t g = 0; g < f.groups.size(); ++g) {
         out += csvField(f.groups[g]);
-        for (const auto& series : f.values) out += ',' + (std::isnan(series[g]) ? std::string() : exactNumber(series[g]));
+        for (const auto& series : f.values)
+            out += ',' + (std::isnan(series[g]) ? std::string() : exactNumber(series[g]));
         out += '\n';
     }
     return out;
 }
 
 std::string reportMarkdown(const Plan& plan, const Summary& s, const std::vector<LayerRow>& rows,
-    double seconds, bool cancelled, const std::vector<std::string>& figureFiles, std::uint64_t beyondMaxCandidates)
+    double seconds, bool cancelled, const std::vector<std::string>& figureFiles,
+    std::uint64_t beyondMaxCandidates)
 {
     std::ostringstream r;
     r << "# Reproduction of the paper's evaluation (`marvel reproduce`)\n\n";
@@ -725,14 +775,21 @@ std::string reportMarkdown(const Plan& plan, const Summary& s, const std::vector
     for (const char* p : {"P1", "P2"})
         r << "| MLP/LSTM: Marvel / roofline, " << p << " | " << mapText(s.mlpLstmOverRoofline, p) << " | "
           << (std::string(p) == "P2" ? "1.04x" : "-") << " | |\n";
-    r << "| speedup vs dMazeRunner-like, CNN (AlexNet, VGG16) | " << optText(s.vsDMazeRunner.cnn) << " | 2.35x | see (5) |\n";
-    r << "| speedup vs Interstellar-like, CNN (AlexNet, VGG16) | " << optText(s.vsInterstellar.cnn) << " | 1.15x | see (5) |\n";
-    r << "| speedup vs dMazeRunner-like, all 4 CNNs | " << optText(s.vsDMazeRunner.cnnAll) << " | - | beyond the paper |\n";
-    r << "| speedup vs Interstellar-like, all 4 CNNs | " << optText(s.vsInterstellar.cnnAll) << " | - | beyond the paper |\n";
-    r << "| speedup vs dMazeRunner-like, GEMM | " << optText(s.vsDMazeRunner.gemm) << " | 6.87x | see (4) |\n";
-    r << "| speedup vs Interstellar-like, GEMM | " << optText(s.vsInterstellar.gemm) << " | 1.81x | see (4) |\n";
+    r << "| speedup vs dMazeRunner-like, CNN (AlexNet, VGG16) | " << optText(s.vsDMazeRunner.cnn)
+      << " | 2.35x | see (5) |\n";
+    r << "| speedup vs Interstellar-like, CNN (AlexNet, VGG16) | " << optText(s.vsInterstellar.cnn)
+      << " | 1.15x | see (5) |\n";
+    r << "| speedup vs dMazeRunner-like, all 4 CNNs | " << optText(s.vsDMazeRunner.cnnAll)
+      << " | - | beyond the paper |\n";
+    r << "| speedup vs Interstellar-like, all 4 CNNs | " << optText(s.vsInterstellar.cnnAll)
+      << " | - | beyond the paper |\n";
+    r << "| speedup vs dMazeRunner-like, GEMM | " << optText(s.vsDMazeRunner.gemm)
+      << " | 6.87x | see (4) |\n";
+    r << "| speedup vs Interstellar-like, GEMM | " << optText(s.vsInterstellar.gemm)
+      << " | 1.81x | see (4) |\n";
     r << "| speedup vs dMazeRunner-like, MLP/LSTM | " << optText(s.vsDMazeRunner.mlpLstm) << " | 4.46x | |\n";
-    r << "| speedup vs Interstellar-like, MLP/LSTM | " << optText(s.vsInterstellar.mlpLstm) << " | 1.22x | |\n";
+    r << "| speedup vs Interstellar-like, MLP/LSTM | " << optText(s.vsInterstellar.mlpLstm)
+      << " | 1.22x | |\n";
     const auto space = [&](const std::optional<double>& v) { return v ? sci(*v) : std::string("n/a"); };
     r << "| search space, original (avg) | " << space(s.space.original) << " | 9.4e18 | see (6) |\n";
     r << "| off-chip after decoupling (avg) | " << space(s.space.offChip) << " | 3.6e11 | |\n";
@@ -744,7 +801,8 @@ std::string reportMarkdown(const Plan& plan, const Summary& s, const std::vector
     r << "| Interstellar-like search time per layer (avg) | " << num(s.interstellarSecondsPerLayer, 2)
       << " s | 1-5 hours | in our framework, with bound skipping |\n\n";
 
-    r << "Per style (geometric means over the CNNs and platforms):\n\n| style | throughput gain | energy gain |\n|---|---|---|\n";
+    r << "Per style (geometric means over the CNNs and platforms):\n\n| style | throughput gain | energy "
+         "gain |\n|---|---|---|\n";
     for (const auto& [v, g] : s.throughputGainPerStyle) {
         auto e = s.energyGainPerStyle.find(v);
         r << "| " << label(v) << " | " << num(g) << "x | "
@@ -755,23 +813,31 @@ std::string reportMarkdown(const Plan& plan, const Summary& s, const std::vector
     if (s.beyondOverRoofline.empty())
         r << "Not run in this subset.\n";
     else {
-        r << "Marvel with `divisorsOnly=false` (the search of `marvel search --no-divisors-only` as this build "
+        r << "Marvel with `divisorsOnly=false` (the search of `marvel search --no-divisors-only` as this "
+             "build "
              "has it), stopped after "
           << beyondMaxCandidates
-          << " evaluated mappings per layer so that the run stays within its time budget, on the CNNs of the plan:\n\n| platform | any tile size / roofline | divisor-only "
+          << " evaluated mappings per layer so that the run stays within its time budget, on the CNNs of the "
+             "plan:\n\n| platform | any tile size / roofline | divisor-only "
              "on the same models | goal |\n|---|---|---|---|\n";
         for (const auto& [p, v] : s.beyondOverRoofline) {
             const std::string goal = p == "P1" ? "<= 1.20x" : p == "P2" ? "<= 1.05x" : "-";
-            r << "| " << p << " | " << num(v) << "x | " << mapText(s.beyondDivisorsOverRoofline, p) << " | " << goal
-              << (p == "P1" ? (v <= 1.20 ? " (met)" : " (not met)") : p == "P2" ? (v <= 1.05 ? " (met)" : " (not met)") : "")
+            r << "| " << p << " | " << num(v) << "x | " << mapText(s.beyondDivisorsOverRoofline, p) << " | "
+              << goal
+              << (p == "P1"          ? (v <= 1.20 ? " (met)" : " (not met)")
+                         : p == "P2" ? (v <= 1.05 ? " (met)" : " (not met)")
+                                     : "")
               << " |\n";
         }
         r << "\nSearch time: " << num(s.beyondSeconds, 1) << " s against " << num(s.beyondDivisorsSeconds, 1)
           << " s for the divisor-only search of the same layers.";
         if (s.beyondTruncated)
-            r << " " << s.beyondTruncated << " layer search(es) hit the candidate limit and report the best of the part "
-                 "searched, which is why this configuration can come out worse than the divisor-only one on some layers "
-                 "although its space contains every divisor mapping; the anytime, monotone search of issue 10 "
+            r << " " << s.beyondTruncated
+              << " layer search(es) hit the candidate limit and report the best of the part "
+                 "searched, which is why this configuration can come out worse than the divisor-only one on "
+                 "some layers "
+                 "although its space contains every divisor mapping; the anytime, monotone search of issue "
+                 "10 "
                  "(branch `anytime`, not merged into this build) is meant to remove that.";
         r << "\n";
     }
@@ -804,13 +870,15 @@ std::string reportMarkdown(const Plan& plan, const Summary& s, const std::vector
 
     if (!figureFiles.empty()) {
         r << "## Figures\n\n";
-        for (const std::string& f : figureFiles) r << "![" << f << "](" << f << ")\n\n";
+        for (const std::string& f : figureFiles)
+            r << "![" << f << "](" << f << ")\n\n";
     }
     r << "## Excluded layers\n\n";
     if (s.excluded.empty())
         r << "None: every variant found a fitting mapping for every layer.\n";
     else
-        for (const std::string& e : s.excluded) r << "- " << e << "\n";
+        for (const std::string& e : s.excluded)
+            r << "- " << e << "\n";
     r << "\n## Tables\n\nPer experiment: `WORKLOAD.csv` (per model and platform and variant: runtime cycles, "
          "energy, roofline, ratios) and `WORKLOAD_layers.csv` (per layer). `summary.json` holds the figures "
          "above.\n";

@@ -37,8 +37,17 @@ std::string toString(Category category); ///< "cnn", "gemm", "mlp_lstm"
 
 /// What searched a layer: Marvel, a style or past optimiser (core/styles), or Marvel with tile sizes
 /// that need not divide the loop bounds ("beyond the paper").
-enum class Variant { Marvel, RowStationary, WeightStationary, OutputStationary, Interstellar, DMazeRunner, MarvelNoDivisors };
-std::string toString(Variant variant); ///< "marvel", "rs", "ws", "os", "interstellar", "dmazerunner", "marvel_nodiv"
+enum class Variant {
+    Marvel,
+    RowStationary,
+    WeightStationary,
+    OutputStationary,
+    Interstellar,
+    DMazeRunner,
+    MarvelNoDivisors
+};
+std::string toString(
+    Variant variant); ///< "marvel", "rs", "ws", "os", "interstellar", "dmazerunner", "marvel_nodiv"
 std::string label(Variant variant); ///< "Marvel", "Eyeriss-like RS", ... as in the figures
 const std::vector<Variant>& allVariants();
 

@@ -30,14 +30,15 @@ QList<QMap<QString, QString>> readCsv(const QString& path)
     for (int i = 1; i < lines.size(); ++i) {
         const QStringList fields = lines[i].split(',');
         QMap<QString, QString> row;
-        for (int c = 0; c < header.size(); ++c) row[header[c]] = fields.value(c);
+        for (int c = 0; c < header.size(); ++c)
+            row[header[c]] = fields.value(c);
         rows << row;
     }
     return rows;
 }
 
-QMap<QString, QString> findRow(const QList<QMap<QString, QString>>& rows, const QString& key1, const QString& v1,
-    const QString& platform, const QString& variant)
+QMap<QString, QString> findRow(const QList<QMap<QString, QString>>& rows, const QString& key1,
+    const QString& v1, const QString& platform, const QString& variant)
 {
     for (const auto& r : rows)
         if (r.value(key1) == v1 && r.value("platform") == platform && r.value("variant") == variant) return r;
@@ -57,7 +58,8 @@ private slots:
     {
         QVERIFY(m_dir.isValid());
         m_out = m_dir.filePath("out");
-        const auto r = runMarvel({"reproduce", "--experiments", kTiny, "--out", m_out, "--threads", "2"}, 600000);
+        const auto r
+            = runMarvel({"reproduce", "--experiments", kTiny, "--out", m_out, "--threads", "2"}, 600000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         // Progress with an estimate of the time left, one line per layer search off a terminal.
         QVERIFY2(r.err.contains("eta"), qPrintable(r.err));
@@ -71,7 +73,8 @@ private slots:
             QVERIFY2(QFile::exists(m_out + "/" + f), f);
         // The figures, when the renderer was built beside marvel (MARVEL_BUILD_UI=ON).
         if (QFile::exists(QFileInfo(QStringLiteral(MARVEL_CLI_PATH)).dir().filePath("marvel-figures")))
-            for (const char* f : {"fig_cnn_optimisers", "fig_cnn_styles_runtime", "fig_cnn_styles_energy", "fig_gemm_mlp_lstm"})
+            for (const char* f : {"fig_cnn_optimisers", "fig_cnn_styles_runtime", "fig_cnn_styles_energy",
+                     "fig_gemm_mlp_lstm"})
                 for (const char* ext : {".png", ".pdf"})
                     QVERIFY2(QFileInfo(m_out + "/" + f + ext).size() > 1000, f);
         QFile report(m_out + "/REPORT.md");
@@ -86,11 +89,13 @@ private slots:
         QFile f(m_out + "/summary.json");
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonObject j = QJsonDocument::fromJson(f.readAll()).object();
-        for (const char* p : {"P1", "P2"}) QVERIFY(j["marvel_over_roofline"][p].isDouble());
+        for (const char* p : {"P1", "P2"})
+            QVERIFY(j["marvel_over_roofline"][p].isDouble());
         QVERIFY(j["throughput_gain_vs_styles"].isDouble());
         QVERIFY(j["energy_gain_vs_styles"].isDouble());
         for (const char* k : {"speedup_vs_dmazerunner_like", "speedup_vs_interstellar_like"})
-            for (const char* c : {"cnn", "gemm", "mlp_lstm"}) QVERIFY2(j[k][c].isDouble(), c);
+            for (const char* c : {"cnn", "gemm", "mlp_lstm"})
+                QVERIFY2(j[k][c].isDouble(), c);
         for (const char* k : {"original_avg", "offchip_pruned_avg", "onchip_pruned_avg"})
             QVERIFY2(j["search_space"][k].isDouble(), k);
         QVERIFY(j["seconds"].toDouble() > 0);
@@ -119,11 +124,13 @@ private slots:
     {
         const auto layers = readCsv(m_out + "/alexnet_layers.csv");
         for (const QString& style : {QString(), QStringLiteral("ws"), QStringLiteral("dmazerunner")}) {
-            QStringList args{"search", "--model", "alexnet", "--layer", "CONV5", "--hw", kP1, "--json", "--threads", "2"};
+            QStringList args{
+                "search", "--model", "alexnet", "--layer", "CONV5", "--hw", kP1, "--json", "--threads", "2"};
             if (!style.isEmpty()) args << "--style" << style;
             const auto r = runMarvel(args);
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-            const QJsonObject layer = QJsonDocument::fromJson(r.out.toUtf8()).object()["layers"].toArray()[0].toObject();
+            const QJsonObject layer
+                = QJsonDocument::fromJson(r.out.toUtf8()).object()["layers"].toArray()[0].toObject();
             const auto row = findRow(layers, "layer", "CONV5", "P1", style.isEmpty() ? "marvel" : style);
             QVERIFY(!row.isEmpty());
             QCOMPARE(row["runtime_cycles"].toLongLong(), layer["runtime_cycles"].toInteger());
@@ -149,7 +156,8 @@ private slots:
         const QString path = m_dir.filePath("bad.json");
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"platforms": {"P1": "x.json"}, "experiments": [{"workload": "alexnet", "category": "rnn"}]})");
+        f.write(
+            R"({"platforms": {"P1": "x.json"}, "experiments": [{"workload": "alexnet", "category": "rnn"}]})");
         f.close();
         const auto r = runMarvel({"reproduce", "--experiments", path, "--out", m_dir.filePath("o2")});
         QCOMPARE(r.exitCode, 2);

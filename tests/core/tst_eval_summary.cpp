@@ -1,9 +1,10 @@
 // core/eval: the aggregation of `marvel reproduce` - model totals over layers with repeats, excluded
 // layers, and every geometric mean of the summary - on a hand-made set of layer results whose expected
 // means are worked out below.
-#include <QTest>
 #include <cmath>
 #include <nlohmann/json.hpp>
+
+#include <QTest>
 
 #include "core/eval/reproduce.h"
 
@@ -178,8 +179,10 @@ private slots:
         QVERIFY(j["marvel_over_roofline"]["P1"].is_number());
         fuzzy(j["throughput_gain_vs_styles"].get<double>(), std::pow(12.5, 1.0 / 6.0));
         for (const char* k : {"speedup_vs_dmazerunner_like", "speedup_vs_interstellar_like"})
-            for (const char* c : {"cnn", "gemm", "mlp_lstm"}) QVERIFY2(j[k][c].is_number(), (std::string(k) + "." + c).c_str());
-        for (const char* k : {"original_avg", "offchip_pruned_avg", "onchip_pruned_avg"}) QVERIFY(j["search_space"][k].is_number());
+            for (const char* c : {"cnn", "gemm", "mlp_lstm"})
+                QVERIFY2(j[k][c].is_number(), (std::string(k) + "." + c).c_str());
+        for (const char* k : {"original_avg", "offchip_pruned_avg", "onchip_pruned_avg"})
+            QVERIFY(j["search_space"][k].is_number());
         QCOMPARE(j["seconds"].get<double>(), 12.5);
     }
 

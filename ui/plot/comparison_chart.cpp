@@ -1,9 +1,10 @@
 #include "ui/plot/comparison_chart.h"
 
-#include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include <QVBoxLayout>
 #include <qcustomplot.h>
 
 namespace marvel::ui {
@@ -71,7 +72,8 @@ void ComparisonChart::setData(const QString& title, const QString& yLabel, bool 
         bars->setPen(QPen(c.darker(130)));
         QVector<double> keys, vals;
         for (int g = 0; g < groups.size(); ++g) {
-            const double v = static_cast<std::size_t>(s) < values.size() && static_cast<std::size_t>(g) < values[s].size()
+            const double v = static_cast<std::size_t>(s) < values.size()
+                    && static_cast<std::size_t>(g) < values[s].size()
                 ? values[s][g]
                 : std::nan("");
             if (!std::isfinite(v) || (logScale && v <= 0)) continue;
@@ -82,7 +84,8 @@ void ComparisonChart::setData(const QString& title, const QString& yLabel, bool 
         bars->setData(keys, vals, true);
     }
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    for (int g = 0; g < groups.size(); ++g) ticker->addTick(g + 1, groups[g]);
+    for (int g = 0; g < groups.size(); ++g)
+        ticker->addTick(g + 1, groups[g]);
     x->setTicker(ticker);
     x->setTickLabelRotation(groups.size() > 8 ? 60 : 0);
     x->setTickLabelFont(QFont("sans", 8));

@@ -4,10 +4,11 @@
 // everywhere, optionally a logarithmic value axis. Used by the `marvel-figures` renderer of `marvel
 // reproduce` and available to the app.
 
+#include <vector>
+
 #include <QString>
 #include <QStringList>
 #include <QWidget>
-#include <vector>
 
 class QCustomPlot;
 
