@@ -56,7 +56,9 @@ void ComparisonChart::setData(const QString& title, const QString& yLabel, bool 
                 hi = std::max(hi, v);
             }
     if (!std::isfinite(lo)) lo = hi = 1;
-    const double base = logScale ? std::pow(10.0, std::floor(std::log10(std::min(lo, 1.0)))) : 0.0;
+    // On a log axis the bars start below the smallest value (and below 1), so that a ratio of 1.02 still
+    // shows as a bar rather than vanishing into the axis.
+    const double base = logScale ? std::min(lo, 1.0) / 2 : 0.0;
 
     auto* group = new QCPBarsGroup(m_plot);
     const int n = static_cast<int>(series.size());
@@ -99,7 +101,7 @@ void ComparisonChart::setData(const QString& title, const QString& yLabel, bool 
     } else {
         y->setScaleType(QCPAxis::stLinear);
         y->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-        y->setRange(0, hi * 1.25);
+        y->setRange(0, hi * 1.4); // room for the legend above the bars
     }
     m_plot->replot();
 }
