@@ -494,15 +494,23 @@ std::vector<LayerRow> runPlan(const Plan& plan,
             o.objective = objective;
             search::LayerSearchResult result;
             std::optional<search::Candidate> best;
-            if (auto style = styleOf(j.variant)) {
-                styles::StyleSearch ss = styles::searchLayerStyle(j.layer->op, acc, *style, o, nullptr, stop);
-                result = std::move(ss.search);
-                best = std::move(ss.best);
-                if (!ss.convForm.empty()) r.note = "searched as " + ss.convForm;
-            } else {
-                result = search::searchLayer(j.layer->op, acc, o, nullptr, stop);
-                best = result.result.best(objective);
-                if (j.variant == Variant::Marvel) r.sizes = result.sizes;
+            // A layer the search refuses (e.g. not even the smallest level-3 tile fits in L2) is a layer
+            // without a mapping for this variant, not the end of the whole run.
+            try {
+                if (auto style = styleOf(j.variant)) {
+                    styles::StyleSearch ss
+                        = styles::searchLayerStyle(j.layer->op, acc, *style, o, nullptr, stop);
+                    result = std::move(ss.search);
+                    best = std::move(ss.best);
+                    if (!ss.convForm.empty()) r.note = "searched as " + ss.convForm;
+                } else {
+                    result = search::searchLayer(j.layer->op, acc, o, nullptr, stop);
+                    best = result.result.best(objective);
+                    if (j.variant == Variant::Marvel) r.sizes = result.sizes;
+                }
+            } catch (const InputError& e) {
+                r.note = e.what();
+                break;
             }
             if (result.result.cancelled) {
                 stopped = true;
@@ -634,7 +642,7 @@ std::string layersCsv(const std::vector<LayerRow>& rows, const std::string& work
             + ',' + exactNumber(r.seconds) + ',' + (r.truncated ? "1" : "0") + ','
             + (r.sizes ? exactNumber(r.sizes->original) + ',' + exactNumber(r.sizes->offChipPruned) + ','
                         + exactNumber(r.sizes->onChipPruned)
-                       : std::string(","))
+                       : std::string(",,"))
             + ',' + csvField(r.note) + '\n';
     }
     return out;

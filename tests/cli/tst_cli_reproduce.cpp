@@ -123,6 +123,14 @@ private slots:
     void rowsMatchMarvelSearch()
     {
         const auto layers = readCsv(m_out + "/alexnet_layers.csv");
+        // Every row has the header's fields (the search-space columns are empty off Marvel's rows).
+        for (const char* table : {"alexnet_layers.csv", "gemm_layers.csv", "alexnet.csv", "gemm.csv"}) {
+            QFile f(m_out + "/" + table);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+            for (const QString& line : lines)
+                QCOMPARE(line.count(','), lines[0].count(','));
+        }
         for (const QString& style : {QString(), QStringLiteral("ws"), QStringLiteral("dmazerunner")}) {
             QStringList args{
                 "search", "--model", "alexnet", "--layer", "CONV5", "--hw", kP1, "--json", "--threads", "2"};
