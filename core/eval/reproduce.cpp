@@ -747,6 +747,7 @@ std::string reportMarkdown(const Plan& plan, const Summary& s, const std::vector
     r << "Run: **" << plan.name << "** - " << plan.description << ". " << rows.size() << " layer searches in "
       << num(seconds, 0) << " s.";
     if (cancelled) r << " **The run was interrupted: the figures below cover only the layers searched.**";
+    r << " Reproduce with `marvel reproduce --out DIR` (`--quick` for the subset; `--threads N`).";
     r << "\n\nPlatforms:";
     for (const auto& [name, file] : plan.platforms)
         r << ' ' << name << " (`" << std::filesystem::path(file).filename().string() << "`)";
@@ -860,13 +861,19 @@ std::string reportMarkdown(const Plan& plan, const Summary& s, const std::vector
          "the L2/DRAM traffic fixed by the off-chip solution, which the styles share with Marvel; energies "
          "therefore differ little between mappings, and the gain is close to 1.\n"
          "3. **CNN roofline ratio.** Our roofline (core/search/roofline.h) bounds compute, NoC reads and "
-         "writes and off-chip traffic separately; the paper does not give its exact roofline. Layers with "
-         "few output channels or small spatial extents (MobileNetV2's depth-wise layers, AlexNet CONV1) "
-         "cannot fill the PEs with divisor tiles, which dominates the gap.\n"
+         "writes and off-chip traffic separately; the paper does not give its exact roofline. Nearly all of "
+         "the gap is AlexNet CONV1 (11x11, stride 4): with both filter loops whole in a PE a mapping needs "
+         "at "
+         "least 726 bytes of L1 (512 B here), so a filter loop must be spread over PEs, and in maestro "
+         "fidelity the strided output columns get level-3 tiles of one column, which makes the layer "
+         "NoC-bound at about 12x its roofline (doc/search.md, \"What capacity costs\"). Without that rule "
+         "(mappings allowed to overflow L1) the same search gives about 1.24x on P1 and 1.06x on P2; "
+         "`marvel bench search --model cnns` prints the same per-model ratios as this report.\n"
          "4. **GEMM.** Marvel's GEMM has three loops, while the optimisers search the 1x1-convolution form; "
          "the convolution form has a fused form that Marvel's GEMM form lacks (doc/search.md), so on P1 the "
          "Interstellar-like search can beat Marvel on some GEMMs (ratios below 1 in fig_gemm_mlp_lstm). "
-         "Layers with no fitting mapping (e.g. DeepBench2 on P2) are excluded as listed below.\n"
+         "On P2 Marvel's own divisor-only search finds no mapping of DeepBench2 (35 x 8457 x 2560; 8457 = "
+         "3 x 2819) in the pruned space, so that GEMM is left out of every P2 comparison (listed below).\n"
          "5. **Optimisers on CNNs.** Our dMazeRunner-like and Interstellar-like variants are constraints on "
          "our own search (same cost model, same off-chip solution, same pruning), not re-implementations "
          "of those tools' heuristics, so they are stronger than the paper's and the speedups smaller; "
