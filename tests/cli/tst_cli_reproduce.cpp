@@ -146,6 +146,20 @@ private slots:
         }
     }
 
+    void independentOfThreads()
+    {
+        const QString other = m_dir.filePath("one-thread");
+        const auto r
+            = runMarvel({"reproduce", "--experiments", kTiny, "--out", other, "--threads", "1"}, 600000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // The model tables hold no timings: byte for byte the same.
+        for (const char* table : {"alexnet.csv", "gemm.csv", "mlp-m.csv", "fig_cnn_optimisers.csv"}) {
+            QFile a(m_out + "/" + table), b(other + "/" + table);
+            QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+            QCOMPARE(a.readAll(), b.readAll());
+        }
+    }
+
     void badOutIsAnInputError()
     {
         const QString file = m_dir.filePath("a-file");
