@@ -14,7 +14,7 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARVEL_FUZ
   -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
 cmake --build build-fuzz -j"$(nproc)"
 
-formats="operator maestro_mapping maestro_hardware accelerator_json model_json project sweep_file"
+formats="operator maestro_mapping maestro_hardware accelerator_json model_json project sweep_file experiments"
 failed=""
 for format in $formats; do
   work=build-fuzz/corpus-work/$format
