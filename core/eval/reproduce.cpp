@@ -14,6 +14,7 @@
 #include "core/styles/styles.h"
 #include "core/util/csv.h"
 #include "core/util/json_fields.h"
+#include "core/util/json_text.h"
 #include "core/workloads/workloads.h"
 
 namespace marvel::eval {
@@ -150,12 +151,8 @@ Plan quickPlan(const std::string& acceleratorDir)
 
 Plan readPlan(const std::string& text, const std::string& fileName, const std::string& baseDir)
 {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw InputError(Diagnostic{fileName, {}, "", std::string("not valid JSON: ") + e.what()});
-    }
+    // The shared reader: syntax errors and numbers beyond double's range alike become located InputErrors.
+    const nlohmann::json j = parseJsonText(text, fileName);
     if (!j.is_object()) throw InputError(Diagnostic{fileName, {}, "", "expected a JSON object"});
     JsonFields top(j, fileName, "");
     top.rejectUnknown({"platforms", "experiments", "description"});
