@@ -349,11 +349,10 @@ void MainWindow::showLayerResult(
 
 void MainWindow::showStyles(const std::vector<styles::StyleSearch>& results)
 {
-    static const char* const shortNames[] = {"RS", "WS", "OS", "Interstellar", "dMazeRunner"};
     std::vector<ParetoPlot::StyleMark> marks;
     std::vector<MappingView::StyleBest> rows;
     for (const styles::StyleSearch& s : results) {
-        const QString label = QLatin1String(shortNames[int(s.style)]);
+        const QString label = QString::fromStdString(styles::shortLabel(s.style));
         MappingView::StyleBest row;
         row.name = QStringLiteral("%1 (%2)").arg(QString::fromStdString(styles::description(s.style)),
             QString::fromStdString(styles::toString(s.style)));

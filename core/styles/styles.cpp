@@ -49,6 +49,23 @@ std::string description(Style style)
     return detail::entry<Style>(kStyles, style).description;
 }
 
+std::string shortLabel(Style style)
+{
+    switch (style) {
+    case Style::RowStationary:
+        return "RS";
+    case Style::WeightStationary:
+        return "WS";
+    case Style::OutputStationary:
+        return "OS";
+    case Style::Interstellar:
+        return "Interstellar";
+    case Style::DMazeRunner:
+        return "dMazeRunner";
+    }
+    return toString(style);
+}
+
 bool usesConvolutionForm(Style style)
 {
     return style == Style::Interstellar || style == Style::DMazeRunner;

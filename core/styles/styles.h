@@ -25,6 +25,8 @@ std::optional<Style> styleFromString(std::string_view name);
 const std::vector<Style>& allStyles();
 /// "Eyeriss-like row-stationary", ...
 std::string description(Style style);
+/// "RS", "WS", "OS", "Interstellar", "dMazeRunner": for plot labels and table headers.
+std::string shortLabel(Style style);
 /// The optimisers (Interstellar-like, dMazeRunner-like) search GEMM-like operators in their convolution
 /// form, as the paper does.
 bool usesConvolutionForm(Style style);

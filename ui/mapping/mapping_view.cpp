@@ -8,6 +8,7 @@
 #include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -69,15 +70,24 @@ MappingView::MappingView(QWidget* parent)
     m_styleTable->setHorizontalHeaderLabels({tr("Best of"), tr("Parallel"), tr("Runtime (cycles)"),
         tr("\u00d7 selected"), tr("Energy"), tr("\u00d7 selected")});
     m_styleTable->verticalHeader()->setVisible(false);
+    // Compact rows: the five styles fit the panel's usual height without scrolling.
+    m_styleTable->verticalHeader()->setDefaultSectionSize(m_styleTable->fontMetrics().height() + 6);
     m_styleTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_styleTable->setSelectionMode(QAbstractItemView::NoSelection);
     m_styleTable->setToolTip(tr("The best mapping under each style of past work, searched on the same layer "
                                 "and accelerator; a ratio above 1 means the selected mapping does better"));
     m_styleTable->setVisible(false);
-    auto* right = new QVBoxLayout;
-    right->addWidget(metricsScroll, 3);
-    right->addWidget(m_styleTable, 2);
-    layout->addLayout(right, 2);
+    // Tabs rather than a stack: the panel is short, and each part needs its whole height to be read.
+    m_right = new QTabWidget;
+    m_right->setDocumentMode(true);
+    m_right->addTab(metricsScroll, tr("Cost"));
+    auto* stylesPage = new QWidget;
+    auto* stylesLayout = new QVBoxLayout(stylesPage);
+    stylesLayout->setContentsMargins(0, 0, 0, 0);
+    stylesLayout->addWidget(m_styleTable);
+    m_stylesTab = m_right->addTab(stylesPage, tr("Against the styles"));
+    m_right->setTabVisible(m_stylesTab, false);
+    layout->addWidget(m_right, 2);
     clear();
 }
 
@@ -190,6 +200,7 @@ void MappingView::setStyleComparison(const std::vector<StyleBest>& styles)
 void MappingView::fillStyleTable()
 {
     m_styleTable->setVisible(!m_styles.empty());
+    m_right->setTabVisible(m_stylesTab, !m_styles.empty());
     m_styleTable->setRowCount(int(m_styles.size()));
     auto cell = [this](int row, int column, const QString& text, Qt::Alignment align = Qt::AlignRight) {
         auto* item = new QTableWidgetItem(text);

@@ -13,6 +13,7 @@
 
 class QLabel;
 class QPlainTextEdit;
+class QTabWidget;
 class QTableWidget;
 
 namespace marvel::ui {
@@ -53,6 +54,8 @@ private:
     QPlainTextEdit* m_mdc = nullptr;
     QLabel* m_metrics = nullptr;
     QTableWidget* m_styleTable = nullptr;
+    QTabWidget* m_right = nullptr; ///< the cost model's numbers | the styles' best mappings
+    int m_stylesTab = -1;
     std::optional<cost::Result> m_result;
     std::optional<search::Metrics> m_selected; ///< of the shown mapping, for the style ratios
     std::vector<StyleBest> m_styles;

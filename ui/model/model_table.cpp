@@ -233,7 +233,10 @@ QVariant ModelTableModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     static const char* const names[ColumnCount]
         = {"Layer", "Shape", "Repeat", "MACs", "Runtime (cycles)", "Energy", "PE utilisation",
-            "Runtime / roofline", "RS", "WS", "OS", "Interstellar", "dMazeRunner", "Status"};
+            "Runtime / roofline", nullptr, nullptr, nullptr, nullptr, nullptr, "Status"};
+    if (section >= FirstStyle && section <= LastStyle)
+        return QString::fromStdString(
+            styles::shortLabel(styles::allStyles()[std::size_t(section - FirstStyle)]));
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -197,11 +197,7 @@ SweepPanel::SweepPanel(QWidget* parent)
     auto* margins = new QCPMarginGroup(m_heatPlot);
     m_heatPlot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     m_colourScale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
-    m_selection = new QCPItemRect(m_heatPlot);
-    m_selection->setPen(QPen(QColor(220, 40, 40), 2.5));
-    m_selection->setBrush(Qt::NoBrush);
-    m_selection->setVisible(false);
-    m_heatPlot->installEventFilter(this);
+    m_heatPlot->installEventFilter(this); // the selection frame is made by rebuildHeatMap()
 
     m_paretoPlot = new QCustomPlot;
     m_paretoPlot->setMinimumSize(240, 240);
