@@ -7,17 +7,29 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
+# Each part's wall time on stderr, so that a CI log shows where the 30-minute budget goes.
+phase_start=$SECONDS
+phase() {
+  echo "test-all: $1 took $((SECONDS - phase_start)) s (total $((SECONDS / 60)) min $((SECONDS % 60)) s)" >&2
+  phase_start=$SECONDS
+}
+
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j"$jobs"
+phase "release build"
 ctest --test-dir build --output-on-failure -j"$jobs"
+phase "release tests"
 
 # -O1: AddressSanitizer's recommended level; the searches in the tests run several times faster than at -O0.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
   -DMARVEL_SANITIZE=address,undefined
 cmake --build build-asan -j"$jobs"
+phase "sanitizer build"
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
+phase "sanitizer tests"
 
 scripts/fuzz.sh "${MARVEL_FUZZ_SECONDS:-45}"
+phase "fuzz build and fuzzing"
 
 scripts/check-format.sh
 echo "test-all: every test passed (optimised and sanitizer builds), fuzzers clean, formatting clean"

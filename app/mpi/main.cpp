@@ -1,22 +1,27 @@
 // `marvel-mpi sweep`: `marvel sweep` across MPI ranks (issue 12). Rank 0 owns the file and hands out
-// design points on demand (points differ a lot in cost, so a fixed split would leave ranks idle); every
-// rank, rank 0 included (on a thread of its own, so that it keeps serving requests), searches points and
-// rank 0 appends the rows as they arrive. The file is written through the same SweepFile as `marvel
-// sweep`, so after the final sort it is the same file byte for byte.
+// design points on demand (points differ a lot in cost, so a fixed split would leave ranks idle), or the
+// layers of the points when there are too few points to keep the ranks busy; every rank, rank 0 included
+// (on a thread of its own, so that it keeps serving requests), searches and rank 0 appends each row as its
+// point completes. The file is written through the same SweepFile as `marvel sweep`, so after the final
+// sort it is the same file byte for byte.
 //
-// Messages, all with rank 0: a worker sends kReady (empty), then gets kWork (a point index) or kStop; it
-// answers kWork with kResult (the point's CSV row, from which rank 0 recovers the index), which also asks
-// for the next point. Any rank that dies ends the whole job: MPI_COMM_WORLD keeps MPI's default
-// MPI_ERRORS_ARE_FATAL and mpirun aborts every rank when one exits without MPI_Finalize, so rank 0 never
-// waits for it; the rows already appended stay in the file for --resume.
+// Messages, all with rank 0: a worker sends kReady (empty), then gets kWork (a point index and a layer
+// index, or Unit::kWholePoint) or kStop; it answers kWork with kResult ("POINT ROW", the point's CSV row)
+// or kLayerResult ("POINT LAYER OUTCOME"), which also asks for the next unit. Any rank that dies ends
+// the whole job: MPI_COMM_WORLD keeps MPI's default MPI_ERRORS_ARE_FATAL and mpirun aborts every rank
+// when one exits without MPI_Finalize, so rank 0 never waits for it; the rows already appended stay in
+// the file for --resume.
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <iostream>
+#include <map>
 #include <mpi.h>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "app/cli/command.h"
@@ -26,45 +31,137 @@ namespace {
 
 using namespace marvel;
 
-enum Tag : int { kReady = 1, kWork = 2, kStop = 3, kResult = 4 };
+enum Tag : int { kReady = 1, kWork = 2, kStop = 3, kResult = 4, kLayerResult = 5 };
 
-// A worker rank: asks for points until told to stop.
+// A unit of work: a whole design point, or one layer of it when there are too few points to keep every
+// rank busy (a single huge model is then split by layer).
+struct Unit
+{
+    std::uint64_t point = 0;
+    std::uint64_t layer = kWholePoint;
+    static constexpr std::uint64_t kWholePoint = ~std::uint64_t{0};
+};
+
+// What a unit yields, as the message text: a whole point's CSV row, or "LAYER OUTCOME" for one layer.
+std::string runUnit(const sweep::Sweeper& sweeper, const Unit& unit, unsigned threads)
+{
+    if (unit.layer == Unit::kWholePoint)
+        return sweep::formatRow(*sweeper.evaluate(static_cast<std::size_t>(unit.point), threads));
+    return std::to_string(unit.layer) + ' '
+        + sweep::formatLayerOutcome(*sweeper.evaluateLayer(
+            static_cast<std::size_t>(unit.point), static_cast<std::size_t>(unit.layer), threads));
+}
+
+// A worker rank: asks for units until told to stop.
 void workerLoop(const sweep::Sweeper& sweeper, unsigned threads)
 {
     MPI_Send(nullptr, 0, MPI_CHAR, 0, kReady, MPI_COMM_WORLD);
     for (;;) {
-        std::uint64_t index = 0;
+        std::uint64_t message[2] = {0, 0};
         MPI_Status status;
-        MPI_Recv(&index, 1, MPI_UINT64_T, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+        MPI_Recv(message, 2, MPI_UINT64_T, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
         if (status.MPI_TAG == kStop) return;
-        const std::optional<sweep::PointResult> row
-            = sweeper.evaluate(static_cast<std::size_t>(index), threads);
-        const std::string text = sweep::formatRow(*row);
-        MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, kResult, MPI_COMM_WORLD);
+        const Unit unit{message[0], message[1]};
+        const std::string text = std::to_string(unit.point) + ' ' + runUnit(sweeper, unit, threads);
+        MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0,
+            unit.layer == Unit::kWholePoint ? kResult : kLayerResult, MPI_COMM_WORLD);
     }
 }
 
-// Rank 0: serves the workers' requests, searches points on a thread of its own meanwhile, and writes the
-// rows as they arrive. Returns the exit code.
+// Rank 0's bookkeeping: the units still to hand out, and the layers of split points gathered until each
+// point is complete. Points are split by layer when there are fewer of them than twice the ranks, so
+// that a sweep of a few design points over a big model still keeps every rank busy; the rows do not
+// depend on it (Sweeper::combine adds the layers in order).
+class Ledger
+{
+public:
+    Ledger(const sweep::Sweeper& sweeper, const std::vector<std::size_t>& pending, int ranks)
+        : m_sweeper(sweeper)
+    {
+        m_split = sweeper.layerCount() > 1 && pending.size() < 2 * static_cast<std::size_t>(ranks);
+        for (std::size_t i : pending) {
+            if (!m_split) {
+                m_queue.push_back({i, Unit::kWholePoint});
+                continue;
+            }
+            m_layers.emplace(i, Gathered{std::vector<sweep::LayerOutcome>(sweeper.layerCount()), 0});
+            for (std::size_t l = 0; l < sweeper.layerCount(); ++l)
+                m_queue.push_back({i, l});
+        }
+    }
+    bool splitByLayer() const { return m_split; }
+    std::optional<Unit> take()
+    {
+        const std::lock_guard lock(m_mutex);
+        if (m_queue.empty()) return std::nullopt;
+        const Unit u = m_queue.front();
+        m_queue.pop_front();
+        return u;
+    }
+    // A finished unit's message text; returns the point's row once the point is complete. Throws
+    // std::invalid_argument when the text is not a result of this sweep.
+    std::optional<sweep::PointResult> finish(std::string_view text, bool layer)
+    {
+        const std::size_t space = text.find(' ');
+        std::uint64_t point = 0;
+        if (space == std::string_view::npos
+            || std::from_chars(text.data(), text.data() + space, point).ptr != text.data() + space)
+            throw std::invalid_argument("no point index");
+        text.remove_prefix(space + 1);
+        if (!layer) {
+            std::optional<sweep::PointResult> row = sweep::parseRow(text, m_sweeper.grid());
+            if (!row || row->index != point) throw std::invalid_argument("not a row of this grid");
+            return row;
+        }
+        const std::size_t gap = text.find(' ');
+        std::uint64_t l = 0;
+        if (gap == std::string_view::npos
+            || std::from_chars(text.data(), text.data() + gap, l).ptr != text.data() + gap)
+            throw std::invalid_argument("no layer index");
+        const std::optional<sweep::LayerOutcome> outcome = sweep::parseLayerOutcome(text.substr(gap + 1));
+        const std::lock_guard lock(m_mutex);
+        const auto it = m_layers.find(static_cast<std::size_t>(point));
+        if (!outcome || it == m_layers.end() || l >= it->second.outcomes.size())
+            throw std::invalid_argument("not a layer of this sweep");
+        it->second.outcomes[l] = *outcome;
+        if (++it->second.finished < it->second.outcomes.size()) return std::nullopt;
+        sweep::PointResult row = m_sweeper.combine(it->first, it->second.outcomes);
+        m_layers.erase(it);
+        return row;
+    }
+
+private:
+    struct Gathered
+    {
+        std::vector<sweep::LayerOutcome> outcomes;
+        std::size_t finished = 0;
+    };
+    const sweep::Sweeper& m_sweeper;
+    bool m_split = false;
+    std::mutex m_mutex;
+    std::deque<Unit> m_queue;
+    std::map<std::size_t, Gathered> m_layers;
+};
+
+// Rank 0: serves the workers' requests, runs units on a thread of its own meanwhile, and writes the rows
+// as points complete. Returns the exit code.
 int coordinate(const cli::SweepJob& job, const sweep::Sweeper& sweeper, sweep::SweepFile& file, int ranks)
 {
-    std::deque<std::size_t> queue;
-    for (std::size_t i : file.pending())
-        queue.push_back(i);
-    cli::SweepProgress progress(job.grid->size(), job.grid->size() - queue.size());
+    const std::vector<std::size_t> pending = file.pending();
+    Ledger ledger(sweeper, pending, ranks);
+    if (ledger.splitByLayer())
+        std::cerr << "marvel-mpi sweep: " << pending.size() << " points to search on " << ranks
+                  << " ranks: handing out the " << sweeper.layerCount() << " layers of each point\n";
+    cli::SweepProgress progress(job.grid->size(), job.grid->size() - pending.size());
     std::mutex mutex;
-    std::vector<sweep::PointResult> local; // finished by rank 0's own thread, not yet written
-    auto take = [&]() -> std::optional<std::size_t> {
-        const std::lock_guard lock(mutex);
-        if (queue.empty()) return std::nullopt;
-        const std::size_t i = queue.front();
-        queue.pop_front();
-        return i;
-    };
+    std::vector<sweep::PointResult> local; // completed by rank 0's own thread, not yet written
     std::atomic<bool> ownFinished{false};
     std::jthread own([&] {
-        while (const std::optional<std::size_t> i = take()) {
-            std::optional<sweep::PointResult> row = sweeper.evaluate(*i, std::max(1u, job.options.threads));
+        while (const std::optional<Unit> unit = ledger.take()) {
+            const std::string text = std::to_string(unit->point) + ' '
+                + runUnit(sweeper, *unit, std::max(1u, job.options.threads));
+            std::optional<sweep::PointResult> row = ledger.finish(text, unit->layer != Unit::kWholePoint);
+            if (!row) continue;
             const std::lock_guard lock(mutex);
             local.push_back(std::move(*row));
         }
@@ -102,22 +199,25 @@ int coordinate(const cli::SweepJob& job, const sweep::Sweeper& sweeper, sweep::S
         std::string text(static_cast<std::size_t>(size), '\0');
         MPI_Recv(text.data(), size, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
             MPI_STATUS_IGNORE);
-        if (status.MPI_TAG == kResult) {
-            const std::optional<sweep::PointResult> row = sweep::parseRow(text, *job.grid);
-            if (!row) {
+        if (status.MPI_TAG == kResult || status.MPI_TAG == kLayerResult) {
+            try {
+                if (const std::optional<sweep::PointResult> row
+                    = ledger.finish(text, status.MPI_TAG == kLayerResult)) {
+                    file.append(*row);
+                    progress.point(*row);
+                }
+            } catch (const std::invalid_argument& e) {
                 std::cerr << "marvel-mpi sweep: rank " << status.MPI_SOURCE
-                          << " sent a row not of this grid: " << text << '\n';
+                          << " sent a result not of this sweep (" << e.what() << "): " << text << '\n';
                 MPI_Abort(MPI_COMM_WORLD, cli::InputError);
             }
-            file.append(*row);
-            progress.point(*row);
         }
-        if (const std::optional<std::size_t> next = take()) {
-            const std::uint64_t index = *next;
-            MPI_Send(&index, 1, MPI_UINT64_T, status.MPI_SOURCE, kWork, MPI_COMM_WORLD);
+        if (const std::optional<Unit> next = ledger.take()) {
+            const std::uint64_t message[2] = {next->point, next->layer};
+            MPI_Send(message, 2, MPI_UINT64_T, status.MPI_SOURCE, kWork, MPI_COMM_WORLD);
         } else {
-            const std::uint64_t none = 0;
-            MPI_Send(&none, 1, MPI_UINT64_T, status.MPI_SOURCE, kStop, MPI_COMM_WORLD);
+            const std::uint64_t none[2] = {0, 0};
+            MPI_Send(none, 2, MPI_UINT64_T, status.MPI_SOURCE, kStop, MPI_COMM_WORLD);
             --active;
         }
     }

@@ -354,6 +354,39 @@ std::string paretoCsv(const DesignFronts& fronts)
     return out;
 }
 
+std::string formatLayerOutcome(const LayerOutcome& o)
+{
+    char energy[64], busy[64];
+    const auto e = std::to_chars(energy, energy + sizeof energy, o.energy, std::chars_format::hex);
+    const auto b = std::to_chars(busy, busy + sizeof busy, o.busy, std::chars_format::hex);
+    return std::string(o.ok ? "1 " : "0 ") + std::to_string(o.runtime) + ' ' + std::string(energy, e.ptr)
+        + ' ' + std::string(busy, b.ptr) + ' ' + o.status;
+}
+
+std::optional<LayerOutcome> parseLayerOutcome(std::string_view text)
+{
+    LayerOutcome o;
+    auto field = [&text]() -> std::optional<std::string_view> {
+        const std::size_t space = text.find(' ');
+        if (space == std::string_view::npos) return std::nullopt;
+        const std::string_view f = text.substr(0, space);
+        text.remove_prefix(space + 1);
+        return f;
+    };
+    const std::optional<std::string_view> ok = field(), runtime = field(), energy = field(), busy = field();
+    if (!busy || (*ok != "0" && *ok != "1")) return std::nullopt;
+    o.ok = *ok == "1";
+    auto whole = [](std::string_view f, auto& value, auto... format) {
+        const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), value, format...);
+        return !f.empty() && ec == std::errc() && end == f.data() + f.size();
+    };
+    if (!whole(*runtime, o.runtime) || !whole(*energy, o.energy, std::chars_format::hex)
+        || !whole(*busy, o.busy, std::chars_format::hex))
+        return std::nullopt;
+    o.status = std::string(text);
+    return o;
+}
+
 struct Sweeper::Layer
 {
     workloads::WorkloadLayer layer;
@@ -384,8 +417,53 @@ Sweeper::Sweeper(Grid grid, workloads::Workload workload, SweepOptions options)
 
 Sweeper::~Sweeper() = default;
 
-std::optional<PointResult> Sweeper::evaluate(
-    std::size_t index, unsigned searchThreads, std::stop_token stop) const
+std::size_t Sweeper::layerCount() const
+{
+    return m_layers.size();
+}
+
+std::optional<LayerOutcome> Sweeper::evaluateLayer(
+    std::size_t index, std::size_t layer, unsigned searchThreads, std::stop_token stop) const
+{
+    const arch::Accelerator acc = m_grid.point(index);
+    const Layer& l = m_layers.at(layer);
+    search::SearchOptions options = m_options.search;
+    options.threads = std::max(1u, searchThreads);
+    options.offChipCache = m_cache;
+    LayerOutcome out;
+    search::LayerSearchResult s;
+    try {
+        s = l.prepared ? search::searchLayer(l.layer.op, *l.prepared, acc, options, nullptr, stop)
+                       : search::searchLayer(l.layer.op, acc, options, nullptr, stop);
+    } catch (const InputError& e) {
+        out.status
+            = l.layer.name + ": " + (e.diagnostics().empty() ? e.what() : e.diagnostics().front().message);
+        // One line per row, so that --resume can read the file line by line.
+        std::replace_if(
+            out.status.begin(), out.status.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+        return out;
+    }
+    if (s.result.cancelled) return std::nullopt;
+    const std::optional<search::Candidate>& best = s.result.best(options.objective);
+    if (!best) {
+        const search::SearchStats& st = s.result.stats;
+        out.status = l.layer.name + ": ";
+        if (s.result.notMappable())
+            out.status += "no mapping fits the buffers (smallest found needs L1 "
+                + std::to_string(st.minL1Bytes) + " bytes per PE of " + std::to_string(acc.l1Bytes) + "; L2 "
+                + std::to_string(st.minL2Bytes) + " of " + std::to_string(acc.l2Bytes) + ")";
+        else
+            out.status += "no valid mapping in the pruned space";
+        return out;
+    }
+    out.ok = true;
+    out.runtime = best->metrics.runtime * l.layer.repeat;
+    out.energy = best->metrics.energy * l.layer.repeat;
+    out.busy = best->metrics.utilization * static_cast<double>(best->metrics.runtime) * l.layer.repeat;
+    return out;
+}
+
+PointResult Sweeper::combine(std::size_t index, const std::vector<LayerOutcome>& layers) const
 {
     const arch::Accelerator acc = m_grid.point(index);
     PointResult r;
@@ -397,41 +475,17 @@ std::optional<PointResult> Sweeper::evaluate(
     r.power = ap.power;
     for (const Layer& l : m_layers)
         r.roofline += search::roofline(l.nest, l.layer.op.sizes, acc).cycles * l.layer.repeat;
-
-    search::SearchOptions options = m_options.search;
-    options.threads = std::max(1u, searchThreads);
-    options.offChipCache = m_cache;
     std::int64_t runtime = 0;
     double energy = 0.0, busy = 0.0;
-    for (const Layer& l : m_layers) {
-        search::LayerSearchResult s;
-        try {
-            s = l.prepared ? search::searchLayer(l.layer.op, *l.prepared, acc, options, nullptr, stop)
-                           : search::searchLayer(l.layer.op, acc, options, nullptr, stop);
-        } catch (const InputError& e) {
-            r.status = l.layer.name + ": "
-                + (e.diagnostics().empty() ? e.what() : e.diagnostics().front().message);
-            // One line per row, so that --resume can read the file line by line.
-            std::replace_if(
-                r.status.begin(), r.status.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    for (const LayerOutcome& o : layers) {
+        if (!o.ok) {
+            r.status = o.status;
             return r;
         }
-        if (s.result.cancelled) return std::nullopt;
-        const std::optional<search::Candidate>& best = s.result.best(options.objective);
-        if (!best) {
-            const search::SearchStats& st = s.result.stats;
-            r.status = l.layer.name + ": ";
-            if (s.result.notMappable())
-                r.status += "no mapping fits the buffers (smallest found needs L1 "
-                    + std::to_string(st.minL1Bytes) + " bytes per PE of " + std::to_string(acc.l1Bytes)
-                    + "; L2 " + std::to_string(st.minL2Bytes) + " of " + std::to_string(acc.l2Bytes) + ")";
-            else
-                r.status += "no valid mapping in the pruned space";
-            return r;
-        }
-        runtime += best->metrics.runtime * l.layer.repeat;
-        energy += best->metrics.energy * l.layer.repeat;
-        busy += best->metrics.utilization * static_cast<double>(best->metrics.runtime) * l.layer.repeat;
+        // Summed in layer order whoever searched them, so the totals are the same to the last bit.
+        runtime += o.runtime;
+        energy += o.energy;
+        busy += o.busy;
     }
     r.ok = true;
     r.runtime = runtime;
@@ -439,6 +493,19 @@ std::optional<PointResult> Sweeper::evaluate(
     r.edp = static_cast<double>(runtime) * energy;
     r.utilization = runtime > 0 ? busy / static_cast<double>(runtime) : 0.0;
     return r;
+}
+
+std::optional<PointResult> Sweeper::evaluate(
+    std::size_t index, unsigned searchThreads, std::stop_token stop) const
+{
+    std::vector<LayerOutcome> layers;
+    for (std::size_t l = 0; l < m_layers.size(); ++l) {
+        std::optional<LayerOutcome> o = evaluateLayer(index, l, searchThreads, stop);
+        if (!o) return std::nullopt;
+        layers.push_back(std::move(*o));
+        if (!layers.back().ok) break; // the point has failed; its later layers cannot change the row
+    }
+    return combine(index, layers);
 }
 
 std::vector<PointResult> Sweeper::run(const std::vector<std::size_t>& indices,

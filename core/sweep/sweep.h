@@ -136,6 +136,21 @@ struct SweepOptions
     bool reuse = true; ///< share off-chip solutions and prepared layers between points
 };
 
+/// One layer of one design point, searched on its own (MPI ranks may search a point's layers apart):
+/// what the point's totals add up, each figure already times the layer's `repeat`.
+struct LayerOutcome
+{
+    bool ok = false; ///< the layer has a mapping; else `status` says why not
+    std::int64_t runtime = 0; ///< cycles
+    double energy = 0.0;
+    double busy = 0.0; ///< utilization x runtime: busy PE-cycles over all PEs
+    std::string status; ///< "LAYER: why" when not ok, one line
+};
+/// `ok runtime energy busy status` with the numbers exact (hexadecimal floating point), for messages.
+std::string formatLayerOutcome(const LayerOutcome& outcome);
+/// The outcome `text` holds; nullopt when it is not one formatLayerOutcome wrote.
+std::optional<LayerOutcome> parseLayerOutcome(std::string_view text);
+
 /// A workload prepared for a grid: evaluates design points, from any number of threads at once.
 class Sweeper
 {
@@ -151,6 +166,15 @@ public:
     /// stopped before the point finished. Thread-safe.
     std::optional<PointResult> evaluate(
         std::size_t index, unsigned searchThreads, std::stop_token stop = {}) const;
+
+    /// The workload's layers, each a unit evaluateLayer() searches.
+    std::size_t layerCount() const;
+    /// Searches layer `layer` at point `index`; nullopt when stopped. Thread-safe.
+    std::optional<LayerOutcome> evaluateLayer(
+        std::size_t index, std::size_t layer, unsigned searchThreads, std::stop_token stop = {}) const;
+    /// Point `index`'s row from its layers' outcomes (all of them, in layer order): the same row
+    /// evaluate() gives, whoever searched the layers. A failed point takes the first failed layer's status.
+    PointResult combine(std::size_t index, const std::vector<LayerOutcome>& layers) const;
 
     /// Evaluates `indices` on options().threads threads (several points at once, or one at a time with
     /// several search threads when there are fewer points than threads). `onPoint` gets every finished

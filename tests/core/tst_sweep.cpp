@@ -381,6 +381,49 @@ private slots:
         QVERIFY(!s.evaluate(1, 1, stop.get_token()));
         QVERIFY(s.run({0, 1}, {}, stop.get_token()).empty());
     }
+
+    void layersSearchedApartGiveTheSameRow()
+    {
+        // Two layers (the second repeated 3 times) so that the sums' order matters; both fail at the 2-byte
+        // L2 points, where the row must take the first layer's status.
+        workloads::Workload w = conv1d();
+        ir::Operator gemm = ir::parseOperator("operator gemm(M = 6, N = 5, K = 7) {\n"
+                                              "  for (m = 0; m < M; m++)\n"
+                                              "    for (n = 0; n < N; n++)\n"
+                                              "      for (k = 0; k < K; k++)\n"
+                                              "        C[m][n] += A[m][k] * B[k][n];\n"
+                                              "}\n",
+            "gemm.loop");
+        w.layers.push_back({"fc", {}, gemm, 3, {}});
+        const sweep::Grid grid(
+            smallAccelerator(), {sweep::parseVary("pes=2,4"), sweep::parseVary("l2=2,1K")});
+        sweep::SweepOptions options;
+        options.threads = 1;
+        const sweep::Sweeper s(grid, w, options);
+        QCOMPARE(s.layerCount(), std::size_t(2));
+        for (std::size_t i = 0; i < grid.size(); ++i) {
+            std::vector<sweep::LayerOutcome> layers;
+            // Searched in reverse order and sent through their message text, as MPI ranks do.
+            for (std::size_t l = s.layerCount(); l-- > 0;) {
+                const std::optional<sweep::LayerOutcome> o = s.evaluateLayer(i, l, 1);
+                QVERIFY(o);
+                const std::optional<sweep::LayerOutcome> back
+                    = sweep::parseLayerOutcome(sweep::formatLayerOutcome(*o));
+                QVERIFY(back);
+                QCOMPARE(back->energy, o->energy); // bit for bit
+                QCOMPARE(back->busy, o->busy);
+                QCOMPARE(back->status, o->status);
+                layers.insert(layers.begin(), *back);
+            }
+            const sweep::PointResult whole = *s.evaluate(i, 1);
+            QCOMPARE(sweep::formatRow(s.combine(i, layers)), sweep::formatRow(whole));
+            QCOMPARE(whole.ok, grid.parameters(i)[3] == 1024);
+            if (whole.ok) QCOMPARE(whole.runtime, layers[0].runtime + layers[1].runtime);
+        }
+        QVERIFY(!sweep::parseLayerOutcome("1 12 0x1p+3"));
+        QVERIFY(!sweep::parseLayerOutcome("2 12 0x1p+3 0x1p+2 "));
+        QVERIFY(!sweep::parseLayerOutcome("1 12 8.0 0x1p+2 "));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestSweep)

@@ -1,6 +1,6 @@
-// `mpirun -n N marvel-mpi sweep`: the same files as `marvel sweep` byte for byte (3 ranks, 1 rank, and a
-// resumed cut file), and a bad --vary stops every rank with exit status 2. Registered only when
-// marvel-mpi is built (Open MPI found).
+// `mpirun -n N marvel-mpi sweep`: the same files as `marvel sweep` byte for byte (3 ranks, 1 rank, a
+// model whose few points are split by layer, and a resumed cut file), and a bad --vary stops every rank with
+// exit status 2. Registered only when marvel-mpi is built (Open MPI found).
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -71,6 +71,28 @@ private slots:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QCOMPARE(readAll(out), m_expected);
         QCOMPARE(readAll(m_dir.filePath(QString("mpi%1.pareto.csv").arg(ranks))), m_expectedPareto);
+    }
+
+    void fewPointsAreSplitByLayer()
+    {
+        // Two design points on three ranks: rank 0 hands out the model's layers, not whole points, and
+        // puts each point's row together from them.
+        auto args = [](const QString& out) {
+            return QStringList{"sweep", "--model", kSamples + "/models/tiny_cnn.json", "--hw",
+                kSamples + "/accelerators/classroom_4pe.json", "--vary", "pes=2,4", "--objective", "edp",
+                "--out", out};
+        };
+        const clitest::CliRun local = clitest::runMarvel(args(m_dir.filePath("model.csv")));
+        QVERIFY2(local.exitCode == 0, qPrintable(local.err));
+        const QByteArray expected = readAll(m_dir.filePath("model.csv"));
+        QCOMPARE(expected.count('\n'), 3);
+        const clitest::CliRun r = runMpi(3, args(m_dir.filePath("model-mpi.csv")));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("2 points to search on 3 ranks: handing out the 3 layers of each point"),
+            qPrintable(r.err));
+        QCOMPARE(readAll(m_dir.filePath("model-mpi.csv")), expected);
+        QCOMPARE(
+            readAll(m_dir.filePath("model-mpi.pareto.csv")), readAll(m_dir.filePath("model.pareto.csv")));
     }
 
     void resumeFinishesACutFile()
