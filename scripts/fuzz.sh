@@ -1,9 +1,10 @@
 #!/bin/bash
 # Builds the libFuzzer targets of every reader in build-fuzz/ (clang, AddressSanitizer +
 # UndefinedBehaviorSanitizer) and runs each for a bounded time: scripts/fuzz.sh [SECONDS_PER_TARGET]
-# (default 45). Fails on any crash, hang (an input taking longer than -timeout), leak, out-of-memory or
-# sanitizer report; the input that broke a target is left in build-fuzz/artifacts/<format>/ - turn it
-# into a regression test in tests/data/fuzz-regressions/<format>/ once the reader is fixed.
+# (default 45), one target per core at a time (FUZZ_JOBS overrides). Fails on any crash, hang (an input
+# taking longer than -timeout), leak, out-of-memory or sanitizer report; the input that broke a target is
+# left in build-fuzz/artifacts/<format>/ - turn it into a regression test in
+# tests/data/fuzz-regressions/<format>/ once the reader is fixed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-45}
@@ -15,12 +16,15 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARVEL_FUZ
 cmake --build build-fuzz -j"$(nproc)"
 
 formats="operator maestro_mapping maestro_hardware accelerator_json model_json project sweep_file experiments"
-failed=""
-for format in $formats; do
-  work=build-fuzz/corpus-work/$format
-  artifacts=build-fuzz/artifacts/$format
+# One target per core at a time: each libFuzzer run is a single process on one core.
+parallel=${FUZZ_JOBS:-$(nproc)}
+
+fuzz_one() {
+  local format=$1
+  local work=build-fuzz/corpus-work/$format
+  local artifacts=build-fuzz/artifacts/$format
+  local log=build-fuzz/fuzz-$format.log
   mkdir -p "$work" "$artifacts"
-  echo "fuzz: $format for ${seconds}s"
   # New inputs go to the work corpus (kept between runs); the seeds are read only.
   if ! MARVEL_FUZZ_BASE_DIR="$root/samples/models" \
       ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
@@ -28,14 +32,36 @@ for format in $formats; do
       "build-fuzz/fuzz/fuzz_$format" "$work" "build-fuzz/fuzz-corpus/$format" \
         -dict="fuzz/dict/$format.dict" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
         -max_len=16384 -artifact_prefix="$artifacts/" -print_final_stats=1 \
-        </dev/null >"build-fuzz/fuzz-$format.log" 2>&1; then
-    echo "fuzz: $format FAILED (log: build-fuzz/fuzz-$format.log, input: $(ls "$artifacts" | head -1))"
-    grep -E "ERROR|SUMMARY|runtime error|Test unit written" "build-fuzz/fuzz-$format.log" | head -5 || true
-    failed="$failed $format"
-  else
-    grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "build-fuzz/fuzz-$format.log" \
-      | sed "s/^/  $format /" || true
+        </dev/null >"$log" 2>&1; then
+    {
+      echo "fuzz: $format FAILED (log: $log, input: $(ls "$artifacts" | head -1))"
+      grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$log" | head -5 || true
+    } >"build-fuzz/fuzz-$format.result"
+    return 1
   fi
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "$log" | sed "s/^/  $format /" \
+    >"build-fuzz/fuzz-$format.result" || true
+}
+
+rm -f build-fuzz/fuzz-*.result
+echo "fuzz: ${seconds}s per target, $parallel at a time:" $formats
+running=0
+for format in $formats; do
+  if [ "$running" -ge "$parallel" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_one "$format" &
+  running=$((running + 1))
+done
+wait || true
+
+failed=""
+for format in $formats; do
+  result=build-fuzz/fuzz-$format.result
+  [ -f "$result" ] || echo "fuzz: $format FAILED (it ended without a result; log: build-fuzz/fuzz-$format.log)" >"$result"
+  cat "$result"
+  if grep -q "^fuzz: $format FAILED" "$result"; then failed="$failed $format"; fi
 done
 if [ -n "$failed" ]; then
   echo "fuzz: failed:$failed"

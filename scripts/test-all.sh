@@ -21,7 +21,8 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 phase "release tests"
 
 # -O1: AddressSanitizer's recommended level; the searches in the tests run several times faster than at -O0.
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+# -g1: line tables, all a sanitizer report needs, and a much faster build than -g.
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" \
   -DMARVEL_SANITIZE=address,undefined
 cmake --build build-asan -j"$jobs"
 phase "sanitizer build"

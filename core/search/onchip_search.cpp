@@ -468,10 +468,18 @@ void Engine::enumerateFor(std::uint32_t choice)
     std::vector<std::int64_t> t1(n, 1);
     std::vector<std::uint16_t> pick(n, 0);
     std::uint64_t visited = 0;
+    const std::uint64_t visitLimit = m_options.maxTileVisits == 0
+        ? std::numeric_limits<std::uint64_t>::max()
+        : std::max<std::uint64_t>(1, m_options.maxTileVisits / std::max<std::size_t>(1, m_level3.size()));
     bool stopped = false;
     auto rec = [&](auto&& self, std::size_t i, std::int64_t active, int parallel, int wholeParallel,
                    std::int64_t work) -> void {
         if (stopped || ((++visited & 1023) == 0 && (stopped = stopRequested()))) return;
+        if (visited > visitLimit) {
+            m_truncated = true;
+            stopped = true;
+            return;
+        }
         if (m_footprintPruning && 2 * m_space.totalFootprint(t1) > l1) {
             ++m_stats.footprintPruned;
             return; // footprints only grow with the remaining tiles

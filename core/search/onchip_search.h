@@ -137,6 +137,12 @@ struct SearchOptions
     /// Tile assignments one search holds (about 100 MB at the default); past it, an evenly spread
     /// sample of the enumeration is kept instead and the search reports itself truncated.
     std::uint64_t maxTileAssignments = 1'500'000;
+    /// Nodes of the tile-assignment enumeration one search visits at most, pruned ones included (about
+    /// 10 s), shared evenly by its level-3 choices. Sampling bounds the assignments kept but not the
+    /// visits: without divisorsOnly a big layer's tree is far larger (MobileNetV2's 14x14 depth-wise
+    /// layer on P1 did not finish in an hour). Past it that choice's enumeration stops and the search
+    /// reports itself truncated; 0: no limit.
+    std::uint64_t maxTileVisits = 100'000'000;
     /// Mappings found by an earlier search (the divisor-only one, for `divisorsOnly = false`) that start
     /// the incumbents and the Pareto front: they come first in candidate order, so the result is never
     /// worse than the best of them and ties keep them. Their metrics must come from the same cost model.

@@ -254,6 +254,35 @@ private slots:
             QCOMPARE(r1.evaluated, r.evaluated);
         }
     }
+
+    // (d) The enumeration's visit limit: a non-divisor pass allowed only a few hundred nodes of its tile
+    // tree stops there, says so, and - seeded with the divisor-only optimum, as searchLayer seeds it -
+    // never returns anything worse; what it visits does not depend on the thread count.
+    void visitLimitNeverWorse_data() { addRows(); }
+    void visitLimitNeverWorse()
+    {
+        QFETCH(int, op);
+        QFETCH(int, objective);
+        const Objective obj = static_cast<Objective>(objective);
+        const Fixture f = fixture(op);
+        const auto factory = costModelEvaluators(f.problem, f.acc, Fidelity::Maestro);
+        SearchOptions o = options(obj, true);
+        const SearchResult divisors = searchOnChip(f.space, f.offChip, f.acc, o, factory);
+        QVERIFY(!divisors.truncated);
+        o.divisorsOnly = false;
+        o.seeds = {*divisors.best(obj)};
+        o.maxTileVisits = 300;
+        const SearchResult r = searchOnChip(f.space, f.offChip, f.acc, o, factory);
+        QVERIFY(r.truncated);
+        QVERIFY(objectiveValue(r, obj) <= objectiveValue(divisors, obj));
+        o.threads = 1;
+        const SearchResult r1 = searchOnChip(f.space, f.offChip, f.acc, o, factory);
+        QCOMPARE(r1.best(obj)->mapping, r.best(obj)->mapping);
+        QCOMPARE(r1.stats.tiles, r.stats.tiles);
+        // The default limit leaves these small operators' trees whole: more tile assignments are kept.
+        o.maxTileVisits = SearchOptions{}.maxTileVisits;
+        QVERIFY(searchOnChip(f.space, f.offChip, f.acc, o, factory).stats.tiles > r.stats.tiles);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSearchAnytime)
