@@ -141,9 +141,21 @@ int mdcLevelCount(const LoopNestMapping& m)
     return levels + std::max(parallel, 1);
 }
 
-bool fusedFormApplies(const LoopNestMapping& m)
+namespace {
+
+// The top level of the Fused form has N_PE / (product of the cluster sizes) sub-units, the cluster sizes
+// being the parallelisms: one sub-unit when the active PEs are more than half of the array.
+bool singleTopSubUnit(const LoopNestMapping& m, const arch::Accelerator* acc)
 {
-    return !m.parallelLoops().empty() && std::any_of(m.loops.begin(), m.loops.end(), [](const MappedLoop& l) {
+    return acc && acc->numPes > 0 && acc->numPes / std::max<std::int64_t>(1, m.activePes()) < 2;
+}
+
+} // namespace
+
+bool fusedFormApplies(const LoopNestMapping& m, const arch::Accelerator* acc)
+{
+    if (m.parallelLoops().empty() || m.level3Order.empty()) return false;
+    return singleTopSubUnit(m, acc) || std::any_of(m.loops.begin(), m.loops.end(), [](const MappedLoop& l) {
         return l.level3Iterations() == 1;
     });
 }
@@ -193,10 +205,11 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
         throw InputError(d);
     }
     const std::vector<int> parallel = m.parallelLoops();
-    if (m.level2Form == Level2Form::Fused && !fusedFormApplies(m)) {
+    if (m.level2Form == Level2Form::Fused && !fusedFormApplies(m, &acc)) {
         Diagnostic d;
         d.field = "level2_form";
-        d.message = "the fused form needs a parallel loop and a loop with a single level-3 tile";
+        d.message = "the fused form needs a parallel loop and either a loop with a single level-3 tile or "
+                    "a top level of one sub-unit (more than half of the PEs active)";
         throw InputError(d);
     }
     // Product of the parallel counts below the first parallel region: how many PEs each of its
@@ -241,6 +254,9 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
                     || (m.loops[static_cast<std::size_t>(carrier)].windowStride > 1 && l.windowStride == 1)))
                 carrier = i;
         }
+        // Else the top level has one sub-unit (fusedFormApplies): the innermost level-3 loop keeps its
+        // place and its SpatialMap steps like the TemporalMap it replaces.
+        if (carrier < 0) carrier = m.level3Order.back();
         for (int i : m.level3Order)
             if (i != carrier) {
                 const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];

@@ -81,9 +81,11 @@ std::vector<Diagnostic> validate(const LoopNestMapping& mapping, const arch::Acc
 /// loop has more than one iteration in it, plus one per parallel loop, at least one. Fused: the
 /// level-3 region plus one per parallel loop. TopSpatial: one per parallel loop.
 int mdcLevelCount(const LoopNestMapping& mapping);
-/// Whether the Fused form can describe the mapping: it needs a parallel loop and a loop with a single
-/// level-3 tile (the top level's spatial map, which must keep one sub-unit busy).
-bool fusedFormApplies(const LoopNestMapping& mapping);
+/// Whether the Fused form can describe the mapping: it needs a parallel loop and a carrier for the top
+/// level's spatial map, which must step like a temporal map: a loop with a single level-3 tile (one
+/// sub-unit busy, whatever the top level's count), or, on `acc`, any loop when the top level has a
+/// single sub-unit (N_PE / active PEs < 2). Without `acc` only the first.
+bool fusedFormApplies(const LoopNestMapping& mapping, const arch::Accelerator* acc = nullptr);
 /// MAESTRO supports at most 4 cluster levels (3 Cluster directives).
 inline constexpr int kMaxMdcLevels = 4;
 
@@ -127,7 +129,11 @@ std::vector<std::int64_t> topSpatialClusters(const LoopNestMapping& mapping, con
 /// region is always written (region 1), its innermost map a SpatialMap(T3,T3) on a loop with a single
 /// level-3 tile, and is closed by Cluster(outer parallelism): the fused level then has exactly the
 /// outer parallel loop's sub-units and the top level's spatial map keeps one of its N_PE / (product of
-/// the parallelisms) sub-units busy. The inner parallel regions follow as in the Separate form.
+/// the parallelisms) sub-units busy. When no loop has a single level-3 tile but that top level has a single
+/// sub-unit, the innermost level-3 loop carries the SpatialMap in its place: on one sub-unit it steps
+/// exactly like its TemporalMap (as in the Separate form's inter-tile levels), so a GEMM whose three loops
+/// are all split at level 3 has the Fused form too. The inner parallel regions follow as in the Separate
+/// form.
 /// Throws InputError when fusedFormApplies is false.
 ///
 /// TopSpatial form (a choice of ours, needed for strided sliding windows in MAESTRO): MAESTRO sizes the

@@ -508,7 +508,9 @@ void Engine::enumerateFor(std::uint32_t choice)
                 && (tileHas3 ? 1 : 0) + (has2 ? 1 : 0) + std::max(parallel, 1) <= mapping::kMaxMdcLevels;
             // Without a level-2 region the fused form differs from the separate one only in cluster
             // sizes that leave the same sub-units busy: not a distinct candidate.
-            const bool fused = topSpatial < 0 && has2 && parallel >= 1 && singleLevel3
+            // Its top level's spatial map needs a loop with one level-3 tile, or a top level of one
+            // sub-unit, where any loop's map steps like a temporal one (mapping::fusedFormApplies).
+            const bool fused = topSpatial < 0 && has2 && parallel >= 1 && (singleLevel3 || pes / active < 2)
                 && 1 + parallel <= mapping::kMaxMdcLevels;
             const bool rows = topSpatial >= 0 && parallel >= 2;
             if (!separate && !fused && !rows) {

@@ -170,6 +170,35 @@ private slots:
         QVERIFY(!mapping::fusedFormApplies(m));
     }
 
+    void fusedFormWithOneTopSubUnit()
+    {
+        // The same split loops on 3 PEs: A spreads over 2 of them, so the top level has 3 / 2 = 1 sub-unit
+        // and the innermost level-3 loop (B) carries its spatial map in place. By hand: the level-3
+        // region in level-3 order (A, then B as SpatialMap(4,4)), Cluster(2) for the parallel loop A, the
+        // fused level in level-2 order (A as its SpatialMap(1,1), B as TemporalMap(2,2)).
+        LoopNestMapping m;
+        m.loops = {loop("A", 8, 1, 2, 4), loop("B", 8, 2, 2, 4)};
+        m.level2Order = {0, 1};
+        m.level3Order = {0, 1};
+        m.level2Form = mapping::Level2Form::Fused;
+        const arch::Accelerator three = pes(3);
+        QVERIFY(mapping::fusedFormApplies(m, &three));
+        const mdc::Dataflow expected = {
+            Directive::temporal(4, 4, "A"),
+            Directive::spatial(4, 4, "B"),
+            Directive::cluster(2),
+            Directive::spatial(1, 1, "A"),
+            Directive::temporal(2, 2, "B"),
+        };
+        const mdc::Dataflow df = mapping::toMdc(m, three);
+        QCOMPARE(df.size(), expected.size());
+        for (std::size_t i = 0; i < df.size(); ++i)
+            QVERIFY2(df[i] == expected[i], (df[i].toString() + " != " + expected[i].toString()).c_str());
+        // Four PEs leave two top sub-units: B's map would spread its level-3 tiles over both.
+        const arch::Accelerator four = pes(4);
+        QVERIFY(!mapping::fusedFormApplies(m, &four));
+    }
+
     void fusedFormRepresentsThreeParallelLoopsWithTwoTilings()
     {
         // Level-3 and level-2 regions plus three parallel loops need five levels in the separate form

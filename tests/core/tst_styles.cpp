@@ -211,7 +211,7 @@ std::vector<std::pair<mapping::LoopNestMapping, Metrics>> bruteForce(const Layer
                 if (!wholeLast) continue;
                 for (auto form : {mapping::Level2Form::Separate, mapping::Level2Form::Fused}) {
                     m.level2Form = form;
-                    if (form == mapping::Level2Form::Fused && !mapping::fusedFormApplies(m)) continue;
+                    if (form == mapping::Level2Form::Fused && !mapping::fusedFormApplies(m, &acc)) continue;
                     if (mapping::mdcLevelCount(m) > mapping::kMaxMdcLevels) continue;
                     mdc::Dataflow df;
                     try {
