@@ -35,7 +35,7 @@ const cli::Command kCommand{"reproduce",
     "  summary.json                        the geometric means the paper reports\n"
     "  REPORT.md                           every number beside the paper's, differences explained\n"
     "  --out DIR              output directory (created when missing)\n"
-    "  --quick                a subset that runs in a few minutes: AlexNet, GNMT1, Transformer2, NCF2, "
+    "  --quick                a subset that runs in well under a minute: AlexNet, GNMT1, Transformer2, NCF2, "
     "MLP-M\n"
     "  --experiments FILE     the experiments and platforms of a JSON file (core/eval/reproduce.h); for\n"
     "                         tests and custom studies\n"
