@@ -41,6 +41,13 @@ constexpr i64 kProductLimit = i64(1) << 52;
 
 enum Pos : std::uint8_t { PosI = 0, PosS = 1, PosE = 2 };
 
+/// Half-open index range of one dimension.
+struct Span
+{
+    i64 begin = 0, end = 0;
+    i64 size() const { return end > begin ? end - begin : 0; }
+};
+
 struct State
 {
     i64 occ = 1;
@@ -83,6 +90,7 @@ struct LevelOut
     double avgUtil = 0.0;
     bool anyProcessed = false;
     i64 reqDn[kMaxTensors] = {};
+    i64 peWrites[kMaxTensors] = {}; ///< corrected: elements written into the PEs' L1s over the execution
 };
 
 struct MemoEntry
@@ -134,6 +142,13 @@ inline void addMul(i64& acc, i64 a, i64 b, bool& overflow)
     overflow = overflow || mulOverflow || addOverflow;
 }
 
+i64 satAdd(i64 a, i64 b)
+{
+    i64 r;
+    if (__builtin_add_overflow(a, b, &r)) return kMaxI64;
+    return r;
+}
+
 i64 satMul(i64 a, i64 b)
 {
     i64 r = 0;
@@ -170,6 +185,8 @@ struct Evaluator::Impl
     std::uint32_t tmask[kMaxTensors] = {};
     std::vector<std::string> tensorNames;
     std::int64_t inputElems = 0, weightElems = 0, macsExpected = 0;
+    i64 outExtent[kMaxDims] = {}; ///< reference dim -> output positions of its window (level 0)
+    bool inputReadsWindowOutput = false; ///< an input-class tensor indexed by a window's output index
 
     // ---- per evaluation ----
     int nLevels = 0;
@@ -221,6 +238,22 @@ struct Evaluator::Impl
     void edgeUnits(Level& L) const;
     void buildStates(int l, const i64* Dc);
     LevelOut analyze(int l, const i64* Dc);
+    bool stepWalkApplies() const;
+    struct Walked
+    {
+        i64 runtime = 0;
+        double util = 0.0; ///< PEs busy on average over the executed steps
+        i64 executed = 0; ///< steps executed
+    };
+    Walked walk(int l, const Span* region);
+    LevelOut walkMapping();
+    i64 walkReqIn = 0; ///< double-buffered input tiles of the walk's first top-level step
+    struct WalkScratch
+    {
+        std::vector<Span> mine, prevMine, outs, news;
+        std::vector<i64> work;
+        std::vector<char> hadPrev;
+    } walkScratch[kMaxLevels];
     const LevelOut* child(int l, const i64* Dc);
     bool run(std::span<const DirectiveId> flow, Metrics& out);
 
@@ -294,6 +327,10 @@ void Evaluator::Impl::compileProblem()
         dilation[r] = w.dilation;
         stride[r] = w.stride;
         slidingMask |= 1u << s;
+        const i64 span = (size0[s] - 1) * std::max<i64>(w.dilation, 1) + 1;
+        outExtent[r] = problem.dims[size_t(o)].declared
+            ? size0[o]
+            : (size0[r] < span ? 0 : (size0[r] - span) / std::max<i64>(w.stride, 1) + 1);
     }
     // Input-class tensors first, the output last; output coupling uses the reference dimensions.
     std::vector<const ProblemTensor*> order;
@@ -306,7 +343,10 @@ void Evaluator::Impl::compileProblem()
         tensorNames.push_back(order[size_t(t)]->name);
         for (const auto& dn : order[size_t(t)]->dims) {
             int i = id(dn);
-            if (refOf[i] >= 0) i = refOf[i];
+            if (refOf[i] >= 0) {
+                if (order[size_t(t)]->role == ProblemTensor::Role::Input) inputReadsWindowOutput = true;
+                i = refOf[i];
+            }
             tdims[t][tcount[t]++] = i;
             tmask[t] |= 1u << i;
             ivMask |= 1u << i;
@@ -1020,6 +1060,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         if (innermost) {
             comp = ceilDivSigned(ps, acc.simdLanes);
             units = double(sps.edge ? L.E : L.P);
+            for (int t = 0; t < nInputs; ++t)
+                addMul(res.peWrites[t], occ, inL1[t], ovf);
         } else {
             auto childDimsFor = [&](bool eeSub) {
                 for (int i = 0; i < nd; ++i)
@@ -1042,19 +1084,28 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 if (!r) return res;
                 comp = r->runtime;
                 units = r->avgUtil * double(sps.edge ? L.E : L.P);
+                for (int t = 0; t < nInputs; ++t)
+                    addMul(res.peWrites[t], occ, satMul(sps.edge ? L.E : L.P, r->peWrites[t]), ovf);
             } else {
                 childDimsFor(true);
                 const LevelOut* r = child(l + 1, childDims);
                 if (!r) return res;
                 comp = r->runtime;
                 units = r->avgUtil;
+                i64 writes[kMaxTensors];
+                for (int t = 0; t < nInputs; ++t)
+                    writes[t] = r->peWrites[t];
                 if (L.E - 1 > 0) {
                     childDimsFor(false);
                     const LevelOut* r2 = child(l + 1, childDims);
                     if (!r2) return res;
                     comp = std::max(comp, r2->runtime);
                     units += r2->avgUtil * double(L.E - 1);
+                    for (int t = 0; t < nInputs; ++t)
+                        writes[t] = satAdd(writes[t], satMul(L.E - 1, r2->peWrites[t]));
                 }
+                for (int t = 0; t < nInputs; ++t)
+                    addMul(res.peWrites[t], occ, writes[t], ovf);
             }
         }
         i64 din = delay(sumIn);
@@ -1123,6 +1174,311 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     return res;
 }
 
+// ------------------------------------------------------------------------------------------------
+// Single-level mappings, walked step by step (corrected fidelity)
+
+namespace {
+
+Span intersect(Span a, Span b)
+{
+    return Span{std::max(a.begin, b.begin), std::min(a.end, b.end)};
+}
+
+i64 floorDivSigned(i64 a, i64 b) // b > 0
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+// Tiles a TemporalMap(sz, of) visits over `ext` elements: a new tile while the previous one did not
+// reach the end (the simulator's rule).
+i64 tilesOver(i64 sz, i64 of, i64 ext)
+{
+    if (ext <= 0) return 0;
+    if (sz >= ext) return 1;
+    return 1 + std::min((ext - sz - 1) / of + 1, (ext - 1) / of);
+}
+
+// Elements covered by a union of ranges (sorted in place).
+i64 unionSize(std::vector<Span>& spans)
+{
+    std::sort(spans.begin(), spans.end(), [](Span a, Span b) { return a.begin < b.begin; });
+    i64 n = 0, reach = std::numeric_limits<i64>::min();
+    for (const Span& x : spans) {
+        if (x.size() == 0) continue;
+        const i64 from = std::max(x.begin, reach);
+        if (x.end > from) n += x.end - from;
+        reach = std::max(reach, x.end);
+    }
+    return n;
+}
+
+// Sub-unit steps beyond which a mapping keeps the per-case analysis: a walk of this size costs a few dozen
+// per-case evaluations, so searches in corrected fidelity stay fast.
+constexpr i64 kStepWalkLimit = i64(1) << 12;
+
+} // namespace
+
+// A mapping with one SpatialMap per level, walked step by step with interval arithmetic exactly as
+// core/sim executes it. The per-case tables see a tile's state (first, steady, edge) but not its absolute
+// position, which decides what a sub-unit really computes when the SpatialMap is on a window tap (R or
+// S: every sub-unit holds the same rows and a different tap, so each completes a shifted set of outputs,
+// clipped at the edges and subject to stride parity), what overlapping tiles share, what a child level
+// under a parent's tile keeps, and what stays in a buffer across steps in which nothing is computed.
+// Bounded by kStepWalkLimit sub-unit steps; two SpatialMaps in a level move in lock-step and keep the
+// per-case analysis (doc/cost-model.md).
+bool Evaluator::Impl::stepWalkApplies() const
+{
+    if (!corrected || !opt.stepWalk || inputReadsWindowOutput) return false;
+    if ((slidingMask & ivMask) != slidingMask) return false; // a tap no tensor indexes
+    i64 work = 1;
+    for (int l = 0; l < nLevels; ++l) {
+        const Level& L = lv[l];
+        int spatial = 0;
+        for (int k = 0; k < L.n; ++k)
+            spatial += L.d[k].spatial ? 1 : 0;
+        if (spatial != 1) return false;
+        for (int k = 0; k < L.n; ++k) {
+            const Dir& d = L.d[k];
+            const i64 t = tilesOver(d.sz, d.of, L.D[d.dim]);
+            work = satMul(work, d.spatial ? (t + L.P - 1) / L.P : t);
+        }
+        work = satMul(work, std::min(L.P, tilesOver(L.d[L.sp].sz, L.d[L.sp].of, L.D[L.d[L.sp].dim])));
+    }
+    return work <= kStepWalkLimit;
+}
+
+Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
+{
+    const Level& L = lv[l];
+    const bool isTop = l == 0, innermost = l == nLevels - 1;
+    const int n = L.n, o = nt - 1;
+    const Dir& sp = L.d[L.sp];
+    const int sd = sp.dim; // the only dimension whose range differs between sub-units
+    // The window sd belongs to (as its rows or its taps), whose outputs therefore differ too.
+    int window = -1;
+    for (int v = 0; v < nd; ++v)
+        if (outOf[v] >= 0 && (v == sd || slideOf[v] == sd)) window = v;
+    const bool sdIsRows = window == sd;
+    i64 tiles[kMaxLevelDirectives], positions[kMaxLevelDirectives], idx[kMaxLevelDirectives];
+    i64 total = 1;
+    for (int k = 0; k < n; ++k) {
+        tiles[k] = tilesOver(L.d[k].sz, L.d[k].of, region[L.d[k].dim].size());
+        positions[k] = L.d[k].spatial ? (tiles[k] + L.P - 1) / L.P : tiles[k];
+        total *= positions[k];
+    }
+    Walked res;
+    if (total == 0) return res;
+    const size_t maxSub = size_t(std::min(L.P, tiles[L.sp]));
+    WalkScratch& w = walkScratch[l]; // a level's walk never re-enters itself
+    auto& mine = w.mine;
+    auto& prevMine = w.prevMine;
+    auto& outs = w.outs;
+    auto& news = w.news;
+    auto& work = w.work;
+    auto& hadPrev = w.hadPrev;
+    mine.resize(maxSub);
+    prevMine.resize(maxSub);
+    work.resize(maxSub);
+    hadPrev.assign(maxSub, 0);
+    Span cur[kMaxDims], prev[kMaxDims], sub[kMaxDims];
+    for (int v = 0; v < nd; ++v)
+        cur[v] = prev[v] = region[v];
+    bool anyExecuted = false;
+    const i64 H = acc.nocLatency, BW = acc.nocBandwidth, off = acc.offchipBandwidth;
+    auto delay = [&](i64 elems) { return H + ceilDivSigned(elems, BW) - 1; };
+    auto outputs = [&](int ref, Span rows, Span slide) {
+        const i64 dil = dilation[ref], st = std::max<i64>(stride[ref], 1);
+        if (rows.size() == 0 || slide.size() == 0) return Span{};
+        const i64 lo = ceilDivSigned(rows.begin - dil * slide.begin, st);
+        const i64 hi = floorDivSigned(rows.end - 1 - dil * (slide.end - 1), st) + 1;
+        return Span{std::max<i64>(lo, 0), std::min(hi, outExtent[ref])};
+    };
+    double utilSum = 0.0;
+    i64 executed = 0;
+
+    for (i64 s = 0; s < total; ++s) {
+        i64 rest = s;
+        for (int k = n - 1; k >= 0; --k) {
+            idx[k] = rest % positions[k];
+            rest /= positions[k];
+        }
+        for (int k = 0; k < n; ++k) {
+            if (L.d[k].spatial) continue;
+            const Span r = region[L.d[k].dim];
+            const i64 b = r.begin + idx[k] * L.d[k].of;
+            cur[L.d[k].dim] = Span{b, std::min(b + L.d[k].sz, r.end)};
+        }
+        const i64 firstTile = idx[L.sp] * L.P;
+        const size_t active = size_t(std::min<i64>(L.P, tiles[L.sp] - firstTile));
+        // Work of every sub-unit: the iterations whose indices lie in its tiles and whose held taps all
+        // read rows it holds (a reference dimension counts through its window's outputs).
+        i64 common = 1;
+        for (int v = 0; v < nd; ++v) {
+            if (!(ivMask >> v & 1u) || v == sd || v == window) continue;
+            common *= outOf[v] >= 0 ? outputs(v, cur[v], cur[slideOf[v]]).size() : cur[v].size();
+        }
+        // Sub-unit j's outputs of the window sd belongs to.
+        auto windowOutputs = [&](size_t j) {
+            return sdIsRows ? outputs(window, mine[j], cur[slideOf[window]])
+                            : outputs(window, cur[window], mine[j]);
+        };
+        i64 allWork = 0;
+        for (size_t j = 0; j < active; ++j) {
+            const i64 b = region[sd].begin + (firstTile + i64(j)) * sp.of;
+            mine[j] = Span{b, std::min(b + sp.sz, region[sd].end)};
+            work[j] = common * (sdIsRows ? 1 : mine[j].size()) * (window >= 0 ? windowOutputs(j).size() : 1);
+            allWork += work[j];
+        }
+        if (allWork == 0) continue; // nothing to compute anywhere: the step is not executed
+
+        // Egress: the partial sums of the working sub-units, one per output element.
+        i64 outCommon = 1;
+        int varying = -1; // the output axis whose range differs between sub-units
+        for (int k = 0; k < tcount[o]; ++k) {
+            const int v = tdims[o][k];
+            if (v == window || (window < 0 && v == sd))
+                varying = v;
+            else
+                outCommon *= outOf[v] >= 0 ? outputs(v, cur[v], cur[slideOf[v]]).size() : cur[v].size();
+        }
+        outs.clear();
+        for (size_t j = 0; j < active; ++j)
+            if (work[j] > 0) outs.push_back(window >= 0 ? windowOutputs(j) : mine[j]);
+        const i64 out = outCommon * (varying >= 0 ? unionSize(outs) : 1);
+
+        // Ingress: what each sub-unit lacks from its previous executed step, multicast once.
+        i64 allIn = 0;
+        for (int t = 0; t < nInputs; ++t) {
+            i64 a = 1, kept = anyExecuted ? 1 : 0;
+            for (int k = 0; k < tcount[t]; ++k) {
+                const int v = tdims[t][k];
+                if (v == sd) continue;
+                a *= cur[v].size();
+                kept *= intersect(cur[v], prev[v]).size();
+            }
+            i64 uni = 0, sum = 0;
+            if (tmask[t] >> sd & 1u) {
+                outs.clear();
+                news.clear();
+                for (size_t j = 0; j < active; ++j) {
+                    outs.push_back(mine[j]);
+                    const Span was = hadPrev[j] ? prevMine[j] : Span{};
+                    const Span both = intersect(mine[j], was);
+                    sum += a * mine[j].size() - kept * both.size();
+                    if (both.size() == 0) {
+                        news.push_back(mine[j]);
+                    } else {
+                        news.push_back(Span{mine[j].begin, both.begin});
+                        news.push_back(Span{both.end, mine[j].end});
+                    }
+                }
+                uni = (a - kept) * unionSize(outs) + kept * unionSize(news);
+            } else {
+                bool someNew = false;
+                for (size_t j = 0; j < active; ++j) {
+                    sum += hadPrev[j] ? a - kept : a;
+                    someNew = someNew || !hadPrev[j];
+                }
+                uni = someNew ? a : a - kept;
+            }
+            if (isTop) {
+                top.t[t].l2Read += uni;
+                if (executed == 0) top.t[t].l2Req = 2 * uni;
+            }
+            if (innermost) {
+                top.t[t].l1Write += sum; // into the PEs' L1 buffers
+                top.t[t].l1Read += allWork;
+            }
+            allIn += uni;
+        }
+
+        // Compute: the busiest PE, or the slowest sub-cluster's whole execution.
+        i64 comp = 0;
+        double units = 0.0;
+        if (innermost) {
+            for (size_t j = 0; j < active; ++j)
+                comp = std::max(comp, ceilDivSigned(work[j], acc.simdLanes));
+            units = double(active);
+            top.t[o].l1Write += allWork;
+            top.t[o].l1Read += allWork;
+            top.macs += allWork;
+        } else {
+            for (size_t j = 0; j < active; ++j) {
+                std::copy(cur, cur + nd, sub);
+                sub[sd] = mine[j];
+                const Walked child = walk(l + 1, sub);
+                comp = std::max(comp, child.runtime);
+                units += child.util;
+            }
+        }
+        const i64 din = delay(allIn), dout = delay(out);
+        i64 t = s == 0 ? comp + din : std::max({dout, comp, din});
+        if (isTop) {
+            if (executed == 0) {
+                top.t[o].l2Req = 2 * out;
+                walkReqIn = 2 * allIn;
+            }
+            const i64 reqIn = walkReqIn, reqOut = top.t[o].l2Req;
+            t = std::max({(reqIn / off) / 2, t, (reqOut / off) / 2});
+            top.t[o].l2Write += out;
+            const i64 compP = std::max<i64>(comp, 1);
+            top.offchip = std::max({top.offchip, reqOut / compP, reqIn / compP}) / 2;
+            const i64 traffic = std::max(allIn, out);
+            top.peak = std::max(top.peak, traffic / compP);
+            top.avgNum += traffic / compP;
+            top.dinMin = std::min(top.dinMin, din);
+            top.dinMax = std::max(top.dinMax, din);
+            top.dinSum += din;
+            top.doutMin = std::min(top.doutMin, dout);
+            top.doutMax = std::max(top.doutMax, dout);
+            top.doutSum += dout;
+            top.compMin = std::min(top.compMin, compP);
+            top.compMax = std::max(top.compMax, compP);
+            top.compSum += compP;
+            top.ai = double(allWork) / double(std::max<i64>(allIn, 1));
+            ++top.sumOcc;
+        }
+        res.runtime += t;
+        utilSum += units;
+        ++executed;
+
+        anyExecuted = true;
+        for (int v = 0; v < nd; ++v)
+            prev[v] = cur[v];
+        std::fill(hadPrev.begin(), hadPrev.end(), 0);
+        for (size_t j = 0; j < active; ++j) {
+            hadPrev[j] = 1;
+            prevMine[j] = mine[j];
+        }
+    }
+    res.util = executed > 0 ? utilSum / double(executed) : 1.0;
+    res.executed = executed;
+    return res;
+}
+
+LevelOut Evaluator::Impl::walkMapping()
+{
+    const int o = nt - 1;
+    for (int t = 0; t < nt; ++t)
+        top.t[t].l1Read = top.t[t].l1Write = top.t[t].l2Req = 0;
+    for (int t = 0; t < nInputs; ++t)
+        top.t[t].l2Read = 0;
+    top.t[o].l2Write = 0;
+    top.macs = top.peak = top.avgNum = top.sumOcc = top.offchip = 0;
+    top.dinMin = top.doutMin = top.compMin = kMaxI64;
+    top.dinMax = top.doutMax = top.compMax = top.dinSum = top.doutSum = top.compSum = 0;
+    top.ai = 0.0;
+    Span region[kMaxDims];
+    for (int v = 0; v < nd; ++v)
+        region[v] = Span{0, size0[v]};
+    const Walked w = walk(0, region);
+    LevelOut res;
+    res.runtime = w.runtime;
+    res.avgUtil = w.util;
+    res.anyProcessed = w.executed > 0;
+    return res;
+}
+
 bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
 {
     err = Err::None;
@@ -1137,6 +1493,8 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
     if (!compileDataflow(flow)) return false;
     LevelOut r = analyze(0, size0);
     if (err != Err::None) return false;
+    const bool walked = stepWalkApplies();
+    if (walked) r = walkMapping();
     if (!r.anyProcessed || top.sumOcc == 0) return fail(Err::AllSkipped);
     out.runtimeCycles = r.runtime;
     out.macs = top.macs;
@@ -1148,6 +1506,8 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
         // Multicast: MAESTRO's L1 writes equal the elements sent (Q-REUSE-4); corrected fidelity counts
         // every receiver (FIX L1-WRITES, accumulated per case).
         if (t < nInputs && !corrected) tc.l1Write = tc.l2Read;
+        // Corrected: writes into the PEs' L1s (for one level, the receivers of level 0).
+        if (t < nInputs && corrected && !walked) tc.l1Write = r.peWrites[t];
         tc.l1Req = firstReqDn[t];
         out.tensors[size_t(t)] = tc;
         out.l1SizeReq += tc.l1Req;

@@ -31,6 +31,10 @@ struct Options
     /// against 0 (SIGFPE, quirk Q-EDGE-3); by default such mappings are rejected. With the guard, a zero
     /// delay counts as 1 (the "guardfix" variant of the reference data). Always on in Corrected fidelity.
     bool guardZeroCompute = false;
+    /// Corrected fidelity: a mapping with one SpatialMap per level and at most a few thousand sub-unit
+    /// steps is walked step by step, exactly as core/sim executes it (doc/cost-model.md). Off: the
+    /// per-case tables only, as for larger mappings (to measure what the walk changes).
+    bool stepWalk = true;
 };
 
 /// Largest problem the compiled engine accepts (dimensions, directives per level, levels, tensors).

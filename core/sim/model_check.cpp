@@ -168,11 +168,12 @@ RandomCase randomCase(std::uint64_t seed, int index)
     }
 }
 
-std::vector<MetricCheck> compareWithCostModel(const RandomCase& c)
+std::vector<MetricCheck> compareWithCostModel(const RandomCase& c, bool stepWalk)
 {
     const Totals t = simulate(c.problem, c.dataflow, c.acc);
     cost::Options o;
     o.fidelity = cost::Fidelity::Corrected;
+    o.stepWalk = stepWalk;
     const cost::Result r = cost::Evaluator(c.problem, c.acc, o).evaluate(c.dataflow);
     std::vector<MetricCheck> out;
     out.push_back({"macs", "", t.macs, c.problem.analyticMacs()});

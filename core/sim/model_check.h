@@ -41,6 +41,7 @@ struct MetricCheck
 
 /// Simulates the case and evaluates it with the cost model in corrected fidelity: macs against the
 /// analytic MAC count, runtime, L2 reads and L1 writes of each input-class tensor, output L2 writes.
-std::vector<MetricCheck> compareWithCostModel(const RandomCase& c);
+/// `stepWalk` false: the cost model's per-case tables only (cost::Options::stepWalk).
+std::vector<MetricCheck> compareWithCostModel(const RandomCase& c, bool stepWalk = true);
 
 } // namespace marvel::sim
