@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "core/cost/tile_geometry.h"
+
 // Implementation notes (section numbers refer to the MDC cost-model spec).
 //
 // Corrected fidelity: each fix below is marked "FIX <quirk>" where it is applied.
@@ -1184,20 +1186,6 @@ Span intersect(Span a, Span b)
     return Span{std::max(a.begin, b.begin), std::min(a.end, b.end)};
 }
 
-i64 floorDivSigned(i64 a, i64 b) // b > 0
-{
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-
-// Tiles a TemporalMap(sz, of) visits over `ext` elements: a new tile while the previous one did not
-// reach the end (the simulator's rule).
-i64 tilesOver(i64 sz, i64 of, i64 ext)
-{
-    if (ext <= 0) return 0;
-    if (sz >= ext) return 1;
-    return 1 + std::min((ext - sz - 1) / of + 1, (ext - 1) / of);
-}
-
 // Elements covered by a union of ranges (sorted in place).
 i64 unionSize(std::vector<Span>& spans)
 {
@@ -1239,10 +1227,10 @@ bool Evaluator::Impl::stepWalkApplies() const
         if (spatial != 1) return false;
         for (int k = 0; k < L.n; ++k) {
             const Dir& d = L.d[k];
-            const i64 t = tilesOver(d.sz, d.of, L.D[d.dim]);
+            const i64 t = tileCount(d.sz, d.of, L.D[d.dim]);
             work = satMul(work, d.spatial ? (t + L.P - 1) / L.P : t);
         }
-        work = satMul(work, std::min(L.P, tilesOver(L.d[L.sp].sz, L.d[L.sp].of, L.D[L.d[L.sp].dim])));
+        work = satMul(work, std::min(L.P, tileCount(L.d[L.sp].sz, L.d[L.sp].of, L.D[L.d[L.sp].dim])));
     }
     return work <= kStepWalkLimit;
 }
@@ -1262,7 +1250,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
     i64 tiles[kMaxLevelDirectives], positions[kMaxLevelDirectives], idx[kMaxLevelDirectives];
     i64 total = 1;
     for (int k = 0; k < n; ++k) {
-        tiles[k] = tilesOver(L.d[k].sz, L.d[k].of, region[L.d[k].dim].size());
+        tiles[k] = tileCount(L.d[k].sz, L.d[k].of, region[L.d[k].dim].size());
         positions[k] = L.d[k].spatial ? (tiles[k] + L.P - 1) / L.P : tiles[k];
         total *= positions[k];
     }
@@ -1287,11 +1275,9 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
     const i64 H = acc.nocLatency, BW = acc.nocBandwidth, off = acc.offchipBandwidth;
     auto delay = [&](i64 elems) { return H + ceilDivSigned(elems, BW) - 1; };
     auto outputs = [&](int ref, Span rows, Span slide) {
-        const i64 dil = dilation[ref], st = std::max<i64>(stride[ref], 1);
-        if (rows.size() == 0 || slide.size() == 0) return Span{};
-        const i64 lo = ceilDivSigned(rows.begin - dil * slide.begin, st);
-        const i64 hi = floorDivSigned(rows.end - 1 - dil * (slide.end - 1), st) + 1;
-        return Span{std::max<i64>(lo, 0), std::min(hi, outExtent[ref])};
+        const OutputSpan w = windowOutputs(rows.begin, rows.end, slide.begin, slide.end,
+            std::max<i64>(stride[ref], 1), dilation[ref], outExtent[ref]);
+        return Span{w.begin, w.end};
     };
     double utilSum = 0.0;
     i64 executed = 0;

@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "core/cost/costmodel.h"
+#include "core/cost/tile_geometry.h"
 
 namespace marvel::sim {
 
@@ -14,16 +15,6 @@ namespace {
 using i64 = std::int64_t;
 using Box = std::array<Range, cost::kMaxDims>; ///< per dimension id (only the tensor dimensions are used)
 
-i64 floorDiv(i64 a, i64 b)
-{
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-
-i64 ceilDiv(i64 a, i64 b)
-{
-    return -floorDiv(-a, b);
-}
-
 i64 satMul(i64 a, i64 b)
 {
     i64 r = 0;
@@ -31,14 +22,7 @@ i64 satMul(i64 a, i64 b)
     return r;
 }
 
-/// Tiles a map of (sz, of) visits over an extent: the first one, then one more while the previous tile
-/// did not reach the end and the next one starts inside.
-i64 tileCount(i64 sz, i64 of, i64 ext)
-{
-    if (ext <= 0) return 0;
-    if (sz >= ext) return 1;
-    return 1 + std::min((ext - sz - 1) / of + 1, (ext - 1) / of);
-}
+using cost::tileCount;
 
 Range intersect(Range a, Range b)
 {
@@ -432,10 +416,9 @@ Range Simulator::Impl::outputRange(const Box& box, const Window& w) const
 {
     const Range r = box[size_t(w.ref)];
     const Range s = box[size_t(w.slide)];
-    if (r.size() == 0 || s.size() == 0) return Range{};
-    const i64 lo = ceilDiv(r.begin - w.dilation * s.begin, w.stride);
-    const i64 hi = floorDiv(r.end - 1 - w.dilation * (s.end - 1), w.stride) + 1;
-    return Range{std::max<i64>(lo, 0), std::min(hi, w.outExtent)};
+    const cost::OutputSpan o
+        = cost::windowOutputs(r.begin, r.end, s.begin, s.end, w.stride, w.dilation, w.outExtent);
+    return Range{o.begin, o.end};
 }
 
 i64 Simulator::Impl::macCount(const Box& box) const
