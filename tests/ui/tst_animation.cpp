@@ -78,6 +78,16 @@ private slots:
         QVERIFY2(tip.contains(QStringLiteral("loop indices")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("MACs this step: 3")), qPrintable(tip));
         QVERIFY(panel.statusLabel()->text().startsWith(QStringLiteral("Step 2 of 4")));
+
+        // The cost model beside the simulation: corrected fidelity walks this mapping and agrees with it;
+        // maestro fidelity gives MAESTRO's estimate, 31 cycles (doc/cost-model.md says why they differ).
+        QCOMPARE(panel.summary()->correctedCycles, panel.summary()->totals.runtimeCycles);
+        QCOMPARE(panel.summary()->maestroCycles, 31);
+        const QString totals = panel.totalsLabel()->text();
+        QVERIFY2(totals.contains(QStringLiteral("corrected fidelity %1 cycles, as simulated")
+                                     .arg(panel.summary()->totals.runtimeCycles)),
+            qPrintable(totals));
+        QVERIFY2(totals.contains(QStringLiteral("maestro fidelity 31 cycles")), qPrintable(totals));
     }
 
     void playStepAndSlider()

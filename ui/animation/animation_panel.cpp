@@ -247,14 +247,25 @@ void AnimationPanel::onLoaded(
                       .arg(QString::fromStdString(tt.name))
                       .arg(tt.l2Reads)
                       .arg(tt.l1Writes));
+    auto modelCycles = [&](std::int64_t cycles) {
+        if (cycles < 0) return tr("rejected");
+        return cycles == t.runtimeCycles ? tr("%L1 cycles, as simulated").arg(cycles)
+                                         : tr("%L1 cycles").arg(cycles);
+    };
     m_totals->setText(
-        tr("<b>Layer:</b> %L1 MACs%2 \u00b7 %L3 cycles \u00b7 %L4 level-0 steps \u00b7 %L5 PEs used<br>%6")
+        tr("<b>Layer:</b> %L1 MACs%2 \u00b7 %L3 cycles \u00b7 %L4 level-0 steps \u00b7 %L5 PEs used<br>%6<br>"
+           "<b>Cost model:</b> corrected fidelity %7 \u00b7 maestro fidelity %8")
             .arg(t.macs)
             .arg(t.recomputedMacs ? tr(" (+%L1 recomputed)").arg(t.recomputedMacs) : QString())
             .arg(t.runtimeCycles)
             .arg(t.steps)
             .arg(m_summary->layout.pes)
-            .arg(traffic.join(QStringLiteral(" \u00b7 "))));
+            .arg(traffic.join(QStringLiteral(" \u00b7 ")))
+            .arg(modelCycles(m_summary->correctedCycles), modelCycles(m_summary->maestroCycles)));
+    m_totals->setToolTip(
+        tr("The analytical cost model on the same mapping. Corrected fidelity walks small "
+           "mappings step by step and agrees with the simulation; maestro fidelity reproduces "
+           "MAESTRO, whose estimate can differ (doc/cost-model.md)."));
     showCurrent();
     updateButtons();
     emit ready();

@@ -2,6 +2,7 @@
 
 #include <QMetaObject>
 
+#include "core/cost/costmodel.h"
 #include "core/util/diagnostic.h"
 
 namespace marvel::ui {
@@ -75,6 +76,19 @@ void SimulationController::load(SimulationRequest request)
             });
         if (stop.stop_requested()) return;
         summary->totals = totals;
+        // Beside the simulation, what the analytical model says: a teacher can show where MAESTRO's
+        // estimate and the exact execution part.
+        for (auto [fidelity, cycles] : {std::pair{cost::Fidelity::Corrected, &summary->correctedCycles},
+                 std::pair{cost::Fidelity::Maestro, &summary->maestroCycles}}) {
+            cost::Options options;
+            options.fidelity = fidelity;
+            try {
+                cost::Metrics m;
+                cost::Evaluator model(request.problem, request.accelerator, options);
+                if (model.evaluateMetrics(request.dataflow, m)) *cycles = m.runtimeCycles;
+            } catch (const InputError&) { // the simulation ran, so this cannot happen; say "rejected"
+            }
+        }
         QMetaObject::invokeMethod(
             this,
             [this, generation, simulator, summary, window] {

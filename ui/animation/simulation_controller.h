@@ -35,6 +35,8 @@ struct SimulationSummary
     sim::Layout layout;
     sim::Totals totals;
     std::vector<std::vector<sim::StepDelays>> delays; ///< per frame, per level (at most kMaxDelayFrames)
+    /// The cost model's runtime of the same mapping in corrected and in maestro fidelity (-1: rejected).
+    std::int64_t correctedCycles = -1, maestroCycles = -1;
 };
 
 /// A window of consecutive frames.
