@@ -250,7 +250,9 @@ int run(int argc, char** argv, int rank, int ranks)
     if (!code) {
         try {
             sweeper = std::make_unique<sweep::Sweeper>(*job.grid, job.workload, job.options);
-            if (rank == 0) file = std::make_unique<sweep::SweepFile>(job.out, *job.grid, job.resume);
+            if (rank == 0)
+                file = std::make_unique<sweep::SweepFile>(
+                    job.out, *job.grid, job.resume, sweep::sweepSettings(job.workload, job.options.search));
         } catch (const marvel::InputError& e) {
             if (rank == 0) std::cerr << "marvel-mpi sweep: " << formatDiagnostics(e.diagnostics());
             code = cli::InputError;

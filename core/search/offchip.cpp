@@ -1,6 +1,7 @@
 #include "core/search/offchip.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -785,24 +786,47 @@ OffChipSolution OffChipCache::solve(const ir::PerfectNest& nest, const std::vect
 {
     const std::string key = offChipKey(nest, sizes, acc, options);
     {
-        const std::lock_guard lock(m_mutex);
-        for (auto it = m_entries.begin(); it != m_entries.end(); ++it) {
-            if (it->first != key) continue;
-            m_entries.splice(m_entries.begin(), m_entries, it);
-            ++m_hits;
-            OffChipSolution hit = it->second;
-            // The only figure that depends on the PE count: the size of the whole space.
-            hit.originalSpaceSize = originalSpaceSize(nest, acc.numPes, false, 0.0, options.exploreLayouts);
-            return hit;
+        std::unique_lock lock(m_mutex);
+        for (;;) {
+            for (auto it = m_entries.begin(); it != m_entries.end(); ++it) {
+                if (it->first != key) continue;
+                m_entries.splice(m_entries.begin(), m_entries, it);
+                ++m_hits;
+                OffChipSolution hit = it->second;
+                // The only figure that depends on the PE count: the size of the whole space.
+                hit.originalSpaceSize
+                    = originalSpaceSize(nest, acc.numPes, false, 0.0, options.exploreLayouts);
+                return hit;
+            }
+            if (!m_solving.contains(key)) break;
+            // Another caller is solving this key (sweep points that differ only on chip start together):
+            // wait for its result instead of solving it twice, checking our own cancellation now and then.
+            if (options.stop.stop_requested()) {
+                OffChipSolution cancelled;
+                cancelled.cancelled = true;
+                return cancelled;
+            }
+            m_solved.wait_for(lock, std::chrono::milliseconds(50));
         }
         ++m_misses;
+        m_solving.insert(key);
     }
-    // Solved outside the lock: another thread may solve the same key meanwhile; both results are equal.
-    OffChipSolution solution = solveOffChip(nest, sizes, acc, options);
-    if (solution.cancelled) return solution;
+    OffChipSolution solution;
+    try {
+        solution = solveOffChip(nest, sizes, acc, options);
+    } catch (...) {
+        const std::lock_guard lock(m_mutex);
+        m_solving.erase(key);
+        m_solved.notify_all();
+        throw;
+    }
     const std::lock_guard lock(m_mutex);
-    m_entries.emplace_front(key, solution);
-    if (m_entries.size() > m_capacity) m_entries.pop_back();
+    m_solving.erase(key);
+    if (!solution.cancelled) { // a cancelled solve is not kept: a waiting caller solves it itself
+        m_entries.emplace_front(key, solution);
+        if (m_entries.size() > m_capacity) m_entries.pop_back();
+    }
+    m_solved.notify_all();
     return solution;
 }
 

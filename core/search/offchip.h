@@ -31,10 +31,12 @@
 // with the most negative derivative (highest reuse) goes innermost and the others follow by their
 // derivatives (ties keep nest order).
 
+#include <condition_variable>
 #include <cstdint>
 #include <list>
 #include <map>
 #include <mutex>
+#include <set>
 #include <span>
 #include <stop_token>
 #include <string>
@@ -128,7 +130,8 @@ OffChipSolution solveOffChip(const ir::PerfectNest& nest, const std::vector<ir::
 /// Remembers off-chip solutions so that searches differing only in on-chip parameters (PEs, L1, NoC,
 /// energies) skip the off-chip solve: Marvel's decoupling makes the solution depend only on the
 /// operator, L2, the word and DRAM block sizes and the options. Thread-safe; keeps the most recent
-/// `capacity` solutions. Used by the app's retuning and by sweeps.
+/// `capacity` solutions; a key being solved is solved once, other callers wait for it. Used by the app's
+/// retuning and by sweeps.
 class OffChipCache
 {
 public:
@@ -143,6 +146,8 @@ public:
 
 private:
     mutable std::mutex m_mutex;
+    std::condition_variable m_solved;
+    std::set<std::string> m_solving; ///< keys a caller is solving now
     std::size_t m_capacity;
     std::list<std::pair<std::string, OffChipSolution>> m_entries; ///< most recently used first
     std::uint64_t m_hits = 0, m_misses = 0;

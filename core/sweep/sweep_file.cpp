@@ -15,6 +15,33 @@ std::string paretoPath(const std::string& csvPath)
     return csvPath + ".pareto.csv";
 }
 
+std::string settingsPath(const std::string& csvPath)
+{
+    const std::string ext = ".csv";
+    if (csvPath.size() > ext.size() && csvPath.ends_with(ext))
+        return csvPath.substr(0, csvPath.size() - ext.size()) + ".settings";
+    return csvPath + ".settings";
+}
+
+std::string sweepSettings(const workloads::Workload& workload, const search::SearchOptions& search)
+{
+    std::string out = "workload: " + workload.name + "\n";
+    for (const workloads::WorkloadLayer& layer : workload.layers) {
+        out += "layer: " + layer.name + " x" + std::to_string(layer.repeat);
+        for (const ir::SizeParam& size : layer.op.sizes)
+            out += " " + size.name + "=" + std::to_string(size.value);
+        out += "\n";
+    }
+    out += "objective: " + search::toString(search.objective) + "\n";
+    out += std::string("fidelity: ")
+        + (search.fidelity == search::Fidelity::Corrected ? "corrected" : "maestro") + "\n";
+    out += "pe_util_bound: " + std::to_string(search.peUtilizationBound) + "\n";
+    out += std::string("divisors_only: ") + (search.divisorsOnly ? "yes" : "no") + "\n";
+    out += std::string("l1_check: ") + (search.l1Capacity ? "yes" : "no") + "\n";
+    out += std::string("l2_check: ") + (search.l2Capacity ? "yes" : "no") + "\n";
+    return out;
+}
+
 namespace {
 
 [[noreturn]] void fileError(const std::string& path, int line, std::string message)
@@ -36,12 +63,35 @@ std::string fileText(const std::vector<PointResult>& rows)
 
 } // namespace
 
-SweepFile::SweepFile(std::string path, const Grid& grid, bool resume)
+SweepFile::SweepFile(std::string path, const Grid& grid, bool resume, std::string settings)
     : m_path(std::move(path))
     , m_grid(grid)
     , m_done(grid.size(), false)
 {
     std::error_code ec;
+    const std::string settingsFile = settingsPath(m_path);
+    if (resume && !settings.empty() && std::filesystem::exists(m_path, ec)
+        && std::filesystem::exists(settingsFile, ec)) {
+        // Rows of another workload or objective would be kept as if they were this sweep's.
+        auto lines = [](const std::string& text) {
+            std::vector<std::string> out;
+            for (std::size_t from = 0; from < text.size();) {
+                const std::size_t end = std::min(text.find('\n', from), text.size());
+                out.push_back(text.substr(from, end - from));
+                from = end + 1;
+            }
+            return out;
+        };
+        const std::vector<std::string> was = lines(readTextFile(settingsFile)), now = lines(settings);
+        for (std::size_t k = 0; k < std::max(was.size(), now.size()); ++k) {
+            const std::string a = k < was.size() ? was[k] : "(nothing)",
+                              b = k < now.size() ? now[k] : "(nothing)";
+            if (a != b)
+                fileError(settingsFile, int(k + 1),
+                    "'" + m_path + "' was written by another sweep ('" + a + "', this one has '" + b
+                        + "'); drop --resume or write to another --out");
+        }
+    }
     if (resume && std::filesystem::exists(m_path, ec)) {
         const std::string text = readTextFile(m_path);
         std::size_t from = 0;
@@ -67,6 +117,7 @@ SweepFile::SweepFile(std::string path, const Grid& grid, bool resume)
         }
     }
     // The kept rows without any cut line, then appends.
+    if (!settings.empty()) writeTextFileAtomically(settingsFile, settings, "the sweep settings file");
     writeTextFileAtomically(m_path, fileText(m_rows), "the sweep file");
     m_out.open(m_path, std::ios::binary | std::ios::app);
     if (!m_out) fileError(m_path, 0, "cannot open the sweep file for writing");

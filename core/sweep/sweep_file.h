@@ -14,6 +14,13 @@ namespace marvel::sweep {
 
 /// FILE.csv -> FILE.pareto.csv (any other name gets ".pareto.csv" appended).
 std::string paretoPath(const std::string& csvPath);
+/// FILE.csv -> FILE.settings (any other name gets ".settings" appended).
+std::string settingsPath(const std::string& csvPath);
+
+/// What a sweep's rows depend on besides the grid, one "key: value" per line: the workload (each layer's
+/// name, repeat and sizes) and the search options (objective, fidelity, pruning, capacity checks). Kept
+/// beside the CSV so that --resume refuses a file that another sweep wrote.
+std::string sweepSettings(const workloads::Workload& workload, const search::SearchOptions& search);
 
 class SweepFile
 {
@@ -21,8 +28,10 @@ public:
     /// Starts `path` afresh (the header only) or, with `resume`, keeps the rows of this grid already in
     /// it: a last line cut short (no line break) is dropped and its point searched again; a missing or
     /// empty file starts afresh. Throws InputError naming the path, and the line when it is not a row of
-    /// this grid (another --hw or --vary) or the header is not the sweep's.
-    SweepFile(std::string path, const Grid& grid, bool resume);
+    /// this grid (another --hw or --vary) or the header is not the sweep's, or naming settingsPath() and
+    /// the setting when `settings` (sweepSettings()) differ from those the file was written with. Non-empty
+    /// `settings` are written to settingsPath().
+    SweepFile(std::string path, const Grid& grid, bool resume, std::string settings = {});
     ~SweepFile();
     SweepFile(const SweepFile&) = delete;
     SweepFile& operator=(const SweepFile&) = delete;

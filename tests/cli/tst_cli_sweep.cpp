@@ -225,6 +225,39 @@ private slots:
         QVERIFY2(r.err.contains(out + ":4: not a design point of this sweep"), qPrintable(r.err));
     }
 
+    // The grid alone does not say what the rows were searched for: FILE.settings keeps the workload and the
+    // search options, and --resume refuses a file written for another objective or another workload. The
+    // file is left as it was.
+    void resumeRefusesAnotherObjectiveOrWorkload()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("s.csv");
+        QCOMPARE(runMarvel(sweepArgs(out)).exitCode, 0);
+        const QByteArray rows = readAll(out);
+        const QByteArray settings = readAll(dir.filePath("s.settings"));
+        QVERIFY2(settings.contains("objective: runtime\n"), settings.constData());
+
+        clitest::CliRun r = runMarvel(sweepArgs(out) << "--objective"
+                                                     << "energy"
+                                                     << "--resume");
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(dir.filePath("s.settings") + ":"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("'objective: runtime', this one has 'objective: energy'"), qPrintable(r.err));
+        QCOMPARE(readAll(out), rows);
+
+        QStringList other = sweepArgs(out);
+        other[other.indexOf(kOp)] = kSamples + "/operators/gemm.loop";
+        r = runMarvel(other << "--resume");
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("'workload: conv1d', this one has 'workload: gemm'"), qPrintable(r.err));
+        QCOMPARE(readAll(out), rows);
+
+        // The same sweep resumes: nothing left to search, the same file.
+        r = runMarvel(sweepArgs(out) << "--resume");
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(readAll(out), rows);
+    }
+
     void badVary_data()
     {
         QTest::addColumn<QString>("vary");
