@@ -179,15 +179,34 @@ private slots:
         }
     }
 
-    /// The classroom project opens on the animation of its mapping, before any search.
+    /// The classroom samples open on the animation of their mapping, before any search: the CONV1D (two
+    /// levels, 4 steps), a CONV2D in nested clusters (K over 4 clusters of 2 PEs, X inside: three levels, 16
+    /// steps) and a GEMM (one cluster of 8 PEs: N spread, M and K in time: two levels, 8 steps).
+    void projectOpensOnTheAnimation_data()
+    {
+        QTest::addColumn<QString>("project");
+        QTest::addColumn<int>("levels");
+        QTest::addColumn<int>("frames");
+        QTest::newRow("conv1d") << kClassroom << 2 << 4;
+        QTest::newRow("conv2d") << QStringLiteral(MARVEL_SAMPLES_DIR "/projects/conv2d_classroom.json") << 3
+                                << 16;
+        QTest::newRow("gemm") << QStringLiteral(MARVEL_SAMPLES_DIR "/projects/gemm_classroom.json") << 2 << 8;
+    }
     void projectOpensOnTheAnimation()
     {
+        QFETCH(QString, project);
+        QFETCH(int, levels);
+        QFETCH(int, frames);
         MainWindow w;
         QSignalSpy ready(w.animationPanel(), &AnimationPanel::ready);
-        QVERIFY(w.openProject(kClassroom));
+        QVERIFY(w.openProject(project));
         QCOMPARE(w.centreTabs()->currentWidget(), w.animationPanel());
         QVERIFY(ready.wait(30000));
-        QCOMPARE(w.animationPanel()->frameCount(), 4);
+        QCOMPARE(int(w.animationPanel()->summary()->layout.levels.size()), levels);
+        QCOMPARE(w.animationPanel()->frameCount(), frames);
+        // Corrected fidelity walks each of them exactly as the simulation runs.
+        QCOMPARE(w.animationPanel()->summary()->correctedCycles,
+            w.animationPanel()->summary()->totals.runtimeCycles);
     }
 
     /// A teacher types directives: the same layer is simulated under them (one level, X over the 4 PEs,
