@@ -1,11 +1,13 @@
 // The PE-array animation, offscreen: it shows the simulator's frames of a mapping (the CONV1D classroom
 // project: X over 4 PEs, 4 steps), plays, steps, seeks with the slider and the delay strip, links the
 // directives to what they govern, and fetches windows of frames for long runs.
+#include <QImage>
 #include <QLabel>
 #include <QListWidget>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "core/cost/problem.h"
@@ -21,6 +23,8 @@
 
 using namespace marvel;
 using namespace marvel::ui;
+
+using Dir = marvel::mdc::Directive;
 
 namespace {
 const QString kClassroom = QStringLiteral(MARVEL_SAMPLES_DIR "/projects/conv1d_classroom.json");
@@ -152,6 +156,53 @@ private slots:
         QCOMPARE(panel.arrayView()->highlightedLevel(), -1);
         QCOMPARE(panel.delayStrip()->highlightedLevel(), 0);
         QCOMPARE(panel.directiveList()->currentRow(), temporalOuter);
+    }
+
+    /// The step on screen as PNG (the array as drawn) and as SVG; every step as numbered PNGs, each the
+    /// drawing of its own step, and the step shown before the export is shown again after it.
+    void exportStepsAsImages()
+    {
+        AnimationPanel panel;
+        panel.resize(900, 600);
+        // Weight-stationary: every weight arrives at step 1, they stay from step 2 on (drawn pale).
+        SimulationRequest ws = classroomRequest();
+        ws.dataflow = {Dir::spatial(1, 1, "X"), Dir::temporal(3, 3, "S")};
+        QVERIFY(load(panel, ws));
+        QTemporaryDir dir;
+        panel.seek(1);
+        QVERIFY(panel.exportStep(dir.filePath("step.png")));
+        const QImage png(dir.filePath("step.png"));
+        QCOMPARE(png.size(), panel.arrayView()->size());
+        QVERIFY(panel.exportStep(dir.filePath("step.svg")));
+        QFile svg(dir.filePath("step.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray text = svg.readAll();
+        QVERIFY(text.contains("<svg"));
+        QVERIFY(text.contains("step 2"));
+
+        QSignalSpy done(&panel, &AnimationPanel::sequenceExported);
+        QVERIFY(panel.exportSequence(dir.filePath("steps")));
+        QVERIFY(panel.isExporting());
+        QVERIFY(done.wait(30000));
+        QCOMPARE(done.front().at(0).toLongLong(), 4);
+        QVERIFY(done.front().at(2).toString().isEmpty());
+        const QStringList files
+            = QDir(dir.filePath("steps")).entryList({QStringLiteral("*.png")}, QDir::Files);
+        QCOMPARE(files, (QStringList{"step_0001.png", "step_0002.png", "step_0003.png", "step_0004.png"}));
+        // Step 2 exported on its own and in the sequence are the same picture; step 1 differs (everything
+        // arrives at the first step, the weights stay afterwards).
+        QCOMPARE(QImage(dir.filePath("steps/step_0002.png")), png);
+        QVERIFY(QImage(dir.filePath("steps/step_0001.png")) != png);
+        QVERIFY(!panel.isExporting());
+        QCOMPARE(panel.shownFrame()->index, 1);
+
+        // Cancelled at once: fewer files, no error.
+        done.clear();
+        QVERIFY(panel.exportSequence(dir.filePath("cancelled")));
+        panel.cancelExport();
+        QCOMPARE(done.size(), 1);
+        QVERIFY(done.front().at(0).toLongLong() < 4);
+        QVERIFY(done.front().at(2).toString().isEmpty());
     }
 
     /// A run longer than the frames kept is fetched window by window: a far step is simulated on

@@ -1,10 +1,14 @@
 #include "ui/animation/animation_panel.h"
 
 #include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -12,6 +16,7 @@
 #include <QSlider>
 #include <QSplitter>
 #include <QStyle>
+#include <QSvgGenerator>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -105,6 +110,30 @@ AnimationPanel::AnimationPanel(QWidget* parent)
     controls->addWidget(zoomOut);
     controls->addWidget(zoomIn);
     controls->addWidget(m_progress);
+    m_exportButton = new QToolButton;
+    m_exportButton->setText(tr("Export"));
+    m_exportButton->setToolTip(tr("Save the step on screen as PNG or SVG, or every step as numbered PNGs"));
+    m_exportButton->setPopupMode(QToolButton::InstantPopup);
+    auto* exportMenu = new QMenu(m_exportButton);
+    exportMenu->addAction(tr("This step as PNG..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export step"), {}, tr("PNG (*.png)"));
+        if (!path.isEmpty() && !exportStep(path)) m_status->setText(tr("Could not write %1").arg(path));
+    });
+    exportMenu->addAction(tr("This step as SVG..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export step"), {}, tr("SVG (*.svg)"));
+        if (!path.isEmpty() && !exportStep(path)) m_status->setText(tr("Could not write %1").arg(path));
+    });
+    exportMenu->addAction(tr("Every step as numbered PNGs..."), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the steps"));
+        if (!dir.isEmpty() && !exportSequence(dir)) m_status->setText(tr("Could not write into %1").arg(dir));
+    });
+    QAction* cancel = exportMenu->addAction(tr("Cancel the export"), this, &AnimationPanel::cancelExport);
+    connect(exportMenu, &QMenu::aboutToShow, this, [this, exportMenu, cancel] {
+        for (QAction* a : exportMenu->actions())
+            a->setEnabled(a == cancel ? isExporting() : !isExporting() && shownFrame());
+    });
+    m_exportButton->setMenu(exportMenu);
+    controls->addWidget(m_exportButton);
 
     m_view = new PeArrayView;
     m_scroll = new QScrollArea;
@@ -408,11 +437,84 @@ void AnimationPanel::showCurrent()
                           .arg(active)
                           .arg(macs));
     emit frameShown(m_current);
+    if (isExporting() && m_current == m_exportNext) exportNext();
+}
+
+bool AnimationPanel::exportStep(const QString& path)
+{
+    if (!shownFrame()) return false;
+    if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
+        QSvgGenerator generator;
+        generator.setFileName(path);
+        generator.setSize(m_view->size());
+        generator.setViewBox(QRect(QPoint(0, 0), m_view->size()));
+        generator.setTitle(tr("%1, step %2").arg(m_summary->title).arg(m_current + 1));
+        QPainter painter;
+        if (!painter.begin(&generator)) return false;
+        m_view->render(&painter);
+        return painter.end();
+    }
+    return m_view->grab().save(path, "PNG");
+}
+
+bool AnimationPanel::exportSequence(const QString& directory)
+{
+    if (!m_summary || frameCount() == 0 || isExporting()) return false;
+    if (!QDir().mkpath(directory)) return false;
+    pause();
+    m_exportDir = directory;
+    m_exportNext = 0;
+    m_exportReturnTo = m_current;
+    m_exportDigits = std::max(4, int(QString::number(frameCount()).size()));
+    m_progress->setFormat(tr("exporting %p%"));
+    m_progress->setValue(0);
+    m_progress->show();
+    seek(0); // frameShown -> exportNext, as each step becomes available
+    return true;
+}
+
+void AnimationPanel::exportNext()
+{
+    const QString file
+        = QDir(m_exportDir)
+              .filePath(
+                  QStringLiteral("step_%1.png").arg(m_exportNext + 1, m_exportDigits, 10, QLatin1Char('0')));
+    if (!exportStep(file)) {
+        finishExport(tr("could not write %1").arg(file));
+        return;
+    }
+    ++m_exportNext;
+    m_progress->setValue(int(100 * m_exportNext / std::max<std::int64_t>(1, frameCount())));
+    if (m_exportNext >= frameCount()) {
+        finishExport({});
+        return;
+    }
+    // The next step after the event loop has run: the window stays responsive and cancellable.
+    QTimer::singleShot(0, this, [this] {
+        if (isExporting()) seek(m_exportNext);
+    });
+}
+
+void AnimationPanel::cancelExport()
+{
+    if (isExporting()) finishExport({});
+}
+
+void AnimationPanel::finishExport(const QString& error)
+{
+    const QString dir = std::exchange(m_exportDir, QString());
+    const std::int64_t written = m_exportNext;
+    m_progress->hide();
+    m_progress->setFormat(tr("simulating %p%"));
+    seek(m_exportReturnTo);
+    if (!error.isEmpty()) m_status->setText(tr("Export stopped: %1").arg(error));
+    emit sequenceExported(written, dir, error);
 }
 
 void AnimationPanel::updateButtons()
 {
-    const bool has = m_summary && frameCount() > 0;
+    // While a sequence is written the export steps through the run: the controls wait.
+    const bool has = m_summary && frameCount() > 0 && !isExporting();
     m_back->setEnabled(has && m_current > 0);
     m_forward->setEnabled(has && m_current + 1 < frameCount());
     m_play->setEnabled(has && frameCount() > 1);

@@ -55,6 +55,16 @@ public:
     /// Simulates the current layer under directives written as in a MAESTRO Dataflow block; false (the
     /// located error shown, the current animation kept) when they do not parse or do not map the layer.
     bool applyDirectives(const QString& text);
+
+    /// Writes the step on screen as PNG or SVG (by the suffix of `path`); false when nothing is shown or
+    /// the file cannot be written.
+    bool exportStep(const QString& path);
+    /// Writes every step as `directory`/step_0001.png, ... (as many digits as the last step needs),
+    /// stepping through the run as playback does (long runs simulate their windows as they go); ends
+    /// with sequenceExported. False when there is nothing to export or the folder cannot be made.
+    bool exportSequence(const QString& directory);
+    void cancelExport();
+    bool isExporting() const { return !m_exportDir.isEmpty(); }
     QPlainTextEdit* directiveEditor() const { return m_editor; }
     QLabel* editorMessage() const { return m_editorMessage; }
 
@@ -69,6 +79,9 @@ signals:
     /// The summary of a new mapping arrived (tests wait for it).
     void ready();
     void frameShown(std::int64_t frame);
+    /// A sequence export ended: `written` files in `directory` (fewer than the steps when cancelled or a
+    /// write failed; `error` then says why, empty when cancelled).
+    void sequenceExported(std::int64_t written, const QString& directory, const QString& error);
 
 private:
     void onLoaded(
@@ -98,6 +111,12 @@ private:
     QProgressBar* m_progress = nullptr;
     QTimer* m_timer = nullptr;
     bool m_fitted = false;
+    void exportNext();
+    void finishExport(const QString& error);
+    QString m_exportDir; ///< non-empty while a sequence is being written
+    std::int64_t m_exportNext = 0, m_exportReturnTo = 0;
+    int m_exportDigits = 4;
+    QToolButton* m_exportButton = nullptr;
     bool m_fromEditor = false; ///< the current load came from the directive editor
 };
 
