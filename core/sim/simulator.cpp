@@ -162,7 +162,7 @@ struct Simulator::Impl
     i64 pendingBase = 0;
     bool stopped = false;
 
-    void compile(const mdc::Dataflow& dataflow);
+    void compile(const mdc::Dataflow& dataflow, bool allocate = true);
     void checkSize();
     Range outputRange(const Box& box, const Window& w) const;
     Range axisRange(const Box& box, const Axis& a) const
@@ -180,7 +180,7 @@ struct Simulator::Impl
 // ------------------------------------------------------------------------------------------------
 // Compilation
 
-void Simulator::Impl::compile(const mdc::Dataflow& dataflow)
+void Simulator::Impl::compile(const mdc::Dataflow& dataflow, bool allocate)
 {
     cost::Options options;
     options.fidelity = cost::Fidelity::Corrected; // true strided tiles: the directives' real meaning
@@ -306,6 +306,7 @@ void Simulator::Impl::compile(const mdc::Dataflow& dataflow)
         lay.levels.push_back(std::move(info));
     }
     checkSize();
+    if (!allocate) return;
     for (auto& t : tensors) {
         t.stamp.assign(size_t(t.elements), 0);
         t.count.assign(size_t(t.elements), 0);
@@ -777,6 +778,118 @@ Totals simulate(const cost::Problem& problem, const mdc::Dataflow& dataflow, con
     const FrameSink& sink, Limits limits)
 {
     return Simulator(problem, dataflow, acc, limits).run(sink);
+}
+
+void Simulator::check(
+    const cost::Problem& problem, const mdc::Dataflow& dataflow, const arch::Accelerator& acc, Limits limits)
+{
+    Impl impl;
+    impl.problem = problem;
+    impl.acc = acc;
+    impl.limits = limits;
+    impl.compile(dataflow, false);
+}
+
+std::optional<ShrunkenLayer> shrunkenCopy(
+    const cost::Problem& problem, const mdc::Dataflow& dataflow, const arch::Accelerator& acc, Limits limits)
+{
+    ShrunkenLayer out{problem, {}};
+    cost::Problem& p = out.problem;
+    auto index = [&](const std::string& name) {
+        for (size_t i = 0; i < p.dims.size(); ++i)
+            if (p.dims[i].name == name) return int(i);
+        return -1;
+    };
+    // What can shrink: plain dimensions, and each window as one unit (its outputs halve, its rows follow);
+    // the taps stay, a window needs them all.
+    struct Unit
+    {
+        int dim = -1; ///< the dimension directives act on (a window's reference rows)
+        int shown = -1; ///< the dimension the user reads (a window's declared side)
+        const cost::SlidingWindow* window = nullptr;
+    };
+    std::vector<Unit> units;
+    std::vector<bool> inWindow(p.dims.size(), false);
+    for (const cost::SlidingWindow& w : p.windows) {
+        const int ref = index(w.reference), slide = index(w.sliding), o = index(w.output);
+        if (ref < 0 || slide < 0 || o < 0) return std::nullopt;
+        inWindow[size_t(ref)] = inWindow[size_t(slide)] = inWindow[size_t(o)] = true;
+        units.push_back({ref, p.dims[size_t(o)].declared ? o : ref, &w});
+    }
+    for (size_t i = 0; i < p.dims.size(); ++i)
+        if (!inWindow[i]) units.push_back({int(i), int(i), nullptr});
+    const std::vector<std::int64_t> before = [&] {
+        std::vector<std::int64_t> s;
+        for (const auto& d : problem.dims)
+            s.push_back(d.size);
+        return s;
+    }();
+    auto outputsOf = [&](const Unit& u) {
+        const cost::SlidingWindow& w = *u.window;
+        const std::int64_t span
+            = (p.dims[size_t(index(w.sliding))].size - 1) * std::max<i64>(w.dilation, 1) + 1;
+        return std::max<i64>(0, (p.dims[size_t(u.dim)].size - span) / std::max<i64>(w.stride, 1) + 1);
+    };
+    for (int round = 0; round < 256; ++round) {
+        try {
+            Simulator::check(p, dataflow, acc, limits);
+            for (const Unit& u : units) {
+                const auto& d = p.dims[size_t(u.shown)];
+                if (d.size == before[size_t(u.shown)]) continue;
+                out.shrunk += (out.shrunk.empty() ? "" : ", ") + d.name + " "
+                    + std::to_string(before[size_t(u.shown)]) + " -> " + std::to_string(d.size);
+            }
+            return out;
+        } catch (const InputError& e) {
+            if (std::string(e.what()).find("too large to simulate") == std::string::npos) return std::nullopt;
+        }
+        // Halve the unit with the most tiles over the levels (what makes the run long), else the largest.
+        cost::Options o;
+        o.fidelity = cost::Fidelity::Corrected;
+        std::vector<cost::Evaluator::CompletedLevel> levels;
+        try {
+            levels = cost::Evaluator(p, acc, o).completedLevels(dataflow);
+        } catch (const InputError&) {
+            return std::nullopt;
+        }
+        std::vector<i64> ext(p.dims.size()), tiles(p.dims.size(), 1);
+        for (size_t i = 0; i < p.dims.size(); ++i)
+            ext[i] = p.dims[i].size;
+        for (const auto& level : levels) {
+            std::vector<i64> next = ext;
+            for (const auto& d : level.directives) {
+                if (d.dim < 0 || size_t(d.dim) >= ext.size()) continue;
+                i64 k = tileCount(d.size, d.offset, ext[size_t(d.dim)]);
+                if (d.kind == mdc::Directive::Kind::SpatialMap) k = (k + level.subUnits - 1) / level.subUnits;
+                tiles[size_t(d.dim)] = satMul(tiles[size_t(d.dim)], std::max<i64>(k, 1));
+                next[size_t(d.dim)] = std::min(d.size, ext[size_t(d.dim)]);
+            }
+            ext = next;
+        }
+        const Unit* pick = nullptr;
+        i64 bestTiles = 1, bestSize = 1;
+        for (const Unit& u : units) {
+            const i64 size = u.window ? outputsOf(u) : p.dims[size_t(u.dim)].size;
+            if (size <= 1) continue;
+            const i64 t = tiles[size_t(u.dim)];
+            if (t > bestTiles || (t == bestTiles && size > bestSize)) {
+                pick = &u;
+                bestTiles = t;
+                bestSize = size;
+            }
+        }
+        if (!pick) return std::nullopt; // every dimension is down to one: too many PEs
+        if (pick->window) {
+            const cost::SlidingWindow& w = *pick->window;
+            const i64 outputs = (bestSize + 1) / 2;
+            const i64 span = (p.dims[size_t(index(w.sliding))].size - 1) * std::max<i64>(w.dilation, 1) + 1;
+            p.dims[size_t(pick->dim)].size = (outputs - 1) * std::max<i64>(w.stride, 1) + span;
+            p.dims[size_t(index(w.output))].size = outputs;
+        } else {
+            p.dims[size_t(pick->dim)].size = (bestSize + 1) / 2;
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace marvel::sim

@@ -28,6 +28,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -168,11 +169,26 @@ public:
         std::int64_t count = std::numeric_limits<std::int64_t>::max(), const ProgressFn& progress = {});
     /// Frames [first, first + count) (fewer at the end of the run).
     std::vector<Frame> frames(std::int64_t first, std::int64_t count);
+    /// Throws what the constructor would, without allocating the simulation's state.
+    static void check(const cost::Problem& problem, const mdc::Dataflow& dataflow,
+        const arch::Accelerator& acc, Limits limits = {});
 
 private:
     struct Impl;
     std::unique_ptr<Impl> d;
 };
+
+/// A smaller copy of a layer too large to simulate: the dimensions whose tiles make the run long (else the
+/// largest) halved until the simulation fits `limits`; a window's outputs halve and its rows follow, its
+/// taps stay. The directives are kept (a map larger than its shrunken dimension holds all of it).
+struct ShrunkenLayer
+{
+    cost::Problem problem;
+    std::string shrunk; ///< what changed, e.g. "K 256 -> 32, Y 56 -> 14"
+};
+/// nullopt when the mapping is invalid for another reason or even the smallest copy does not fit.
+std::optional<ShrunkenLayer> shrunkenCopy(const cost::Problem& problem, const mdc::Dataflow& dataflow,
+    const arch::Accelerator& acc, Limits limits = {});
 
 /// Convenience: the totals of one mapped layer, every frame to `sink`.
 Totals simulate(const cost::Problem& problem, const mdc::Dataflow& dataflow, const arch::Accelerator& acc,

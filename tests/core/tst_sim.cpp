@@ -289,6 +289,43 @@ private slots:
         }
     }
 
+    // "Animate a shrunken copy": the dimension with the most tiles halves until the run fits. The GEMM
+    // above: M has 4000 tiles, N 100, K one fold; M 2000 still gives 12 800 000 PE-steps, M 1000 gives
+    // 6 400 000. A window halves its outputs and its rows follow, its taps stay: CONV1D with 3 000 000
+    // outputs (3 000 002 input rows) on 4 PEs with the taps spread is 3 000 000 steps x 4 PEs; 1 500 000
+    // outputs (1 500 002 rows) fit. A mapping that is wrong for another reason gets no copy.
+    void shrunkenCopy()
+    {
+        const cost::Problem g = cost::fromOperator(ir::parseOperator(
+            "operator g(M = 4000, N = 100, K = 64) { for (m = 0; m < M; m++) for (n = 0; n < N; n++)"
+            " for (k = 0; k < K; k++) O[m][n] += A[m][k] * B[k][n]; }",
+            "g.loop"));
+        const mdc::Dataflow gdf
+            = {Dir::temporal(1, 1, "M"), Dir::spatial(1, 1, "K"), Dir::temporal(1, 1, "N")};
+        const auto small = sim::shrunkenCopy(g, gdf, hw(64, 4, 1));
+        QVERIFY(small);
+        QCOMPARE(small->shrunk, std::string("M 4000 -> 1000"));
+        QCOMPARE(small->problem.dim("M")->size, 1000);
+        QCOMPARE(small->problem.dim("N")->size, 100);
+        sim::Simulator fits(small->problem, gdf, hw(64, 4, 1));
+        QCOMPARE(fits.layout().frameBound, 1000 * 100);
+
+        const cost::Problem c = cost::fromOperator(ir::parseOperator(
+            "operator c(X = 3000000, S = 3) { for (x = 0; x < X; x++) for (s = 0; s < S; s++)"
+            " O[x] += W[s] * I[x + s]; }",
+            "c.loop"));
+        const mdc::Dataflow cdf = {Dir::spatial(1, 1, "S"), Dir::temporal(1, 1, "X")};
+        const auto shorter = sim::shrunkenCopy(c, cdf, hw(4, 4, 1));
+        QVERIFY(shorter);
+        QCOMPARE(shorter->shrunk, std::string("X 3000000 -> 1500000"));
+        QCOMPARE(shorter->problem.dim("X")->size, 1500000);
+        QCOMPARE(shorter->problem.dim("X+S")->size, 1500002);
+        QCOMPARE(shorter->problem.dim("S")->size, 3);
+        sim::Simulator::check(shorter->problem, cdf, hw(4, 4, 1));
+
+        QVERIFY(!sim::shrunkenCopy(g, {Dir::temporal(1, 1, "Q")}, hw(64, 4, 1)));
+    }
+
     // The taps spread over the PEs (SpatialMap(1,1) S), 2-output tiles (TemporalMap(2,2) X: input rows
     // [r, r+2), r = 0, 2, 4, 6), K in tiles of 2 and 1, NoC 4 elements/cycle, latency 2, 2 SIMD lanes.
     // Tap 0 completes outputs {r, r+1}, tap 1 (input row x + 1) outputs {r-1, r}, clipped to [0, 7):

@@ -4,6 +4,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTabWidget>
@@ -203,6 +204,33 @@ private slots:
         QCOMPARE(done.size(), 1);
         QVERIFY(done.front().at(0).toLongLong() < 4);
         QVERIFY(done.front().at(2).toString().isEmpty());
+    }
+
+    /// A mapping too large to simulate is refused with the simulator's advice and the offer of a shrunken
+    /// copy, which is animated at a click. GEMM M=400, N=10, K=8 on 4 PEs (K spread: 2 folds) is 8 000
+    /// steps x 4 PEs; under a limit of 10 000 PE-steps M halves twice: 100 x 10 x 2 = 2 000 steps.
+    void tooLargeOffersAShrunkenCopy()
+    {
+        const ir::Operator op = ir::parseOperator(workloads::gemmLoopText(400, 10, 8), "gemm.loop");
+        SimulationRequest r{QStringLiteral("gemm"), cost::fromOperator(op),
+            {Dir::temporal(1, 1, "M"), Dir::spatial(1, 1, "K"), Dir::temporal(1, 1, "N")},
+            classroomRequest().accelerator};
+        r.limits.maxPeSteps = 10000;
+        AnimationPanel panel;
+        panel.show();
+        QSignalSpy failed(panel.controller(), &SimulationController::failed);
+        panel.setMapping(r);
+        QVERIFY(failed.wait(30000));
+        QVERIFY2(panel.statusLabel()->text().contains(QStringLiteral("too large to simulate")),
+            qPrintable(panel.statusLabel()->text()));
+        QVERIFY(panel.shrinkButton()->isVisible());
+        QSignalSpy ready(&panel, &AnimationPanel::ready);
+        panel.shrinkButton()->click();
+        QVERIFY(ready.wait(30000));
+        QVERIFY(!panel.shrinkButton()->isVisible());
+        QCOMPARE(panel.frameCount(), 2000);
+        QVERIFY2(panel.summary()->title.contains(QStringLiteral("shrunken copy (M 400 -> 100)")),
+            qPrintable(panel.summary()->title));
     }
 
     /// A run longer than the frames kept is fetched window by window: a far step is simulated on

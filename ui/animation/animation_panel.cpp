@@ -45,6 +45,9 @@ AnimationPanel::AnimationPanel(QWidget* parent)
             return;
         }
         clear(message);
+        // The simulator says what to shrink; the copy is one click away.
+        m_shrink->setVisible(
+            m_request && !m_request->shrinkToFit && message.contains(QLatin1String("too large to simulate")));
     });
 
     m_title = new QLabel;
@@ -110,6 +113,11 @@ AnimationPanel::AnimationPanel(QWidget* parent)
     controls->addWidget(zoomOut);
     controls->addWidget(zoomIn);
     controls->addWidget(m_progress);
+    m_shrink = new QPushButton(tr("Animate a shrunken copy"));
+    m_shrink->setToolTip(tr("Halve the dimensions that make the run long until the simulation fits, keeping "
+                            "the directives"));
+    m_shrink->hide();
+    connect(m_shrink, &QPushButton::clicked, this, &AnimationPanel::animateShrunkenCopy);
     m_exportButton = new QToolButton;
     m_exportButton->setText(tr("Export"));
     m_exportButton->setToolTip(tr("Save the step on screen as PNG or SVG, or every step as numbered PNGs"));
@@ -186,6 +194,7 @@ AnimationPanel::AnimationPanel(QWidget* parent)
     layout->addWidget(hint);
     layout->addLayout(controls);
     layout->addWidget(m_status);
+    layout->addWidget(m_shrink, 0, Qt::AlignLeft);
     layout->addWidget(split, 1);
     layout->addWidget(m_strip);
     layout->addWidget(m_totals);
@@ -221,9 +230,19 @@ void AnimationPanel::clear(const QString& why)
     updateButtons();
 }
 
+bool AnimationPanel::animateShrunkenCopy()
+{
+    if (!m_request) return false;
+    SimulationRequest request = *m_request;
+    request.shrinkToFit = true;
+    setMapping(std::move(request));
+    return true;
+}
+
 void AnimationPanel::setMapping(SimulationRequest request)
 {
     pause();
+    m_shrink->hide();
     m_request = request;
     m_fromEditor = false;
     m_editorMessage->clear();

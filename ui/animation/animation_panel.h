@@ -15,6 +15,7 @@ class QLabel;
 class QListWidget;
 class QPlainTextEdit;
 class QProgressBar;
+class QPushButton;
 class QScrollArea;
 class QSlider;
 class QTimer;
@@ -55,6 +56,11 @@ public:
     /// Simulates the current layer under directives written as in a MAESTRO Dataflow block; false (the
     /// located error shown, the current animation kept) when they do not parse or do not map the layer.
     bool applyDirectives(const QString& text);
+    /// After a refusal for size: animates a copy of the layer shrunk until it fits (its title says what
+    /// shrank). False when there is no refused request.
+    bool animateShrunkenCopy();
+    QPushButton* shrinkButton() const { return m_shrink; }
+    SimulationController* controller() const { return m_controller; }
 
     /// Writes the step on screen as PNG or SVG (by the suffix of `path`); false when nothing is shown or
     /// the file cannot be written.
@@ -117,6 +123,7 @@ private:
     std::int64_t m_exportNext = 0, m_exportReturnTo = 0;
     int m_exportDigits = 4;
     QToolButton* m_exportButton = nullptr;
+    QPushButton* m_shrink = nullptr; ///< "Animate a shrunken copy", shown after a refusal for size
     bool m_fromEditor = false; ///< the current load came from the directive editor
 };
 

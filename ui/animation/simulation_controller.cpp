@@ -40,15 +40,29 @@ void SimulationController::load(SimulationRequest request)
                 Qt::QueuedConnection);
         };
         std::shared_ptr<sim::Simulator> simulator;
+        QString title = request.title;
+        cost::Problem problem = request.problem;
+        if (request.shrinkToFit) {
+            const auto small
+                = sim::shrunkenCopy(request.problem, request.dataflow, request.accelerator, request.limits);
+            if (!small) {
+                fail(tr("No smaller copy of this layer can be simulated: the mapping uses too many PEs, or "
+                        "it is not valid."));
+                return;
+            }
+            problem = small->problem;
+            if (!small->shrunk.empty())
+                title = tr("%1 \u00b7 shrunken copy (%2)").arg(title, QString::fromStdString(small->shrunk));
+        }
         try {
-            simulator
-                = std::make_shared<sim::Simulator>(request.problem, request.dataflow, request.accelerator);
+            simulator = std::make_shared<sim::Simulator>(
+                problem, request.dataflow, request.accelerator, request.limits);
         } catch (const InputError& e) {
             fail(QString::fromStdString(e.what()));
             return;
         }
         auto summary = std::make_shared<SimulationSummary>();
-        summary->title = request.title;
+        summary->title = title;
         summary->dataflow = request.dataflow;
         summary->layout = simulator->layout();
         const std::int64_t pes = std::max<std::int64_t>(1, summary->layout.pes);
@@ -84,7 +98,7 @@ void SimulationController::load(SimulationRequest request)
             options.fidelity = fidelity;
             try {
                 cost::Metrics m;
-                cost::Evaluator model(request.problem, request.accelerator, options);
+                cost::Evaluator model(problem, request.accelerator, options);
                 if (model.evaluateMetrics(request.dataflow, m)) *cycles = m.runtimeCycles;
             } catch (const InputError&) { // the simulation ran, so this cannot happen; say "rejected"
             }

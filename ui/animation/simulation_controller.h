@@ -25,6 +25,10 @@ struct SimulationRequest
     cost::Problem problem;
     mdc::Dataflow dataflow;
     arch::Accelerator accelerator;
+    /// A layer too large to simulate is first shrunk until it fits (sim::shrunkenCopy); the title then
+    /// says what shrank.
+    bool shrinkToFit = false;
+    sim::Limits limits{}; ///< the simulator's size limits
 };
 
 /// What a load found: the static picture, the totals and every frame's step delays.
