@@ -15,6 +15,7 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -38,6 +39,7 @@
 #include "core/conform/conformability.h"
 #include "core/ir/parser.h"
 #include "core/mapping/loop_nest_mapping.h"
+#include "core/mdc/maestro_io.h"
 #include "core/search/roofline.h"
 #include "core/util/diagnostic.h"
 #include "core/util/text_file.h"
@@ -778,6 +780,27 @@ void MainWindow::buildMenus()
             this, tr("Save project"), m_projectFile, tr("Marvel Studio projects (*.json)"));
         if (!path.isEmpty()) saveProjectTo(path);
     });
+    file->addAction(tr("&Animate a MAESTRO Mapping..."), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Animate a MAESTRO mapping"), {}, tr("MAESTRO mappings (*.m);;All files (*)"));
+        if (path.isEmpty()) return;
+        QString layer;
+        try {
+            const mdc::Network net = mdc::readMaestroMappingFile(path.toStdString());
+            if (net.layers.size() > 1) {
+                QStringList names;
+                for (const mdc::Layer& l : net.layers)
+                    names << QString::fromStdString(l.name);
+                bool ok = false;
+                layer = QInputDialog::getItem(
+                    this, tr("Animate a MAESTRO mapping"), tr("Layer:"), names, 0, false, &ok);
+                if (!ok) return;
+            }
+        } catch (const InputError&) {
+            // animateMappingFile reports it
+        }
+        animateMappingFile(path, layer);
+    });
     file->addAction(tr("&Export Selected Mapping..."), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export mapping"), {},
             tr("MAESTRO mapping (*.m);;Mapping JSON (*.json);;Tiled loop nest (*.txt)"));
@@ -868,6 +891,42 @@ void MainWindow::applyProject(const project::Project& p)
     m_pendingSelection = p.selectedMapping;
     analyseNow();
     animateSelection(p);
+}
+
+bool MainWindow::animateMappingFile(const QString& path, const QString& layer)
+{
+    try {
+        const mdc::Network net = mdc::readMaestroMappingFile(path.toStdString());
+        const mdc::Layer* chosen = nullptr;
+        for (const mdc::Layer& l : net.layers)
+            if (!chosen && (layer.isEmpty() || QString::fromStdString(l.name) == layer)) chosen = &l;
+        if (!chosen) {
+            Diagnostic d;
+            d.file = path.toStdString();
+            d.message
+                = net.layers.empty() ? "no layer in the file" : "no layer '" + layer.toStdString() + "'";
+            throw InputError(d);
+        }
+        if (chosen->dataflow.empty()) {
+            Diagnostic d;
+            d.file = path.toStdString();
+            d.loc = chosen->loc;
+            d.message = "layer '" + chosen->name + "' has no Dataflow to animate";
+            throw InputError(d);
+        }
+        const arch::Accelerator acc = m_accelerator->accelerator();
+        m_animation->setMapping({tr("%1 of %2 on %3")
+                                     .arg(QString::fromStdString(chosen->name), QFileInfo(path).fileName(),
+                                         QString::fromStdString(acc.name)),
+            cost::fromMaestroLayer(*chosen, std::nullopt, path.toStdString()), chosen->dataflow, acc});
+        m_centre->setCurrentWidget(m_animation);
+        statusBar()->showMessage(tr("Animating %1").arg(QDir::toNativeSeparators(path)), 4000);
+        return true;
+    } catch (const InputError& e) {
+        m_animation->clear(QString::fromStdString(e.what()));
+        m_centre->setCurrentWidget(m_animation);
+        return false;
+    }
 }
 
 void MainWindow::animateSelection(const project::Project& p)

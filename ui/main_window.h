@@ -54,6 +54,9 @@ public:
 
     /// Loads a `.loop` file into the editor; false (with the reason in the status bar) when unreadable.
     bool openFile(const QString& path);
+    /// Animates layer `layer` (the first when empty) of a MAESTRO mapping file on the accelerator in the
+    /// accelerator panel. False, with the located error shown, when the file or layer cannot be used.
+    bool animateMappingFile(const QString& path, const QString& layer = {});
     /// Writes the editor to `path` atomically (a failed write leaves the old file untouched).
     bool saveTo(const QString& path);
     QString currentFile() const { return m_file; }

@@ -50,6 +50,11 @@ int main(int argc, char** argv)
         QStringLiteral("Animate the layer under these MDC directives (as in a Dataflow block)."),
         QStringLiteral("text"));
     parser.addOption(animationDirectives);
+    QCommandLineOption animateMapping(QStringLiteral("animate-mapping"),
+        QStringLiteral("Animate a layer of a MAESTRO mapping file (FILE.m, or FILE.m:LAYER) on the "
+                       "accelerator of the opened project."),
+        QStringLiteral("file"));
+    parser.addOption(animateMapping);
     QCommandLineOption sweep(QStringLiteral("sweep"),
         QStringLiteral(
             "Run a design sweep at start over two parameters, given twice as NAME=VALUES the "
@@ -74,6 +79,13 @@ int main(int argc, char** argv)
     }
     window.resize(windowSize);
     window.show();
+    if (parser.isSet(animateMapping)) {
+        const QString value = parser.value(animateMapping);
+        const qsizetype colon = value.lastIndexOf(QLatin1Char(':'));
+        const bool named = colon > 0 && !value.mid(colon + 1).contains(QLatin1Char('/'));
+        window.animateMappingFile(
+            named ? value.left(colon) : value, named ? value.mid(colon + 1) : QString());
+    }
     if (parser.isSet(animationStep) || parser.isSet(animationDirectives)) {
         // The first ready animation is the project's; typed directives replace it, then the step is shown.
         const qint64 step = parser.isSet(animationStep) ? parser.value(animationStep).toLongLong() : 1;

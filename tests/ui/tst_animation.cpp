@@ -206,6 +206,28 @@ private slots:
         QVERIFY(done.front().at(2).toString().isEmpty());
     }
 
+    /// A MAESTRO mapping file is animated on the accelerator of the accelerator panel: spec example 1
+    /// (K over 4 PEs; C 2 x Y 4 x X 4 steps = 32 steps, 4 x 2 x 16 x 9 = 1152 MACs). A missing layer is
+    /// reported, naming the file.
+    void animatesAMaestroMappingFile()
+    {
+        MainWindow w;
+        QSignalSpy ready(w.animationPanel(), &AnimationPanel::ready);
+        const QString file = QStringLiteral(MARVEL_SAMPLES_DIR "/mappings/tiny_conv.m");
+        QVERIFY(w.animateMappingFile(file));
+        QCOMPARE(w.centreTabs()->currentWidget(), w.animationPanel());
+        QVERIFY(ready.wait(30000));
+        QCOMPARE(w.animationPanel()->frameCount(), 32);
+        QCOMPARE(w.animationPanel()->summary()->totals.macs, 1152);
+        QVERIFY(w.animationPanel()->summary()->title.startsWith(QStringLiteral("L1 of tiny_conv.m on ")));
+
+        QVERIFY(!w.animateMappingFile(file, QStringLiteral("L7")));
+        const QString status = w.animationPanel()->statusLabel()->text();
+        QVERIFY2(status.contains(QStringLiteral("tiny_conv.m"))
+                && status.contains(QStringLiteral("no layer 'L7'")),
+            qPrintable(status));
+    }
+
     /// A mapping too large to simulate is refused with the simulator's advice and the offer of a shrunken
     /// copy, which is animated at a click. GEMM M=400, N=10, K=8 on 4 PEs (K spread: 2 folds) is 8 000
     /// steps x 4 PEs; under a limit of 10 000 PE-steps M halves twice: 100 x 10 x 2 = 2 000 steps.
