@@ -771,6 +771,13 @@ void MainWindow::buildMenus()
         list(samplesDirectory(), QStringLiteral("*.loop"));
         samples->addSection(tr("Projects"));
         list(projectSamplesDirectory(), QStringLiteral("*.json"));
+        samples->addSection(tr("Mappings to animate (on the accelerator shown)"));
+        const QDir mappings(samplesDirectory() + QStringLiteral("/../mappings"));
+        for (const QFileInfo& info :
+            mappings.entryInfoList({QStringLiteral("*.m")}, QDir::Files, QDir::Name)) {
+            const QString path = info.absoluteFilePath();
+            samples->addAction(info.fileName(), this, [this, path] { animateMappingFile(path); });
+        }
     });
     buildEditMenu(file);
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);

@@ -221,6 +221,20 @@ private slots:
         QCOMPARE(w.animationPanel()->summary()->totals.macs, 1152);
         QVERIFY(w.animationPanel()->summary()->title.startsWith(QStringLiteral("L1 of tiny_conv.m on ")));
 
+        // The two-level CONV2D sample on the 8-PE classroom accelerator: 4 clusters of 2 PEs, 2 channels x 4
+        // input windows at level 0, 2 row folds inside: 16 steps.
+        QVERIFY(w.openProject(QStringLiteral(MARVEL_SAMPLES_DIR "/projects/conv2d_classroom.json")));
+        QVERIFY(ready.wait(30000));
+        QVERIFY(w.animateMappingFile(QStringLiteral(MARVEL_SAMPLES_DIR "/mappings/conv2d_two_levels.m")));
+        QVERIFY(ready.wait(30000));
+        const SimulationSummary* two = w.animationPanel()->summary();
+        QCOMPARE(int(two->layout.levels.size()), 2);
+        QCOMPARE(two->layout.levels[0].subUnits, 4);
+        QCOMPARE(two->layout.levels[1].subUnits, 2);
+        QCOMPARE(w.animationPanel()->frameCount(), 16);
+        QCOMPARE(two->totals.macs, 1152);
+        QCOMPARE(two->correctedCycles, two->totals.runtimeCycles);
+
         QVERIFY(!w.animateMappingFile(file, QStringLiteral("L7")));
         const QString status = w.animationPanel()->statusLabel()->text();
         QVERIFY2(status.contains(QStringLiteral("tiny_conv.m"))
