@@ -267,6 +267,13 @@ private slots:
         QCOMPARE(panel.frameCount(), 2000);
         QVERIFY2(panel.summary()->title.contains(QStringLiteral("shrunken copy (M 400 -> 100)")),
             qPrintable(panel.summary()->title));
+        // Directives typed now map the shrunken layer: K in time instead, 100 x 10 x 8 = 8 000 steps on one
+        // PE.
+        QVERIFY(panel.applyDirectives(
+            QStringLiteral("SpatialMap(1,1) M; TemporalMap(1,1) K; TemporalMap(1,1) N;")));
+        QVERIFY(ready.wait(30000));
+        QCOMPARE(panel.summary()->problem.dim("M")->size, 100);
+        QCOMPARE(panel.frameCount(), 25 * 10 * 8);
     }
 
     /// A run longer than the frames kept is fetched window by window: a far step is simulated on

@@ -259,6 +259,11 @@ void AnimationPanel::onLoaded(
 {
     m_progress->hide();
     m_summary = std::move(summary);
+    // Directives typed from now on map the layer shown, a shrunken copy included.
+    if (m_request && m_request->shrinkToFit) {
+        m_request->problem = m_summary->problem;
+        m_request->shrinkToFit = false;
+    }
     m_window = std::move(window);
     m_current = 0;
     m_view->setLayout(m_summary->layout);

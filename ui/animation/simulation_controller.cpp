@@ -63,6 +63,7 @@ void SimulationController::load(SimulationRequest request)
         }
         auto summary = std::make_shared<SimulationSummary>();
         summary->title = title;
+        summary->problem = problem;
         summary->dataflow = request.dataflow;
         summary->layout = simulator->layout();
         const std::int64_t pes = std::max<std::int64_t>(1, summary->layout.pes);

@@ -35,6 +35,7 @@ struct SimulationRequest
 struct SimulationSummary
 {
     QString title;
+    cost::Problem problem; ///< the layer simulated (a shrunken copy's own sizes)
     mdc::Dataflow dataflow;
     sim::Layout layout;
     sim::Totals totals;
