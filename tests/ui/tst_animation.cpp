@@ -267,8 +267,8 @@ private slots:
         QCOMPARE(panel.frameCount(), 2000);
         QVERIFY2(panel.summary()->title.contains(QStringLiteral("shrunken copy (M 400 -> 100)")),
             qPrintable(panel.summary()->title));
-        // Directives typed now map the shrunken layer: K in time instead, 100 x 10 x 8 = 8 000 steps on one
-        // PE.
+        // Directives typed now map the shrunken layer (M 100): M spread instead, K in time, 25 folds x 8
+        // x 10.
         QVERIFY(panel.applyDirectives(
             QStringLiteral("SpatialMap(1,1) M; TemporalMap(1,1) K; TemporalMap(1,1) N;")));
         QVERIFY(ready.wait(30000));
