@@ -824,11 +824,12 @@ std::optional<ShrunkenLayer> shrunkenCopy(
             s.push_back(d.size);
         return s;
     }();
+    auto span = [&](const cost::SlidingWindow& w) {
+        return (p.dims[size_t(index(w.sliding))].size - 1) * std::max<i64>(w.dilation, 1) + 1;
+    };
     auto outputsOf = [&](const Unit& u) {
         const cost::SlidingWindow& w = *u.window;
-        const std::int64_t span
-            = (p.dims[size_t(index(w.sliding))].size - 1) * std::max<i64>(w.dilation, 1) + 1;
-        return std::max<i64>(0, (p.dims[size_t(u.dim)].size - span) / std::max<i64>(w.stride, 1) + 1);
+        return std::max<i64>(0, (p.dims[size_t(u.dim)].size - span(w)) / std::max<i64>(w.stride, 1) + 1);
     };
     for (int round = 0; round < 256; ++round) {
         try {
@@ -882,8 +883,7 @@ std::optional<ShrunkenLayer> shrunkenCopy(
         if (pick->window) {
             const cost::SlidingWindow& w = *pick->window;
             const i64 outputs = (bestSize + 1) / 2;
-            const i64 span = (p.dims[size_t(index(w.sliding))].size - 1) * std::max<i64>(w.dilation, 1) + 1;
-            p.dims[size_t(pick->dim)].size = (outputs - 1) * std::max<i64>(w.stride, 1) + span;
+            p.dims[size_t(pick->dim)].size = (outputs - 1) * std::max<i64>(w.stride, 1) + span(w);
             p.dims[size_t(index(w.output))].size = outputs;
         } else {
             p.dims[size_t(pick->dim)].size = (bestSize + 1) / 2;
