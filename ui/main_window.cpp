@@ -24,6 +24,7 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QShortcut>
 #include <QSortFilterProxyModel>
@@ -41,6 +42,7 @@
 #include "core/mapping/loop_nest_mapping.h"
 #include "core/mdc/maestro_io.h"
 #include "core/search/roofline.h"
+#include "core/sim/simulator.h"
 #include "core/util/diagnostic.h"
 #include "core/util/text_file.h"
 #include "core/workloads/workloads.h"
@@ -199,6 +201,9 @@ void MainWindow::buildDocks()
     accScroll->setFrameShape(QFrame::NoFrame);
     accScroll->setMinimumHeight(160);
     accScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Without a horizontal scroll bar, the dock must be wide enough for every field and button.
+    accScroll->setMinimumWidth(
+        m_accelerator->minimumSizeHint().width() + accScroll->verticalScrollBar()->sizeHint().width() + 2);
     QDockWidget* accDock
         = dock(tr("Accelerator"), QStringLiteral("accelerator"), accScroll, Qt::RightDockWidgetArea);
     m_mappingView = new MappingView;
@@ -211,7 +216,7 @@ void MainWindow::buildDocks()
     connect(m_mappingView, &MappingView::directiveSelected, m_animation, &AnimationPanel::highlightDirective);
     splitDockWidget(op, ddg, Qt::Vertical);
     splitDockWidget(searchDock, accDock, Qt::Vertical);
-    resizeDocks({op, searchDock}, {430, 370}, Qt::Horizontal);
+    resizeDocks({op, searchDock}, {360, 340}, Qt::Horizontal);
     resizeDocks({op, ddg}, {560, 260}, Qt::Vertical);
     resizeDocks({searchDock, accDock}, {290, 480}, Qt::Vertical);
     resizeDocks({mappingDock}, {250}, Qt::Vertical);
@@ -953,11 +958,20 @@ void MainWindow::animateSelection(const project::Project& p)
             m_mappingView->setMapping(saved, cost::fromOperator(op), nest->statements.front().text,
                 p.accelerator, p.search.fidelity, search::roofline(*nest, op.sizes, p.accelerator).cycles);
         }
+        const cost::Problem problem = cost::fromOperator(op);
+        // A real layer is too large to animate: the project opens on its plot, and the Animation tab
+        // offers the shrunken copy when the user goes there.
+        bool animatable = true;
+        try {
+            sim::Simulator::check(problem, dataflow, p.accelerator);
+        } catch (const InputError&) {
+            animatable = false;
+        }
         m_animation->setMapping(
             {tr("%1, the project's mapping on %2")
                     .arg(QString::fromStdString(op.name), QString::fromStdString(p.accelerator.name)),
-                cost::fromOperator(op), dataflow, p.accelerator});
-        m_centre->setCurrentWidget(m_animation);
+                problem, dataflow, p.accelerator});
+        if (animatable) m_centre->setCurrentWidget(m_animation);
     } catch (const InputError& e) {
         m_animation->clear(QString::fromStdString(e.what()));
     }

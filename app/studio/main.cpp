@@ -13,9 +13,15 @@
 
 int main(int argc, char** argv)
 {
-    // The benchmark measures the window without showing it, whatever display there is.
+    // The benchmark measures the window without showing it, whatever display there is; a screenshot,
+    // --help and --version need no display either, so without one they run off-screen.
+    const bool noDisplay
+        = qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
     for (int i = 1; i < argc; ++i) {
-        if (std::string_view(argv[i]) == "--bench" && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        const std::string_view arg(argv[i]);
+        const bool headless = arg == "--screenshot" || arg.starts_with("--screenshot=") || arg == "--help"
+            || arg == "-h" || arg == "--version" || arg == "-v";
+        if ((arg == "--bench" || (headless && noDisplay)) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
     }
     QApplication app(argc, argv);

@@ -151,14 +151,16 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
     save->setToolTip(tr("Save this accelerator as JSON or a MAESTRO .m file"));
     connect(open, &QPushButton::clicked, this, &AcceleratorPanel::openFile);
     connect(save, &QPushButton::clicked, this, &AcceleratorPanel::saveFile);
+    // The preset list takes the whole width; the file buttons go below it, so the panel stays narrow
+    // enough for the dock column beside the plot.
     presetRow->addWidget(m_presets, 1);
-    presetRow->addWidget(open);
-    presetRow->addWidget(save);
     layout->addLayout(presetRow);
-    auto* presetRow2 = new QHBoxLayout;
-    presetRow2->addStretch(1);
-    presetRow2->addWidget(savePreset);
-    layout->addLayout(presetRow2);
+    auto* fileRow = new QHBoxLayout;
+    fileRow->addWidget(open);
+    fileRow->addWidget(save);
+    fileRow->addStretch(1);
+    fileRow->addWidget(savePreset);
+    layout->addLayout(fileRow);
 
     auto addGroup = [&](const QString& title, std::span<const FieldSpec> specs) {
         auto* group = new QGroupBox(title);
@@ -181,6 +183,10 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
                 connect(d, &QDoubleSpinBox::valueChanged, this, &AcceleratorPanel::onEdited);
                 box = d;
             }
+            // Qt sizes a spin box for its largest value (10^9 with a unit): far wider than any value
+            // an accelerator has, and wider than the dock column; the field still grows with the dock.
+            box->setMinimumWidth(
+                box->fontMetrics().horizontalAdvance(QStringLiteral("128 elements/cycle")) + 40);
             box->setToolTip(tr(spec.tip));
             box->setProperty("baseToolTip", tr(spec.tip));
             box->setObjectName(QString::fromLatin1(spec.key));

@@ -1,7 +1,10 @@
 #include "ui/animation/animation_panel.h"
 
+#include <cmath>
+
 #include <QComboBox>
 #include <QDir>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -90,8 +93,14 @@ AnimationPanel::AnimationPanel(QWidget* parent)
     zoomIn->setToolButtonStyle(Qt::ToolButtonTextOnly);
     zoomOut->setShortcut(QKeySequence::ZoomOut);
     zoomIn->setShortcut(QKeySequence::ZoomIn);
-    connect(zoomOut, &QToolButton::clicked, this, [this] { m_view->setZoom(m_view->zoom() / 1.25); });
-    connect(zoomIn, &QToolButton::clicked, this, [this] { m_view->setZoom(m_view->zoom() * 1.25); });
+    connect(zoomOut, &QToolButton::clicked, this, [this] {
+        m_userZoomed = true;
+        m_view->setZoom(m_view->zoom() / 1.25);
+    });
+    connect(zoomIn, &QToolButton::clicked, this, [this] {
+        m_userZoomed = true;
+        m_view->setZoom(m_view->zoom() * 1.25);
+    });
     m_status = new QLabel;
     // Long step descriptions wrap instead of widening the window.
     m_status->setWordWrap(true);
@@ -147,7 +156,8 @@ AnimationPanel::AnimationPanel(QWidget* parent)
     m_scroll = new QScrollArea;
     m_scroll->setWidget(m_view);
     m_scroll->setWidgetResizable(false);
-    m_scroll->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_scroll->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+    m_scroll->viewport()->installEventFilter(this);
     m_directives = new QListWidget;
     m_directives->setToolTip(tr("Select a directive to highlight the sub-units (SpatialMap, Cluster) or the "
                                 "steps (TemporalMap) it governs"));
@@ -254,6 +264,19 @@ void AnimationPanel::setMapping(SimulationRequest request)
     m_controller->load(std::move(request));
 }
 
+bool AnimationPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_scroll->viewport() && event->type() == QEvent::Resize) fitToViewport();
+    return QWidget::eventFilter(watched, event);
+}
+
+void AnimationPanel::fitToViewport()
+{
+    if (!m_summary || m_userZoomed) return;
+    const double zoom = m_view->zoomToFit(m_scroll->viewport()->size());
+    if (std::abs(zoom - m_view->zoom()) > 1e-3) m_view->setZoom(zoom);
+}
+
 void AnimationPanel::onLoaded(
     std::shared_ptr<const SimulationSummary> summary, std::shared_ptr<const FrameWindow> window)
 {
@@ -267,10 +290,8 @@ void AnimationPanel::onLoaded(
     m_window = std::move(window);
     m_current = 0;
     m_view->setLayout(m_summary->layout);
-    if (!m_fitted || m_view->zoom() * 48 < 10) {
-        m_view->setZoom(m_view->zoomToFit(m_scroll->viewport()->width()));
-        m_fitted = m_scroll->viewport()->width() > 100;
-    }
+    m_userZoomed = false; // a new array is shown whole, whatever the last one was zoomed to
+    fitToViewport();
     m_strip->setDelays(&m_summary->delays);
     m_directives->clear();
     QString editable;

@@ -89,7 +89,11 @@ signals:
     /// write failed; `error` then says why, empty when cancelled).
     void sequenceExported(std::int64_t written, const QString& directory, const QString& error);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+    void fitToViewport();
     void onLoaded(
         std::shared_ptr<const SimulationSummary> summary, std::shared_ptr<const FrameWindow> window);
     void showCurrent();
@@ -116,7 +120,7 @@ private:
     std::optional<SimulationRequest> m_request; ///< of the animation shown (or being simulated)
     QProgressBar* m_progress = nullptr;
     QTimer* m_timer = nullptr;
-    bool m_fitted = false;
+    bool m_userZoomed = false; ///< the zoom buttons were used: resizing keeps their zoom
     void exportNext();
     void finishExport(const QString& error);
     QString m_exportDir; ///< non-empty while a sequence is being written

@@ -81,18 +81,38 @@ void PeArrayView::setZoom(double zoom)
     relayout();
 }
 
-double PeArrayView::zoomToFit(int width) const
+double PeArrayView::zoomToFit(QSize viewport) const
 {
-    if (!m_layout) return 1.0;
-    const double at1 = std::max(1.0, unitSize(0).width() / m_zoom);
-    return std::clamp(double(width - 2 * kPad) / at1, 10.0 / 48.0, 72.0 / 48.0);
+    constexpr double kMinZoom = 10.0 / 48.0, kMaxZoom = 120.0 / 48.0;
+    if (!m_layout || m_layout->levels.empty()) return 1.0;
+    const double width = viewport.width() - 2 * kPad;
+    const double height = viewport.height() - kLegend - kSources - kPad;
+    // Frames and gaps do not scale with the cells, so the fit is found by bisection on the cell size.
+    const auto fits = [&](double zoom) {
+        const QSizeF size = unitSizeAt(0, 48.0 * zoom);
+        return size.width() <= width && size.height() <= height;
+    };
+    const auto largest = [&](auto&& ok) {
+        double lo = kMinZoom, hi = kMaxZoom;
+        if (ok(hi)) return hi;
+        for (int i = 0; i < 30; ++i) {
+            const double mid = (lo + hi) / 2;
+            (ok(mid) ? lo : hi) = mid;
+        }
+        return lo;
+    };
+    const double whole = largest(fits);
+    if (whole >= 1.0) return whole;
+    // A tall array keeps cells of up to the default size and scrolls, rather than shrinking to dots.
+    const double across = largest([&](double zoom) { return unitSizeAt(0, 48.0 * zoom).width() <= width; });
+    return std::max(whole, std::min(across, 1.0));
 }
 
-QSizeF PeArrayView::unitSize(int level) const
+QSizeF PeArrayView::unitSizeAt(int level, double cellSize) const
 {
     const sim::LevelInfo& info = m_layout->levels[std::size_t(level)];
     const bool innermost = level + 1 == int(m_layout->levels.size());
-    const QSizeF child = innermost ? QSizeF(cell(), cell()) : unitSize(level + 1);
+    const QSizeF child = innermost ? QSizeF(cellSize, cellSize) : unitSizeAt(level + 1, cellSize);
     const int cols = gridColumns(info.subUnits, innermost);
     const auto rows = static_cast<int>((info.subUnits + cols - 1) / cols);
     return {cols * child.width() + (cols - 1) * kGap + 2 * kPad,

@@ -27,8 +27,9 @@ public:
     int highlightedLevel() const { return m_highlightLevel; }
     void setZoom(double zoom);
     double zoom() const { return m_zoom; }
-    /// The zoom at which the array fits `width` pixels (cells between 10 and 72 pixels).
-    double zoomToFit(int width) const;
+    /// The largest zoom at which the array, its legend and its sources fit `viewport` (cells between 10
+    /// and 120 pixels: a small classroom array fills the panel, a large one starts readable and scrolls).
+    double zoomToFit(QSize viewport) const;
 
     /// Geometry, for tests and for the panel: the cell of PE `pe` in widget coordinates.
     QRectF peRect(std::int64_t pe) const;
@@ -52,7 +53,8 @@ private:
         std::int64_t unit = 0;
     };
     void relayout();
-    QSizeF unitSize(int level) const;
+    QSizeF unitSize(int level) const { return unitSizeAt(level, cell()); }
+    QSizeF unitSizeAt(int level, double cellSize) const;
     void place(int level, std::int64_t unit, std::int64_t firstPe, QPointF origin);
     double cell() const { return 48.0 * m_zoom; }
 

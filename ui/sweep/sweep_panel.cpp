@@ -121,7 +121,7 @@ SweepPanel::SweepPanel(QWidget* parent)
                 QString::fromUtf8(sweep::parameterName(p).data(), qsizetype(sweep::parameterName(p).size())));
         combo->setCurrentIndex(int(initial));
         range = new QLineEdit(text);
-        range->setMinimumWidth(150);
+        range->setMinimumWidth(90);
         range->setToolTip(tr("Values as `marvel sweep --vary` takes them: a list (256,512,1024), a geometric "
                              "range (64K:1M:x2) or an arithmetic one (1:8:+1); K and M mean x1024."));
         controls->addWidget(new QLabel(title), 0, column);
@@ -150,32 +150,35 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_export = new QPushButton(tr("Export"));
     m_export->setEnabled(false);
     m_export->setToolTip(tr("The design points as CSV; the heat map and Pareto set as PNG, PDF or SVG"));
-    auto* actions = new QHBoxLayout;
-    actions->addWidget(new QLabel(tr("best mapping for")));
-    actions->addWidget(m_objective);
-    actions->addStretch(1);
-    actions->addWidget(m_run);
-    actions->addWidget(m_cancel);
-    actions->addWidget(m_export);
+    auto* objectiveRow = new QHBoxLayout;
+    objectiveRow->addWidget(new QLabel(tr("best mapping for")));
+    objectiveRow->addWidget(m_objective);
+    objectiveRow->addStretch(1);
     controls->addWidget(new QLabel(tr("Colour:")), 1, 0);
     controls->addWidget(m_metric, 1, 1, 1, 2);
-    controls->addLayout(actions, 1, 3, 1, 3);
+    controls->addLayout(objectiveRow, 1, 3, 1, 3);
 
     auto* progressRow = new QHBoxLayout;
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
     m_progress->setTextVisible(true);
+    m_progress->setMinimumWidth(
+        m_progress->fontMetrics().horizontalAdvance(QStringLiteral("999 / 999 design points")) + 24);
     m_status = new QLabel(tr("Choose two parameters and their values, then Run sweep: every design point is "
                              "searched for the workload open in the editor or the model view."));
     m_status->setWordWrap(true);
+    // The actions lead the progress row: the panel then fits the centre of a laptop-sized window.
+    progressRow->addWidget(m_run);
+    progressRow->addWidget(m_cancel);
+    progressRow->addWidget(m_export);
     progressRow->addWidget(m_progress, 1);
     progressRow->addWidget(m_status, 3);
 
     // Heat map: cells are grid positions (0..n-1) with the values as tick labels, so geometric ranges
     // get evenly sized cells.
     m_heatPlot = new QCustomPlot;
-    m_heatPlot->setMinimumSize(300, 240);
+    m_heatPlot->setMinimumSize(260, 240);
     m_colourMap = new QCPColorMap(m_heatPlot->xAxis, m_heatPlot->yAxis);
     m_colourMap->setInterpolate(false);
     m_colourMap->setTightBoundary(false);
@@ -200,7 +203,7 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_heatPlot->installEventFilter(this); // the selection frame is made by rebuildHeatMap()
 
     m_paretoPlot = new QCustomPlot;
-    m_paretoPlot->setMinimumSize(240, 240);
+    m_paretoPlot->setMinimumSize(200, 240);
     m_allDesigns = m_paretoPlot->addGraph();
     m_allDesigns->setLineStyle(QCPGraph::lsNone);
     m_allDesigns->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(150, 150, 150), 6));
