@@ -1,5 +1,6 @@
 #include "ui/plot/pareto_plot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <unordered_set>
@@ -32,8 +33,58 @@ double edp(std::int64_t runtime, double energy)
 } // namespace
 
 namespace {
+/// Ticks for a log axis over any span. Over a few decades, the powers of ten (QCustomPlot's log ticker);
+/// over less, where that ticker falls back to evenly spaced values that crowd at the right end, round
+/// mantissas (1, 2, 5, ...) that are evenly spread on the log scale. Labels have the shortest mantissa
+/// that tells them apart ("3e6", "1.5e7"), which the axis draws as powers of ten.
+class PowerTicker : public QCPAxisTickerLog
+{
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override
+    {
+        m_powersOfTen = true;
+        if (range.lower <= 0 || range.upper <= range.lower)
+            return QCPAxisTickerLog::createTickVector(tickStep, range);
+        const double decades = std::log10(range.upper / range.lower);
+        if (decades >= 1.6 || decades < 0.15) return QCPAxisTickerLog::createTickVector(tickStep, range);
+        m_powersOfTen = false;
+        static const QVector<double> kCoarse{1, 2, 5}, kMedium{1, 1.5, 2, 3, 5, 7},
+            kFine{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9};
+        const QVector<double>& mantissas = decades >= 1.0 ? kCoarse : decades >= 0.5 ? kMedium : kFine;
+        QVector<double> ticks;
+        for (int e = static_cast<int>(std::floor(std::log10(range.lower))) - 1; ticks.size() < 64; ++e) {
+            const double power = std::pow(10.0, e);
+            if (power > range.upper * 10) break;
+            for (double m : mantissas)
+                ticks.push_back(m * power);
+        }
+        // One tick outside the range at each end, as QCustomPlot's tickers give.
+        QVector<double> kept;
+        for (int i = 0; i < ticks.size(); ++i) {
+            const bool before = i + 1 < ticks.size() && ticks[i + 1] < range.lower;
+            const bool after = i > 0 && ticks[i - 1] > range.upper;
+            if (!before && !after) kept.push_back(ticks[i]);
+        }
+        return kept;
+    }
+    int getSubTickCount(double tickStep) override
+    {
+        return m_powersOfTen ? QCPAxisTickerLog::getSubTickCount(tickStep) : 0;
+    }
+    QString getTickLabel(double tick, const QLocale& locale, QChar, int) override
+    {
+        if (tick <= 0) return locale.toString(tick, 'g', 3);
+        const int exponent = static_cast<int>(std::floor(std::log10(tick) + 1e-9));
+        const double mantissa = tick / std::pow(10.0, exponent);
+        return locale.toString(mantissa, 'g', 3) + QLatin1Char('e') + QString::number(exponent);
+    }
+
+private:
+    bool m_powersOfTen = true; ///< the last ticks were QCustomPlot's (with its sub-ticks)
+};
+
 /// Log ticks labelled as times with an SI prefix ("10 µs", "1 ms", "2 s").
-class SecondsTicker : public QCPAxisTickerLog
+class SecondsTicker : public PowerTicker
 {
 protected:
     QString getTickLabel(double tick, const QLocale& locale, QChar, int) override
@@ -61,7 +112,7 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     layout->addWidget(m_plot);
     setMinimumSize(320, 240);
 
-    QSharedPointer<QCPAxisTickerLog> logTicker(new QCPAxisTickerLog);
+    QSharedPointer<QCPAxisTickerLog> logTicker(new PowerTicker);
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         axis->setScaleType(QCPAxis::stLogarithmic);
         axis->setTicker(logTicker);
@@ -90,6 +141,7 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     m_cloudItem->bottomRight->setType(QCPItemPosition::ptAbsolute);
     // A resize changes the axis rect: the raster is redrawn for the new one.
     connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        placeStyleLabels(); // the axes are final here, and nothing is drawn yet
         if (m_plot->axisRect()->rect() != m_rasterRect)
             QMetaObject::invokeMethod(
                 this, [this] { redecimate(); }, Qt::QueuedConnection);
@@ -283,21 +335,11 @@ void ParetoPlot::rescale()
         y1 = std::max(y1, m.energy);
     }
     if (m_rooflineCycles > 0) x0 = std::min(x0, static_cast<double>(m_rooflineCycles));
-    // Padding in log space so that a few more points do not force another full pass. An axis spanning less
-    // than a decade gets plain ticks: a log ticker would label every tick with the same power of ten.
+    // Padding in log space so that a few more points do not force another full pass.
     auto fit = [](QCPAxis* axis, double lo, double hi) {
         lo = std::max(1e-3, lo / 1.3);
         hi = std::max(hi * 1.3, lo * 1.01);
         axis->setRange(lo, hi);
-        const bool wide = hi / lo >= 10;
-        if (wide != bool(axis->ticker().dynamicCast<QCPAxisTickerLog>())) {
-            if (wide)
-                axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-            else
-                axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-        }
-        axis->setNumberFormat(wide ? QStringLiteral("eb") : QStringLiteral("gb"));
-        axis->setNumberPrecision(wide ? 0 : 3);
     };
     fit(m_plot->xAxis, x0, x1);
     fit(m_plot->yAxis, y0, y1);
@@ -355,9 +397,7 @@ void ParetoPlot::setStyleMarks(const std::vector<StyleMark>& marks)
         auto* label = new QCPItemText(m_plot);
         label->setText(m.label);
         label->setColor(kStyle.darker(130));
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
         label->position->setCoords(static_cast<double>(m.runtime), m.energy);
-        label->setPadding(QMargins(6, 0, 0, 2));
         label->setClipToAxisRect(true);
         m_styleLabels.push_back(label);
     }
@@ -365,6 +405,61 @@ void ParetoPlot::setStyleMarks(const std::vector<StyleMark>& marks)
     m_empty->setVisible(m_runtime.empty() && m_front.empty() && marks.empty());
     rescale();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::placeStyleLabels()
+{
+    const QRectF area = m_plot->axisRect()->rect();
+    std::vector<QRectF> taken;
+    // Left to right, each label takes the first corner around its mark that is free and inside the plot.
+    std::vector<std::size_t> order(m_styleLabels.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(),
+        [this](std::size_t a, std::size_t b) { return m_styleMarks[a].runtime < m_styleMarks[b].runtime; });
+    for (std::size_t i : order) {
+        QCPItemText* label = m_styleLabels[i];
+        const QPointF at(m_plot->xAxis->coordToPixel(static_cast<double>(m_styleMarks[i].runtime)),
+            m_plot->yAxis->coordToPixel(m_styleMarks[i].energy));
+        const QSizeF size
+            = QFontMetricsF(label->font()).size(Qt::TextSingleLine, label->text()) + QSizeF(8, 4);
+        struct Corner
+        {
+            Qt::Alignment align;
+            QMargins padding;
+            QPointF offset; ///< the label's top-left relative to the mark
+        };
+        const Corner corners[] = {
+            {Qt::AlignLeft | Qt::AlignBottom, QMargins(6, 0, 0, 2), QPointF(2, -size.height())},
+            {Qt::AlignLeft | Qt::AlignTop, QMargins(6, 2, 0, 0), QPointF(2, 0)},
+            {Qt::AlignRight | Qt::AlignBottom, QMargins(0, 0, 6, 2),
+                QPointF(-size.width() - 2, -size.height())},
+            {Qt::AlignRight | Qt::AlignTop, QMargins(0, 2, 6, 0), QPointF(-size.width() - 2, 0)},
+        };
+        const Corner* chosen = nullptr;
+        QRectF rect;
+        for (const Corner& c : corners) {
+            rect = QRectF(at + c.offset, size);
+            const bool free = std::none_of(
+                taken.begin(), taken.end(), [&](const QRectF& t) { return t.intersects(rect); });
+            if (free && area.contains(rect)) {
+                chosen = &c;
+                break;
+            }
+        }
+        if (!chosen) { // crowded: the first corner inside the plot, else the usual one
+            chosen = &corners[0];
+            for (const Corner& c : corners)
+                if (area.contains(QRectF(at + c.offset, size))) {
+                    chosen = &c;
+                    break;
+                }
+            rect = QRectF(at + chosen->offset, size);
+        }
+        label->setPositionAlignment(chosen->align);
+        label->setPadding(chosen->padding);
+        taken.push_back(rect);
+    }
 }
 
 double ParetoPlot::replotNowMs()

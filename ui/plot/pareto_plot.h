@@ -79,6 +79,8 @@ private:
     template <class PointAt> void stamp(std::size_t count, PointAt pointAt);
     void publishRaster();
     void rescale();
+    /// Puts each style's label beside its mark where it overlaps no other label and stays in the plot.
+    void placeStyleLabels();
     void showContextMenu(const QPoint& pos);
     int nearestFrontPoint(const QPoint& pixel) const;
     int nearestCloudPoint(const QPoint& pixel) const;

@@ -1,0 +1,21 @@
+#!/bin/bash
+# Makes the README's screenshots (doc/screenshots/) with the app itself, off-screen, at 1440x900.
+# Usage: scripts/screenshots.sh [BUILD_DIR]   (default build/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+studio="${1:-build}/app/marvel-studio"
+out=doc/screenshots
+export QT_QPA_PLATFORM=offscreen
+shot() {
+  local name=$1
+  shift
+  "$studio" "$@" --size 1440x900 --screenshot "$out/$name.png" 2>/dev/null
+  echo "screenshots: $out/$name.png"
+}
+shot tuning-loop samples/operators/gemm.loop --search
+shot model-view samples/projects/mobilenetv2_p2.json --search
+shot styles-compared samples/projects/vgg16_conv_p2.json --search
+shot sweep --sweep pes=64,128,256,512,1024 --sweep l2=32K:512K:x2
+shot editor-ddg samples/operators/nonconformable/ddg_cycle.loop
+shot animation samples/projects/conv1d_classroom.json \
+  --animation-directives "SpatialMap(1,1) X; TemporalMap(Sz(S),Sz(S)) S;" --animation-step 2
