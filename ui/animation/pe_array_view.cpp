@@ -347,16 +347,28 @@ void PeArrayView::paintEvent(QPaintEvent*)
             const QColor c = tensorColour(t, tensors);
             QColor pale = c;
             pale.setAlpha(70);
-            if (m_layout->tensors[std::size_t(t)].output) {
-                if (ts.held > 0) p.fillRect(b, ts.sent > 0 ? c : pale);
-                continue;
-            }
             if (ts.held <= 0) continue;
-            const double arrivedShare = std::clamp(double(ts.arrived) / double(ts.held), 0.0, 1.0);
-            const QRectF kept(b.left(), b.top(), b.width() * (1 - arrivedShare), b.height());
-            const QRectF fresh(kept.right(), b.top(), b.width() * arrivedShare, b.height());
-            p.fillRect(kept, pale);
-            p.fillRect(fresh, c);
+            bool bright = false;
+            if (m_layout->tensors[std::size_t(t)].output) {
+                bright = ts.sent > 0;
+                p.fillRect(b, bright ? c : pale);
+            } else {
+                const double arrivedShare = std::clamp(double(ts.arrived) / double(ts.held), 0.0, 1.0);
+                const QRectF kept(b.left(), b.top(), b.width() * (1 - arrivedShare), b.height());
+                const QRectF fresh(kept.right(), b.top(), b.width() * arrivedShare, b.height());
+                p.fillRect(kept, pale);
+                p.fillRect(fresh, c);
+                bright = arrivedShare > 0.5;
+            }
+            // Large cells (a classroom array) name what they hold on the band itself, as the tooltip does.
+            if (b.height() >= 14) {
+                const QString held = rangesText(m_layout->tensors[std::size_t(t)], ts);
+                p.setFont(small);
+                if (QFontMetricsF(small).horizontalAdvance(held) <= b.width() - 4) {
+                    p.setPen(bright ? QColor(Qt::white) : QColor(40, 40, 48));
+                    p.drawText(b, Qt::AlignCenter, held);
+                }
+            }
         }
         if (text > 0) {
             p.setFont(small);
