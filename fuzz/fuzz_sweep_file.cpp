@@ -1,6 +1,7 @@
-// Fuzz target: the files `marvel sweep --resume` reads back (a sweep CSV of a fixed 2x2 grid around P2)
-// and the --vary specifications, read line by line from the same input. The CSV reader must keep the
-// rows of the grid, drop a cut last line, and refuse anything else with a located InputError.
+// Fuzz target: the files `marvel sweep --resume` reads back (a sweep CSV of a fixed 2x2 grid around P2,
+// and the FILE.settings beside it) and the --vary specifications, read line by line from the same input. The
+// CSV reader must keep the rows of the grid, drop a cut last line, and refuse anything else with a located
+// InputError.
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -44,6 +45,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         sweep::SweepFile file(path, grid, true);
         (void)file.pending();
     } catch (const InputError&) { }
+    // The same text as the settings file beside a resumed sweep (FILE.settings), against this sweep's.
+    const std::string settings = sweep::settingsPath(path);
+    {
+        std::ofstream out(settings, std::ios::binary);
+        out.write(text.data(), std::streamsize(text.size()));
+    }
+    try {
+        sweep::SweepFile file(path, grid, true, "workload: conv1d\nobjective: runtime\n");
+        (void)file.pending();
+    } catch (const InputError&) { }
+    std::remove(settings.c_str());
     std::remove(path);
     return 0;
 }

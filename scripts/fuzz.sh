@@ -1,13 +1,13 @@
 #!/bin/bash
 # Builds the libFuzzer targets of every reader in build-fuzz/ (clang, AddressSanitizer +
 # UndefinedBehaviorSanitizer) and runs each for a bounded time: scripts/fuzz.sh [SECONDS_PER_TARGET]
-# (default 45), one target per core at a time (FUZZ_JOBS overrides). Fails on any crash, hang (an input
+# (default 36), one target per core at a time (FUZZ_JOBS overrides). Fails on any crash, hang (an input
 # taking longer than -timeout), leak, out-of-memory or sanitizer report; the input that broke a target is
 # left in build-fuzz/artifacts/<format>/ - turn it into a regression test in
 # tests/data/fuzz-regressions/<format>/ once the reader is fixed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-45}
+seconds=${1:-36}
 root=$(pwd)
 cxx=${FUZZ_CXX:-$(command -v clang++-14 || command -v clang++)}
 
@@ -15,7 +15,7 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMARVEL_FUZ
   -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
 cmake --build build-fuzz -j"$(nproc)"
 
-formats="operator maestro_mapping maestro_hardware accelerator_json model_json project sweep_file experiments"
+formats="operator maestro_mapping maestro_hardware accelerator_json model_json project sweep_file experiments directives"
 # One target per core at a time: each libFuzzer run is a single process on one core.
 parallel=${FUZZ_JOBS:-$(nproc)}
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Builds and runs the whole test suite twice: an optimised build in build/ and an
 # AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/, then fuzzes every reader for a
-# bounded time (scripts/fuzz.sh, MARVEL_FUZZ_SECONDS per target, default 45) and checks formatting.
+# bounded time (scripts/fuzz.sh, MARVEL_FUZZ_SECONDS per target, default 36) and checks formatting.
 # doc/reliability.md has the measured time of each part: the whole run stays within 30 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +29,7 @@ phase "sanitizer build"
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
 phase "sanitizer tests"
 
-scripts/fuzz.sh "${MARVEL_FUZZ_SECONDS:-45}"
+scripts/fuzz.sh "${MARVEL_FUZZ_SECONDS:-36}"
 phase "fuzz build and fuzzing"
 
 scripts/check-format.sh

@@ -109,6 +109,7 @@ enum class Err {
     TooManyClusters,
     ClusterExceedsPes,
     SlidingTemporal,
+    SlidingOversize,
     BothPrimed,
     PrimedWithoutSliding,
     Duplicate,
@@ -408,6 +409,10 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         if (f.kind == Kind::TemporalMap && (slidingMask >> f.dim & 1u)
             && (f.size != f.offset || f.size != size0[f.dim]))
             return fail(Err::SlidingTemporal, src, f.dim);
+        // A map wider than the filter names taps that do not exist; its window would have a negative
+        // number of output rows, whose products overflow (found by fuzzing the typed directives).
+        if ((slidingMask >> f.dim & 1u) && f.size > size0[f.dim])
+            return fail(Err::SlidingOversize, src, f.dim);
     }
     begin[nClusters + 1] = int(flow.size()) + 1;
     nLevels = nClusters + 1;
@@ -1548,6 +1553,10 @@ Diagnostic Evaluator::Impl::diagnostic() const
     case Err::SlidingTemporal:
         m = "a TemporalMap on " + dim + " must have size and offset equal to the full size "
             + std::to_string(errDim >= 0 ? size0[errDim] : 0);
+        break;
+    case Err::SlidingOversize:
+        m = "a map on " + dim + " covers more than its " + std::to_string(errDim >= 0 ? size0[errDim] : 0)
+            + " taps";
         break;
     case Err::BothPrimed:
         m = "both " + dim + " and its input-space dimension are mapped" + level;
