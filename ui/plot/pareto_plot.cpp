@@ -16,6 +16,8 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include "ui/plot/log_ticker.h"
+
 namespace marvel::ui {
 
 namespace {
@@ -33,58 +35,8 @@ double edp(std::int64_t runtime, double energy)
 } // namespace
 
 namespace {
-/// Ticks for a log axis over any span. Over a few decades, the powers of ten (QCustomPlot's log ticker);
-/// over less, where that ticker falls back to evenly spaced values that crowd at the right end, round
-/// mantissas (1, 2, 5, ...) that are evenly spread on the log scale. Labels have the shortest mantissa
-/// that tells them apart ("3e6", "1.5e7"), which the axis draws as powers of ten.
-class PowerTicker : public QCPAxisTickerLog
-{
-protected:
-    QVector<double> createTickVector(double tickStep, const QCPRange& range) override
-    {
-        m_powersOfTen = true;
-        if (range.lower <= 0 || range.upper <= range.lower)
-            return QCPAxisTickerLog::createTickVector(tickStep, range);
-        const double decades = std::log10(range.upper / range.lower);
-        if (decades >= 1.6 || decades < 0.15) return QCPAxisTickerLog::createTickVector(tickStep, range);
-        m_powersOfTen = false;
-        static const QVector<double> kCoarse{1, 2, 5}, kMedium{1, 1.5, 2, 3, 5, 7},
-            kFine{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9};
-        const QVector<double>& mantissas = decades >= 1.0 ? kCoarse : decades >= 0.5 ? kMedium : kFine;
-        QVector<double> ticks;
-        for (int e = static_cast<int>(std::floor(std::log10(range.lower))) - 1; ticks.size() < 64; ++e) {
-            const double power = std::pow(10.0, e);
-            if (power > range.upper * 10) break;
-            for (double m : mantissas)
-                ticks.push_back(m * power);
-        }
-        // One tick outside the range at each end, as QCustomPlot's tickers give.
-        QVector<double> kept;
-        for (int i = 0; i < ticks.size(); ++i) {
-            const bool before = i + 1 < ticks.size() && ticks[i + 1] < range.lower;
-            const bool after = i > 0 && ticks[i - 1] > range.upper;
-            if (!before && !after) kept.push_back(ticks[i]);
-        }
-        return kept;
-    }
-    int getSubTickCount(double tickStep) override
-    {
-        return m_powersOfTen ? QCPAxisTickerLog::getSubTickCount(tickStep) : 0;
-    }
-    QString getTickLabel(double tick, const QLocale& locale, QChar, int) override
-    {
-        if (tick <= 0) return locale.toString(tick, 'g', 3);
-        const int exponent = static_cast<int>(std::floor(std::log10(tick) + 1e-9));
-        const double mantissa = tick / std::pow(10.0, exponent);
-        return locale.toString(mantissa, 'g', 3) + QLatin1Char('e') + QString::number(exponent);
-    }
-
-private:
-    bool m_powersOfTen = true; ///< the last ticks were QCustomPlot's (with its sub-ticks)
-};
-
 /// Log ticks labelled as times with an SI prefix ("10 µs", "1 ms", "2 s").
-class SecondsTicker : public PowerTicker
+class SecondsTicker : public LogTicker
 {
 protected:
     QString getTickLabel(double tick, const QLocale& locale, QChar, int) override
@@ -112,7 +64,7 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     layout->addWidget(m_plot);
     setMinimumSize(320, 240);
 
-    QSharedPointer<QCPAxisTickerLog> logTicker(new PowerTicker);
+    QSharedPointer<QCPAxisTickerLog> logTicker(new LogTicker);
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         axis->setScaleType(QCPAxis::stLogarithmic);
         axis->setTicker(logTicker);

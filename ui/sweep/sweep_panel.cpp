@@ -22,6 +22,7 @@
 
 #include "core/util/diagnostic.h"
 #include "core/util/text_file.h"
+#include "ui/plot/log_ticker.h"
 
 namespace marvel::ui {
 
@@ -219,7 +220,7 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_paretoPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     for (QCPAxis* a : {m_paretoPlot->xAxis, m_paretoPlot->yAxis}) {
         a->setScaleType(QCPAxis::stLogarithmic);
-        a->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        a->setTicker(QSharedPointer<QCPAxisTickerLog>(new LogTicker));
     }
     m_front = new QComboBox;
     m_front->addItem(tr("runtime against area"));
@@ -387,7 +388,7 @@ void SweepPanel::rebuildHeatMap()
     const bool log = logScaled(metric());
     m_colourScale->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     if (log)
-        m_colourScale->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        m_colourScale->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new LogTicker));
     else
         m_colourScale->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     for (const sweep::PointResult& p : m_points)
