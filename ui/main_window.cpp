@@ -950,15 +950,15 @@ void MainWindow::animateSelection(const project::Project& p)
             ? m_model->workload().layers[static_cast<std::size_t>(m_layer)].op
             : ir::parseOperator(p.workload.text, p.workload.file.empty() ? "project" : p.workload.file);
         const mdc::Dataflow dataflow = mapping::toMdc(p.selectedMapping->mapping, p.accelerator);
+        const cost::Problem problem = cost::fromOperator(op);
         // The mapping view shows the saved mapping too (evaluated again by the cost model).
         if (const auto nest = ir::perfectNest(op); nest && !nest->statements.empty()) {
             search::Candidate saved;
             saved.mapping = p.selectedMapping->mapping;
             saved.dataflow = dataflow;
-            m_mappingView->setMapping(saved, cost::fromOperator(op), nest->statements.front().text,
-                p.accelerator, p.search.fidelity, search::roofline(*nest, op.sizes, p.accelerator).cycles);
+            m_mappingView->setMapping(saved, problem, nest->statements.front().text, p.accelerator,
+                p.search.fidelity, search::roofline(*nest, op.sizes, p.accelerator).cycles);
         }
-        const cost::Problem problem = cost::fromOperator(op);
         // A real layer is too large to animate: the project opens on its plot, and the Animation tab
         // offers the shrunken copy when the user goes there.
         bool animatable = true;
