@@ -19,7 +19,10 @@ constexpr std::int64_t kMaxFanLines = 256; ///< more receivers than this: the so
 
 int gridColumns(std::int64_t n, bool cells)
 {
-    if (n <= (cells ? 8 : 4)) return static_cast<int>(std::max<std::int64_t>(1, n));
+    // A few PEs read as a row; clusters, already wider than tall, go in a square-ish grid so that nested
+    // arrays fill a panel rather than a strip of it.
+    if (cells && n <= 8) return static_cast<int>(std::max<std::int64_t>(1, n));
+    if (!cells && n <= 3) return static_cast<int>(std::max<std::int64_t>(1, n));
     return static_cast<int>(std::ceil(std::sqrt(double(n) * (cells ? 2.0 : 1.0))));
 }
 
