@@ -150,6 +150,20 @@ bool singleTopSubUnit(const LoopNestMapping& m, const arch::Accelerator* acc)
     return acc && acc->numPes > 0 && acc->numPes / std::max<std::int64_t>(1, m.activePes()) < 2;
 }
 
+/// The output loop whose window `spatialLoop` slides over, when the level spreading `spatialLoop`
+/// writes the diagonal (Y, R) pair (see toMdc): the window's output loop keeps `current` rows there,
+/// one when the window is strided. -1 otherwise.
+int diagonalWindow(const LoopNestMapping& m, int spatialLoop, const std::vector<std::int64_t>& current)
+{
+    const std::string& dim = m.loops[static_cast<std::size_t>(spatialLoop)].dim;
+    for (std::size_t i = 0; i < m.loops.size(); ++i) {
+        const MappedLoop& o = m.loops[i];
+        if (o.windowSliding == dim && !o.windowReference.empty() && static_cast<int>(i) != spatialLoop)
+            return o.windowStride == 1 || current[i] == 1 ? static_cast<int>(i) : -1;
+    }
+    return -1;
+}
+
 } // namespace
 
 bool fusedFormApplies(const LoopNestMapping& m, const arch::Accelerator* acc)
@@ -226,11 +240,18 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
         current[i] = m.loops[i].level2;
     auto emitLevel = [&](int spatialLoop) {
         const MappedLoop& sl = m.loops[static_cast<std::size_t>(spatialLoop)];
+        const int window = diagonalWindow(m, spatialLoop, current);
+        if (window >= 0) {
+            const MappedLoop& o = m.loops[static_cast<std::size_t>(window)];
+            const std::int64_t rows
+                = sl.level1 + o.windowStride * (current[static_cast<std::size_t>(window)] - 1);
+            df.push_back(mdc::Directive::spatial(rows, sl.level1, o.windowReference));
+        }
         const std::int64_t spatialSize = mapSize(sl, sl.level1);
         df.push_back(mdc::Directive::spatial(spatialSize, spatialSize, sl.dim));
         current[static_cast<std::size_t>(spatialLoop)] = sl.level1;
         for (int i : m.level2Order)
-            if (i != spatialLoop) {
+            if (i != spatialLoop && i != window) {
                 const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
                 const std::int64_t size = mapSize(l, current[static_cast<std::size_t>(i)]);
                 df.push_back(mdc::Directive::temporal(size, size, l.dim));
@@ -401,6 +422,11 @@ nlohmann::json toJson(const LoopNestMapping& m)
         loops.push_back({{"dim", l.dim}, {"iterator", iteratorName(l)}, {"extent", l.extent},
             {"level1", l.level1}, {"level2", l.level2}, {"level3", l.level3},
             {"window_stride", l.windowStride}, {"parallelism", l.parallelism()}});
+    for (std::size_t i = 0; i < m.loops.size(); ++i)
+        if (!m.loops[i].windowReference.empty()) {
+            loops[i]["window_reference"] = m.loops[i].windowReference;
+            loops[i]["window_sliding"] = m.loops[i].windowSliding;
+        }
     auto names = [&](const std::vector<int>& order) {
         nlohmann::json a = nlohmann::json::array();
         for (int i : order)
@@ -446,6 +472,13 @@ LoopNestMapping mappingFromJson(const nlohmann::json& j)
                 fail(at + "window_stride", "expected an integer of at least 1");
             loop.windowStride = l["window_stride"].get<std::int64_t>();
         }
+        for (auto [name, target] :
+            {std::pair<const char*, std::string*>{"window_reference", &loop.windowReference},
+                {"window_sliding", &loop.windowSliding}})
+            if (l.contains(name)) {
+                if (!l[name].is_string()) fail(at + name, "expected a dimension name");
+                *target = l[name].get<std::string>();
+            }
         m.loops.push_back(std::move(loop));
     }
     auto order = [&](const char* key) {

@@ -38,6 +38,11 @@ struct MappedLoop
     /// sz output rows on a strided window as covering (sz + stride - 1) / stride rows, so toMdc writes
     /// a tile of T rows as stride * (T - 1) + 1 (MAESTRO then recomputes the offset itself).
     std::int64_t windowStride = 1;
+    /// For the output loop of a sliding window: the window's input (reference) dimension and its
+    /// filter (sliding) dimension, MAESTRO's Y and R for Y' (empty otherwise). toMdc then spreads a
+    /// parallel filter loop over the PEs together with the input rows it reads (see toMdc).
+    std::string windowReference;
+    std::string windowSliding;
 
     /// Level-1 tiles a level-2 tile spreads over the PEs (1: not parallel).
     std::int64_t parallelism() const { return (level2 + level1 - 1) / level1; }
@@ -114,8 +119,15 @@ std::vector<std::int64_t> topSpatialClusters(const LoopNestMapping& mapping, con
 /// region carries the number of sub-units the next region spreads over: 1 between inter-tile regions,
 /// the iteration count of the next parallel loop between parallel regions, and N_PE / (product of the
 /// inner parallel loops' counts) between the last inter-tile region and the first parallel region -
-/// which leaves the top level exactly one sub-unit. Throws InputError when the mapping is malformed or
-/// needs more than kMaxMdcLevels levels ("not representable in MAESTRO").
+/// which leaves the top level exactly one sub-unit.
+/// A parallel region whose loop is a window's filter loop (R) while its output loop (Y') has a tile of
+/// T rows in force is written the way MAESTRO's own row-stationary mappings are: SpatialMap(T1 +
+/// stride * (T - 1), T1) on the input dimension (Y) before SpatialMap(T1,T1) R, and no Y' directive.
+/// Each PE then receives exactly the input rows its filter rows read. Written with Y' instead, MAESTRO
+/// derives one input row per step and walks every row of the parent's window, R times the work
+/// (AlexNet CONV1: 12x its roofline instead of about 3x). With a strided window only T = 1 is written so,
+/// as MAESTRO counts the output rows of a strided map ignoring the stride. Throws InputError when the mapping
+/// is malformed or needs more than kMaxMdcLevels levels ("not representable in MAESTRO").
 ///
 /// Fused form (a choice of ours where MAESTRO's levels differ from the paper's regions): a MAESTRO
 /// cluster level is not a buffer but a step of the recursion whose single iteration still pays its

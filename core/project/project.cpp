@@ -118,7 +118,7 @@ void readSelectedMapping(
             if ((*loops)[i].is_object()) {
                 JsonFields loop((*loops)[i], file, "selected_mapping.loops[" + std::to_string(i) + "].");
                 loop.rejectUnknown({"dim", "iterator", "extent", "level1", "level2", "level3",
-                    "window_stride", "parallelism"});
+                    "window_stride", "window_reference", "window_sliding", "parallelism"});
                 append(problems, loop.diagnostics());
             }
     append(problems, fields.diagnostics());

@@ -22,7 +22,13 @@ PreparedLayer prepareLayer(const ir::Operator& op)
     out.space = makeLayerSpace(out.nest, wholeDimensions(out.problem), op.name);
     for (const cost::SlidingWindow& w : out.problem.windows)
         for (mapping::MappedLoop& l : out.space.loops)
-            if (l.dim == w.output) l.windowStride = w.stride;
+            if (l.dim == w.output && w.dilation == 1) {
+                l.windowStride = w.stride;
+                l.windowReference = w.reference;
+                l.windowSliding = w.sliding;
+            } else if (l.dim == w.output) {
+                l.windowStride = w.stride;
+            }
     return out;
 }
 

@@ -52,7 +52,8 @@ const char* const kGemm = "operator gemm(M = 8, N = 16, K = 32) {\n"
 marvel::mapping::LoopNestMapping gemmMapping()
 {
     marvel::mapping::LoopNestMapping m;
-    m.loops = {{"M", "m", 8, 1, 4, 8, 1}, {"N", "n", 16, 2, 8, 16, 1}, {"K", "k", 32, 4, 4, 16, 1}};
+    m.loops = {{"M", "m", 8, 1, 4, 8, 1, "", ""}, {"N", "n", 16, 2, 8, 16, 1, "", ""},
+        {"K", "k", 32, 4, 4, 16, 1, "", ""}};
     m.level2Order = {2, 0, 1};
     m.level3Order = {1, 2, 0};
     m.layouts = {{"A", {1, 0}}, {"B", {0, 1}}};

@@ -95,6 +95,11 @@ std::set<std::string> spatialDims(const mdc::Dataflow& df, std::int64_t pes, con
         const std::int64_t units = l == 0 ? pes / product : clusters[l - 1];
         for (const mdc::Directive* d : levels[l]) {
             if (d->kind != mdc::Directive::Kind::SpatialMap || units <= 1) continue;
+            // A window's input dimension is spread only beside its filter loop, over the same PEs
+            // (mapping::toMdc's diagonal form): the parallel loop is the filter loop.
+            if (std::any_of(space.loops.begin(), space.loops.end(),
+                    [&](const marvel::mapping::MappedLoop& l) { return l.windowReference == d->dim; }))
+                continue;
             std::int64_t enclosing = space.loops[static_cast<std::size_t>(loopIndex(space, d->dim))].extent;
             for (std::size_t up = l; up-- > 0
                  && enclosing == space.loops[static_cast<std::size_t>(loopIndex(space, d->dim))].extent;)
