@@ -236,6 +236,11 @@ int run(const std::vector<std::string>& argv)
                          "--no-divisors-only)\n";
             return cli::InputError;
         }
+        if (searched.back().best && searched.back().search.result.stats.widened)
+            std::cerr
+                << "marvel search: " << layer.name
+                << ": note: no tile sizes that divide the loop bounds keep the --pe-util-bound share of "
+                   "the PEs busy; tile sizes that do not divide were searched too\n";
         if (searched.back().search.result.truncated)
             std::cerr
                 << "marvel search: " << layer.name

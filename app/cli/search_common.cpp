@@ -337,6 +337,7 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
         j["evaluated"] = l.search.result.evaluated;
         j["seconds"] = l.search.result.seconds;
         j["truncated"] = l.search.result.truncated;
+        j["widened_to_non_divisors"] = l.search.result.stats.widened;
         j["repeat"] = l.layer.repeat;
         j["search_space"] = sizesJson(l.search);
         if (!l.convForm.empty()) j["conv_form"] = l.convForm;

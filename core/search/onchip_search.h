@@ -149,6 +149,9 @@ struct SearchOptions
     std::vector<Candidate> seeds;
     /// Off-chip solutions shared between searches (the app's retuning, sweeps); null: solve every time.
     std::shared_ptr<OffChipCache> offChipCache;
+    /// searchLayer only: when the divisor-only search finds no candidate at all (not one that overflows
+    /// the buffers: the pruned space is empty), search again without divisorsOnly (SearchStats::widened).
+    bool widenWhenEmpty = true;
     /// Restricts the on-chip space (a mapping style's parallel loops and level-2 orders); empty: none.
     SearchConstraint constraint;
     /// searchLayer only: builds `constraint` from the operator's space (core/styles); null: keep it.
@@ -210,6 +213,10 @@ struct SearchStats
     std::uint64_t boundPrunedTiles = 0;
     int offChipAttempts = 1; ///< off-chip solutions tried (the L2 budget shrinks when nothing fits)
     std::uint64_t notRepresentable = 0; ///< would need more than 4 MAESTRO levels (pruned before)
+    /// The divisor-only space held no candidate within the PE-utilisation bound (DeepBench2's
+    /// 35 x 8457 x 2560 GEMM on 1024 PEs: 8457 = 3 x 2819), so searchLayer searched tile sizes that need
+    /// not divide as well (SearchOptions::widenWhenEmpty).
+    bool widened = false;
 };
 
 struct SearchResult

@@ -140,23 +140,30 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
     const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
 {
     if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
-    if (!options.divisorsOnly) {
-        // The non-divisor off-chip solution can differ from the divisor-only one, so its on-chip space
-        // need not contain the divisor-only optimum: that search runs first and seeds this one, which
-        // then never returns a worse mapping (searchOnChip does the same under each off-chip choice).
-        SearchOptions divisors = options;
-        divisors.divisorsOnly = true;
-        LayerSearchResult first = searchLayerOnce(op, prepared, acc, divisors, sink, stop);
-        if (first.result.cancelled) return first;
-        SearchOptions seeded = options;
-        seeded.seeds = seedsFrom(first.result);
-        LayerSearchResult out = searchLayerOnce(op, prepared, acc, seeded, sink, std::move(stop));
-        out.result.evaluated += first.result.evaluated;
-        out.result.stats.evaluated += first.result.stats.evaluated;
-        out.result.seconds += first.result.seconds;
-        return out;
+    // Without divisorsOnly the off-chip solution can differ from the divisor-only one, so its on-chip
+    // space need not contain the divisor-only optimum: that search runs first and seeds this one, which
+    // then never returns a worse mapping (searchOnChip does the same under each off-chip choice).
+    SearchOptions divisors = options;
+    divisors.divisorsOnly = true;
+    LayerSearchResult first = searchLayerOnce(op, prepared, acc, divisors, sink, stop);
+    const SearchResult& r = first.result;
+    if (r.cancelled) return first;
+    bool widened = false;
+    if (options.divisorsOnly) {
+        // The paper's divisor-only space is empty under the PE-utilisation bound (a layer whose loop
+        // bounds have large prime factors): tile sizes that need not divide give it a mapping.
+        if (!options.widenWhenEmpty || r.bestRuntime || r.notMappable()) return first;
+        widened = true;
     }
-    return searchLayerOnce(op, prepared, acc, options, sink, std::move(stop));
+    SearchOptions wider = options;
+    wider.divisorsOnly = false;
+    wider.seeds = seedsFrom(r);
+    LayerSearchResult out = searchLayerOnce(op, prepared, acc, wider, sink, std::move(stop));
+    out.result.evaluated += r.evaluated;
+    out.result.stats.evaluated += r.stats.evaluated;
+    out.result.seconds += r.seconds;
+    out.result.stats.widened = widened;
+    return out;
 }
 
 } // namespace marvel::search

@@ -471,6 +471,32 @@ private slots:
         QCOMPARE(m.macs, macs);
     }
 
+    /// A GEMM whose bounds are all 17 (prime) on 16 PEs: a divisor tile spreads a loop over 1 or 17 PEs,
+    /// so the divisor-only space under the PE-utilisation bound is empty. searchLayer then searches tile
+    /// sizes that need not divide, which is exactly the non-divisor search's result.
+    void emptyDivisorSpaceIsWidened()
+    {
+        const ir::Operator op = ir::parseOperator(workloads::gemmLoopText(17, 17, 17), "prime.loop");
+        arch::Accelerator acc = smallAccelerator(16);
+        SearchOptions narrow;
+        narrow.widenWhenEmpty = false;
+        const LayerSearchResult none = searchLayer(op, acc, narrow);
+        QVERIFY(!none.result.bestRuntime);
+        QVERIFY(!none.result.notMappable());
+        const LayerSearchResult widened = searchLayer(op, acc, SearchOptions{});
+        QVERIFY(widened.result.bestRuntime);
+        QVERIFY(widened.result.stats.widened);
+        const Candidate& best = *widened.result.bestRuntime;
+        QCOMPARE(best.metrics.macs, std::int64_t(17 * 17 * 17));
+        QVERIFY(best.mapping.activePes() >= 2); // 0.1 of 16 PEs
+        QVERIFY(best.metrics.runtime >= (17 * 17 * 17 + 15) / 16);
+        SearchOptions nonDivisors;
+        nonDivisors.divisorsOnly = false;
+        const LayerSearchResult direct = searchLayer(op, acc, nonDivisors);
+        QVERIFY(!direct.result.stats.widened);
+        QVERIFY(sameCandidate(widened.result.bestRuntime, direct.result.bestRuntime));
+    }
+
     /// Retuning on-chip parameters reuses the off-chip solution: a search through the cache returns what
     /// a search without it returns, for the first accelerator and for each retuned one, and only an L2
     /// change solves the off-chip subspace again.

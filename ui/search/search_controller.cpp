@@ -111,6 +111,7 @@ void SearchController::start(SearchRequest request)
         base.layers = static_cast<int>(request.layers.size());
         bool truncated = false;
         QStringList notMappable;
+        QStringList widened;
         for (std::size_t i = 0; i < request.layers.size() && !stop.stop_requested(); ++i) {
             base.layer = static_cast<int>(i);
             BufferSink sink(shared->mutex, shared->points, shared->front, shared->progress, base);
@@ -119,6 +120,7 @@ void SearchController::start(SearchRequest request)
                     request.layers[i].op, request.accelerator, request.options, &sink, stop));
                 base.evaluated += result->result.evaluated;
                 truncated = truncated || result->result.truncated;
+                if (result->result.stats.widened) widened << request.layers[i].name;
                 if (result->result.notMappable()) {
                     const search::SearchStats& st = result->result.stats;
                     notMappable << QObject::tr(
@@ -163,6 +165,11 @@ void SearchController::start(SearchRequest request)
                 outcome.message = QObject::tr("not mappable: %1").arg(notMappable.join(QStringLiteral("; ")));
             } else if (truncated)
                 outcome.status = SearchOutcome::Status::Truncated;
+            if (!widened.isEmpty() && outcome.message.isEmpty())
+                outcome.message
+                    = QObject::tr("%1: no tile sizes that divide the loop bounds keep enough PEs busy, so "
+                                  "tile sizes that do not divide were searched too")
+                          .arg(widened.join(QStringLiteral(", ")));
         }
         {
             std::lock_guard lock(shared->mutex);

@@ -159,6 +159,7 @@ void SearchPanel::showOutcome(const SearchOutcome& o)
     switch (o.status) {
     case SearchOutcome::Status::Finished:
         text = tr("Finished in %1 s.").arg(o.seconds, 0, 'f', 2);
+        if (!o.message.isEmpty()) text += QLatin1Char(' ') + o.message + QLatin1Char('.');
         m_progress->setValue(1000);
         break;
     case SearchOutcome::Status::Cancelled:
@@ -166,6 +167,7 @@ void SearchPanel::showOutcome(const SearchOutcome& o)
         break;
     case SearchOutcome::Status::Truncated:
         text = tr("Truncated: stopped before the bound proved it the best; the best of the part searched.");
+        if (!o.message.isEmpty()) text += QLatin1Char(' ') + o.message + QLatin1Char('.');
         break;
     case SearchOutcome::Status::NotMappable:
         text = tr("No mapping fits the accelerator's buffers: %1").arg(o.message);
