@@ -30,8 +30,9 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "usage: marvel search (--op FILE.loop | --model NAME_OR_FILE [--layer NAME] | --project FILE.json)\n"
     "                     [--hw FILE] [--objective runtime|energy|edp] [--threads N] [--json]\n"
     "                     [--export-mdc OUT.m] [--pareto-csv OUT.csv] [--pe-util-bound P]\n"
-    "                     [--no-divisors-only] [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n"
-    "                     [--exhaustive] [--fidelity maestro|corrected] [--max-seconds S]\n"
+    "                     [--widen-above X] [--no-divisors-only] [--no-l1-check] [--no-l2-check]\n"
+    "                     [--no-bound-skipping] [--exhaustive] [--fidelity maestro|corrected]\n"
+    "                     [--max-seconds S]\n"
     "                     [--style rs|ws|os|interstellar|dmazerunner | --compare-styles]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
     "and level-1 tiles with the MDC cost model (paper Algorithm 1). Reports each layer's best mapping\n"
@@ -46,6 +47,9 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "  --objective           what to minimise (default runtime)\n"
     "  --threads N           worker threads (default: all cores); results do not depend on it\n"
     "  --pe-util-bound P     prune level-2 tiles using fewer than P of the PEs (default 0.1)\n"
+    "  --widen-above X       when the divisor-only best runs above X times the roofline, also search tile\n"
+    "                        sizes that do not divide, starting from it (default 2; 0: never). A layer\n"
+    "                        with no divisor mapping within --pe-util-bound is always widened so\n"
     "  --no-divisors-only    also try tile sizes that do not divide the enclosing tile (for each number\n"
     "                        of tiles the smallest size); starts from the divisor-only optimum, so it\n"
     "                        is never worse\n"
@@ -102,7 +106,7 @@ int run(const std::vector<std::string>& argv)
 {
     cli::Args args(argv,
         {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
-            "pe-util-bound", "fidelity", "max-seconds", "style"},
+            "pe-util-bound", "fidelity", "max-seconds", "style", "widen-above"},
         {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive",
             "compare-styles"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
@@ -239,8 +243,9 @@ int run(const std::vector<std::string>& argv)
         if (searched.back().best && searched.back().search.result.stats.widened)
             std::cerr
                 << "marvel search: " << layer.name
-                << ": note: no tile sizes that divide the loop bounds keep the --pe-util-bound share of "
-                   "the PEs busy; tile sizes that do not divide were searched too\n";
+                << ": note: the tile sizes that divide the loop bounds gave no mapping keeping the "
+                   "--pe-util-bound share of the PEs busy, or none within 2x the roofline; tile sizes that "
+                   "do not divide were searched too\n";
         if (searched.back().search.result.truncated)
             std::cerr
                 << "marvel search: " << layer.name

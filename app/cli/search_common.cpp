@@ -40,6 +40,12 @@ std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options)
         else
             return "--fidelity must be maestro or corrected, got '" + *f + "'";
     }
+    if (args.has("widen-above")) {
+        auto w = args.number("widen-above", 0.0, 1e9);
+        if (!w) return args.error();
+        if (*w > 0 && *w < 1) return "--widen-above must be 0 (never) or at least 1";
+        options.widenAboveRoofline = *w;
+    }
     if (args.has("no-divisors-only")) options.divisorsOnly = false;
     if (args.has("no-l1-check")) options.l1Capacity = false;
     if (args.has("no-l2-check")) options.l2Capacity = false;

@@ -152,6 +152,11 @@ struct SearchOptions
     /// searchLayer only: when the divisor-only search finds no candidate at all (not one that overflows
     /// the buffers: the pruned space is empty), search again without divisorsOnly (SearchStats::widened).
     bool widenWhenEmpty = true;
+    /// searchLayer only: when the divisor-only search's best runtime is above this multiple of the
+    /// operator's roofline, the divisor tiles are a poor fit for the loop bounds (DeepBench2 on P1:
+    /// 21.6x), so tile sizes that need not divide are searched as well, seeded with the divisor-only
+    /// result and therefore never worse (SearchStats::widened); 0: never.
+    double widenAboveRoofline = 2.0;
     /// Restricts the on-chip space (a mapping style's parallel loops and level-2 orders); empty: none.
     SearchConstraint constraint;
     /// searchLayer only: builds `constraint` from the operator's space (core/styles); null: keep it.
@@ -214,8 +219,9 @@ struct SearchStats
     int offChipAttempts = 1; ///< off-chip solutions tried (the L2 budget shrinks when nothing fits)
     std::uint64_t notRepresentable = 0; ///< would need more than 4 MAESTRO levels (pruned before)
     /// The divisor-only space held no candidate within the PE-utilisation bound (DeepBench2's
-    /// 35 x 8457 x 2560 GEMM on 1024 PEs: 8457 = 3 x 2819), so searchLayer searched tile sizes that need
-    /// not divide as well (SearchOptions::widenWhenEmpty).
+    /// 35 x 8457 x 2560 GEMM on 1024 PEs: 8457 = 3 x 2819) or only poor ones, so searchLayer searched
+    /// tile sizes that need not divide as well (SearchOptions::widenWhenEmpty, widenAboveRoofline). The
+    /// space sizes above and LayerSearchResult::sizes stay those of the divisor-only space.
     bool widened = false;
 };
 

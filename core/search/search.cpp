@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "core/search/nest_util.h"
 #include "core/search/offchip.h"
+#include "core/search/roofline.h"
 
 namespace marvel::search {
 
@@ -150,9 +152,20 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
     if (r.cancelled) return first;
     bool widened = false;
     if (options.divisorsOnly) {
-        // The paper's divisor-only space is empty under the PE-utilisation bound (a layer whose loop
-        // bounds have large prime factors): tile sizes that need not divide give it a mapping.
-        if (!options.widenWhenEmpty || r.bestRuntime || r.notMappable()) return first;
+        // The paper's divisor-only space can be empty under the PE-utilisation bound, or hold only poor
+        // mappings, when the loop bounds have large prime factors: tile sizes that need not divide then
+        // give the layer a (better) mapping.
+        const bool empty = !r.bestRuntime && !r.notMappable();
+        const bool poor = r.bestRuntime && options.widenAboveRoofline > 0
+            && static_cast<double>(r.bestRuntime->metrics.runtime) > options.widenAboveRoofline
+                    * static_cast<double>(roofline(prepared.nest, op.sizes, acc).cycles);
+        if (!(empty && options.widenWhenEmpty) && !poor) return first;
+        // Loops of at most four iterations have no tile size that does not divide: nothing to widen.
+        const bool newSizes = std::any_of(
+            prepared.space.loops.begin(), prepared.space.loops.end(), [](const mapping::MappedLoop& l) {
+                return tileSizes(l.extent, false, false) != tileSizes(l.extent, true, false);
+            });
+        if (!newSizes) return first;
         widened = true;
     }
     SearchOptions wider = options;
@@ -162,7 +175,16 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
     out.result.evaluated += r.evaluated;
     out.result.stats.evaluated += r.stats.evaluated;
     out.result.seconds += r.seconds;
-    out.result.stats.widened = widened;
+    if (widened) {
+        // The search-space table describes the paper's (divisor-only) space; the widening is reported
+        // beside it.
+        out.sizes = first.sizes;
+        out.result.stats.originalSpace = r.stats.originalSpace;
+        out.result.stats.offChipSpace = r.stats.offChipSpace;
+        out.result.stats.onChipSpace = r.stats.onChipSpace;
+        out.result.stats.onChipPruned = r.stats.onChipPruned;
+        out.result.stats.widened = true;
+    }
     return out;
 }
 

@@ -388,6 +388,38 @@ private slots:
             qPrintable(run.err));
     }
 
+    /// 34 x 34 x 34 (2 x 17 each) on 16 PEs: the divisor tiles keep at most 8 PEs busy, over 2x the
+    /// roofline, so the search widens to other tile sizes and says so; --widen-above 0 keeps the paper's
+    /// divisor-only search, which is slower; values between 0 and 1 make no sense.
+    void widenedSearchIsReported()
+    {
+        QTemporaryDir dir;
+        writeFile(dir.filePath("g.loop"),
+            "operator g(M = 34, N = 34, K = 34) {\n  for (m = 0; m < M; m++)\n    for (n = 0; n < N; n++)\n"
+            "      for (k = 0; k < K; k++)\n        C[m][n] += A[m][k] * B[k][n];\n}\n");
+        writeFile(dir.filePath("acc.json"), R"({"num_pes": 16, "noc_bandwidth_elements_per_cycle": 16})");
+        const QStringList base
+            = {"search", "--op", dir.filePath("g.loop"), "--hw", dir.filePath("acc.json"), "--json"};
+        const auto widened = runMarvel(base);
+        QCOMPARE(widened.exitCode, 0);
+        QVERIFY2(widened.err.contains("g: note: the tile sizes that divide the loop bounds"),
+            qPrintable(widened.err));
+        const auto strict = runMarvel(base + QStringList{"--widen-above", "0"});
+        QCOMPARE(strict.exitCode, 0);
+        QVERIFY(!strict.err.contains("note:"));
+        const QJsonObject w
+            = QJsonDocument::fromJson(widened.out.toUtf8()).object()["layers"].toArray()[0].toObject();
+        const QJsonObject d
+            = QJsonDocument::fromJson(strict.out.toUtf8()).object()["layers"].toArray()[0].toObject();
+        QCOMPARE(w["widened_to_non_divisors"].toBool(), true);
+        QCOMPARE(d["widened_to_non_divisors"].toBool(), false);
+        QVERIFY(w["runtime_cycles"].toDouble() < d["runtime_cycles"].toDouble());
+        QVERIFY(d["runtime_cycles"].toDouble() > 2 * d["roofline_cycles"].toDouble());
+        const auto bad = runMarvel(base + QStringList{"--widen-above", "0.5"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--widen-above must be 0 (never) or at least 1"), qPrintable(bad.err));
+    }
+
     /// A 12-byte L1 holds no mapping of the tiny model's 3x3 layers (the smallest needs 18 bytes: a 1x3
     /// filter row, input row and output row, double buffered) but does hold the GEMM's: those layers are
     /// reported as not mappable with the smallest requirement, the GEMM as usual, and the exit status is 3.

@@ -13,6 +13,7 @@
 #include "core/ir/parser.h"
 #include "core/search/offchip.h"
 #include "core/search/onchip_search.h"
+#include "core/search/roofline.h"
 #include "core/search/search.h"
 #include "core/workloads/workloads.h"
 
@@ -495,6 +496,36 @@ private slots:
         const LayerSearchResult direct = searchLayer(op, acc, nonDivisors);
         QVERIFY(!direct.result.stats.widened);
         QVERIFY(sameCandidate(widened.result.bestRuntime, direct.result.bestRuntime));
+    }
+
+    /// A GEMM of 34 x 34 x 34 (2 x 17 each) on 16 PEs: divisor tiles spread a loop over 1, 2, 17 or 34
+    /// PEs, so at most 2 x 2 x 2 = 8 PEs work and the divisor-only search cannot come within 2x of the
+    /// compute roofline (34^3 / 16 cycles). searchLayer then widens to tile sizes that need not divide,
+    /// exactly the non-divisor search's result, and better; widenAboveRoofline = 0 keeps the paper's
+    /// divisor-only search.
+    void poorDivisorResultIsWidened()
+    {
+        const ir::Operator op = ir::parseOperator(workloads::gemmLoopText(34, 34, 34), "twice17.loop");
+        const arch::Accelerator acc = smallAccelerator(16);
+        const std::int64_t roof = roofline(*ir::perfectNest(op), op.sizes, acc).cycles;
+        QVERIFY(roof >= 34 * 34 * 34 / 16);
+        SearchOptions strict;
+        strict.widenAboveRoofline = 0;
+        const LayerSearchResult divisors = searchLayer(op, acc, strict);
+        QVERIFY(divisors.result.bestRuntime);
+        QVERIFY(!divisors.result.stats.widened);
+        QVERIFY(divisors.result.bestRuntime->mapping.activePes() <= 8);
+        QVERIFY(divisors.result.bestRuntime->metrics.runtime > 2 * roof);
+        const LayerSearchResult widened = searchLayer(op, acc, SearchOptions{});
+        QVERIFY(widened.result.stats.widened);
+        QVERIFY(widened.result.bestRuntime->metrics.runtime < divisors.result.bestRuntime->metrics.runtime);
+        QVERIFY(widened.result.bestRuntime->mapping.activePes() > 8);
+        SearchOptions nonDivisors;
+        nonDivisors.divisorsOnly = false;
+        QVERIFY(
+            sameCandidate(widened.result.bestRuntime, searchLayer(op, acc, nonDivisors).result.bestRuntime));
+        // The search-space table stays the paper's (divisor-only) one.
+        QCOMPARE(widened.sizes.onChipPruned, divisors.sizes.onChipPruned);
     }
 
     /// Retuning on-chip parameters reuses the off-chip solution: a search through the cache returns what

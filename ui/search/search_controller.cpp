@@ -166,10 +166,10 @@ void SearchController::start(SearchRequest request)
             } else if (truncated)
                 outcome.status = SearchOutcome::Status::Truncated;
             if (!widened.isEmpty() && outcome.message.isEmpty())
-                outcome.message
-                    = QObject::tr("%1: no tile sizes that divide the loop bounds keep enough PEs busy, so "
-                                  "tile sizes that do not divide were searched too")
-                          .arg(widened.join(QStringLiteral(", ")));
+                outcome.message = QObject::tr(
+                    "%1: the tile sizes that divide the loop bounds kept too few PEs busy or "
+                    "ran above 2x the roofline, so tile sizes that do not divide were searched too")
+                                      .arg(widened.join(QStringLiteral(", ")));
         }
         {
             std::lock_guard lock(shared->mutex);
