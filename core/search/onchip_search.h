@@ -114,7 +114,9 @@ struct SearchOptions
 {
     Objective objective = Objective::Runtime;
     double peUtilizationBound = 0.1; ///< level-2 tiles must keep at least this fraction of the PEs busy
-    bool divisorsOnly = true; ///< tile sizes divide the enclosing tile: no prologue/epilogue
+    /// Tile sizes divide the enclosing tile: no prologue/epilogue (searchLayer may still widen the
+    /// search to other sizes, see widenWhenEmpty and widenAboveRoofline).
+    bool divisorsOnly = true;
     /// Without divisorsOnly: every on-chip tile size, not only the smallest one per number of tiles
     /// (ceil(T / k), which includes the divisors); a far larger space, for experiments.
     bool everyTileSize = false;

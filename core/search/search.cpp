@@ -23,14 +23,14 @@ PreparedLayer prepareLayer(const ir::Operator& op)
     out.problem = cost::fromOperator(op);
     out.space = makeLayerSpace(out.nest, wholeDimensions(out.problem), op.name);
     for (const cost::SlidingWindow& w : out.problem.windows)
-        for (mapping::MappedLoop& l : out.space.loops)
-            if (l.dim == w.output && w.dilation == 1) {
-                l.windowStride = w.stride;
-                l.windowReference = w.reference;
-                l.windowSliding = w.sliding;
-            } else if (l.dim == w.output) {
-                l.windowStride = w.stride;
-            }
+        for (mapping::MappedLoop& l : out.space.loops) {
+            if (l.dim != w.output) continue;
+            l.windowStride = w.stride;
+            // MAESTRO's Y = Y' + R - 1 holds for undilated windows only.
+            if (w.dilation != 1) continue;
+            l.windowReference = w.reference;
+            l.windowSliding = w.sliding;
+        }
     return out;
 }
 
