@@ -27,6 +27,7 @@
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
 #include "core/project/project.h"
+#include "core/search/roofline.h"
 #include "core/search/search.h"
 #include "core/workloads/workloads.h"
 #include "ui/accelerator/accelerator_panel.h"
@@ -170,6 +171,44 @@ private slots:
         QVERIFY(generations.size() > before);
         for (std::size_t i = before; i < generations.size(); ++i)
             QCOMPARE(generations[i], controller.generation());
+    }
+
+    /// The sample GEMM (128 x 2048 x 4096): on 1024 PEs its divisor tiles run at 1.02x the roofline; on
+    /// 1023 at 2.02x, so the search goes on with other tile sizes (1.06x). The panel says so in one short
+    /// line and names the layer in its tooltip; core's search on the same input gives the same mapping.
+    void widenedSearchIsShown()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(kGemm));
+        QSignalSpy finished(&w, &MainWindow::searchFinished);
+        auto* pes = qobject_cast<QSpinBox*>(w.acceleratorPanel()->field("num_pes"));
+        pes->setValue(1024);
+        QVERIFY(w.runSearch());
+        QVERIFY(finished.wait(60000));
+        QVERIFY(!w.searchPanel()->outcomeText().contains("Other tile sizes"));
+        QVERIFY(!w.lastResult()->result.stats.widened);
+        finished.clear();
+        pes->setValue(1023);
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(w.searchPanel()->outcomeText().contains("Other tile sizes searched too."),
+            qPrintable(w.searchPanel()->outcomeText()));
+        QVERIFY(w.lastResult()->result.stats.widened);
+        bool named = false;
+        for (const QLabel* l : w.searchPanel()->findChildren<QLabel*>())
+            named = named || l->toolTip().startsWith("gemm: the tile sizes that divide");
+        QVERIFY(named);
+        const arch::Accelerator acc = w.acceleratorPanel()->accelerator();
+        QCOMPARE(acc.numPes, std::int64_t(1023));
+        QFile f(kGemm);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const ir::Operator op = ir::parseOperator(f.readAll().toStdString(), "gemm.loop");
+        const search::LayerSearchResult direct = search::searchLayer(op, acc, w.searchPanel()->options());
+        QVERIFY(direct.result.stats.widened);
+        QCOMPARE(
+            w.lastResult()->result.bestRuntime->metrics.runtime, direct.result.bestRuntime->metrics.runtime);
+        // Widened, and better than the divisor tiles' 2x the roofline.
+        const std::int64_t roof = search::roofline(*ir::perfectNest(op), op.sizes, acc).cycles;
+        QVERIFY(direct.result.bestRuntime->metrics.runtime < 2 * roof);
     }
 
     void destroyedDuringASearch()

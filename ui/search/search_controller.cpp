@@ -165,11 +165,7 @@ void SearchController::start(SearchRequest request)
                 outcome.message = QObject::tr("not mappable: %1").arg(notMappable.join(QStringLiteral("; ")));
             } else if (truncated)
                 outcome.status = SearchOutcome::Status::Truncated;
-            if (!widened.isEmpty() && outcome.message.isEmpty())
-                outcome.message = QObject::tr(
-                    "%1: the tile sizes that divide the loop bounds kept too few PEs busy or "
-                    "ran above 2x the roofline, so tile sizes that do not divide were searched too")
-                                      .arg(widened.join(QStringLiteral(", ")));
+            outcome.widenedLayers = widened;
         }
         {
             std::lock_guard lock(shared->mutex);

@@ -11,6 +11,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include "core/arch/accelerator.h"
 #include "core/ir/operator.h"
@@ -60,6 +61,9 @@ struct SearchOutcome
     Status status = Status::Finished;
     QString message;
     double seconds = 0.0;
+    /// Layers whose divisor-only search fit badly and went on with other tile sizes
+    /// (search::SearchStats::widened).
+    QStringList widenedLayers;
 };
 
 class SearchController : public QObject

@@ -40,8 +40,10 @@ SearchPanel::SearchPanel(QWidget* parent)
     layout->addLayout(form);
 
     m_divisors = new QCheckBox(tr("Tile sizes divide their loops"));
-    m_divisors->setToolTip(
-        tr("Only tiles that divide the enclosing tile (no edge tiles): a much smaller space"));
+    m_divisors->setToolTip(tr(
+        "Only tiles that divide the enclosing tile (no edge tiles): a much smaller space. Where those give "
+        "no mapping, or none within 2x the roofline (loop bounds with large prime factors, odd PE "
+        "counts), the search goes on with other tile sizes and the status line says so."));
     m_l1 = new QCheckBox(tr("Mappings fit in L1"));
     m_l1->setToolTip(tr("Keep only mappings whose L1 requirement fits. Unchecked, the results may not fit "
                         "the accelerator."));
@@ -159,7 +161,6 @@ void SearchPanel::showOutcome(const SearchOutcome& o)
     switch (o.status) {
     case SearchOutcome::Status::Finished:
         text = tr("Finished in %1 s.").arg(o.seconds, 0, 'f', 2);
-        if (!o.message.isEmpty()) text += QLatin1Char(' ') + o.message + QLatin1Char('.');
         m_progress->setValue(1000);
         break;
     case SearchOutcome::Status::Cancelled:
@@ -167,7 +168,6 @@ void SearchPanel::showOutcome(const SearchOutcome& o)
         break;
     case SearchOutcome::Status::Truncated:
         text = tr("Truncated: stopped before the bound proved it the best; the best of the part searched.");
-        if (!o.message.isEmpty()) text += QLatin1Char(' ') + o.message + QLatin1Char('.');
         break;
     case SearchOutcome::Status::NotMappable:
         text = tr("No mapping fits the accelerator's buffers: %1").arg(o.message);
@@ -177,7 +177,17 @@ void SearchPanel::showOutcome(const SearchOutcome& o)
         break;
     }
     m_progress->setFormat(o.status == SearchOutcome::Status::Finished ? tr("done") : tr("stopped"));
+    QString tip;
+    if (!o.widenedLayers.isEmpty()) {
+        // One short line: a long one wraps and squeezes the settings above it.
+        text += QLatin1Char(' ') + tr("Other tile sizes searched too.");
+        tip = tr("%1: the tile sizes that divide the loop bounds kept too few PEs busy or ran above 2x the "
+                 "roofline (loop bounds with large prime factors, odd PE counts), so tile sizes that do not "
+                 "divide were searched as well, starting from the divisor-only result.")
+                  .arg(o.widenedLayers.join(QStringLiteral(", ")));
+    }
     m_outcome->setText(text);
+    m_outcome->setToolTip(tip);
 }
 
 QString SearchPanel::outcomeText() const
