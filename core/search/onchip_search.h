@@ -154,10 +154,11 @@ struct SearchOptions
     /// searchLayer only: when the divisor-only search finds no candidate at all (not one that overflows
     /// the buffers: the pruned space is empty), search again without divisorsOnly (SearchStats::widened).
     bool widenWhenEmpty = true;
-    /// searchLayer only: when the divisor-only search's best runtime is above this multiple of the
-    /// operator's roofline, the divisor tiles are a poor fit for the loop bounds (DeepBench2 on P1:
-    /// 21.6x), so tile sizes that need not divide are searched as well, seeded with the divisor-only
-    /// result and therefore never worse (SearchStats::widened); 0: never.
+    /// searchLayer only, runtime objective: when the divisor-only search's best runtime is above this
+    /// multiple of the operator's roofline, the divisor tiles are a poor fit for the loop bounds
+    /// (DeepBench2 on P1: 21.6x), so tile sizes that need not divide are searched as well, seeded with
+    /// the divisor-only result and therefore never worse (SearchStats::widened); 0: never. (The energy
+    /// and EDP bounds prune too little for that search to stay short.)
     double widenAboveRoofline = 2.0;
     /// Restricts the on-chip space (a mapping style's parallel loops and level-2 orders); empty: none.
     SearchConstraint constraint;

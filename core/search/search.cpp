@@ -156,7 +156,10 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
         // mappings, when the loop bounds have large prime factors: tile sizes that need not divide then
         // give the layer a (better) mapping.
         const bool empty = !r.bestRuntime && !r.notMappable();
-        const bool poor = r.bestRuntime && options.widenAboveRoofline > 0
+        // Only the runtime objective: the ratio is a runtime's, and the energy and EDP bounds prune little,
+        // so their non-divisor searches run to SearchOptions::nonDivisorBudget (a minute on big layers).
+        const bool poor = options.objective == Objective::Runtime && r.bestRuntime
+            && options.widenAboveRoofline > 0
             && static_cast<double>(r.bestRuntime->metrics.runtime) > options.widenAboveRoofline
                     * static_cast<double>(roofline(prepared.nest, op.sizes, acc).cycles);
         if (!(empty && options.widenWhenEmpty) && !poor) return first;

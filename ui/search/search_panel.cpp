@@ -42,8 +42,8 @@ SearchPanel::SearchPanel(QWidget* parent)
     m_divisors = new QCheckBox(tr("Tile sizes divide their loops"));
     m_divisors->setToolTip(tr(
         "Only tiles that divide the enclosing tile (no edge tiles): a much smaller space. Where those give "
-        "no mapping, or none within 2x the roofline (loop bounds with large prime factors, odd PE "
-        "counts), the search goes on with other tile sizes and the status line says so."));
+        "no mapping, or (runtime objective) none within 2x the roofline (loop bounds with large prime "
+        "factors, odd PE counts), the search goes on with other tile sizes and the status line says so."));
     m_l1 = new QCheckBox(tr("Mappings fit in L1"));
     m_l1->setToolTip(tr("Keep only mappings whose L1 requirement fits. Unchecked, the results may not fit "
                         "the accelerator."));
