@@ -595,8 +595,7 @@ std::optional<double> mapValue(const std::map<std::string, double>& m, const std
 
 std::string mapText(const std::map<std::string, double>& m, const std::string& key)
 {
-    auto it = m.find(key);
-    return it == m.end() ? "n/a" : num(it->second) + "x";
+    return optText(mapValue(m, key));
 }
 
 } // namespace
@@ -774,11 +773,9 @@ std::string reportMarkdown(const Plan& plan, const Summary& s, const std::vector
     r << ". Every search is the decoupled search with the paper's settings: divisor-only tile sizes, PE "
          "utilisation bound 0.1, the MAESTRO-fidelity cost model; where the divisor-only tiles give no "
          "mapping within the bound or, for runtime, none within 2x the roofline (loop bounds with large "
-         "prime "
-         "factors), "
-         "the search goes on with tile sizes that need not divide, seeded with the divisor-only result "
-         "(doc/search.md, \"Widening\"). The styles and optimisers are the "
-         "constraints of `marvel search --style` (doc/search.md).\n\n";
+         "prime factors), the search goes on with tile sizes that need not divide, seeded with the "
+         "divisor-only result (doc/search.md, \"Widening\"). The styles and optimisers are the constraints "
+         "of `marvel search --style` (doc/search.md).\n\n";
 
     r << "## Definitions\n\n"
          "- A model's runtime (energy, roofline) is the sum over its convolution (or GEMM) layers of the "
@@ -913,9 +910,9 @@ std::string reportMarkdown(const Plan& plan, const Summary& s, const std::vector
          "layers as MAESTRO's, ResNet50's Caffe strides), with layouts; the paper's exact counting rules "
          "are not stated, so the magnitudes rather than the digits are comparable.\n"
          "7. **MLP/LSTM on P2.** Within about 1% of the paper's figure. The hidden sizes (250 to 1500) are "
-         "multiples of 125, so a mapping keeps, for example, 1000 of the 1024 PEs busy (LSTM-M's GATES, 128 "
-         "x "
-         "500 x 1000), and MAESTRO's model does not overlap a level's first ingress with computation.\n\n";
+         "multiples of 125, so a mapping keeps, for example, 1000 of the 1024 PEs busy (LSTM-M's GATES, "
+         "128 x 500 x 1000), and MAESTRO's model does not overlap a level's first ingress with "
+         "computation.\n\n";
 
     if (!figureFiles.empty()) {
         r << "## Figures\n\n"

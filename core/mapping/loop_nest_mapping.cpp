@@ -418,15 +418,16 @@ std::string printTiledLoopNest(const LoopNestMapping& m, const std::string& body
 nlohmann::json toJson(const LoopNestMapping& m)
 {
     nlohmann::json loops = nlohmann::json::array();
-    for (const MappedLoop& l : m.loops)
-        loops.push_back({{"dim", l.dim}, {"iterator", iteratorName(l)}, {"extent", l.extent},
+    for (const MappedLoop& l : m.loops) {
+        nlohmann::json loop = {{"dim", l.dim}, {"iterator", iteratorName(l)}, {"extent", l.extent},
             {"level1", l.level1}, {"level2", l.level2}, {"level3", l.level3},
-            {"window_stride", l.windowStride}, {"parallelism", l.parallelism()}});
-    for (std::size_t i = 0; i < m.loops.size(); ++i)
-        if (!m.loops[i].windowReference.empty()) {
-            loops[i]["window_reference"] = m.loops[i].windowReference;
-            loops[i]["window_sliding"] = m.loops[i].windowSliding;
+            {"window_stride", l.windowStride}, {"parallelism", l.parallelism()}};
+        if (!l.windowReference.empty()) {
+            loop["window_reference"] = l.windowReference;
+            loop["window_sliding"] = l.windowSliding;
         }
+        loops.push_back(std::move(loop));
+    }
     auto names = [&](const std::vector<int>& order) {
         nlohmann::json a = nlohmann::json::array();
         for (int i : order)

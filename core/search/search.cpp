@@ -136,6 +136,27 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
     return out;
 }
 
+/// Whether a divisor-only result `r` is worth widening to tile sizes that need not divide: its pruned
+/// space was empty, or (runtime objective) its best stays above the roofline bound, as happens when the
+/// loop bounds have large prime factors; and some loop has such sizes at all (loops of at most four
+/// iterations do not).
+bool worthWidening(const ir::Operator& op, const PreparedLayer& prepared, const arch::Accelerator& acc,
+    const SearchOptions& options, const SearchResult& r)
+{
+    const bool empty = !r.bestRuntime && !r.notMappable();
+    // Only the runtime objective: the ratio is a runtime's, and the energy and EDP bounds prune little,
+    // so their non-divisor searches run to SearchOptions::nonDivisorBudget (a minute on big layers).
+    const bool poor = options.objective == Objective::Runtime && r.bestRuntime
+        && options.widenAboveRoofline > 0
+        && static_cast<double>(r.bestRuntime->metrics.runtime)
+            > options.widenAboveRoofline * static_cast<double>(roofline(prepared.nest, op.sizes, acc).cycles);
+    if (!(empty && options.widenWhenEmpty) && !poor) return false;
+    return std::any_of(
+        prepared.space.loops.begin(), prepared.space.loops.end(), [](const mapping::MappedLoop& l) {
+            return tileSizes(l.extent, false, false) != tileSizes(l.extent, true, false);
+        });
+}
+
 } // namespace
 
 LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepared,
@@ -150,27 +171,9 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
     LayerSearchResult first = searchLayerOnce(op, prepared, acc, divisors, sink, stop);
     const SearchResult& r = first.result;
     if (r.cancelled) return first;
-    bool widened = false;
-    if (options.divisorsOnly) {
-        // The paper's divisor-only space can be empty under the PE-utilisation bound, or hold only poor
-        // mappings, when the loop bounds have large prime factors: tile sizes that need not divide then
-        // give the layer a (better) mapping.
-        const bool empty = !r.bestRuntime && !r.notMappable();
-        // Only the runtime objective: the ratio is a runtime's, and the energy and EDP bounds prune little,
-        // so their non-divisor searches run to SearchOptions::nonDivisorBudget (a minute on big layers).
-        const bool poor = options.objective == Objective::Runtime && r.bestRuntime
-            && options.widenAboveRoofline > 0
-            && static_cast<double>(r.bestRuntime->metrics.runtime) > options.widenAboveRoofline
-                    * static_cast<double>(roofline(prepared.nest, op.sizes, acc).cycles);
-        if (!(empty && options.widenWhenEmpty) && !poor) return first;
-        // Loops of at most four iterations have no tile size that does not divide: nothing to widen.
-        const bool newSizes = std::any_of(
-            prepared.space.loops.begin(), prepared.space.loops.end(), [](const mapping::MappedLoop& l) {
-                return tileSizes(l.extent, false, false) != tileSizes(l.extent, true, false);
-            });
-        if (!newSizes) return first;
-        widened = true;
-    }
+    // A divisor-only request that goes on is widened; a non-divisor one always goes on, seeded.
+    const bool widened = options.divisorsOnly;
+    if (widened && !worthWidening(op, prepared, acc, options, r)) return first;
     SearchOptions wider = options;
     wider.divisorsOnly = false;
     wider.seeds = seedsFrom(r);
