@@ -5,10 +5,11 @@
 
 namespace marvel::ui {
 
-/// Ticks for a log axis over any span. Over a few decades, the powers of ten (QCustomPlot's log ticker);
-/// over less, where that ticker falls back to evenly spaced values that crowd at the right end, round
-/// mantissas (1, 2, 5, ...) that are evenly spread on the log scale. Labels have the shortest mantissa
-/// that tells them apart ("3e6", "1.5e7"), which an axis with the "b" number format draws as powers of ten.
+/// Ticks for a log axis over any span: round mantissas evenly spread on the log scale (the powers of ten
+/// alone, or 1 and 3, or 1, 2 and 5, ... per decade), the set whose ticks inside the range come nearest
+/// the axis's tickCount(); over many decades QCustomPlot's own log ticks, over a sliver of a decade its
+/// linear ones. Labels have the shortest mantissa that tells them apart ("3e6", "1.5e7"), which an axis
+/// with the "b" number format draws as powers of ten.
 class LogTicker : public QCPAxisTickerLog
 {
 protected:

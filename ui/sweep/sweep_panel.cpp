@@ -220,7 +220,9 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_paretoPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     for (QCPAxis* a : {m_paretoPlot->xAxis, m_paretoPlot->yAxis}) {
         a->setScaleType(QCPAxis::stLogarithmic);
-        a->setTicker(QSharedPointer<QCPAxisTickerLog>(new LogTicker));
+        QSharedPointer<QCPAxisTickerLog> ticker(new LogTicker);
+        ticker->setTickCount(4); // a narrow plot: fewer, wider labels
+        a->setTicker(ticker);
     }
     m_front = new QComboBox;
     m_front->addItem(tr("runtime against area"));
