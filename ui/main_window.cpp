@@ -1,5 +1,6 @@
 #include "ui/main_window.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <QAction>
@@ -27,6 +28,7 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QShortcut>
+#include <QShowEvent>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
@@ -173,7 +175,21 @@ MainWindow::MainWindow(QWidget* parent)
     updateTitle();
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_layoutRestored = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (m_layoutRestored || m_defaultLayoutApplied) return;
+    m_defaultLayoutApplied = true;
+    // Dock sizes given before the window has its size are scaled away when it gets it, which left the
+    // Model and Selected mapping panels two rows high; they are set once the window is sized.
+    const int bottom = std::max(200, height() / 4);
+    resizeDocks({m_docks[0], m_docks[2]}, {360, 340}, Qt::Horizontal);
+    resizeDocks({m_docks[0], m_docks[1]}, {500, 300}, Qt::Vertical);
+    resizeDocks({m_docks[2], m_docks[3]}, {300, 600}, Qt::Vertical);
+    resizeDocks({m_docks[4]}, {bottom}, Qt::Vertical);
 }
 
 void MainWindow::buildDocks()
@@ -216,10 +232,11 @@ void MainWindow::buildDocks()
     connect(m_mappingView, &MappingView::directiveSelected, m_animation, &AnimationPanel::highlightDirective);
     splitDockWidget(op, ddg, Qt::Vertical);
     splitDockWidget(searchDock, accDock, Qt::Vertical);
-    resizeDocks({op, searchDock}, {360, 340}, Qt::Horizontal);
-    resizeDocks({op, ddg}, {560, 260}, Qt::Vertical);
-    resizeDocks({searchDock, accDock}, {290, 480}, Qt::Vertical);
-    resizeDocks({mappingDock}, {250}, Qt::Vertical);
+    // The search settings and the accelerator run the whole height, as an inspector does, so that the
+    // accelerator's fields need no scrolling; the Model and Selected mapping panels sit under the
+    // editor and the plot. Sizes: showEvent.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
     m_docks = {op, ddg, searchDock, accDock, mappingDock, modelDock};
 
     m_controller = new SearchController(this);
@@ -250,6 +267,9 @@ void MainWindow::buildDocks()
             if (row >= 0) {
                 m_model->setLayerResult(row, result, m_searchedOptions.objective);
                 updateModelTotals();
+                // Columns sized for empty cells would elide the first numbers.
+                for (int c = ModelTableModel::Runtime; c <= ModelTableModel::OverRoofline; ++c)
+                    m_modelView->resizeColumnToContents(c);
             }
             if (!m_searchingModel || row == m_layer)
                 showLayerResult(result, row >= 0 ? m_model->rooflineCycles(row) : m_roofline);
@@ -543,11 +563,11 @@ void MainWindow::updateModelTotals()
     const double ratio = m_model->totalRoofline() > 0
         ? static_cast<double>(m_model->totalRuntime()) / static_cast<double>(m_model->totalRoofline())
         : 0.0;
-    m_modelTotals->setText(tr("%1 of %2 layers: runtime %L3 cycles, energy %4, runtime / roofline %5")
+    m_modelTotals->setText(tr("%1 of %2 layers: %L3 cycles, energy %4, %5\u00d7 the roofline")
                                .arg(searched)
                                .arg(m_model->rowCount())
                                .arg(qlonglong(m_model->totalRuntime()))
-                               .arg(m_model->totalEnergy(), 0, 'g', 5)
+                               .arg(m_model->totalEnergy(), 0, 'g', 4)
                                .arg(ratio, 0, 'f', 3));
 }
 

@@ -152,6 +152,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void buildMenus();
@@ -193,7 +194,9 @@ private:
     QString m_file;
     QMenu* m_viewMenu = nullptr;
     QWidget* m_operatorPane = nullptr;
-    std::vector<QDockWidget*> m_docks;
+    std::vector<QDockWidget*> m_docks; ///< operator, ddg, search, accelerator, mapping, model
+    bool m_layoutRestored = false; ///< restoreState() found the last session's dock layout
+    bool m_defaultLayoutApplied = false;
     AcceleratorPanel* m_accelerator = nullptr;
     SearchPanel* m_searchPanel = nullptr;
     ParetoPlot* m_plot = nullptr;

@@ -396,7 +396,10 @@ private slots:
         for (const QJsonValue& l : j["layers"].toArray())
             energy += l.toObject()["energy"].toDouble() * l.toObject()["repeat"].toInt();
         QVERIFY(qAbs(w.modelTable()->totalEnergy() - energy) <= 1e-9 * energy);
-        QVERIFY(w.modelTotals()->text().contains(QStringLiteral("runtime / roofline")));
+        const double ratio = j["total_runtime_cycles"].toDouble() / j["total_roofline_cycles"].toDouble();
+        QVERIFY2(w.modelTotals()->text().contains(
+                     QString::number(ratio, 'f', 3) + QStringLiteral("\u00d7 the roofline")),
+            qPrintable(w.modelTotals()->text()));
 
         // Sorting by runtime orders numerically.
         w.modelView()->sortByColumn(ModelTableModel::Runtime, Qt::AscendingOrder);

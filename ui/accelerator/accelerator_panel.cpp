@@ -56,10 +56,10 @@ const FieldSpec kBuffers[] = {
         0},
 };
 const FieldSpec kNetwork[] = {
-    {"noc_bandwidth_elements_per_cycle", "NoC bandwidth", "elements/cycle",
+    {"noc_bandwidth_elements_per_cycle", "NoC bandwidth", "elem/cycle",
         "Elements every NoC level moves per cycle (between L2 and the PEs).", 1e9, 0},
     {"noc_latency_cycles", "NoC latency", "cycles", "Cycles added to every NoC transfer (hops).", 1e6, 0},
-    {"offchip_bandwidth_elements_per_cycle", "Off-chip bandwidth", "elements/cycle",
+    {"offchip_bandwidth_elements_per_cycle", "Off-chip bandwidth", "elem/cycle",
         "Elements per cycle between DRAM and L2.", 1e12, 0},
     {"dram_block_bytes", "DRAM block", "bytes",
         "DRAM burst size; the off-chip search counts the distinct blocks a tile touches.", 1e6, 0},
@@ -186,7 +186,7 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
             // Qt sizes a spin box for its largest value (10^9 with a unit): far wider than any value
             // an accelerator has, and wider than the dock column; the field still grows with the dock.
             box->setMinimumWidth(
-                box->fontMetrics().horizontalAdvance(QStringLiteral("128 elements/cycle")) + 40);
+                box->fontMetrics().horizontalAdvance(QStringLiteral("1,000,000 elem/cycle")) + 40);
             box->setToolTip(tr(spec.tip));
             box->setProperty("baseToolTip", tr(spec.tip));
             box->setObjectName(QString::fromLatin1(spec.key));

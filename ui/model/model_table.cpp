@@ -215,9 +215,7 @@ QVariant ModelTableModel::data(const QModelIndex& index, int role) const
         if (index.column() >= FirstStyle && index.column() <= LastStyle) {
             const styles::Style style = styles::allStyles()[std::size_t(index.column() - FirstStyle)];
             const std::optional<double> ratio = styleRatio(index.row(), style);
-            if (role == Qt::ToolTipRole)
-                return tr("The best %1 mapping's runtime over this layer's best (above 1: Marvel is faster)")
-                    .arg(QString::fromStdString(styles::description(style)));
+            if (role == Qt::ToolTipRole) return styleRatioTip(style);
             if (!ratio) {
                 if (sort) return -1.0;
                 return r.styles && r.best ? tr("no fit") : QVariant();
@@ -228,16 +226,30 @@ QVariant ModelTableModel::data(const QModelIndex& index, int role) const
     }
 }
 
+QString ModelTableModel::styleRatioTip(styles::Style style)
+{
+    return tr("The best %1 mapping's runtime over this layer's best (above 1: Marvel is faster)")
+        .arg(QString::fromStdString(styles::description(style)));
+}
+
 QVariant ModelTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* const names[ColumnCount]
-        = {"Layer", "Shape", "Repeat", "MACs", "Runtime (cycles)", "Energy", "PE utilisation",
-            "Runtime / roofline", nullptr, nullptr, nullptr, nullptr, nullptr, "Status"};
-    if (section >= FirstStyle && section <= LastStyle)
-        return QString::fromStdString(
-            styles::shortLabel(styles::allStyles()[std::size_t(section - FirstStyle)]));
-    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
+    // Short headers keep every column in view beside the accelerator panel; the tooltips say the rest.
+    static const char* const names[ColumnCount] = {"Layer", "Shape", "Repeat", "MACs", "Cycles", "Energy",
+        "PE use", "\u00d7 roofline", nullptr, nullptr, nullptr, nullptr, nullptr, "Status"};
+    static const char* const tips[ColumnCount] = {"The layer's name in the model",
+        "The layer's loop bounds (/2: a stride of 2)", "How many times the model runs this layer",
+        "Multiply-accumulates of one run of the layer", "Runtime of the best mapping, in cycles",
+        "Energy of the best mapping, in MAC energies", "Average share of the PEs the best mapping keeps busy",
+        "Runtime of the best mapping over the layer's roofline (1 is the bound)", nullptr, nullptr, nullptr,
+        nullptr, nullptr, "Whether the layer has been searched, and its outcome"};
+    const bool style = section >= FirstStyle && section <= LastStyle;
+    const styles::Style st = style ? styles::allStyles()[std::size_t(section - FirstStyle)] : styles::Style{};
+    if (role == Qt::DisplayRole)
+        return style ? QString::fromStdString(styles::shortLabel(st)) : tr(names[section]);
+    if (role == Qt::ToolTipRole) return style ? styleRatioTip(st) : tr(tips[section]);
+    return {};
 }
 
 } // namespace marvel::ui

@@ -68,6 +68,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    static QString styleRatioTip(styles::Style style);
     struct Row
     {
         QString status;
