@@ -157,12 +157,11 @@ bool worthWidening(const ir::Operator& op, const PreparedLayer& prepared, const 
         });
 }
 
-} // namespace
-
-LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepared,
+/// The divisor-only search, then (when asked for or worth it) the one over tile sizes that need not
+/// divide, seeded with it.
+LayerSearchResult searchLayerWidening(const ir::Operator& op, const PreparedLayer& prepared,
     const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
 {
-    if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
     // Without divisorsOnly the off-chip solution can differ from the divisor-only one, so its on-chip
     // space need not contain the divisor-only optimum: that search runs first and seeds this one, which
     // then never returns a worse mapping (searchOnChip does the same under each off-chip choice).
@@ -191,6 +190,31 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
         out.result.stats.onChipPruned = r.stats.onChipPruned;
         out.result.stats.widened = true;
     }
+    return out;
+}
+
+} // namespace
+
+LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepared,
+    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
+{
+    if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
+    if (!options.exhaustive) return searchLayerWidening(op, prepared, acc, options, sink, std::move(stop));
+    // The exhaustive space holds every level-3 choice, the decoupled one's among them, but on a big
+    // layer a limit or a stop cuts it short long before it gets there (MobileNetV2's b1_project on P2:
+    // 1.95x the roofline after a minute, where the decoupled search finds 1.14x in a second). The
+    // decoupled search runs first and seeds it, so that the larger space never gives a worse answer.
+    SearchOptions decoupledOptions = options;
+    decoupledOptions.exhaustive = false;
+    LayerSearchResult decoupled = searchLayerWidening(op, prepared, acc, decoupledOptions, sink, stop);
+    if (decoupled.result.cancelled) return decoupled;
+    SearchOptions exhaustiveOptions = options;
+    exhaustiveOptions.seeds = seedsFrom(decoupled.result);
+    exhaustiveOptions.seeds.insert(exhaustiveOptions.seeds.end(), options.seeds.begin(), options.seeds.end());
+    LayerSearchResult out = searchLayerWidening(op, prepared, acc, exhaustiveOptions, sink, std::move(stop));
+    out.result.evaluated += decoupled.result.evaluated;
+    out.result.stats.evaluated += decoupled.result.stats.evaluated;
+    out.result.seconds += decoupled.result.seconds;
     return out;
 }
 

@@ -528,6 +528,35 @@ private slots:
         QCOMPARE(widened.sizes.onChipPruned, divisors.sizes.onChipPruned);
     }
 
+    /// --exhaustive enumerates every level-3 choice too, a space holding the decoupled search's answer;
+    /// cut short by a limit it must still never answer worse than the decoupled search under the same
+    /// limit. A 64^3 GEMM on 16 PEs with 20 candidates: the decoupled search's first 20 hold a far better
+    /// mapping than the exhaustive enumeration's first 20, and searchLayer's seeding keeps it.
+    void exhaustiveCutShortIsNeverWorseThanDecoupled()
+    {
+        const ir::Operator op = ir::parseOperator(workloads::gemmLoopText(64, 64, 64), "gemm64.loop");
+        const arch::Accelerator acc = smallAccelerator(16);
+        SearchOptions cut;
+        cut.maxCandidates = 20;
+        const LayerSearchResult decoupled = searchLayer(op, acc, cut);
+        QVERIFY(decoupled.result.bestRuntime);
+        cut.exhaustive = true;
+        const LayerSearchResult exhaustive = searchLayer(op, acc, cut);
+        QVERIFY(exhaustive.result.truncated);
+        QVERIFY(exhaustive.result.bestRuntime);
+        QVERIFY(
+            exhaustive.result.bestRuntime->metrics.runtime <= decoupled.result.bestRuntime->metrics.runtime);
+        QVERIFY(exhaustive.result.evaluated > decoupled.result.evaluated);
+        // Without the decoupled seeds those 20 exhaustive candidates are worse: the seeding holds the line.
+        const SearchResult unseeded = searchOnChip(decoupled.space, decoupled.offChip, acc, cut,
+            costModelEvaluators(decoupled.problem, acc, Fidelity::Maestro));
+        QVERIFY(unseeded.bestRuntime);
+        QVERIFY2(unseeded.bestRuntime->metrics.runtime > decoupled.result.bestRuntime->metrics.runtime,
+            qPrintable(QStringLiteral("%1 against %2")
+                           .arg(unseeded.bestRuntime->metrics.runtime)
+                           .arg(decoupled.result.bestRuntime->metrics.runtime)));
+    }
+
     /// Retuning on-chip parameters reuses the off-chip solution: a search through the cache returns what
     /// a search without it returns, for the first accelerator and for each retuned one, and only an L2
     /// change solves the off-chip subspace again.
