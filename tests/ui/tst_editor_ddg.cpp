@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
 #include <QTextBlock>
@@ -106,6 +107,7 @@ private slots:
     {
         QCoreApplication::setOrganizationName(QStringLiteral("MarvelStudioTest"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_editor_ddg"));
+        QStandardPaths::setTestModeEnabled(true); // settings and recovery files stay out of the user's
         qputenv("MARVEL_AUTOSAVE_MS", "3600000");
     }
 
