@@ -185,7 +185,7 @@ void MainWindow::showEvent(QShowEvent* event)
     m_defaultLayoutApplied = true;
     // Dock sizes given before the window has its size are scaled away when it gets it, which left the
     // Model and Selected mapping panels two rows high; they are set once the window is sized.
-    const int bottom = std::max(200, height() / 4);
+    const int bottom = std::max(190, height() * 22 / 100);
     resizeDocks({m_docks[0], m_docks[2]}, {360, 340}, Qt::Horizontal);
     resizeDocks({m_docks[0], m_docks[1]}, {500, 300}, Qt::Vertical);
     resizeDocks({m_docks[2], m_docks[3]}, {300, 600}, Qt::Vertical);

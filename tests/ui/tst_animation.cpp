@@ -331,6 +331,78 @@ private slots:
             w.animationPanel()->summary()->totals.runtimeCycles);
     }
 
+    /// The fan-out of each input follows the cluster hierarchy (the CONV2D sample: 4 clusters of 2 PEs
+    /// inside one cluster inside the array): over all 16 steps, every line runs along a frame's margin or
+    /// the gap above a row of sub-units, so none enters a frame or a PE it does not end in, and each PE
+    /// an input reached this step, and only those, gets a drop ending on its top edge. At step 3 both
+    /// inputs reach all 8 PEs (the chips read "I -> 8 PEs", "W -> 8 PEs").
+    void fanOutFollowsTheClusters()
+    {
+        MainWindow w;
+        QSignalSpy ready(w.animationPanel(), &AnimationPanel::ready);
+        QVERIFY(w.openProject(QStringLiteral(MARVEL_SAMPLES_DIR "/projects/conv2d_classroom.json")));
+        QVERIFY(ready.wait(30000));
+        AnimationPanel* panel = w.animationPanel();
+        const PeArrayView* view = panel->arrayView();
+        const std::int64_t pes = panel->summary()->layout.pes;
+        QCOMPARE(pes, 8);
+        std::vector<QRectF> boxes = view->clusterRects();
+        QCOMPARE(boxes.size(), std::size_t(1 + 1 + 4));
+        for (std::int64_t pe = 0; pe < pes; ++pe)
+            boxes.push_back(view->peRect(pe));
+        constexpr double eps = 1e-6;
+        const auto inside = [&](const QRectF& b, QPointF q) {
+            return q.x() >= b.left() - eps && q.x() <= b.right() + eps && q.y() >= b.top() - eps
+                && q.y() <= b.bottom() + eps;
+        };
+        // Open intervals overlap: the segment passes through the box's interior.
+        const auto overlaps = [](double a0, double a1, double b0, double b1) {
+            return std::max(std::min(a0, a1), b0) < std::min(std::max(a0, a1), b1) - eps;
+        };
+        for (std::int64_t f = 0; f < panel->frameCount(); ++f) {
+            panel->seek(f);
+            const sim::Frame* frame = panel->shownFrame();
+            QVERIFY(frame);
+            for (int t = 0; t < 2; ++t) {
+                const PeArrayView::FanOut tree = view->fanOut(t);
+                std::vector<std::int64_t> receivers;
+                for (std::int64_t pe = 0; pe < pes; ++pe)
+                    if (frame->pes[std::size_t(pe)].tensors[std::size_t(t)].arrived > 0)
+                        receivers.push_back(pe);
+                if (f == 2) QCOMPARE(receivers.size(), std::size_t(8));
+                QCOMPARE(tree.dots.size(), receivers.size());
+                QCOMPARE(tree.lines.empty(), receivers.empty());
+                for (std::int64_t pe : receivers) {
+                    const QRectF r = view->peRect(pe);
+                    QVERIFY(std::any_of(tree.dots.begin(), tree.dots.end(), [&](QPointF d) {
+                        return qAbs(d.y() - r.top()) < eps && d.x() > r.left() && d.x() < r.right();
+                    }));
+                }
+                for (const QLineF& l : tree.lines) {
+                    const bool vertical = qAbs(l.x1() - l.x2()) < eps,
+                               horizontal = qAbs(l.y1() - l.y2()) < eps;
+                    QVERIFY(vertical || horizontal);
+                    for (const QRectF& b : boxes) {
+                        if (inside(b, l.p1()) && inside(b, l.p2())) continue;
+                        const bool crosses = vertical ? l.x1() > b.left() && l.x1() < b.right()
+                                && overlaps(l.y1(), l.y2(), b.top(), b.bottom())
+                                                      : l.y1() > b.top() && l.y1() < b.bottom()
+                                && overlaps(l.x1(), l.x2(), b.left(), b.right());
+                        QVERIFY2(!crosses,
+                            qPrintable(
+                                QStringLiteral("step %1, tensor %2: line (%3,%4)-(%5,%6) crosses a frame")
+                                    .arg(f + 1)
+                                    .arg(t)
+                                    .arg(l.x1())
+                                    .arg(l.y1())
+                                    .arg(l.x2())
+                                    .arg(l.y2())));
+                    }
+                }
+            }
+        }
+    }
+
     /// A teacher types directives: the same layer is simulated under them (one level, X over the 4 PEs,
     /// the 3 taps in time: 4 folds x 1 step = 4 steps, where the weights are kept between steps); a typo
     /// is located and the animation shown stays.

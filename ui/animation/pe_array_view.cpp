@@ -10,11 +10,11 @@
 namespace marvel::ui {
 
 namespace {
-constexpr double kGap = 4;
-constexpr double kPad = 6;
+constexpr double kGap = 10; ///< room for the fan-out buses between rows of sub-units
+constexpr double kPad = 10; ///< room for the fan-out trunks left of the sub-units
 constexpr double kHeader = 18;
 constexpr double kLegend = 24;
-constexpr double kSources = 64; ///< band for the fan-out sources above the array
+constexpr double kSources = 54; ///< band for the fan-out sources above the array
 constexpr std::int64_t kMaxFanLines = 256; ///< more receivers than this: the source says how many
 
 int gridColumns(std::int64_t n, bool cells)
@@ -105,7 +105,8 @@ double PeArrayView::zoomToFit(QSize viewport) const
         return lo;
     };
     const double whole = largest(fits);
-    if (whole >= 1.0) return whole;
+    // Cells of 24 pixels still show a band per tensor: better than scrolling a small array.
+    if (whole >= 24.0 / 48.0) return whole;
     // A tall array keeps cells of up to the default size and scrolls, rather than shrinking to dots.
     const double across = largest([&](double zoom) { return unitSizeAt(0, 48.0 * zoom).width() <= width; });
     return std::max(whole, std::min(across, 1.0));
@@ -126,7 +127,8 @@ void PeArrayView::place(int level, std::int64_t unit, std::int64_t firstPe, QPoi
 {
     const sim::LevelInfo& info = m_layout->levels[std::size_t(level)];
     const bool innermost = level + 1 == int(m_layout->levels.size());
-    m_clusters.push_back({QRectF(origin, unitSize(level)), level, unit});
+    m_boxIndex[std::size_t(level)][std::size_t(unit)] = m_clusters.size();
+    m_clusters.push_back({QRectF(origin, unitSize(level)), level, unit, firstPe});
     const QSizeF child = innermost ? QSizeF(cell(), cell()) : unitSize(level + 1);
     const int cols = gridColumns(info.subUnits, innermost);
     for (std::int64_t j = 0; j < info.subUnits; ++j) {
@@ -152,6 +154,9 @@ void PeArrayView::relayout()
         return;
     }
     m_peRects.assign(std::size_t(m_layout->pes), QRectF());
+    m_boxIndex.assign(m_layout->levels.size(), {});
+    for (std::size_t l = 0; l < m_layout->levels.size(); ++l)
+        m_boxIndex[l].assign(std::size_t(std::max<std::int64_t>(1, m_layout->levels[l].units)), 0);
     m_top = kLegend + kSources;
     place(0, 0, 0, QPointF(kPad, m_top));
     const QSizeF array = unitSize(0);
@@ -239,6 +244,96 @@ bool PeArrayView::event(QEvent* e)
     return QWidget::event(e);
 }
 
+std::vector<int> PeArrayView::inputTensors() const
+{
+    std::vector<int> v;
+    if (!m_layout) return v;
+    for (std::size_t t = 0; t < m_layout->tensors.size(); ++t)
+        if (!m_layout->tensors[t].output) v.push_back(int(t));
+    return v;
+}
+
+QRectF PeArrayView::sourceChip(std::size_t k, std::size_t inputs) const
+{
+    const double slot = (m_size.width() - 2 * kPad) / double(std::max<std::size_t>(1, inputs));
+    return {kPad + double(k) * slot, kLegend + 4, std::min(slot - 8, 240.0), 22};
+}
+
+PeArrayView::FanOut PeArrayView::fanOut(int tensor) const
+{
+    FanOut out;
+    const std::vector<int> inputs = inputTensors();
+    const auto it = std::find(inputs.begin(), inputs.end(), tensor);
+    if (!m_frame || m_clusters.empty() || it == inputs.end()) return out;
+    const auto k = static_cast<std::size_t>(it - inputs.begin());
+    // Prefix counts of the PEs the tensor reached, for "does this unit receive" over its PE range.
+    std::vector<std::int64_t> before(m_frame->pes.size() + 1, 0);
+    for (std::size_t pe = 0; pe < m_frame->pes.size(); ++pe)
+        before[pe + 1] = before[pe] + (m_frame->pes[pe].tensors[std::size_t(tensor)].arrived > 0 ? 1 : 0);
+    if (before.back() == 0) return out;
+    const bool toCells = before.back() <= kMaxFanLines;
+    const auto receives = [&](std::int64_t firstPe, std::int64_t pes) {
+        const std::int64_t n = std::int64_t(before.size()) - 1;
+        const std::int64_t first = std::clamp<std::int64_t>(firstPe, 0, n);
+        const std::int64_t last = std::clamp<std::int64_t>(firstPe + pes, first, n);
+        return before[std::size_t(last)] > before[std::size_t(first)];
+    };
+    // Each tensor's lines are offset a little so that two trees sharing a margin stay apart.
+    const double offset = (double(k) - double(inputs.size() - 1) / 2.0) * 3.5;
+    const auto trunkX = [&](const QRectF& r) { return r.left() + kPad / 2 + offset; };
+    const auto line = [&](QPointF a, QPointF b) { out.lines.push_back(QLineF(a, b)); };
+
+    // From the source down into the array's left margin.
+    const QRectF chip = sourceChip(k, inputs.size());
+    const QPointF from(chip.center().x(), chip.bottom());
+    const QRectF array = m_clusters.front().rect;
+    const double turn = (from.y() + array.top()) / 2 + offset;
+    line(from, QPointF(from.x(), turn));
+    line(QPointF(from.x(), turn), QPointF(trunkX(array), turn));
+    line(QPointF(trunkX(array), turn), QPointF(trunkX(array), array.top()));
+
+    for (const ClusterBox& box : m_clusters) {
+        const sim::LevelInfo& info = m_layout->levels[std::size_t(box.level)];
+        if (!receives(box.firstPe, info.subUnits * info.pesPerSubUnit)) continue;
+        const bool innermost = box.level + 1 == int(m_layout->levels.size());
+        if (innermost && !toCells) continue;
+        const int cols = gridColumns(info.subUnits, innermost);
+        double lastBus = box.rect.top();
+        // Rows of sub-units, each fed by a bus in the gap above it.
+        for (std::int64_t rowStart = 0; rowStart < info.subUnits; rowStart += cols) {
+            double busY = 0, busEnd = -1;
+            for (std::int64_t j = rowStart; j < std::min<std::int64_t>(rowStart + cols, info.subUnits); ++j) {
+                const std::int64_t pe = box.firstPe + j * info.pesPerSubUnit;
+                if (!receives(pe, info.pesPerSubUnit)) continue;
+                const QRectF child = innermost
+                    ? peRect(pe)
+                    : m_clusters[m_boxIndex[std::size_t(box.level + 1)]
+                                           [std::size_t(box.unit * info.subUnits + j)]]
+                          .rect;
+                if (child.isEmpty()) continue;
+                busY = child.top() - (rowStart == 0 ? kPad : kGap) / 2 + offset;
+                const double x = innermost ? child.center().x() + offset : trunkX(child);
+                line(QPointF(x, busY), QPointF(x, child.top()));
+                if (innermost) out.dots.push_back(QPointF(x, child.top()));
+                busEnd = std::max(busEnd, x);
+            }
+            if (busEnd < 0) continue;
+            line(QPointF(trunkX(box.rect), busY), QPointF(busEnd, busY));
+            lastBus = busY;
+        }
+        line(QPointF(trunkX(box.rect), box.rect.top()), QPointF(trunkX(box.rect), lastBus));
+    }
+    return out;
+}
+
+std::vector<QRectF> PeArrayView::clusterRects() const
+{
+    std::vector<QRectF> out;
+    for (const ClusterBox& b : m_clusters)
+        out.push_back(b.rect);
+    return out;
+}
+
 void PeArrayView::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
@@ -287,48 +382,40 @@ void PeArrayView::paintEvent(QPaintEvent*)
 
     // Sources: one per input tensor, fanning out to the PEs its elements reached this step.
     if (m_frame) {
-        const std::vector<int> inputs = [&] {
-            std::vector<int> v;
-            for (int t = 0; t < tensors; ++t)
-                if (!m_layout->tensors[std::size_t(t)].output) v.push_back(t);
-            return v;
-        }();
-        const double slot = (m_size.width() - 2 * kPad) / double(std::max<std::size_t>(1, inputs.size()));
+        const std::vector<int> inputs = inputTensors();
         for (std::size_t k = 0; k < inputs.size(); ++k) {
             const int t = inputs[k];
-            std::vector<std::int64_t> receivers;
-            std::int64_t arrived = 0, fanout = 0;
-            for (std::size_t pe = 0; pe < m_frame->pes.size(); ++pe) {
-                const sim::TensorState& ts = m_frame->pes[pe].tensors[std::size_t(t)];
+            std::int64_t receivers = 0, fanout = 0;
+            for (const sim::PeState& pe : m_frame->pes) {
+                const sim::TensorState& ts = pe.tensors[std::size_t(t)];
                 if (ts.arrived > 0) {
-                    receivers.push_back(std::int64_t(pe));
-                    arrived += ts.arrived;
+                    ++receivers;
                     fanout = std::max(fanout, ts.fanout);
                 }
             }
             const QColor c = tensorColour(t, tensors);
-            const QRectF chip(kPad + double(k) * slot, kLegend + 4, std::min(slot - 8, 240.0), 22);
+            const QRectF chip = sourceChip(k, inputs.size());
             p.setPen(QPen(c, 1.5));
-            p.setBrush(receivers.empty() ? QColor(250, 250, 250) : c.lighter(185));
+            p.setBrush(receivers == 0 ? QColor(250, 250, 250) : c.lighter(185));
             p.drawRoundedRect(chip, 4, 4);
-            const QString label = receivers.empty()
+            const QString label = receivers == 0
                 ? tr("%1: nothing sent").arg(QString::fromStdString(m_layout->tensors[std::size_t(t)].name))
                 : tr("%1 \u2192 %2 PEs, multicast \u00d7%3")
                       .arg(QString::fromStdString(m_layout->tensors[std::size_t(t)].name))
-                      .arg(receivers.size())
+                      .arg(receivers)
                       .arg(fanout);
             p.setPen(palette().color(QPalette::Text));
             p.drawText(chip.adjusted(4, 0, -4, 0), Qt::AlignCenter,
                 p.fontMetrics().elidedText(label, Qt::ElideRight, int(chip.width() - 8)));
-            if (receivers.empty() || std::int64_t(receivers.size()) > kMaxFanLines) continue;
+            const FanOut tree = fanOut(t);
             QColor line = c;
-            line.setAlpha(110);
-            p.setPen(QPen(line, 1.2));
-            const QPointF from(chip.center().x(), chip.bottom());
-            for (std::int64_t pe : receivers) {
-                const QRectF r = m_peRects[std::size_t(pe)];
-                p.drawLine(from, QPointF(r.center().x(), r.top()));
-            }
+            line.setAlpha(210);
+            p.setPen(QPen(line, 1.8));
+            p.setBrush(c);
+            for (const QLineF& l : tree.lines)
+                p.drawLine(l);
+            for (const QPointF& d : tree.dots)
+                p.drawEllipse(d, 2.2, 2.2);
         }
     }
 

@@ -3,11 +3,12 @@
 // per level, labelled with the level's directives), each cell showing what the PE holds of each tensor
 // (a colour per tensor; bright: arrived this step, pale: kept from the previous step), whether it
 // computed, and the partial sums it sent. Above the array, one source per input tensor fans out to the
-// PEs its elements reached this step, labelled with the multicast fan-out.
+// PEs its elements reached this step through the cluster hierarchy, labelled with the multicast fan-out.
 
 #include <optional>
 #include <vector>
 
+#include <QLineF>
 #include <QWidget>
 
 #include "core/sim/simulator.h"
@@ -38,6 +39,18 @@ public:
     /// The tooltip text for PE `pe` at the current frame.
     QString describePe(std::int64_t pe) const;
     static QColor tensorColour(int tensor, int tensors);
+    /// How input `tensor` reached its PEs at the current frame, as drawn: from its source above the
+    /// array, a trunk down each receiving frame's left margin, a bus in the gap above each row of
+    /// sub-units and a drop (ending in a dot on a PE) into each sub-unit that receives, so that no line
+    /// crosses a frame or a PE it does not enter. Drops to PEs are left out past 256 receivers.
+    struct FanOut
+    {
+        std::vector<QLineF> lines;
+        std::vector<QPointF> dots; ///< where the drops reach the receiving PEs
+    };
+    FanOut fanOut(int tensor) const;
+    /// Every cluster frame, the array's first (for tests).
+    std::vector<QRectF> clusterRects() const;
 
     QSize sizeHint() const override;
 
@@ -51,7 +64,10 @@ private:
         QRectF rect;
         int level = 0;
         std::int64_t unit = 0;
+        std::int64_t firstPe = 0;
     };
+    std::vector<int> inputTensors() const; ///< the layout's tensors that are not the output
+    QRectF sourceChip(std::size_t k, std::size_t inputs) const; ///< input k's source above the array
     void relayout();
     QSizeF unitSize(int level) const { return unitSizeAt(level, cell()); }
     QSizeF unitSizeAt(int level, double cellSize) const;
@@ -62,6 +78,7 @@ private:
     const sim::Frame* m_frame = nullptr;
     std::vector<QRectF> m_peRects;
     std::vector<ClusterBox> m_clusters;
+    std::vector<std::vector<std::size_t>> m_boxIndex; ///< per level, per unit: its index in m_clusters
     QSizeF m_size;
     double m_zoom = 1.0;
     int m_highlightLevel = -1;
