@@ -232,11 +232,8 @@ void MainWindow::buildDocks()
     connect(m_mappingView, &MappingView::directiveSelected, m_animation, &AnimationPanel::highlightDirective);
     splitDockWidget(op, ddg, Qt::Vertical);
     splitDockWidget(searchDock, accDock, Qt::Vertical);
-    // The search settings and the accelerator run the whole height, as an inspector does, so that the
-    // accelerator's fields need no scrolling; the Model and Selected mapping panels sit under the
-    // editor and the plot. Sizes: showEvent.
-    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
-    setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
+    // The Model and Selected mapping panels span the window's width, so that a model's table shows every
+    // column (the styles' included) at 1440 pixels. Sizes: showEvent.
     m_docks = {op, ddg, searchDock, accDock, mappingDock, modelDock};
 
     m_controller = new SearchController(this);
