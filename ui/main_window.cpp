@@ -378,7 +378,8 @@ void MainWindow::showStyles(const std::vector<styles::StyleSearch>& results)
     for (const styles::StyleSearch& s : results) {
         const QString label = QString::fromStdString(styles::shortLabel(s.style));
         MappingView::StyleBest row;
-        row.name = QStringLiteral("%1 (%2)").arg(QString::fromStdString(styles::description(s.style)),
+        row.label = label;
+        row.description = QStringLiteral("%1 (%2)").arg(QString::fromStdString(styles::description(s.style)),
             QString::fromStdString(styles::toString(s.style)));
         if (s.best) {
             row.metrics = s.best->metrics;

@@ -72,9 +72,13 @@ private slots:
         QCOMPARE(table->rowCount(), int(direct.size()));
         for (int r = 0; r < table->rowCount(); ++r) {
             const styles::StyleSearch& s = direct[std::size_t(r)];
-            QVERIFY(table->item(r, 0)->text().contains(QString::fromStdString(styles::toString(s.style))));
+            QCOMPARE(table->item(r, MappingView::Name)->text(),
+                QString::fromStdString(styles::shortLabel(s.style)));
+            QVERIFY(table->item(r, MappingView::Name)
+                        ->toolTip()
+                        .contains(QString::fromStdString(styles::description(s.style))));
             if (!s.best) continue;
-            QCOMPARE(table->item(r, 3)->text(),
+            QCOMPARE(table->item(r, MappingView::RuntimeRatio)->text(),
                 QString::number(double(s.best->metrics.runtime) / double(selected.runtime), 'f', 2));
             // The search's best runtime is never beaten by a restriction of its own space.
             QVERIFY(s.best->metrics.runtime >= selected.runtime);

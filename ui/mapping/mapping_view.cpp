@@ -66,9 +66,18 @@ MappingView::MappingView(QWidget* parent)
     metricsScroll->setWidget(m_metrics);
     metricsScroll->setWidgetResizable(true);
     metricsScroll->setFrameShape(QFrame::NoFrame);
-    m_styleTable = new QTableWidget(0, 6);
-    m_styleTable->setHorizontalHeaderLabels({tr("Best of"), tr("Parallel"), tr("Runtime (cycles)"),
-        tr("\u00d7 selected"), tr("Energy"), tr("\u00d7 selected")});
+    // The ratios first and the long parallel-dimension list last: the panel is narrow.
+    m_styleTable = new QTableWidget(0, StyleColumns);
+    m_styleTable->setHorizontalHeaderLabels({tr("Best of"), tr("Runtime \u00d7"), tr("Cycles"),
+        tr("Energy \u00d7"), tr("Energy"), tr("Spread over the PEs")});
+    m_styleTable->horizontalHeaderItem(RuntimeRatio)
+        ->setToolTip(
+            tr("The style's best runtime over the selected mapping's (above 1: the selected is faster)"));
+    m_styleTable->horizontalHeaderItem(EnergyRatio)
+        ->setToolTip(
+            tr("The style's best energy over the selected mapping's (above 1: the selected uses less)"));
+    m_styleTable->horizontalHeaderItem(Parallel)->setToolTip(tr("The dimensions its SpatialMaps spread"));
+    m_styleTable->horizontalHeader()->setStretchLastSection(true);
     m_styleTable->verticalHeader()->setVisible(false);
     // Compact rows: the five styles fit the panel's usual height without scrolling.
     m_styleTable->verticalHeader()->setDefaultSectionSize(m_styleTable->fontMetrics().height() + 6);
@@ -209,21 +218,23 @@ void MappingView::fillStyleTable()
     };
     for (int r = 0; r < int(m_styles.size()); ++r) {
         const StyleBest& s = m_styles[std::size_t(r)];
-        cell(r, 0, s.name, Qt::AlignLeft);
-        cell(r, 1, s.parallel, Qt::AlignLeft);
+        cell(r, Name, s.label, Qt::AlignLeft);
+        m_styleTable->item(r, Name)->setToolTip(s.description);
+        cell(r, Parallel, s.parallel, Qt::AlignLeft);
         if (!s.metrics) {
-            cell(r, 2, tr("no mapping fits"), Qt::AlignLeft);
-            for (int c = 3; c < 6; ++c)
+            cell(r, RuntimeRatio, tr("no fit"), Qt::AlignLeft);
+            for (int c : {Runtime, EnergyRatio, Energy})
                 cell(r, c, {});
             continue;
         }
-        cell(r, 2, QLocale().toString(qlonglong(s.metrics->runtime)));
-        cell(r, 4, QString::number(s.metrics->energy, 'g', 4));
+        cell(r, Runtime, QLocale().toString(qlonglong(s.metrics->runtime)));
+        cell(r, Energy, QString::number(s.metrics->energy, 'g', 4));
         const bool ratios = m_selected && m_selected->runtime > 0 && m_selected->energy > 0;
-        cell(r, 3,
+        cell(r, RuntimeRatio,
             ratios ? QString::number(double(s.metrics->runtime) / double(m_selected->runtime), 'f', 2)
                    : QString());
-        cell(r, 5, ratios ? QString::number(s.metrics->energy / m_selected->energy, 'f', 2) : QString());
+        cell(r, EnergyRatio,
+            ratios ? QString::number(s.metrics->energy / m_selected->energy, 'f', 2) : QString());
     }
     m_styleTable->resizeColumnsToContents();
 }

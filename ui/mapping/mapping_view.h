@@ -36,7 +36,8 @@ public:
     /// One mapping style's best for the same layer and accelerator, to compare the selected mapping with.
     struct StyleBest
     {
-        QString name; ///< "Eyeriss-like row-stationary (rs)"
+        QString label; ///< "RS": the plot's label
+        QString description; ///< "Eyeriss-like row-stationary (rs)": the row's tooltip
         std::optional<search::Metrics> metrics; ///< empty: no mapping under the style fits the buffers
         QString parallel; ///< the dimensions its SpatialMaps spread ("K, C")
     };
@@ -44,6 +45,8 @@ public:
     /// selected mapping's); an empty list hides the table.
     void setStyleComparison(const std::vector<StyleBest>& styles);
     QTableWidget* styleTable() const { return m_styleTable; }
+    /// The style table's columns.
+    enum StyleColumn { Name, RuntimeRatio, Runtime, EnergyRatio, Energy, Parallel, StyleColumns };
 
 signals:
     /// The cursor moved onto directive `index` of the dataflow (one directive per line).
