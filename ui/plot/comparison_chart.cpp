@@ -45,6 +45,9 @@ void ComparisonChart::setData(const QString& title, const QString& yLabel, bool 
     m_plot->legend = legend;
     legend->setVisible(true);
     legend->setFont(QFont("sans", 8));
+    // One row: a stacked legend in the corner hid the tallest bars (MobileNetV2's RS on P2).
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(0);
 
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
@@ -86,10 +89,17 @@ void ComparisonChart::setData(const QString& title, const QString& yLabel, bool 
         bars->setData(keys, vals, true);
     }
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    for (int g = 0; g < groups.size(); ++g)
-        ticker->addTick(g + 1, groups[g]);
+    const bool rotated = groups.size() > 8;
+    for (int g = 0; g < groups.size(); ++g) {
+        // Level labels run into each other ("mobilenetv2 P1mobilenetv2 P2"): the item on one line, the
+        // platform below it.
+        QString label = groups[g];
+        if (const qsizetype space = label.indexOf(QLatin1Char(' ')); !rotated && space > 0)
+            label[space] = QLatin1Char('\n');
+        ticker->addTick(g + 1, label);
+    }
     x->setTicker(ticker);
-    x->setTickLabelRotation(groups.size() > 8 ? 60 : 0);
+    x->setTickLabelRotation(rotated ? 60 : 0);
     x->setTickLabelFont(QFont("sans", 8));
     x->setRange(0.4, groups.size() + 0.6);
     x->grid()->setVisible(false);
@@ -97,11 +107,12 @@ void ComparisonChart::setData(const QString& title, const QString& yLabel, bool 
     if (logScale) {
         y->setScaleType(QCPAxis::stLogarithmic);
         y->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-        y->setRange(base, std::pow(10.0, std::ceil(std::log10(hi * 1.5))));
+        // Headroom for the legend row: a fifth of the decades shown, above the tallest bar.
+        y->setRange(base, hi * std::pow(10.0, 0.2 * std::log10(std::max(hi / base, 10.0))));
     } else {
         y->setScaleType(QCPAxis::stLinear);
         y->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-        y->setRange(0, hi * 1.4); // room for the legend above the bars
+        y->setRange(0, hi * 1.25); // room for the legend row above the bars
     }
     m_plot->replot();
 }
