@@ -1,8 +1,10 @@
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -27,6 +29,30 @@ class TestMainWindow : public QObject
     Q_OBJECT
 private slots:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); } // keep the user's settings clean
+
+    /// Without a saved layout the window opens with the Model / Selected mapping panel about a fifth of
+    /// its height (dock sizes set before the window had its size left it at two table rows), across the
+    /// whole width, so that the model table shows all of its columns, and the accelerator panel keeps
+    /// room for its main fields.
+    void defaultLayoutGivesTheBottomPanelRoom()
+    {
+        QSettings().remove(QStringLiteral("window"));
+        MainWindow w;
+        w.resize(1440, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // The two panels share one tabbed dock area; the mapping panel is the raised one.
+        auto* mapping = w.findChild<QDockWidget*>(QStringLiteral("mapping"));
+        QVERIFY(mapping);
+        // 22% of the window for the area, less the tab bar: 172 pixels here (it was 125).
+        QVERIFY2(mapping->height() >= 160, qPrintable(QString::number(mapping->height())));
+        QVERIFY2(mapping->width() >= 1400, qPrintable(QString::number(mapping->width())));
+        // ... while the accelerator keeps room for its compute and buffer fields (Qt's own split gives it
+        // 245 pixels; 320 here).
+        auto* accelerator = w.findChild<QDockWidget*>(QStringLiteral("accelerator"));
+        QVERIFY(accelerator);
+        QVERIFY2(accelerator->height() >= 300, qPrintable(QString::number(accelerator->height())));
+    }
 
     void opensSampleAndShowsVerdict()
     {
