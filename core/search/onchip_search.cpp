@@ -1043,6 +1043,13 @@ std::vector<Candidate> seedsFrom(const SearchResult& result)
     return out;
 }
 
+void addSeedingPass(SearchResult& later, const SearchResult& earlier)
+{
+    later.evaluated += earlier.evaluated;
+    later.stats.evaluated += earlier.stats.evaluated;
+    later.seconds += earlier.seconds;
+}
+
 SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip, const arch::Accelerator& acc,
     const SearchOptions& options, const EvaluatorFactory& evaluators, SearchSink* sink, std::stop_token stop)
 {
@@ -1069,9 +1076,7 @@ SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip,
     SearchOptions seeded = options;
     seeded.seeds = seedsFrom(first);
     SearchResult result = searchOnChipOnce(space, offChip, acc, seeded, evaluators, sink, std::move(stop));
-    result.evaluated += first.evaluated;
-    result.stats.evaluated += first.stats.evaluated;
-    result.seconds += first.seconds;
+    addSeedingPass(result, first);
     return result;
 }
 

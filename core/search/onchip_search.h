@@ -253,6 +253,9 @@ SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip,
 /// The mappings a later search starts from (SearchOptions::seeds): the three bests and the Pareto front.
 std::vector<Candidate> seedsFrom(const SearchResult& result);
 
+/// Counts an earlier pass that seeded `later` (its evaluations and time) into `later`.
+void addSeedingPass(SearchResult& later, const SearchResult& earlier);
+
 /// Exact lower bound on the runtime of any mapping with these tiles: the MACs over the PEs a level-2
 /// tile keeps busy (each PE does at most `simdLanes` MACs per cycle).
 std::int64_t runtimeLowerBound(std::int64_t macs, std::int64_t activePes, std::int64_t simdLanes);

@@ -177,9 +177,7 @@ LayerSearchResult searchLayerWidening(const ir::Operator& op, const PreparedLaye
     wider.divisorsOnly = false;
     wider.seeds = seedsFrom(r);
     LayerSearchResult out = searchLayerOnce(op, prepared, acc, wider, sink, std::move(stop));
-    out.result.evaluated += r.evaluated;
-    out.result.stats.evaluated += r.stats.evaluated;
-    out.result.seconds += r.seconds;
+    addSeedingPass(out.result, r);
     if (widened) {
         // The search-space table describes the paper's (divisor-only) space; the widening is reported
         // beside it.
@@ -208,13 +206,11 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
     decoupledOptions.exhaustive = false;
     LayerSearchResult decoupled = searchLayerWidening(op, prepared, acc, decoupledOptions, sink, stop);
     if (decoupled.result.cancelled) return decoupled;
+    // The caller's seeds went into the decoupled search, whose bests and front now stand for them.
     SearchOptions exhaustiveOptions = options;
     exhaustiveOptions.seeds = seedsFrom(decoupled.result);
-    exhaustiveOptions.seeds.insert(exhaustiveOptions.seeds.end(), options.seeds.begin(), options.seeds.end());
     LayerSearchResult out = searchLayerWidening(op, prepared, acc, exhaustiveOptions, sink, std::move(stop));
-    out.result.evaluated += decoupled.result.evaluated;
-    out.result.stats.evaluated += decoupled.result.stats.evaluated;
-    out.result.seconds += decoupled.result.seconds;
+    addSeedingPass(out.result, decoupled.result);
     return out;
 }
 

@@ -264,13 +264,17 @@ PeArrayView::FanOut PeArrayView::fanOut(int tensor) const
     FanOut out;
     const std::vector<int> inputs = inputTensors();
     const auto it = std::find(inputs.begin(), inputs.end(), tensor);
-    if (!m_frame || m_clusters.empty() || it == inputs.end()) return out;
+    if (!m_frame || it == inputs.end()) return out;
     const auto k = static_cast<std::size_t>(it - inputs.begin());
     // Prefix counts of the PEs the tensor reached, for "does this unit receive" over its PE range.
     std::vector<std::int64_t> before(m_frame->pes.size() + 1, 0);
-    for (std::size_t pe = 0; pe < m_frame->pes.size(); ++pe)
-        before[pe + 1] = before[pe] + (m_frame->pes[pe].tensors[std::size_t(tensor)].arrived > 0 ? 1 : 0);
-    if (before.back() == 0) return out;
+    for (std::size_t pe = 0; pe < m_frame->pes.size(); ++pe) {
+        const sim::TensorState& ts = m_frame->pes[pe].tensors[std::size_t(tensor)];
+        before[pe + 1] = before[pe] + (ts.arrived > 0 ? 1 : 0);
+        if (ts.arrived > 0) out.multicast = std::max(out.multicast, ts.fanout);
+    }
+    out.receivers = before.back();
+    if (out.receivers == 0 || m_clusters.empty()) return out;
     const bool toCells = before.back() <= kMaxFanLines;
     const auto receives = [&](std::int64_t firstPe, std::int64_t pes) {
         const std::int64_t n = std::int64_t(before.size()) - 1;
@@ -385,29 +389,21 @@ void PeArrayView::paintEvent(QPaintEvent*)
         const std::vector<int> inputs = inputTensors();
         for (std::size_t k = 0; k < inputs.size(); ++k) {
             const int t = inputs[k];
-            std::int64_t receivers = 0, fanout = 0;
-            for (const sim::PeState& pe : m_frame->pes) {
-                const sim::TensorState& ts = pe.tensors[std::size_t(t)];
-                if (ts.arrived > 0) {
-                    ++receivers;
-                    fanout = std::max(fanout, ts.fanout);
-                }
-            }
+            const FanOut tree = fanOut(t);
             const QColor c = tensorColour(t, tensors);
             const QRectF chip = sourceChip(k, inputs.size());
             p.setPen(QPen(c, 1.5));
-            p.setBrush(receivers == 0 ? QColor(250, 250, 250) : c.lighter(185));
+            p.setBrush(tree.receivers == 0 ? QColor(250, 250, 250) : c.lighter(185));
             p.drawRoundedRect(chip, 4, 4);
-            const QString label = receivers == 0
+            const QString label = tree.receivers == 0
                 ? tr("%1: nothing sent").arg(QString::fromStdString(m_layout->tensors[std::size_t(t)].name))
                 : tr("%1 \u2192 %2 PEs, multicast \u00d7%3")
                       .arg(QString::fromStdString(m_layout->tensors[std::size_t(t)].name))
-                      .arg(receivers)
-                      .arg(fanout);
+                      .arg(tree.receivers)
+                      .arg(tree.multicast);
             p.setPen(palette().color(QPalette::Text));
             p.drawText(chip.adjusted(4, 0, -4, 0), Qt::AlignCenter,
                 p.fontMetrics().elidedText(label, Qt::ElideRight, int(chip.width() - 8)));
-            const FanOut tree = fanOut(t);
             QColor line = c;
             line.setAlpha(210);
             p.setPen(QPen(line, 1.8));

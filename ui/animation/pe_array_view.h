@@ -47,6 +47,8 @@ public:
     {
         std::vector<QLineF> lines;
         std::vector<QPointF> dots; ///< where the drops reach the receiving PEs
+        std::int64_t receivers = 0; ///< PEs the tensor reached this step
+        std::int64_t multicast = 0; ///< the largest fan-out of one element
     };
     FanOut fanOut(int tensor) const;
     /// Every cluster frame, the array's first (for tests).
