@@ -8,7 +8,7 @@
 #include "core/project/project.h"
 #include "core/search/search.h"
 #include "core/styles/styles.h"
-#include "ui/operator_analysis.h"
+#include "ui/editor/operator_analysis.h"
 #include "ui/recovery/recovery_store.h"
 
 class QLabel;
@@ -155,32 +155,53 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    // The parts, each in its own file under ui/window/ (ui/main_window.cpp: construction, show, close).
+    // operator_pane.cpp: the editor, the verdict, the rules' reasons, the diagnostics and the DDG.
+    void buildOperatorPane();
+    void startAnalysisTimer();
+    void showAnalysis();
+    void jumpToDiagnostic(int row);
+    // docks.cpp: the centre's tabs and the dock widgets.
+    void buildCentre();
+    void buildDocks();
+    void applyDefaultDockSizes();
+    // menus.cpp
     void buildMenus();
     void buildEditMenu(QMenu* file);
-    void rememberRecentFile(const QString& path);
-    void applyProject(const project::Project& p);
-    void animateSelection(const project::Project& p);
-    QByteArray recoveryContent() const;
+    // document.cpp: the operator file, the unsaved-changes prompt, the title, recent files.
     void newOperator();
     void openDialog();
     bool save();
     bool saveAsDialog();
     /// Asks what to do with unsaved changes; false when the user cancels.
     bool confirmDiscard();
-    void jumpToDiagnostic(int row);
-    void showAnalysis();
     void updateTitle();
-    void buildDocks();
+    void markSettingsDirty();
+    void rememberRecentFile(const QString& path);
+    static void forgetRecentFiles();
+    // project.cpp and animate_mapping.cpp: projects, and what the Animation tab shows of them.
+    void applyProject(const project::Project& p);
+    void animateSelection(const project::Project& p);
+    // recovery.cpp
+    void startAutosave();
+    QByteArray recoveryContent() const;
+    // searching.cpp: starting searches and sweeps (runSearch, searchModel, runSweep above).
+    void wireSweep();
+    // result_wiring.cpp: the search controller's results into the plot, the table and the mapping view.
+    void wireSearch();
+    /// The model row the running search's layer `index` fills (-1: none, the editor's own operator).
+    int resultRow(int index) const;
     void onSearchFinished(const SearchOutcome& outcome);
     void showCandidate(const search::Candidate& candidate);
-    void reportError(const QString& title, const QString& message);
-    void markSettingsDirty();
-    QWidget* buildModelPanel();
-    void updateModelTotals();
     /// The compared styles of the shown layer: labelled marks on the plot, rows in the mapping view.
     void showStyles(const std::vector<styles::StyleSearch>& styles);
     void showLayerResult(
         const std::shared_ptr<const search::LayerSearchResult>& result, std::int64_t roofline);
+    // model_panel.cpp
+    QWidget* buildModelPanel();
+    void updateModelTotals();
+    // main_window.cpp
+    void reportError(const QString& title, const QString& message);
 
     CodeEditor* m_editor = nullptr;
     OperatorLinks* m_links = nullptr;

@@ -16,10 +16,10 @@
 #include <QTextLayout>
 #include <QToolTip>
 
+#include "ui/ddg/graph_view.h"
 #include "ui/editor/code_editor.h"
 #include "ui/editor/operator_highlighter.h"
 #include "ui/editor/operator_links.h"
-#include "ui/graph_view.h"
 #include "ui/main_window.h"
 
 using marvel::SourceLoc;

@@ -1,7 +1,7 @@
 #include <QTest>
 
-#include "ui/graph_layout.h"
-#include "ui/graph_view.h"
+#include "ui/ddg/graph_layout.h"
+#include "ui/ddg/graph_view.h"
 
 using namespace marvel::ui;
 

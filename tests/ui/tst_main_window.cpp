@@ -10,7 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "ui/graph_view.h"
+#include "ui/ddg/graph_view.h"
 #include "ui/main_window.h"
 
 using marvel::ui::MainWindow;

@@ -9,8 +9,8 @@
 #include <QTableWidget>
 #include <QTextDocument>
 
+#include "ui/ddg/graph_view.h"
 #include "ui/editor/code_editor.h"
-#include "ui/graph_view.h"
 
 namespace marvel::ui {
 

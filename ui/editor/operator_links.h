@@ -7,7 +7,7 @@
 #include <QObject>
 #include <QStyledItemDelegate>
 
-#include "ui/operator_analysis.h"
+#include "ui/editor/operator_analysis.h"
 
 class QTableWidget;
 

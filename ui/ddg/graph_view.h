@@ -3,7 +3,7 @@
 #include <QGraphicsView>
 #include <QSet>
 
-#include "ui/graph_layout.h"
+#include "ui/ddg/graph_layout.h"
 
 namespace marvel::ui {
 

@@ -11,7 +11,7 @@
 
 #include "core/conform/conformability.h"
 #include "core/util/diagnostic.h"
-#include "ui/graph_layout.h"
+#include "ui/ddg/graph_layout.h"
 
 namespace marvel::ui {
 

@@ -1,4 +1,4 @@
-#include "ui/graph_view.h"
+#include "ui/ddg/graph_view.h"
 
 #include <QGraphicsPathItem>
 #include <QGraphicsRectItem>

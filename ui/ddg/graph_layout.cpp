@@ -1,4 +1,4 @@
-#include "ui/graph_layout.h"
+#include "ui/ddg/graph_layout.h"
 
 #include <gvc.h>
 #include <mutex>

@@ -1,4 +1,4 @@
-#include "ui/operator_analysis.h"
+#include "ui/editor/operator_analysis.h"
 
 #include <functional>
 

@@ -1,0 +1,163 @@
+// The operator document: new, open, save and the unsaved-changes prompt, the window title that shows
+// them, templates, and the list of recent files.
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStatusBar>
+
+#include "ui/editor/code_editor.h"
+#include "ui/main_window.h"
+
+namespace marvel::ui {
+
+namespace {
+const QString kRecentFilesKey = QStringLiteral("files/recent");
+constexpr int kMaxRecentFiles = 10;
+} // namespace
+
+void MainWindow::newOperator()
+{
+    if (!confirmDiscard()) return;
+    m_editor->clear();
+    m_editor->document()->setModified(false);
+    m_file.clear();
+    updateTitle();
+}
+
+void MainWindow::openDialog()
+{
+    if (!confirmDiscard()) return;
+    const QString start = m_file.isEmpty() ? samplesDirectory() : QFileInfo(m_file).path();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open operator or project"), start,
+        tr("Operators and projects (*.loop *.json);;All files (*)"));
+    if (!path.isEmpty()) openFile(path);
+}
+
+bool MainWindow::openFile(const QString& path)
+{
+    if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) return openProject(path);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, file.errorString()));
+        return false;
+    }
+    if (!m_modelName.isEmpty()) loadModel({});
+    m_projectFile.clear();
+    m_editor->setPlainText(QString::fromUtf8(file.readAll()));
+    m_editor->document()->setModified(false);
+    m_file = path;
+    updateTitle();
+    analyseNow();
+    rememberRecentFile(path);
+    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+bool MainWindow::saveTo(const QString& path)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(m_editor->toPlainText().toUtf8()) < 0
+        || !file.commit()) {
+        QMessageBox::warning(this, tr("Save failed"), tr("Cannot save %1: %2").arg(path, file.errorString()));
+        return false;
+    }
+    m_file = path;
+    m_editor->document()->setModified(false);
+    updateTitle();
+    rememberRecentFile(path);
+    autosaveNow();
+    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+bool MainWindow::save()
+{
+    if (!m_projectFile.isEmpty()) return saveProjectTo(m_projectFile);
+    return m_file.isEmpty() ? saveAsDialog() : saveTo(m_file);
+}
+
+bool MainWindow::saveAsDialog()
+{
+    const QString path
+        = QFileDialog::getSaveFileName(this, tr("Save operator"), m_file, tr("Operators (*.loop)"));
+    return !path.isEmpty() && saveTo(path);
+}
+
+bool MainWindow::confirmDiscard()
+{
+    if (!hasUnsavedChanges()) return true;
+    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+        tr("The operator has unsaved changes. Save them first?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Save) return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::updateTitle()
+{
+    const QString name = !m_projectFile.isEmpty() ? QFileInfo(m_projectFile).fileName()
+        : m_file.isEmpty()                        ? tr("untitled.loop")
+                                                  : QFileInfo(m_file).fileName();
+    setWindowTitle(tr("%1[*] - Marvel Studio").arg(name));
+    setWindowModified(hasUnsavedChanges());
+}
+
+bool MainWindow::hasUnsavedChanges() const
+{
+    return m_editor->document()->isModified() || (!m_projectFile.isEmpty() && m_settingsDirty);
+}
+
+void MainWindow::markSettingsDirty()
+{
+    m_settingsDirty = true;
+    updateTitle();
+}
+
+bool MainWindow::newFromTemplate(const QString& path)
+{
+    if (!confirmDiscard()) return false;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, file.errorString()));
+        return false;
+    }
+    if (!m_modelName.isEmpty()) loadModel({});
+    m_projectFile.clear();
+    m_file.clear();
+    m_editor->setPlainText(QString::fromUtf8(file.readAll()));
+    m_editor->document()->setModified(true); // a new operator that is not saved anywhere yet
+    updateTitle();
+    analyseNow();
+    statusBar()->showMessage(tr("New operator from the template %1").arg(QFileInfo(path).fileName()), 4000);
+    return true;
+}
+
+QStringList MainWindow::recentFiles()
+{
+    QStringList files = QSettings().value(kRecentFilesKey).toStringList();
+    files.removeIf([](const QString& path) { return !QFileInfo::exists(path); });
+    return files;
+}
+
+void MainWindow::rememberRecentFile(const QString& path)
+{
+    QSettings settings;
+    QStringList files = settings.value(kRecentFilesKey).toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    files.removeAll(absolute);
+    files.prepend(absolute);
+    while (files.size() > kMaxRecentFiles)
+        files.removeLast();
+    settings.setValue(kRecentFilesKey, files);
+}
+
+void MainWindow::forgetRecentFiles()
+{
+    QSettings().remove(kRecentFilesKey);
+}
+
+} // namespace marvel::ui

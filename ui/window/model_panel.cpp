@@ -1,0 +1,189 @@
+// The Model panel: a built-in or file model's layers in a table that fills as they are searched, its
+// totals, and picking a layer to show its loop nest, plot and mapping.
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "core/workloads/workloads.h"
+#include "ui/accelerator/accelerator_panel.h"
+#include "ui/editor/code_editor.h"
+#include "ui/main_window.h"
+#include "ui/model/model_table.h"
+#include "ui/plot/pareto_plot.h"
+#include "ui/search/search_panel.h"
+
+namespace marvel::ui {
+
+QWidget* MainWindow::buildModelPanel()
+{
+    auto* panel = new QWidget;
+    auto* layout = new QVBoxLayout(panel);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* row = new QHBoxLayout;
+    m_modelCombo = new QComboBox;
+    m_modelCombo->addItem(tr("(none: the operator in the editor)"), QString());
+    for (const std::string& name : workloads::builtinWorkloadNames())
+        m_modelCombo->addItem(QString::fromStdString(name), QString::fromStdString(name));
+    m_modelCombo->setToolTip(tr("A built-in model: its layers fill the table below"));
+    connect(m_modelCombo, &QComboBox::activated, this, [this](int i) {
+        const QString name = m_modelCombo->itemData(i).toString();
+        if (name.isEmpty()) {
+            loadModel({});
+        } else {
+            loadModel(name);
+        }
+        markSettingsDirty();
+    });
+    auto* open = new QPushButton(tr("Open model file..."));
+    open->setToolTip(tr("A MAESTRO model file (.m) or a JSON model"));
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open model"), {}, tr("Models (*.m *.json);;All files (*)"));
+        if (!path.isEmpty() && loadModel(path)) markSettingsDirty();
+    });
+    auto* searchAll = new QPushButton(tr("Search whole model"));
+    searchAll->setToolTip(tr("Search every layer in the background; the table fills layer by layer"));
+    connect(searchAll, &QPushButton::clicked, this, &MainWindow::searchModel);
+    m_modelTotals = new QLabel;
+    // Long totals wrap instead of widening the window beyond the screen.
+    m_modelTotals->setWordWrap(true);
+    m_modelTotals->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    row->addWidget(new QLabel(tr("Model")));
+    row->addWidget(m_modelCombo, 1);
+    row->addWidget(open);
+    row->addWidget(searchAll);
+    row->addWidget(m_modelTotals, 2);
+    layout->addLayout(row);
+
+    m_model = new ModelTableModel(this);
+    m_modelProxy = new QSortFilterProxyModel(this);
+    m_modelProxy->setSourceModel(m_model);
+    m_modelProxy->setSortRole(ModelTableModel::SortRole);
+    m_modelView = new QTableView;
+    m_modelView->setModel(m_modelProxy);
+    m_modelView->setSortingEnabled(true);
+    m_modelView->sortByColumn(-1, Qt::AscendingOrder);
+    m_modelView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_modelView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_modelView->verticalHeader()->hide();
+    m_modelView->horizontalHeader()->setStretchLastSection(true);
+    m_modelView->setWordWrap(false);
+    connect(m_modelView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) {
+            if (current.isValid()) selectLayer(m_modelProxy->mapToSource(current).row());
+        });
+    layout->addWidget(m_modelView);
+    return panel;
+}
+
+bool MainWindow::loadModel(const QString& nameOrPath)
+{
+    if (nameOrPath.isEmpty()) {
+        m_model->setWorkload({}, m_accelerator->accelerator());
+        m_modelName.clear();
+        selectLayer(-1);
+        m_modelCombo->setCurrentIndex(0);
+        updateModelTotals();
+        return true;
+    }
+    workloads::Workload w;
+    try {
+        // A bad layer does not hide the good ones: it is listed with its error and left out of searches.
+        w = workloads::loadWorkload(nameOrPath.toStdString(), workloads::LayerErrors::Keep);
+    } catch (const InputError& e) {
+        reportError(tr("Cannot open model"), QString::fromStdString(e.what()));
+        return false;
+    }
+    m_modelName = nameOrPath;
+    const int i = m_modelCombo->findData(nameOrPath);
+    if (i >= 0) {
+        m_modelCombo->setCurrentIndex(i);
+    } else {
+        m_modelCombo->addItem(QFileInfo(nameOrPath).fileName(), nameOrPath);
+        m_modelCombo->setCurrentIndex(m_modelCombo->count() - 1);
+    }
+    m_model->setWorkload(std::move(w), m_accelerator->accelerator());
+    m_modelView->resizeColumnsToContents();
+    selectLayer(-1);
+    updateModelTotals();
+    for (QDockWidget* d : m_docks)
+        if (d->objectName() == QLatin1String("model")) d->raise();
+    return true;
+}
+
+void MainWindow::selectLayer(int row)
+{
+    if (row < 0 || row >= m_model->rowCount()) {
+        if (m_layer >= 0 || !m_modelName.isEmpty()) {
+            // The whole model is the workload: no single operator to edit.
+            m_editor->setPlainText(m_modelName.isEmpty()
+                    ? QString()
+                    : tr("// Model %1: Ctrl+R searches every layer; pick a layer in the Model panel to see "
+                         "its loop nest, plot and mapping.")
+                          .arg(QFileInfo(m_modelName).fileName()));
+            m_editor->document()->setModified(false);
+        }
+        m_layer = -1;
+        m_editor->setReadOnly(!m_modelName.isEmpty());
+        m_layerBanner->setVisible(false);
+        m_editCopy->setVisible(false);
+        return;
+    }
+    m_layer = row;
+    const workloads::WorkloadLayer& layer = m_model->workload().layers[static_cast<std::size_t>(row)];
+    QString errors;
+    for (const Diagnostic& d : layer.errors)
+        errors += QStringLiteral("// ") + QString::fromStdString(d.format()) + QLatin1Char('\n');
+    const QString text = layer.ok()
+        ? layerLoopText(layer)
+        : tr("// layer %1 cannot be mapped:\n").arg(QString::fromStdString(layer.name)) + errors;
+    m_editor->setPlainText(text.isEmpty()
+            ? tr("// layer %1 is a custom operator of the model file").arg(QString::fromStdString(layer.name))
+            : text);
+    m_editor->document()->setModified(false);
+    m_editor->setReadOnly(true);
+    m_layerBanner->setText(tr("Layer <b>%1</b> of model <b>%2</b> (read-only)")
+                               .arg(QString::fromStdString(layer.name).toHtmlEscaped(),
+                                   QFileInfo(m_modelName).fileName().toHtmlEscaped()));
+    m_layerBanner->setVisible(true);
+    m_editCopy->setVisible(true);
+    analyseNow();
+    if (auto result = m_model->layerResult(row)) {
+        m_searchedOptions = m_searchPanel->options();
+        m_plot->clear();
+        showLayerResult(result, m_model->rooflineCycles(row));
+        if (auto styles = m_model->layerStyles(row)) showStyles(*styles);
+    }
+}
+
+void MainWindow::updateModelTotals()
+{
+    if (m_model->rowCount() == 0) {
+        m_modelTotals->setText(tr("Pick a model to map it layer by layer."));
+        return;
+    }
+    const int searched = m_model->searchedLayers();
+    if (searched == 0) {
+        m_modelTotals->setText(tr("%n layer(s); not searched yet", nullptr, m_model->rowCount()));
+        return;
+    }
+    const double ratio = m_model->totalRoofline() > 0
+        ? static_cast<double>(m_model->totalRuntime()) / static_cast<double>(m_model->totalRoofline())
+        : 0.0;
+    m_modelTotals->setText(tr("%1 of %2 layers: %L3 cycles, energy %4, %5\u00d7 the roofline")
+                               .arg(searched)
+                               .arg(m_model->rowCount())
+                               .arg(qlonglong(m_model->totalRuntime()))
+                               .arg(m_model->totalEnergy(), 0, 'g', 4)
+                               .arg(ratio, 0, 'f', 3));
+}
+
+} // namespace marvel::ui

@@ -1,0 +1,128 @@
+// Projects: opening one (workload, accelerator, search settings and the selected mapping), the window's
+// state as a project and saving it, and exporting the selected mapping.
+#include <nlohmann/json.hpp>
+
+#include <QDir>
+#include <QSortFilterProxyModel>
+#include <QStatusBar>
+#include <QTableView>
+
+#include "core/mapping/loop_nest_mapping.h"
+#include "core/mdc/maestro_io.h"
+#include "core/util/text_file.h"
+#include "ui/accelerator/accelerator_panel.h"
+#include "ui/editor/code_editor.h"
+#include "ui/main_window.h"
+#include "ui/model/model_table.h"
+#include "ui/search/search_panel.h"
+
+namespace marvel::ui {
+
+bool MainWindow::openProject(const QString& path)
+{
+    project::Project p;
+    try {
+        p = project::loadProject(path.toStdString());
+        if (p.workload.kind == project::ProjectWorkload::Kind::Model)
+            project::loadProjectWorkload(p, path.toStdString()); // the model and layer exist
+    } catch (const InputError& e) {
+        reportError(tr("Cannot open project"), QString::fromStdString(e.what()));
+        return false;
+    }
+    applyProject(p);
+    m_projectFile = path;
+    m_settingsDirty = false;
+    updateTitle();
+    rememberRecentFile(path);
+    statusBar()->showMessage(tr("Opened project %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+void MainWindow::applyProject(const project::Project& p)
+{
+    m_lastError.clear();
+    m_accelerator->setAccelerator(p.accelerator);
+    if (p.workload.kind == project::ProjectWorkload::Kind::Model) {
+        loadModel(QString::fromStdString(project::resolvedModelPath(p)));
+        m_modelName = QString::fromStdString(p.workload.model);
+        for (int i = 0; i < m_model->rowCount(); ++i)
+            if (m_model->workload().layers[static_cast<std::size_t>(i)].name == p.workload.layer)
+                m_modelView->selectRow(m_modelProxy->mapFromSource(m_model->index(i, 0)).row());
+        m_file.clear();
+    } else {
+        loadModel({});
+        m_editor->setPlainText(QString::fromStdString(p.workload.text));
+        m_editor->document()->setModified(false);
+        m_file = QString::fromStdString(p.workload.file);
+    }
+    m_searchPanel->setOptions(p.search);
+    m_pendingSelection = p.selectedMapping;
+    analyseNow();
+    animateSelection(p);
+}
+
+project::Project MainWindow::currentProject() const
+{
+    project::Project p;
+    if (!m_modelName.isEmpty()) {
+        p.workload.kind = project::ProjectWorkload::Kind::Model;
+        p.workload.model = m_modelName.toStdString();
+        if (m_layer >= 0)
+            p.workload.layer = m_model->workload().layers[static_cast<std::size_t>(m_layer)].name;
+    } else {
+        p.workload.kind = project::ProjectWorkload::Kind::Operator;
+        p.workload.text = m_editor->toPlainText().toStdString();
+        p.workload.file = m_file.toStdString();
+    }
+    p.accelerator = m_accelerator->accelerator();
+    p.search = m_searchPanel->options();
+    if (m_selected && (m_modelName.isEmpty() || m_layer >= 0))
+        p.selectedMapping = project::SelectedMapping{p.workload.layer, m_selected->mapping};
+    return p;
+}
+
+bool MainWindow::saveProjectTo(const QString& path)
+{
+    try {
+        project::saveProject(currentProject(), path.toStdString());
+    } catch (const InputError& e) {
+        reportError(tr("Save failed"), QString::fromStdString(e.what()));
+        return false;
+    }
+    m_projectFile = path;
+    m_settingsDirty = false;
+    m_editor->document()->setModified(false);
+    updateTitle();
+    rememberRecentFile(path);
+    autosaveNow();
+    statusBar()->showMessage(tr("Saved project %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+bool MainWindow::exportMapping(const QString& path)
+{
+    if (!m_selected || !m_lastResult) {
+        reportError(tr("Nothing to export"), tr("Run a search and select a mapping first."));
+        return false;
+    }
+    try {
+        std::string text;
+        if (path.endsWith(QStringLiteral(".m"), Qt::CaseInsensitive)) {
+            const std::string name = m_lastResult->space.name.empty() ? "layer" : m_lastResult->space.name;
+            text = cost::maestroMappingFile(
+                name, {{name, &m_lastResult->problem, &m_selected->dataflow}}, path.toStdString());
+        } else if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) {
+            text = mapping::toJson(m_selected->mapping).dump(2) + "\n";
+        } else {
+            text = mapping::printTiledLoopNest(m_selected->mapping, m_lastResult->space.body);
+        }
+        writeTextFileAtomically(path.toStdString(), text, "the mapping file");
+    } catch (const InputError& e) {
+        reportError(tr("Export failed"), QString::fromStdString(e.what()));
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported the mapping to %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+} // namespace marvel::ui

@@ -1,0 +1,177 @@
+// Where a search's results go: the search controller's signals into the plot, the model table, the
+// selected mapping (the mapping view and the animation) and the styles' comparison.
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include <QShortcut>
+#include <QStatusBar>
+#include <QTableView>
+
+#include "core/mapping/loop_nest_mapping.h"
+#include "ui/accelerator/accelerator_panel.h"
+#include "ui/animation/animation_panel.h"
+#include "ui/main_window.h"
+#include "ui/mapping/mapping_view.h"
+#include "ui/model/model_table.h"
+#include "ui/plot/pareto_plot.h"
+#include "ui/search/search_controller.h"
+#include "ui/search/search_panel.h"
+
+namespace marvel::ui {
+
+void MainWindow::wireSearch()
+{
+    m_controller = new SearchController(this);
+    connect(m_searchPanel, &SearchPanel::runRequested, this, &MainWindow::runSearch);
+    connect(m_searchPanel, &SearchPanel::cancelRequested, this, &MainWindow::cancelSearch);
+    connect(m_accelerator, &AcceleratorPanel::edited, this, &MainWindow::markSettingsDirty);
+    connect(m_searchPanel, &SearchPanel::optionsChanged, this, &MainWindow::markSettingsDirty);
+    connect(m_accelerator, &AcceleratorPanel::acceleratorChanged, this, [this] {
+        // Retuning: an architect changes a parameter and watches the front move.
+        if (m_searchedOnce) runSearch();
+    });
+    connect(m_controller, &SearchController::pointsAdded, m_plot,
+        [this](const std::vector<search::EvaluatedPoint>& points) {
+            if (!m_searchingModel) m_plot->addPoints(points);
+        });
+    connect(m_controller, &SearchController::frontChanged, this,
+        [this](const std::vector<search::Candidate>& front) {
+            m_front = front;
+            m_plot->setFront(front);
+        });
+    connect(m_controller, &SearchController::progressed, m_searchPanel, &SearchPanel::showProgress);
+    connect(m_controller, &SearchController::layerFinished, this,
+        [this](int index, std::shared_ptr<const search::LayerSearchResult> result) {
+            const int row = resultRow(index);
+            if (row >= 0) {
+                m_model->setLayerResult(row, result, m_searchedOptions.objective);
+                updateModelTotals();
+                // Columns sized for empty cells would elide the first numbers.
+                for (int c = ModelTableModel::Runtime; c <= ModelTableModel::OverRoofline; ++c)
+                    m_modelView->resizeColumnToContents(c);
+            }
+            if (!m_searchingModel || row == m_layer)
+                showLayerResult(result, row >= 0 ? m_model->rooflineCycles(row) : m_roofline);
+        });
+    connect(m_controller, &SearchController::stylesFinished, this,
+        [this](int index, std::shared_ptr<const StyleResults> results) {
+            const int row = resultRow(index);
+            if (row >= 0) {
+                m_model->setLayerStyles(row, results);
+                for (int c = ModelTableModel::FirstStyle; c <= ModelTableModel::LastStyle; ++c)
+                    m_modelView->resizeColumnToContents(c);
+            }
+            if (!m_searchingModel || row == m_layer) showStyles(*results);
+        });
+    connect(m_controller, &SearchController::finished, this, &MainWindow::onSearchFinished);
+    connect(m_plot, &ParetoPlot::frontPointClicked, this, &MainWindow::selectCandidate);
+
+    auto* run = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_R), this);
+    connect(run, &QShortcut::activated, this, &MainWindow::runSearch);
+    auto* cancel = new QShortcut(QKeySequence(Qt::Key_Escape), this);
+    connect(cancel, &QShortcut::activated, this, &MainWindow::cancelSearch);
+}
+
+int MainWindow::resultRow(int index) const
+{
+    if (!m_searchingModel) return m_layer;
+    return index >= 0 && index < int(m_modelRequestRows.size()) ? m_modelRequestRows[std::size_t(index)] : -1;
+}
+
+void MainWindow::onSearchFinished(const SearchOutcome& outcome)
+{
+    if (m_searchingModel) {
+        for (int i : m_modelRequestRows)
+            if (!m_model->layerResult(i))
+                m_model->setLayerStatus(i,
+                    outcome.status == SearchOutcome::Status::Failed ? tr("failed: %1").arg(outcome.message)
+                                                                    : tr("not searched"));
+        m_searchingModel = false;
+        m_modelView->resizeColumnsToContents();
+        // Show the first layer: its loop nest, plot and mapping.
+        if (m_model->layerResult(0)) m_modelView->selectRow(0);
+    }
+    m_searchPanel->showOutcome(outcome);
+    statusBar()->showMessage(m_searchPanel->outcomeText(), 8000);
+    emit searchFinished();
+}
+
+void MainWindow::showLayerResult(
+    const std::shared_ptr<const search::LayerSearchResult>& result, std::int64_t roofline)
+{
+    m_lastResult = result;
+    m_roofline = roofline;
+    const search::SearchResult& r = result->result;
+    m_front = r.pareto;
+    if (m_searchingModel) m_plot->clear();
+    m_plot->setRoofline(roofline);
+    m_plot->setFront(m_front);
+    std::vector<search::Candidate> best;
+    for (const auto* b : {&r.bestRuntime, &r.bestEnergy, &r.bestEdp})
+        if (*b) best.push_back(**b);
+    m_plot->setBest(best);
+    if (const auto& b = r.best(m_searchedOptions.objective)) showCandidate(*b);
+    // A project's saved selection is shown again when the search finds the same mapping.
+    if (m_pendingSelection)
+        for (const search::Candidate& c : r.pareto)
+            if (mapping::toJson(c.mapping) == mapping::toJson(m_pendingSelection->mapping)) showCandidate(c);
+    m_pendingSelection.reset();
+}
+
+void MainWindow::showStyles(const std::vector<styles::StyleSearch>& results)
+{
+    std::vector<ParetoPlot::StyleMark> marks;
+    std::vector<MappingView::StyleBest> rows;
+    for (const styles::StyleSearch& s : results) {
+        const QString label = QString::fromStdString(styles::shortLabel(s.style));
+        MappingView::StyleBest row;
+        row.label = label;
+        row.description = QStringLiteral("%1 (%2)").arg(QString::fromStdString(styles::description(s.style)),
+            QString::fromStdString(styles::toString(s.style)));
+        if (s.best) {
+            row.metrics = s.best->metrics;
+            QStringList dims;
+            for (const mdc::Directive& d : s.best->dataflow)
+                if (d.kind == mdc::Directive::Kind::SpatialMap
+                    && !dims.contains(QString::fromStdString(d.dim)))
+                    dims << QString::fromStdString(d.dim);
+            row.parallel = dims.join(QStringLiteral(", "));
+            if (!s.convForm.empty()) row.parallel += tr(" (convolution form)");
+            // Styles that find the same mapping share one labelled mark.
+            auto same = std::find_if(marks.begin(), marks.end(), [&](const ParetoPlot::StyleMark& m) {
+                return m.runtime == s.best->metrics.runtime && m.energy == s.best->metrics.energy;
+            });
+            if (same != marks.end())
+                same->label += QStringLiteral(", ") + label;
+            else
+                marks.push_back({label, s.best->metrics.runtime, s.best->metrics.energy});
+        }
+        rows.push_back(row);
+    }
+    m_plot->setStyleMarks(marks);
+    m_mappingView->setStyleComparison(rows);
+}
+
+bool MainWindow::selectCandidate(std::uint64_t index)
+{
+    for (const search::Candidate& c : m_front)
+        if (c.index == index) {
+            showCandidate(c);
+            return true;
+        }
+    return false;
+}
+
+void MainWindow::showCandidate(const search::Candidate& candidate)
+{
+    if (!m_lastResult) return;
+    m_selected = candidate;
+    m_mappingView->setMapping(candidate, m_lastResult->problem, m_lastResult->space.body,
+        m_searchedAccelerator, m_searchedOptions.fidelity, m_roofline);
+    m_animation->setMapping({tr("%1, the selected mapping on %2")
+                                 .arg(QString::fromStdString(m_lastResult->problem.name),
+                                     QString::fromStdString(m_searchedAccelerator.name)),
+        m_lastResult->problem, candidate.dataflow, m_searchedAccelerator});
+}
+
+} // namespace marvel::ui

@@ -1,0 +1,196 @@
+// Starting the background work: a search of the operator or layer in the editor, of a whole model, and
+// a design sweep around the accelerator panel's accelerator; each checks its inputs first and says why
+// it runs nothing.
+#include <QFileInfo>
+#include <QStatusBar>
+#include <QTabWidget>
+
+#include "core/conform/conformability.h"
+#include "core/ir/parser.h"
+#include "core/search/roofline.h"
+#include "ui/accelerator/accelerator_panel.h"
+#include "ui/editor/code_editor.h"
+#include "ui/main_window.h"
+#include "ui/mapping/mapping_view.h"
+#include "ui/model/model_table.h"
+#include "ui/plot/pareto_plot.h"
+#include "ui/search/search_controller.h"
+#include "ui/search/search_panel.h"
+#include "ui/sweep/sweep_controller.h"
+#include "ui/sweep/sweep_panel.h"
+
+namespace marvel::ui {
+
+bool MainWindow::runSearch()
+{
+    if (!m_modelName.isEmpty() && m_layer < 0) return searchModel();
+    m_searchingModel = false;
+    m_centre->setCurrentWidget(m_plot); // watch the trade-off grow
+    analyseNow();
+    if (!m_analysis.report || !m_analysis.report->conformable) {
+        statusBar()->showMessage(
+            tr("Only a conformable operator can be searched: see the rules in the Operator panel."));
+        return false;
+    }
+    if (!m_accelerator->isValid()) {
+        statusBar()->showMessage(
+            tr("Fix the accelerator first: %1").arg(m_accelerator->problems().join(QStringLiteral("; "))));
+        return false;
+    }
+    SearchRequest request;
+    try {
+        const QString name = m_file.isEmpty() ? tr("untitled.loop") : QFileInfo(m_file).fileName();
+        ir::Operator op = m_layer >= 0
+            ? m_model->workload().layers[static_cast<std::size_t>(m_layer)].op
+            : ir::parseOperator(m_editor->toPlainText().toStdString(), name.toStdString());
+        request.layers.push_back({QString::fromStdString(op.name), op, 1});
+        if (auto nest = ir::perfectNest(op))
+            m_roofline = search::roofline(*nest, op.sizes, m_accelerator->accelerator()).cycles;
+    } catch (const InputError& e) {
+        statusBar()->showMessage(QString::fromStdString(e.what()));
+        return false;
+    }
+    request.accelerator = m_accelerator->accelerator();
+    request.options = m_searchPanel->options();
+    if (m_searchPanel->compareStyles()) request.compareStyles = styles::allStyles();
+    m_searchedAccelerator = request.accelerator;
+    m_searchedOptions = request.options;
+    m_searchedOnce = true;
+    m_mappingView->setStyleComparison({});
+    m_front.clear();
+    m_lastResult.reset();
+    m_plot->clear();
+    m_plot->setClockMhz(request.accelerator.clockMHz);
+    m_plot->setRoofline(m_roofline);
+    m_controller->start(std::move(request));
+    m_searchPanel->setRunning(true);
+    statusBar()->showMessage(tr("Searching..."));
+    return true;
+}
+
+bool MainWindow::searchModel()
+{
+    if (m_model->rowCount() == 0) {
+        statusBar()->showMessage(tr("Pick a model first."));
+        return false;
+    }
+    if (!m_accelerator->isValid()) {
+        statusBar()->showMessage(
+            tr("Fix the accelerator first: %1").arg(m_accelerator->problems().join(QStringLiteral("; "))));
+        return false;
+    }
+    SearchRequest request;
+    m_modelRequestRows.clear();
+    for (std::size_t row = 0; row < m_model->workload().layers.size(); ++row) {
+        const workloads::WorkloadLayer& l = m_model->workload().layers[row];
+        if (!l.ok()) continue; // listed with its error
+        m_modelRequestRows.push_back(int(row));
+        if (!conform::checkConformability(l.op).conformable) {
+            reportError(tr("Cannot search the model"),
+                tr("Layer %1 is not conformable to the MDC notation.").arg(QString::fromStdString(l.name)));
+            return false;
+        }
+        request.layers.push_back({QString::fromStdString(l.name), l.op, l.repeat});
+    }
+    request.accelerator = m_accelerator->accelerator();
+    request.options = m_searchPanel->options();
+    if (m_searchPanel->compareStyles()) request.compareStyles = styles::allStyles();
+    m_searchedAccelerator = request.accelerator;
+    m_searchedOptions = request.options;
+    m_searchedOnce = true;
+    m_searchingModel = true;
+    m_mappingView->setStyleComparison({});
+    if (request.layers.empty()) {
+        reportError(
+            tr("Cannot search the model"), tr("No layer of the model can be used: see the Status column."));
+        return false;
+    }
+    m_model->resetResults(request.accelerator);
+    for (int row : m_modelRequestRows)
+        m_model->setLayerStatus(row, tr("queued"));
+    updateModelTotals();
+    m_front.clear();
+    m_plot->clear();
+    m_controller->start(std::move(request));
+    m_searchPanel->setRunning(true);
+    statusBar()->showMessage(tr("Searching every layer of the model..."));
+    return true;
+}
+
+bool MainWindow::runSweep()
+{
+    m_centre->setCurrentWidget(m_sweepPanel);
+    SweepRequest request;
+    const bool wholeModel = !m_modelName.isEmpty() && m_layer < 0;
+    try {
+        if (wholeModel) {
+            request.workload.name = m_modelName.toStdString();
+            for (const workloads::WorkloadLayer& l : m_model->workload().layers) {
+                if (!l.ok()) continue; // listed with its error in the model view
+                if (!conform::checkConformability(l.op).conformable)
+                    throw InputError(Diagnostic{{}, {}, l.name, "not conformable to the MDC notation"});
+                request.workload.layers.push_back(l);
+            }
+            if (request.workload.layers.empty())
+                throw InputError(Diagnostic{{}, {}, {}, "no layer of the model can be used"});
+        } else {
+            analyseNow();
+            if (!m_analysis.report || !m_analysis.report->conformable)
+                throw InputError(Diagnostic{{}, {}, {},
+                    "only a conformable operator can be swept: see the rules in the Operator panel"});
+            workloads::WorkloadLayer layer;
+            if (m_layer >= 0) {
+                layer = m_model->workload().layers[static_cast<std::size_t>(m_layer)];
+                layer.repeat = 1;
+            } else {
+                const QString name = m_file.isEmpty() ? tr("untitled.loop") : QFileInfo(m_file).fileName();
+                layer.op = ir::parseOperator(m_editor->toPlainText().toStdString(), name.toStdString());
+                layer.name = layer.op.name;
+            }
+            request.workload.name = layer.name;
+            request.workload.layers.push_back(std::move(layer));
+        }
+        if (!m_accelerator->isValid())
+            throw InputError(Diagnostic{
+                {}, {}, "accelerator", m_accelerator->problems().join(QStringLiteral("; ")).toStdString()});
+        request.grid
+            = std::make_shared<const sweep::Grid>(m_accelerator->accelerator(), m_sweepPanel->axes());
+    } catch (const InputError& e) {
+        m_sweepPanel->showError(QString::fromStdString(e.what()));
+        return false;
+    }
+    request.options.search = m_searchPanel->options();
+    request.options.search.objective = m_sweepPanel->objective();
+    request.options.threads = request.options.search.threads;
+    m_sweepController->start(std::move(request));
+    m_sweepPanel->setRunning(true);
+    return true;
+}
+
+bool MainWindow::loadDesignPoint(std::size_t index)
+{
+    const std::shared_ptr<const sweep::Grid> grid = m_sweepPanel->grid();
+    if (!grid || index >= grid->size()) return false;
+    m_accelerator->setAccelerator(grid->point(index));
+    statusBar()->showMessage(tr("Design point %1 loaded into the accelerator panel").arg(index + 1), 8000);
+    return runSearch();
+}
+
+void MainWindow::cancelSearch()
+{
+    m_controller->cancel();
+}
+
+void MainWindow::wireSweep()
+{
+    m_sweepController = new SweepController(this);
+    connect(m_sweepPanel, &SweepPanel::runRequested, this, &MainWindow::runSweep);
+    connect(m_sweepPanel, &SweepPanel::cancelRequested, m_sweepController, &SweepController::cancel);
+    connect(m_sweepController, &SweepController::started, m_sweepPanel, &SweepPanel::startGrid);
+    connect(m_sweepController, &SweepController::pointsFinished, m_sweepPanel, &SweepPanel::addPoints);
+    connect(m_sweepController, &SweepController::progressed, m_sweepPanel, &SweepPanel::showProgress);
+    connect(m_sweepController, &SweepController::finished, m_sweepPanel, &SweepPanel::showOutcome);
+    connect(m_sweepPanel, &SweepPanel::designPointActivated, this, &MainWindow::loadDesignPoint);
+}
+
+} // namespace marvel::ui
