@@ -21,7 +21,8 @@ const cli::Command kCommand{"bench-search",
     "benchmark of the mapping search: time, mappings per second, runtime / roofline",
     "usage: marvel bench-search [--model NAME_OR_FILE[,...]|cnns] [--hw P1|P2|FILE]\n"
     "                           [--objective runtime|energy|edp]\n"
-    "                           [--threads N] [--no-divisors-only]\n\n"
+    "                           [--threads N] [--no-divisors-only] [--fidelity maestro|corrected]\n"
+    "                           [--genetic-evaluations N] [--genetic-seed S] [--no-genetic]\n\n"
     "Searches every layer of the model (default resnet50) on the accelerator (default P2) and prints per\n"
     "layer the search time, mappings evaluated and runtime / roofline, then the totals, mappings per\n"
     "second, the model's runtime / roofline (its layers' runtimes added up, as the paper evaluates whole\n"
@@ -30,6 +31,10 @@ const cli::Command kCommand{"bench-search",
     "the models of their runtime / roofline - against its target (1.31 on P1, 1.10 on P2), and the\n"
     "stricter geometric mean over every layer instance of all the models. --no-divisors-only measures the\n"
     "search that also tries tile sizes that do not divide (doc/search.md: VGG16 on P1 in about a minute).\n"
+    "Each layer is also searched by the GAMMA-like genetic search (`marvel search --style genetic`, same\n"
+    "options and its budget): per layer its runtime and Marvel's runtime over it, then per model and over\n"
+    "every layer the geometric mean of that ratio (below 1: Marvel is faster), the layers where the genetic\n"
+    "search is faster, and its search time; --no-genetic leaves it out.\n"
     "",
     run};
 
@@ -73,7 +78,9 @@ void printCancellationLatency(
 
 int run(const std::vector<std::string>& argv)
 {
-    cli::Args args(argv, {"model", "hw", "objective", "threads"}, {"no-divisors-only"});
+    cli::Args args(argv,
+        {"model", "hw", "objective", "threads", "fidelity", "genetic-evaluations", "genetic-seed"},
+        {"no-divisors-only", "no-genetic"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     search::SearchOptions options;
     if (std::string error = cli::searchOptionsFromArgs(args, options); !error.empty())
@@ -109,8 +116,10 @@ int run(const std::vector<std::string>& argv)
         else
             std::printf("%s %.3f\n", what, figure);
     };
+    const bool genetic = !args.has("no-genetic");
     double allLogSum = 0, allSeconds = 0, modelLogSum = 0;
-    std::int64_t allCount = 0;
+    double allGeneticLogSum = 0, allGeneticSeconds = 0;
+    std::int64_t allCount = 0, allGeneticCount = 0, allGeneticWins = 0;
     std::vector<std::pair<std::string, double>> perModel;
     for (const std::string& model : models) {
         std::vector<cli::SearchLayer> layers;
@@ -120,9 +129,12 @@ int run(const std::vector<std::string>& argv)
             std::cerr << "marvel bench-search: " << e.what() << '\n';
             return cli::InputError;
         }
-        std::printf("%-24s %7s %10s %9s %12s %12s %7s\n", "layer", "repeat", "evaluated", "seconds",
-            "runtime", "roofline", "ratio");
-        double seconds = 0, logSum = 0;
+        std::printf("%-24s %7s %10s %9s %12s %12s %7s", "layer", "repeat", "evaluated", "seconds", "runtime",
+            "roofline", "ratio");
+        if (genetic) std::printf(" %12s %9s %8s", "genetic", "seconds", "vs gen.");
+        std::printf("\n");
+        double seconds = 0, logSum = 0, geneticLogSum = 0, geneticSeconds = 0;
+        std::int64_t geneticCount = 0, geneticWins = 0;
         std::uint64_t evaluated = 0;
         std::int64_t count = 0, totalRuntime = 0, totalRoofline = 0;
         const auto start = std::chrono::steady_clock::now();
@@ -140,10 +152,33 @@ int run(const std::vector<std::string>& argv)
             }
             const double ratio = static_cast<double>(s.best->metrics.runtime)
                 / static_cast<double>(std::max<std::int64_t>(1, s.roofline.cycles));
-            std::printf("%-24s %7d %10llu %9.3f %12lld %12lld %7.3f\n", layer.name.c_str(), layer.repeat,
+            std::printf("%-24s %7d %10llu %9.3f %12lld %12lld %7.3f", layer.name.c_str(), layer.repeat,
                 static_cast<unsigned long long>(s.search.result.evaluated), s.search.result.seconds,
                 static_cast<long long>(s.best->metrics.runtime), static_cast<long long>(s.roofline.cycles),
                 ratio);
+            if (genetic) {
+                // The baseline on the same layer: Marvel's runtime over the genetic search's, by layer
+                // instance (repeats counted) as the roofline ratio is.
+                cli::SearchedLayer g;
+                try {
+                    g = cli::searchOne(layer, acc, options, nullptr, {}, styles::Style::Genetic);
+                } catch (const InputError& e) {
+                    std::cerr << "marvel bench-search: " << layer.name << ": " << e.what() << '\n';
+                    return cli::InputError;
+                }
+                geneticSeconds += g.search.result.seconds;
+                if (g.best) {
+                    const double vs = static_cast<double>(s.best->metrics.runtime)
+                        / static_cast<double>(std::max<std::int64_t>(1, g.best->metrics.runtime));
+                    std::printf(" %12lld %9.3f %8.3f%s", static_cast<long long>(g.best->metrics.runtime),
+                        g.search.result.seconds, vs, vs > 1 ? " *" : "");
+                    geneticLogSum += std::log(vs) * layer.repeat;
+                    geneticCount += layer.repeat;
+                    geneticWins += vs > 1 ? 1 : 0;
+                } else
+                    std::printf(" %12s %9.3f %8s", "none", g.search.result.seconds, "-");
+            }
+            std::printf("\n");
             seconds += s.search.result.seconds;
             evaluated += s.search.result.evaluated;
             logSum += std::log(ratio) * layer.repeat;
@@ -165,6 +200,16 @@ int run(const std::vector<std::string>& argv)
             static_cast<long long>(totalRoofline));
         printAgainstTarget("model runtime / roofline", modelRatio);
         std::printf("geomean of the layers' runtime / roofline %.3f\n", geomean);
+        if (genetic && geneticCount > 0)
+            std::printf(
+                "against the genetic search: geomean of the layers' runtime ratio %.3f, %lld layer(s) "
+                "where it is faster (marked *), its search %.2f s\n",
+                std::exp(geneticLogSum / static_cast<double>(geneticCount)),
+                static_cast<long long>(geneticWins), geneticSeconds);
+        allGeneticLogSum += geneticLogSum;
+        allGeneticCount += geneticCount;
+        allGeneticWins += geneticWins;
+        allGeneticSeconds += geneticSeconds;
         allLogSum += logSum;
         allCount += count;
         allSeconds += wall;
@@ -183,6 +228,15 @@ int run(const std::vector<std::string>& argv)
             std::exp(modelLogSum / static_cast<double>(models.size())));
         std::printf("geomean over every layer instance %.3f\n",
             allCount ? std::exp(allLogSum / static_cast<double>(allCount)) : 0.0);
+        if (genetic && allGeneticCount > 0)
+            std::printf(
+                "against the genetic search (%llu evaluations per layer, seed %llu): geomean over every "
+                "layer instance of Marvel's runtime over its %.3f, %lld layer(s) where it is faster, its "
+                "search %.2f s\n",
+                static_cast<unsigned long long>(options.genetic.evaluations),
+                static_cast<unsigned long long>(options.genetic.seed),
+                std::exp(allGeneticLogSum / static_cast<double>(allGeneticCount)),
+                static_cast<long long>(allGeneticWins), allGeneticSeconds);
     }
     printCancellationLatency(models.front(), acc, options);
     return cli::Ok;

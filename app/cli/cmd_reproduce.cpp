@@ -27,8 +27,10 @@ const cli::Command kCommand{"reproduce",
     "run the paper's whole evaluation and write tables, figures and a report",
     "usage: marvel reproduce --out DIR [--quick | --experiments FILE.json] [--threads N]\n\n"
     "Searches the paper's workloads on P1 and P2 with Marvel, the three mapping styles (rs, ws, os) and the\n"
-    "two past optimisers (interstellar, dmazerunner), and Marvel with tile sizes that need not divide the\n"
-    "loop bounds on the CNNs (beyond the paper). Writes into DIR:\n"
+    "two past optimisers (interstellar, dmazerunner), our GAMMA-like genetic search (2000 evaluations per\n"
+    "layer) and Marvel with tile sizes that need not divide the loop bounds on the CNNs (the last two "
+    "beyond\n"
+    "the paper). Writes into DIR:\n"
     "  WORKLOAD.csv, WORKLOAD_layers.csv   per model (and per layer): runtime, energy, roofline, ratios\n"
     "  fig_*.csv, fig_*.png, fig_*.pdf     the figures' data and the figures (drawn by marvel-figures,\n"
     "                                      found beside marvel; skipped with a warning when it is absent)\n"
@@ -191,11 +193,14 @@ int run(const std::vector<std::string>& argv)
                 << "marvel reproduce: warning: figures skipped: the renderer marvel-figures is not beside "
                    "marvel (build with MARVEL_BUILD_UI=ON); the figures' data is in fig_*.csv\n";
         writeTextFileAtomically((out / "summary.json").string(),
-            eval::summaryJson(summary, seconds, cancelled, plan, options.beyondMaxCandidates).dump(2) + "\n",
+            eval::summaryJson(
+                summary, seconds, cancelled, plan, options.beyondMaxCandidates, options.geneticEvaluations)
+                    .dump(2)
+                + "\n",
             "the summary");
         writeTextFileAtomically((out / "REPORT.md").string(),
-            eval::reportMarkdown(
-                plan, summary, rows, seconds, cancelled, figureFiles, options.beyondMaxCandidates),
+            eval::reportMarkdown(plan, summary, rows, seconds, cancelled, figureFiles,
+                options.beyondMaxCandidates, options.geneticEvaluations),
             "the report");
     } catch (const marvel::InputError& e) {
         std::cerr << "marvel reproduce: " << formatDiagnostics(e.diagnostics());

@@ -32,8 +32,8 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                     [--export-mdc OUT.m] [--pareto-csv OUT.csv] [--pe-util-bound P]\n"
     "                     [--widen-above X] [--no-divisors-only] [--no-l1-check] [--no-l2-check]\n"
     "                     [--no-bound-skipping] [--exhaustive] [--fidelity maestro|corrected]\n"
-    "                     [--max-seconds S]\n"
-    "                     [--style rs|ws|os|interstellar|dmazerunner | --compare-styles]\n\n"
+    "                     [--max-seconds S] [--genetic-evaluations N] [--genetic-seed S]\n"
+    "                     [--style rs|ws|os|interstellar|dmazerunner|genetic | --compare-styles]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
     "and level-1 tiles with the MDC cost model (paper Algorithm 1). Reports each layer's best mapping\n"
     "for the objective and its runtime-energy Pareto set (the mappings no other evaluated one beats on\n"
@@ -60,6 +60,7 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "  --exhaustive          also enumerate level-3 tiles and orders (small operators only); starts\n"
     "                        from the decoupled search's result, so a limit never makes it worse\n"
     "  --fidelity            cost model mode (default maestro)\n"
+
     "  --json                one JSON object on stdout (each layer with a \"pareto\" array)\n"
     "  --export-mdc OUT.m    write every layer's best mapping as one MAESTRO mapping file\n"
     "  --pareto-csv OUT.csv  write every layer's Pareto set: layer,runtime_cycles,energy,edp,utilization\n"
@@ -67,7 +68,13 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                        rs (Eyeriss-like row-stationary), ws (NVDLA-like weight-stationary),\n"
     "                        os (ShiDianNao-like output-stationary), interstellar (Interstellar-like),\n"
     "                        dmazerunner (dMazeRunner-like); the optimisers search a GEMM-like layer\n"
-    "                        in its 1x1-convolution form\n"
+    "                        in its 1x1-convolution form; or genetic: our GAMMA-like genetic search\n"
+    "                        of two-level mappings (any tile sizes), the baseline Marvel is measured\n"
+    "                        against\n"
+    "  --genetic-evaluations N  the genetic search's budget: cost-model evaluations per layer (default\n"
+    "                        10000)\n"
+    "  --genetic-seed S      the genetic search's random seed (default 1); the same seed and budget give\n"
+    "                        the same result, whatever --threads\n"
     "  --compare-styles      search each layer with Marvel and under every style; print per layer and in\n"
     "                        total each style's best beside Marvel's (runtime, energy, ratios)\n"
     "  --max-seconds S       stop searching after S seconds and report the best mappings of the part\n"
@@ -108,7 +115,8 @@ int run(const std::vector<std::string>& argv)
 {
     cli::Args args(argv,
         {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
-            "pe-util-bound", "fidelity", "max-seconds", "style", "widen-above"},
+            "pe-util-bound", "fidelity", "max-seconds", "style", "widen-above", "genetic-evaluations",
+            "genetic-seed"},
         {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive",
             "compare-styles"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
@@ -135,8 +143,8 @@ int run(const std::vector<std::string>& argv)
     if (auto name = args.value("style")) {
         style = styles::styleFromString(*name);
         if (!style)
-            return cli::usageError(
-                kCommand, "--style must be rs, ws, os, interstellar or dmazerunner, got '" + *name + "'");
+            return cli::usageError(kCommand,
+                "--style must be rs, ws, os, interstellar, dmazerunner or genetic, got '" + *name + "'");
     }
     const bool compare = args.has("compare-styles");
     if (compare && style) return cli::usageError(kCommand, "give --style or --compare-styles, not both");

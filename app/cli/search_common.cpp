@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -51,6 +52,16 @@ std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options)
     if (args.has("no-l2-check")) options.l2Capacity = false;
     if (args.has("no-bound-skipping")) options.boundSkipping = false;
     if (args.has("exhaustive")) options.exhaustive = true;
+    if (args.has("genetic-evaluations")) {
+        auto n = args.integer("genetic-evaluations", 1, 1'000'000'000);
+        if (!n) return args.error();
+        options.genetic.evaluations = static_cast<std::uint64_t>(*n);
+    }
+    if (args.has("genetic-seed")) {
+        auto n = args.integer("genetic-seed", 0, std::numeric_limits<long long>::max());
+        if (!n) return args.error();
+        options.genetic.seed = static_cast<std::uint64_t>(*n);
+    }
     return {};
 }
 
@@ -372,7 +383,11 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
 {
     std::ostringstream os;
     os << capacityWarning(options);
-    if (const std::string style = styleName(layers); style != "marvel")
+    if (const std::string style = styleName(layers); style == "genetic")
+        os << "style: genetic (" << styles::description(styles::Style::Genetic) << "): seed "
+           << options.genetic.seed << ", at most " << options.genetic.evaluations
+           << " cost-model evaluations per layer\n\n";
+    else if (style != "marvel")
         os << "style: " << style << " (" << styles::description(*styles::styleFromString(style))
            << "): the search is restricted to the style's parallel loops and loop orders\n\n";
     std::int64_t totalRuntime = 0, totalRoofline = 0;

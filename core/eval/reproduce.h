@@ -15,6 +15,7 @@
 //   speedup_vs_X.cnn_all           the same over all four CNNs
 //   speedup_vs_X.gemm              over the GEMM table's workloads x platforms
 //   speedup_vs_X.mlp_lstm          over MLP-M, MLP-L, LSTM-M, LSTM-L, RHN x platforms
+//   speedup_vs_genetic.*           the same against our GAMMA-like genetic search (not in the paper)
 //   search_space.*_avg             arithmetic means over the CNNs' distinct layers and the platforms of
 //                                  the search-space table's rows (search::SearchSpaceSizes)
 
@@ -35,8 +36,9 @@ namespace marvel::eval {
 enum class Category { Cnn, Gemm, MlpLstm };
 std::string toString(Category category); ///< "cnn", "gemm", "mlp_lstm"
 
-/// What searched a layer: Marvel, a style or past optimiser (core/styles), or Marvel with tile sizes
-/// that need not divide the loop bounds ("beyond the paper").
+/// What searched a layer: Marvel, a style or past optimiser (core/styles), our GAMMA-like genetic search
+/// (core/search/genetic.h, with RunOptions::geneticEvaluations), or Marvel with tile sizes that need not
+/// divide the loop bounds ("beyond the paper").
 enum class Variant {
     Marvel,
     RowStationary,
@@ -44,10 +46,11 @@ enum class Variant {
     OutputStationary,
     Interstellar,
     DMazeRunner,
+    Genetic,
     MarvelNoDivisors
 };
-std::string toString(
-    Variant variant); ///< "marvel", "rs", "ws", "os", "interstellar", "dmazerunner", "marvel_nodiv"
+std::string toString(Variant
+        variant); ///< "marvel", "rs", "ws", "os", "interstellar", "dmazerunner", "genetic", "marvel_nodiv"
 std::string label(Variant variant); ///< "Marvel", "Eyeriss-like RS", ... as in the figures
 const std::vector<Variant>& allVariants();
 
@@ -129,7 +132,7 @@ struct Summary
     {
         std::optional<double> cnn, cnnAll, gemm, mlpLstm;
     };
-    Speedup vsDMazeRunner, vsInterstellar;
+    Speedup vsDMazeRunner, vsInterstellar, vsGenetic;
     struct Space
     {
         std::optional<double> original, offChip, onChip, offChipPruned, onChipPruned;
@@ -160,6 +163,8 @@ struct RunProgress
 };
 
 inline constexpr std::uint64_t kBeyondMaxCandidates = 300'000;
+/// The genetic variant's budget per layer: small, so that it adds seconds, not minutes, to a run.
+inline constexpr std::uint64_t kReproduceGeneticEvaluations = 2'000;
 
 struct RunOptions
 {
@@ -167,6 +172,8 @@ struct RunOptions
     /// MarvelNoDivisors's searches stop after this many evaluated mappings per layer (deterministic):
     /// without a bound, main's search of that space takes minutes per layer (13 min for VGG16 on P1).
     std::uint64_t beyondMaxCandidates = kBeyondMaxCandidates;
+    /// The genetic variant's cost-model evaluations per layer (seed 1).
+    std::uint64_t geneticEvaluations = kReproduceGeneticEvaluations;
     std::function<void(const RunProgress&)> progress;
 };
 
@@ -181,7 +188,8 @@ std::vector<LayerRow> runPlan(const Plan& plan,
 
 /// summary.json: the keys and the other figures.
 nlohmann::json summaryJson(const Summary& summary, double seconds, bool cancelled, const Plan& plan,
-    std::uint64_t beyondMaxCandidates = kBeyondMaxCandidates);
+    std::uint64_t beyondMaxCandidates = kBeyondMaxCandidates,
+    std::uint64_t geneticEvaluations = kReproduceGeneticEvaluations);
 /// Per-layer rows of one workload (all workloads when empty).
 std::string layersCsv(const std::vector<LayerRow>& rows, const std::string& workload = {});
 /// Per-item totals of one workload: runtime, energy, roofline, ratios to the roofline and to Marvel.
@@ -203,6 +211,7 @@ std::string figureCsv(const Figure& figure);
 /// REPORT.md: every figure beside the paper's, the differences explained, the excluded layers listed.
 std::string reportMarkdown(const Plan& plan, const Summary& summary, const std::vector<LayerRow>& rows,
     double seconds, bool cancelled, const std::vector<std::string>& figureFiles,
-    std::uint64_t beyondMaxCandidates = kBeyondMaxCandidates);
+    std::uint64_t beyondMaxCandidates = kBeyondMaxCandidates,
+    std::uint64_t geneticEvaluations = kReproduceGeneticEvaluations);
 
 } // namespace marvel::eval

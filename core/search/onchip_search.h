@@ -110,6 +110,18 @@ struct Candidate
     Metrics metrics;
 };
 
+/// The genetic search's settings (`--style genetic`, core/search/genetic.h): its random seed and budget.
+/// With the evaluation budget alone the result is a function of the seed (not of the threads).
+struct GeneticOptions
+{
+    std::uint64_t seed = 1;
+    std::uint64_t evaluations = 10'000; ///< cost-model evaluations at most (a repeated mapping is free)
+    std::uint32_t population = 64;
+    /// 0: none; else the search also stops after the generation that passes this many seconds (the
+    /// result then depends on the machine's speed).
+    double maxSeconds = 0.0;
+};
+
 struct SearchOptions
 {
     Objective objective = Objective::Runtime;
@@ -164,6 +176,7 @@ struct SearchOptions
     SearchConstraint constraint;
     /// searchLayer only: builds `constraint` from the operator's space (core/styles); null: keep it.
     std::function<SearchConstraint(const LayerSpace&)> constraintFor;
+    GeneticOptions genetic; ///< the genetic search's (core/search/genetic.h)
 };
 
 struct Progress

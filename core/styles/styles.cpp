@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/ir/parser.h"
+#include "core/search/genetic.h"
 #include "core/styles/named.h"
 #include "core/workloads/workloads.h"
 
@@ -16,6 +17,7 @@ constexpr detail::Named<Style> kStyles[] = {
     {Style::OutputStationary, "os", "ShiDianNao-like output-stationary"},
     {Style::Interstellar, "interstellar", "Interstellar-like optimiser"},
     {Style::DMazeRunner, "dmazerunner", "dMazeRunner-like optimiser"},
+    {Style::Genetic, "genetic", "GAMMA-like genetic search"},
 };
 
 bool indexes(const search::SpaceTensor& tensor, int loop)
@@ -44,6 +46,21 @@ const std::vector<Style>& allStyles()
     return styles;
 }
 
+const std::vector<Style>& constraintStyles()
+{
+    static const std::vector<Style> styles = [] {
+        std::vector<Style> out = allStyles();
+        std::erase(out, Style::Genetic);
+        return out;
+    }();
+    return styles;
+}
+
+bool isConstraint(Style style)
+{
+    return style != Style::Genetic;
+}
+
 std::string description(Style style)
 {
     return detail::entry<Style>(kStyles, style).description;
@@ -62,6 +79,8 @@ std::string shortLabel(Style style)
         return "Interstellar";
     case Style::DMazeRunner:
         return "dMazeRunner";
+    case Style::Genetic:
+        return "Genetic";
     }
     return toString(style);
 }
@@ -173,6 +192,8 @@ search::SearchConstraint styleConstraint(Style style, const search::LayerSpace& 
     case Style::DMazeRunner:
         parallel = OutChannel;
         break;
+    case Style::Genetic:
+        return {};
     }
     search::SearchConstraint c;
     c.parallelAllowed.assign(n, false);
@@ -239,6 +260,11 @@ StyleSearch searchLayerStyle(const ir::Operator& op, const arch::Accelerator& ac
 {
     StyleSearch out;
     out.style = style;
+    if (style == Style::Genetic) {
+        out.search = search::searchLayerGenetic(op, acc, options, sink, std::move(stop));
+        out.best = out.search.result.best(options.objective);
+        return out;
+    }
     std::optional<ConvolutionForm> form;
     if (usesConvolutionForm(style)) form = convolutionForm(op);
     const ir::Operator& target = form ? form->op : op;

@@ -16,16 +16,22 @@
 
 namespace marvel::styles {
 
-enum class Style { RowStationary, WeightStationary, OutputStationary, Interstellar, DMazeRunner };
+/// The last one is not a constraint but our GAMMA-like genetic search (core/search/genetic.h), the
+/// baseline of a search that proposes whole mappings itself.
+enum class Style { RowStationary, WeightStationary, OutputStationary, Interstellar, DMazeRunner, Genetic };
 
-/// "rs", "ws", "os", "interstellar", "dmazerunner" (the CLI's names).
+/// "rs", "ws", "os", "interstellar", "dmazerunner", "genetic" (the CLI's names).
 std::string toString(Style style);
 std::optional<Style> styleFromString(std::string_view name);
-/// Every style, in the order above.
+/// Every style, in the order above: what the comparisons (`--compare-styles`, the app) search.
 const std::vector<Style>& allStyles();
+/// The styles that are constraints on the decoupled search (every one but Genetic): their spaces are
+/// parts of Marvel's.
+const std::vector<Style>& constraintStyles();
+bool isConstraint(Style style);
 /// "Eyeriss-like row-stationary", ...
 std::string description(Style style);
-/// "RS", "WS", "OS", "Interstellar", "dMazeRunner": for plot labels and table headers.
+/// "RS", "WS", "OS", "Interstellar", "dMazeRunner", "Genetic": for plot labels and table headers.
 std::string shortLabel(Style style);
 /// The optimisers (Interstellar-like, dMazeRunner-like) search GEMM-like operators in their convolution
 /// form, as the paper does.
@@ -55,6 +61,7 @@ LoopRoles loopRoles(const search::LayerSpace& space);
 
 /// The constraint of `style` on `space`'s loops. A style whose parallel loops are all absent (or of
 /// extent 1) keeps no parallel loop: the operator then runs on one PE, which is what the style gives.
+/// The genetic search has none (empty).
 search::SearchConstraint styleConstraint(Style style, const search::LayerSpace& space);
 
 /// A GEMM-like operator as a 1x1 convolution: output channels K = the loops indexing the output and the
@@ -82,8 +89,8 @@ struct StyleSearch
     double peUtilizationBound = 0.0;
 };
 
-/// Searches `op` under `style` with the normal decoupled search (every other option as given). Throws
-/// InputError as search::searchLayer does.
+/// Searches `op` under `style` with the normal decoupled search (every other option as given), or with
+/// the genetic search (options.genetic) for Style::Genetic. Throws InputError as search::searchLayer does.
 StyleSearch searchLayerStyle(const ir::Operator& op, const arch::Accelerator& acc, Style style,
     const search::SearchOptions& options, search::SearchSink* sink = nullptr, std::stop_token stop = {});
 

@@ -93,7 +93,8 @@ private slots:
             QVERIFY(j["marvel_over_roofline"][p].isDouble());
         QVERIFY(j["throughput_gain_vs_styles"].isDouble());
         QVERIFY(j["energy_gain_vs_styles"].isDouble());
-        for (const char* k : {"speedup_vs_dmazerunner_like", "speedup_vs_interstellar_like"})
+        for (const char* k :
+            {"speedup_vs_dmazerunner_like", "speedup_vs_interstellar_like", "speedup_vs_genetic"})
             for (const char* c : {"cnn", "gemm", "mlp_lstm"})
                 QVERIFY2(j[k][c].isDouble(), c);
         for (const char* k : {"original_avg", "offchip_pruned_avg", "onchip_pruned_avg"})
@@ -131,9 +132,11 @@ private slots:
             for (const QString& line : lines)
                 QCOMPARE(line.count(','), lines[0].count(','));
         }
-        for (const QString& style : {QString(), QStringLiteral("ws"), QStringLiteral("dmazerunner")}) {
-            QStringList args{
-                "search", "--model", "alexnet", "--layer", "CONV5", "--hw", kP1, "--json", "--threads", "2"};
+        for (const QString& style :
+            {QString(), QStringLiteral("ws"), QStringLiteral("dmazerunner"), QStringLiteral("genetic")}) {
+            // reproduce's genetic budget is its own (2000 evaluations per layer).
+            QStringList args{"search", "--model", "alexnet", "--layer", "CONV5", "--hw", kP1, "--json",
+                "--threads", "2", "--genetic-evaluations", "2000"};
             if (!style.isEmpty()) args << "--style" << style;
             const auto r = runMarvel(args);
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));

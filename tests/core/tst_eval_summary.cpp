@@ -53,6 +53,7 @@ search::SearchSpaceSizes sizes(double original, double off, double on)
 ///  GEMM table: G1 marvel 100 (roofline 100), interstellar 300, dmazerunner 900;
 ///              G2 marvel 200 (roofline 100), interstellar 200, dmazerunner none
 ///  mlp (two layers): marvel 100 + 100 (roofline 50 + 50), interstellar 150 + 150, dmazerunner 200 + 600
+///  genetic (last, the indices above unchanged): netA 80/200, netB 120, G1 50 (G2 none), mlp 100 + 100
 std::vector<LayerRow> handMadeRun()
 {
     const auto cnn = Category::Cnn;
@@ -88,6 +89,12 @@ std::vector<LayerRow> handMadeRun()
         row("mlp", "mlp", "F2", Category::MlpLstm, false, Variant::Marvel, 100, 50),
         row("mlp", "mlp", "F2", Category::MlpLstm, false, Variant::Interstellar, 150, 50),
         row("mlp", "mlp", "F2", Category::MlpLstm, false, Variant::DMazeRunner, 600, 50),
+        row("netA", "netA", "L1", cnn, true, Variant::Genetic, 80, 80, 2),
+        row("netA", "netA", "L2", cnn, true, Variant::Genetic, 200, 200),
+        row("netB", "netB", "K1", cnn, false, Variant::Genetic, 120, 50),
+        row("gemm", "G1", "G1", Category::Gemm, false, Variant::Genetic, 50, 100),
+        row("mlp", "mlp", "F1", Category::MlpLstm, false, Variant::Genetic, 100, 50),
+        row("mlp", "mlp", "F2", Category::MlpLstm, false, Variant::Genetic, 100, 50),
     };
     rows[0].sizes = sizes(1e18, 1e8, 1e7);
     rows[6].sizes = sizes(3e18, 3e8, 3e7);
@@ -162,6 +169,11 @@ private slots:
         fuzzy(s.mlpLstmOverRoofline.at("P1"), 2.0);
         fuzzy(*s.vsInterstellar.mlpLstm, 1.5);
         fuzzy(*s.vsDMazeRunner.mlpLstm, 4.0);
+        // The genetic search: netA 360/400 (below 1: it found faster mappings), netB 120/100, G1 50/100.
+        fuzzy(*s.vsGenetic.cnn, 0.9);
+        fuzzy(*s.vsGenetic.cnnAll, std::sqrt(0.9 * 1.2));
+        fuzzy(*s.vsGenetic.gemm, 0.5);
+        fuzzy(*s.vsGenetic.mlpLstm, 1.0);
         // Search space: the CNNs' Marvel layers only.
         fuzzy(*s.space.original, 2e18);
         fuzzy(*s.space.offChipPruned, 2e8);
@@ -178,9 +190,11 @@ private slots:
         const nlohmann::json j = eval::summaryJson(s, 12.5, false, eval::Plan{"tiny", "", {}, {}});
         QVERIFY(j["marvel_over_roofline"]["P1"].is_number());
         fuzzy(j["throughput_gain_vs_styles"].get<double>(), std::pow(12.5, 1.0 / 6.0));
-        for (const char* k : {"speedup_vs_dmazerunner_like", "speedup_vs_interstellar_like"})
+        for (const char* k :
+            {"speedup_vs_dmazerunner_like", "speedup_vs_interstellar_like", "speedup_vs_genetic"})
             for (const char* c : {"cnn", "gemm", "mlp_lstm"})
                 QVERIFY2(j[k][c].is_number(), (std::string(k) + "." + c).c_str());
+        QCOMPARE(j["genetic_evaluations_per_layer"].get<std::uint64_t>(), eval::kReproduceGeneticEvaluations);
         for (const char* k : {"original_avg", "offchip_pruned_avg", "onchip_pruned_avg"})
             QVERIFY(j["search_space"][k].is_number());
         QCOMPARE(j["seconds"].get<double>(), 12.5);

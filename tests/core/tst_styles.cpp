@@ -67,6 +67,8 @@ std::set<std::string> expectedParallel(Style style)
         return {"X", "Y"};
     case Style::DMazeRunner:
         return {"K"};
+    case Style::Genetic: // not a constraint: never checked against one
+        break;
     }
     return {};
 }
@@ -267,7 +269,12 @@ private slots:
         for (FixedDataflow d : allFixedDataflows())
             QCOMPARE(fixedDataflowFromString(toString(d)), std::optional<FixedDataflow>(d));
         QVERIFY(!fixedDataflowFromString("nlr"));
-        QCOMPARE(allStyles().size(), std::size_t{5});
+        QCOMPARE(allStyles().size(), std::size_t{6});
+        QCOMPARE(constraintStyles().size(), std::size_t{5});
+        QVERIFY(std::find(constraintStyles().begin(), constraintStyles().end(), Style::Genetic)
+            == constraintStyles().end());
+        QCOMPARE(toString(Style::Genetic), std::string("genetic"));
+        QVERIFY(styleConstraint(Style::Genetic, spaceOf(conv(8, 4, 6, 5, 3, 2))).empty());
     }
 
     void rolesOfAConvolution()
@@ -365,7 +372,7 @@ private slots:
     void styleMatchesBruteForce_data()
     {
         QTest::addColumn<int>("style");
-        for (Style s : allStyles())
+        for (Style s : constraintStyles())
             QTest::newRow(toString(s).c_str()) << static_cast<int>(s);
     }
     void styleMatchesBruteForce()
@@ -456,6 +463,7 @@ private slots:
         for (const StyleSearch& s : all) {
             QVERIFY(s.best);
             QVERIFY(s.convForm.empty());
+            if (!isConstraint(s.style)) continue; // the genetic search: tst_genetic
             checkObeys(*s.best, s.style, s.search.space, acc.numPes);
             for (const Candidate& c : s.search.result.pareto)
                 checkObeys(c, s.style, s.search.space, acc.numPes);

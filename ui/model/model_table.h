@@ -31,7 +31,7 @@ public:
         OverRoofline,
         /// One column per compared style (styles::allStyles() order): its best runtime over the layer's.
         FirstStyle,
-        LastStyle = FirstStyle + 4,
+        LastStyle = FirstStyle + 5,
         Status,
         ColumnCount
     };

@@ -24,7 +24,8 @@ QColor ComparisonChart::seriesColor(const QString& name, int index)
     static const std::vector<std::pair<QString, QColor>> known{{"Marvel", QColor(31, 119, 180)},
         {"dMazeRunner-like", QColor(255, 127, 14)}, {"Interstellar-like", QColor(44, 160, 44)},
         {"Eyeriss-like RS", QColor(214, 39, 40)}, {"NVDLA-like WS", QColor(148, 103, 189)},
-        {"ShiDianNao-like OS", QColor(140, 86, 75)}, {"Marvel (any tile size)", QColor(23, 190, 207)}};
+        {"ShiDianNao-like OS", QColor(140, 86, 75)}, {"Marvel (any tile size)", QColor(23, 190, 207)},
+        {"GAMMA-like genetic", QColor(188, 189, 34)}};
     for (const auto& [n, c] : known)
         if (n == name) return c;
     static const QColor extra[] = {QColor(127, 127, 127), QColor(188, 189, 34), QColor(227, 119, 194)};

@@ -1,0 +1,253 @@
+#include "core/search/mapping_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+namespace marvel::search {
+
+MappingPool::MappingPool(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
+    const EvaluatorFactory& evaluators, SearchSink* sink)
+    : m_space(space)
+    , m_acc(acc)
+    , m_options(options)
+    , m_factory(evaluators)
+    , m_sink(sink)
+{
+    m_stats.minL1Bytes = m_stats.minL2Bytes = -1;
+}
+
+std::size_t MappingPool::KeyHash::operator()(const Key& k) const
+{
+    std::uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (std::int64_t v : k.values)
+        h = (h ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ull + (h >> 29);
+    return static_cast<std::size_t>(h);
+}
+
+MappingPool::Key MappingPool::keyOf(const mapping::LoopNestMapping& m)
+{
+    Key k;
+    k.values.reserve(m.loops.size() * 5 + 1);
+    for (const mapping::MappedLoop& l : m.loops) {
+        k.values.push_back(l.level1);
+        k.values.push_back(l.level2);
+        k.values.push_back(l.level3);
+    }
+    k.values.insert(k.values.end(), m.level2Order.begin(), m.level2Order.end());
+    k.values.insert(k.values.end(), m.level3Order.begin(), m.level3Order.end());
+    k.values.push_back(static_cast<std::int64_t>(m.level2Form));
+    return k;
+}
+
+double MappingPool::objectiveValue(const Metrics& m) const
+{
+    switch (m_options.objective) {
+    case Objective::Energy:
+        return m.energy;
+    case Objective::Edp:
+        return m.edp();
+    case Objective::Runtime:
+        break;
+    }
+    return static_cast<double>(m.runtime);
+}
+
+MappingPool::Outcome MappingPool::evaluateOne(
+    MappingEvaluator& evaluator, const mapping::LoopNestMapping& m) const
+{
+    Outcome out;
+    out.status = Status::Rejected;
+    std::optional<Metrics> metrics;
+    try {
+        metrics = evaluator.evaluate(mapping::toMdc(m, m_acc));
+    } catch (const InputError&) {
+        return out;
+    }
+    if (!metrics) return out;
+    // No mapping runs faster than its MACs over the PEs it keeps busy: a lower figure is a quirk of
+    // MAESTRO's accounting (issue 22), which a search proposing its own mappings finds all too easily.
+    const std::int64_t pes = std::min<std::int64_t>(std::max<std::int64_t>(1, m.activePes()), m_acc.numPes);
+    if (metrics->runtime < runtimeLowerBound(m_space.macs, pes, m_acc.simdLanes)) return out;
+    out.metrics = *metrics;
+    const double l1 = static_cast<double>(metrics->l1Requirement * m_acc.bytesPerElement);
+    const double l2 = static_cast<double>(metrics->l2Requirement * m_acc.bytesPerElement);
+    const bool overL1 = m_options.l1Capacity && l1 > static_cast<double>(m_acc.l1Bytes);
+    const bool overL2 = m_options.l2Capacity && l2 > static_cast<double>(m_acc.l2Bytes);
+    if (overL1 || overL2) {
+        out.status = Status::OverCapacity;
+        out.overflow
+            = std::max(overL1 ? l1 / static_cast<double>(std::max<std::int64_t>(1, m_acc.l1Bytes)) : 0.0,
+                overL2 ? l2 / static_cast<double>(std::max<std::int64_t>(1, m_acc.l2Bytes)) : 0.0);
+        return out;
+    }
+    out.status = Status::Fits;
+    return out;
+}
+
+void MappingPool::absorb(std::uint64_t index, const mapping::LoopNestMapping& m, const Metrics& metrics,
+    std::vector<EvaluatedPoint>& points, bool& frontChanged)
+{
+    // Ties on an objective go to the mapping better on the other metric, then to the lower index, as in
+    // the decoupled search.
+    auto key = [](const Metrics& x, int k) {
+        switch (k) {
+        case 0:
+            return std::pair<double, double>(static_cast<double>(x.runtime), x.energy);
+        case 1:
+            return std::pair<double, double>(x.energy, static_cast<double>(x.runtime));
+        default:
+            return std::pair<double, double>(x.edp(), static_cast<double>(x.runtime));
+        }
+    };
+    std::optional<Candidate> candidate;
+    auto materialise = [&]() -> const Candidate& {
+        if (!candidate) {
+            candidate.emplace();
+            candidate->index = index;
+            candidate->mapping = m;
+            candidate->dataflow = mapping::toMdc(m, m_acc);
+            candidate->metrics = metrics;
+        }
+        return *candidate;
+    };
+    for (int k = 0; k < 3; ++k)
+        if (!m_best[k] || key(metrics, k) < key(m_best[k]->metrics, k)) m_best[k] = materialise();
+    if (m_front.insert({metrics.runtime, metrics.energy, index})) {
+        frontChanged = true;
+        m_frontCandidates[index] = materialise();
+    }
+    points.push_back({index, metrics.runtime, metrics.energy, metrics.utilization});
+}
+
+void MappingPool::addSeeds(const std::vector<Candidate>& seeds)
+{
+    std::vector<EvaluatedPoint> points;
+    bool frontChanged = false;
+    for (const Candidate& c : seeds) {
+        const std::uint64_t index = m_nextIndex++;
+        // Not remembered as evaluated: a search proposing a seed's mapping evaluates it as it would
+        // without seeds, so that seeds change its course in nothing (only the bests and the front). A
+        // seed keeps its own MDC form (mapping and dataflow as the earlier search made them).
+        absorb(index, c.mapping, c.metrics, points, frontChanged);
+        for (auto& best : m_best)
+            if (best && best->index == index) best->dataflow = c.dataflow;
+        if (auto it = m_frontCandidates.find(index); it != m_frontCandidates.end())
+            it->second.dataflow = c.dataflow;
+    }
+    std::erase_if(m_frontCandidates, [&](const auto& kv) {
+        return std::none_of(m_front.points().begin(), m_front.points().end(),
+            [&](const ParetoPoint& p) { return p.index == kv.first; });
+    });
+}
+
+std::vector<MappingPool::Outcome> MappingPool::evaluate(
+    const std::vector<mapping::LoopNestMapping>& batch, std::uint64_t maxNew, const std::stop_token& stop)
+{
+    std::vector<Outcome> out(batch.size());
+    // Which mappings are new (first occurrence, within the limit), in batch order: decided before any
+    // evaluation, so the outcome does not depend on the threads.
+    std::vector<std::size_t> fresh;
+    std::vector<std::ptrdiff_t> sameAs(batch.size(), -1); // a repeat of an earlier new one in this batch
+    std::unordered_map<Key, std::size_t, KeyHash> inBatch;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        Key k = keyOf(batch[i]);
+        if (auto it = m_seen.find(k); it != m_seen.end()) {
+            out[i] = it->second;
+            continue;
+        }
+        if (auto it = inBatch.find(k); it != inBatch.end()) {
+            sameAs[i] = static_cast<std::ptrdiff_t>(it->second);
+            continue;
+        }
+        if (fresh.size() >= maxNew) continue; // NotEvaluated
+        inBatch.emplace(std::move(k), i);
+        fresh.push_back(i);
+    }
+    const unsigned threads = std::max(1u,
+        std::min<unsigned>(m_options.threads ? m_options.threads : std::thread::hardware_concurrency(),
+            static_cast<unsigned>(std::max<std::size_t>(1, fresh.size() / 8))));
+    while (m_evaluators.size() < threads)
+        m_evaluators.push_back(m_factory());
+    std::atomic<std::size_t> cursor{0};
+    auto work = [&](unsigned t) {
+        for (;;) {
+            const std::size_t k = cursor.fetch_add(1);
+            if (k >= fresh.size() || stop.stop_requested()) break;
+            out[fresh[k]] = evaluateOne(*m_evaluators[t], batch[fresh[k]]);
+        }
+    };
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned t = 1; t < threads; ++t)
+            pool.emplace_back(work, t);
+        work(0);
+    }
+    if (stop.stop_requested()) {
+        // Stopped part-way: nothing of this batch is kept, so what is kept does not depend on timing
+        // within the batch (only on which batches finished).
+        for (std::size_t i : fresh)
+            out[i] = Outcome{};
+        return out;
+    }
+    std::vector<EvaluatedPoint> points;
+    bool frontChanged = false;
+    for (std::size_t i : fresh) {
+        Outcome& o = out[i];
+        const std::uint64_t index = m_nextIndex++;
+        o.index = index;
+        m_seen.emplace(keyOf(batch[i]), o);
+        ++m_evaluated;
+        if (o.status == Status::Rejected) {
+            ++m_stats.rejected;
+            continue;
+        }
+        const std::int64_t l1 = o.metrics.l1Requirement * m_acc.bytesPerElement;
+        const std::int64_t l2 = o.metrics.l2Requirement * m_acc.bytesPerElement;
+        if (m_stats.minL1Bytes < 0 || l1 < m_stats.minL1Bytes) m_stats.minL1Bytes = l1;
+        if (m_stats.minL2Bytes < 0 || l2 < m_stats.minL2Bytes) m_stats.minL2Bytes = l2;
+        if (o.status == Status::OverCapacity) {
+            m_stats.overL1 += m_options.l1Capacity && l1 > m_acc.l1Bytes ? 1 : 0;
+            m_stats.overL2 += m_options.l2Capacity && l2 > m_acc.l2Bytes ? 1 : 0;
+            continue;
+        }
+        absorb(index, batch[i], o.metrics, points, frontChanged);
+    }
+    for (std::size_t i = 0; i < batch.size(); ++i)
+        if (sameAs[i] >= 0) out[i] = out[static_cast<std::size_t>(sameAs[i])];
+    if (frontChanged)
+        std::erase_if(m_frontCandidates, [&](const auto& kv) {
+            return std::none_of(m_front.points().begin(), m_front.points().end(),
+                [&](const ParetoPoint& p) { return p.index == kv.first; });
+        });
+    if (m_sink && !points.empty()) m_sink->onEvaluated(points);
+    if (m_sink && frontChanged) {
+        std::vector<Candidate> front;
+        for (const ParetoPoint& p : m_front.points())
+            front.push_back(m_frontCandidates.at(p.index));
+        m_sink->onParetoUpdate(front);
+    }
+    return out;
+}
+
+const Candidate* MappingPool::best() const
+{
+    const auto& b = m_best[static_cast<int>(m_options.objective)];
+    return b ? &*b : nullptr;
+}
+
+SearchResult MappingPool::result() const
+{
+    SearchResult r;
+    r.bestRuntime = m_best[0];
+    r.bestEnergy = m_best[1];
+    r.bestEdp = m_best[2];
+    for (const ParetoPoint& p : m_front.points())
+        r.pareto.push_back(m_frontCandidates.at(p.index));
+    r.stats = m_stats;
+    r.stats.evaluated = m_evaluated;
+    r.evaluated = m_evaluated;
+    return r;
+}
+
+} // namespace marvel::search

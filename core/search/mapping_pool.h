@@ -1,0 +1,86 @@
+#pragma once
+// Batches of complete loop-nest mappings evaluated with the cost model, in parallel but with results that
+// do not depend on the thread count: the searches that propose mappings themselves (the genetic baseline,
+// the refinement after the decoupled search) share it. It applies the search's capacity rules, refuses
+// any figure below the compute bound, remembers every mapping it evaluated and keeps the three bests and
+// the runtime-energy front as the decoupled search does.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <unordered_map>
+#include <vector>
+
+#include "core/search/onchip_search.h"
+
+namespace marvel::search {
+
+class MappingPool
+{
+public:
+    MappingPool(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
+        const EvaluatorFactory& evaluators, SearchSink* sink);
+
+    /// What the cost model said of one mapping: it fits the buffers (the search keeps it), it does not
+    /// (`overflow`: the larger of its L1 and L2 requirement over the capacity, > 1), the cost model or
+    /// the MDC transformation refused it, or it was not evaluated (the batch's limit).
+    enum class Status { Fits, OverCapacity, Rejected, NotEvaluated };
+    struct Outcome
+    {
+        Status status = Status::NotEvaluated;
+        Metrics metrics;
+        double overflow = 0.0;
+        std::uint64_t index = 0; ///< the mapping's index (equal for a repeat), unless NotEvaluated
+    };
+
+    /// Earlier results (the decoupled search's bests and front): they take the first indices, start the
+    /// bests and the front and win ties; not counted as evaluated. Call before the first batch.
+    void addSeeds(const std::vector<Candidate>& seeds);
+    /// Evaluates the batch in parallel; a mapping seen before (in an earlier batch or earlier in this one)
+    /// comes from memory and costs nothing. At most `maxNew` new mappings are evaluated, the first ones
+    /// in batch order; later new ones are NotEvaluated. Outcomes in batch order.
+    std::vector<Outcome> evaluate(const std::vector<mapping::LoopNestMapping>& batch, std::uint64_t maxNew,
+        const std::stop_token& stop);
+
+    /// Cost-model evaluations so far (seeds and repeats excluded).
+    std::uint64_t evaluated() const { return m_evaluated; }
+    /// The objective's value of a fitting mapping (lower is better).
+    double objectiveValue(const Metrics& m) const;
+    /// The best fitting mapping for the search's objective so far.
+    const Candidate* best() const;
+    /// Bests, front and statistics so far (stats.evaluated, rejected, overL1/overL2, min requirements).
+    SearchResult result() const;
+
+private:
+    struct Key
+    {
+        std::vector<std::int64_t> values;
+        friend bool operator==(const Key&, const Key&) = default;
+    };
+    struct KeyHash
+    {
+        std::size_t operator()(const Key& k) const;
+    };
+    static Key keyOf(const mapping::LoopNestMapping& m);
+    Outcome evaluateOne(MappingEvaluator& evaluator, const mapping::LoopNestMapping& m) const;
+    void absorb(std::uint64_t index, const mapping::LoopNestMapping& m, const Metrics& metrics,
+        std::vector<EvaluatedPoint>& points, bool& frontChanged);
+
+    const LayerSpace& m_space;
+    const arch::Accelerator& m_acc;
+    const SearchOptions& m_options;
+    const EvaluatorFactory& m_factory;
+    SearchSink* m_sink;
+    std::vector<std::unique_ptr<MappingEvaluator>> m_evaluators;
+    std::unordered_map<Key, Outcome, KeyHash> m_seen;
+    std::uint64_t m_nextIndex = 0;
+    std::uint64_t m_evaluated = 0;
+    SearchStats m_stats;
+    std::optional<Candidate> m_best[3]; ///< runtime, energy, EDP
+    ParetoFront m_front;
+    std::map<std::uint64_t, Candidate> m_frontCandidates;
+};
+
+} // namespace marvel::search

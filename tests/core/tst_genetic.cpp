@@ -1,0 +1,219 @@
+// The GAMMA-like genetic search (issue 22): the same result for a seed and budget whatever the threads,
+// every mapping it returns sound (its MDC form reloads to the same figures, it fits the buffers, counts
+// every MAC and runs no faster than its PEs can), the budget kept, seeds that only add to the bests,
+// and the pool refusing figures below the compute bound.
+#include <QtTest>
+
+#include "core/cost/costmodel.h"
+#include "core/ir/parser.h"
+#include "core/search/genetic.h"
+#include "core/search/mapping_pool.h"
+#include "core/styles/styles.h"
+#include "core/workloads/workloads.h"
+
+using namespace marvel;
+using namespace marvel::search;
+
+namespace {
+
+arch::Accelerator accelerator(std::int64_t pes)
+{
+    arch::Accelerator acc;
+    acc.numPes = pes;
+    acc.l1Bytes = 512;
+    acc.l2Bytes = 110592;
+    acc.nocBandwidth = 12;
+    return acc;
+}
+
+ir::Operator conv(std::int64_t K, std::int64_t C, std::int64_t Y, std::int64_t X, std::int64_t R)
+{
+    return ir::parseOperator(workloads::conv2dLoopText(K, C, Y, X, R, R, 1, 1), "test.loop");
+}
+
+SearchOptions geneticOptions(std::uint64_t evaluations, unsigned threads)
+{
+    SearchOptions o;
+    o.genetic.evaluations = evaluations;
+    o.threads = threads;
+    return o;
+}
+
+/// An evaluator that reports a fixed runtime and requirements for any mapping.
+class FixedEvaluator final : public MappingEvaluator
+{
+public:
+    explicit FixedEvaluator(Metrics m)
+        : m_metrics(m)
+    { }
+    std::optional<Metrics> evaluate(const mdc::Dataflow&) override { return m_metrics; }
+
+private:
+    Metrics m_metrics;
+};
+
+} // namespace
+
+class TestGenetic : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void sameResultWhateverTheThreads()
+    {
+        const ir::Operator op = conv(32, 16, 14, 14, 3);
+        const arch::Accelerator acc = accelerator(168);
+        const LayerSearchResult one = searchLayerGenetic(op, acc, geneticOptions(1500, 1));
+        const LayerSearchResult three = searchLayerGenetic(op, acc, geneticOptions(1500, 3));
+        QVERIFY(one.result.bestRuntime && three.result.bestRuntime);
+        QCOMPARE(one.result.evaluated, std::uint64_t{1500});
+        QCOMPARE(three.result.evaluated, std::uint64_t{1500});
+        QVERIFY(one.result.bestRuntime->mapping == three.result.bestRuntime->mapping);
+        QCOMPARE(one.result.bestRuntime->metrics.runtime, three.result.bestRuntime->metrics.runtime);
+        QCOMPARE(one.result.pareto.size(), three.result.pareto.size());
+        for (std::size_t i = 0; i < one.result.pareto.size(); ++i)
+            QVERIFY(one.result.pareto[i].mapping == three.result.pareto[i].mapping);
+        // Another seed is another search (its own first population), with the same budget.
+        SearchOptions other = geneticOptions(1500, 2);
+        other.genetic.seed = 7;
+        const LayerSearchResult seven = searchLayerGenetic(op, acc, other);
+        QCOMPARE(seven.result.evaluated, std::uint64_t{1500});
+        QVERIFY(seven.result.bestRuntime);
+    }
+
+    /// Every mapping returned: the MDC form written from its loop nest is the one evaluated, a fresh
+    /// cost model gives the same figures, it fits L1 and L2, counts the layer's MACs, keeps at most two
+    /// loops parallel on at most the accelerator's PEs and runs no faster than its MACs over its PEs.
+    void everyMappingIsSound()
+    {
+        const ir::Operator op = conv(24, 8, 12, 10, 3);
+        const arch::Accelerator acc = accelerator(64);
+        for (Fidelity fidelity : {Fidelity::Maestro, Fidelity::Corrected}) {
+            SearchOptions o = geneticOptions(1200, 2);
+            o.fidelity = fidelity;
+            const LayerSearchResult r = searchLayerGenetic(op, acc, o);
+            QVERIFY(r.result.bestRuntime && r.result.bestEnergy && r.result.bestEdp);
+            QVERIFY(!r.result.pareto.empty());
+            const std::int64_t macs = std::int64_t{24} * 8 * 12 * 10 * 9;
+            cost::Options co;
+            co.fidelity
+                = fidelity == Fidelity::Corrected ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
+            std::vector<const Candidate*> all{
+                &*r.result.bestRuntime, &*r.result.bestEnergy, &*r.result.bestEdp};
+            for (const Candidate& c : r.result.pareto)
+                all.push_back(&c);
+            for (const Candidate* c : all) {
+                QCOMPARE(mapping::toMdc(c->mapping, acc), c->dataflow);
+                cost::Evaluator evaluator(r.problem, acc, co);
+                cost::Metrics m;
+                QVERIFY(evaluator.evaluateMetrics(c->dataflow, m));
+                QCOMPARE(m.runtimeCycles, c->metrics.runtime);
+                QCOMPARE(m.macs, macs);
+                QVERIFY(m.l1SizeReq * acc.bytesPerElement <= acc.l1Bytes);
+                QVERIFY(m.l2SizeReq * acc.bytesPerElement <= acc.l2Bytes);
+                QVERIFY(c->mapping.parallelLoops().size() <= 2);
+                QVERIFY(c->mapping.activePes() <= acc.numPes);
+                QVERIFY(c->metrics.runtime >= (macs + c->mapping.activePes() - 1) / c->mapping.activePes());
+            }
+            // The front: runtime ascending, energy descending, none dominating another.
+            for (std::size_t i = 1; i < r.result.pareto.size(); ++i) {
+                QVERIFY(r.result.pareto[i].metrics.runtime > r.result.pareto[i - 1].metrics.runtime);
+                QVERIFY(r.result.pareto[i].metrics.energy < r.result.pareto[i - 1].metrics.energy);
+            }
+            QVERIFY(r.result.bestRuntime->metrics.runtime == r.result.pareto.front().metrics.runtime);
+        }
+    }
+
+    /// Seeds join the bests and the front but change nothing of the search itself: the result is the
+    /// better of the seeds and the unseeded search, which evaluates exactly as much.
+    void seedsOnlyAddToTheBests()
+    {
+        const ir::Operator op = conv(32, 16, 14, 14, 3);
+        const arch::Accelerator acc = accelerator(168);
+        const LayerSearchResult plain = searchLayerGenetic(op, acc, geneticOptions(800, 2));
+        SearchOptions decoupledOptions;
+        decoupledOptions.threads = 2;
+        const LayerSearchResult decoupled = searchLayer(op, acc, decoupledOptions);
+        QVERIFY(plain.result.bestRuntime && decoupled.result.bestRuntime);
+        SearchOptions seeded = geneticOptions(800, 2);
+        seeded.seeds = seedsFrom(decoupled.result);
+        const LayerSearchResult both = searchLayerGenetic(op, acc, seeded);
+        QCOMPARE(both.result.evaluated, plain.result.evaluated);
+        QCOMPARE(both.result.bestRuntime->metrics.runtime,
+            std::min(
+                plain.result.bestRuntime->metrics.runtime, decoupled.result.bestRuntime->metrics.runtime));
+        QVERIFY(both.result.bestEnergy->metrics.energy <= std::min(
+                    plain.result.bestEnergy->metrics.energy, decoupled.result.bestEnergy->metrics.energy));
+    }
+
+    void stopsWhenAsked()
+    {
+        std::stop_source stop;
+        stop.request_stop();
+        const LayerSearchResult r = searchLayerGenetic(
+            conv(16, 8, 8, 8, 3), accelerator(32), geneticOptions(1000, 2), nullptr, stop.get_token());
+        QVERIFY(r.result.cancelled);
+        QVERIFY(!r.result.bestRuntime);
+        QCOMPARE(r.result.evaluated, std::uint64_t{0});
+    }
+
+    /// The pool's rules on figures it cannot trust or keep, with an evaluator whose answer is fixed:
+    /// a runtime below ceil(MACs / active PEs) is refused, one at the bound kept, an overflow measured.
+    void poolRefusesFiguresBelowTheComputeBound()
+    {
+        const ir::Operator op = conv(8, 4, 6, 6, 1);
+        const arch::Accelerator acc = accelerator(16);
+        const PreparedLayer prepared = prepareLayer(op);
+        mapping::LoopNestMapping m;
+        m.loops = prepared.space.loops;
+        for (mapping::MappedLoop& l : m.loops)
+            l.level1 = l.level2 = l.level3 = l.extent;
+        m.loops[0].level1 = 1; // K spread over 8 PEs
+        m.level2Order = m.level3Order = {0, 1, 2, 3, 4, 5};
+        QCOMPARE(m.activePes(), std::int64_t{8});
+        const std::int64_t bound = (8 * 4 * 6 * 6 + 7) / 8; // 144
+        auto outcome = [&](std::int64_t runtime, std::int64_t l1) {
+            Metrics metrics;
+            metrics.runtime = runtime;
+            metrics.macs = 8 * 4 * 6 * 6;
+            metrics.l1Requirement = l1;
+            metrics.l2Requirement = 100;
+            const EvaluatorFactory factory = [metrics] { return std::make_unique<FixedEvaluator>(metrics); };
+            SearchOptions o;
+            o.threads = 1;
+            MappingPool pool(prepared.space, acc, o, factory, nullptr);
+            const MappingPool::Outcome out = pool.evaluate({m}, 10, {}).front();
+            return std::make_pair(out, pool.result());
+        };
+        auto [below, belowResult] = outcome(bound - 1, 10);
+        QCOMPARE(below.status, MappingPool::Status::Rejected);
+        QCOMPARE(belowResult.stats.rejected, std::uint64_t{1});
+        QVERIFY(!belowResult.bestRuntime);
+        auto [at, atResult] = outcome(bound, 10);
+        QCOMPARE(at.status, MappingPool::Status::Fits);
+        QVERIFY(atResult.bestRuntime);
+        QCOMPARE(atResult.bestRuntime->metrics.runtime, bound);
+        auto [over, overResult] = outcome(bound, 1024);
+        QCOMPARE(over.status, MappingPool::Status::OverCapacity);
+        QCOMPARE(over.overflow, 2.0); // 1024 bytes of a 512-byte L1
+        QCOMPARE(overResult.stats.overL1, std::uint64_t{1});
+        QCOMPARE(overResult.stats.minL1Bytes, std::int64_t{1024});
+        QVERIFY(overResult.notMappable());
+    }
+
+    /// The style API runs the genetic search with the options' budget.
+    void isAStyle()
+    {
+        const ir::Operator op = conv(16, 8, 8, 8, 3);
+        const arch::Accelerator acc = accelerator(32);
+        const styles::StyleSearch s
+            = styles::searchLayerStyle(op, acc, styles::Style::Genetic, geneticOptions(600, 2));
+        QVERIFY(s.best);
+        QCOMPARE(s.search.result.evaluated, std::uint64_t{600});
+        QCOMPARE(s.best->metrics.runtime,
+            searchLayerGenetic(op, acc, geneticOptions(600, 1)).result.bestRuntime->metrics.runtime);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGenetic)
+#include "tst_genetic.moc"
