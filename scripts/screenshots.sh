@@ -1,5 +1,6 @@
 #!/bin/bash
-# Makes the README's screenshots (doc/screenshots/) with the app itself, off-screen, at 1440x900.
+# Makes the README's screenshots (doc/screenshots/) with the app itself, off-screen, at 1440x900, and
+# the default project at the three common screen sizes (layout-WxH.png).
 # Usage: scripts/screenshots.sh [BUILD_DIR]   (default build/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,7 @@ export QT_QPA_PLATFORM=offscreen
 shot() {
   local name=$1
   shift
-  "$studio" "$@" --size 1440x900 --screenshot "$out/$name.png" 2>/dev/null
+  "$studio" --size "${SIZE:-1440x900}" "$@" --screenshot "$out/$name.png" 2>/dev/null
   echo "screenshots: $out/$name.png"
 }
 shot tuning-loop samples/operators/gemm.loop --search
@@ -19,3 +20,6 @@ shot sweep --sweep pes=64,128,256,512,1024 --sweep l2=32K:512K:x2
 shot editor-ddg samples/operators/nonconformable/ddg_cycle.loop
 shot animation samples/projects/conv1d_classroom.json \
   --animation-directives "SpatialMap(1,1) X; TemporalMap(Sz(S),Sz(S)) S;" --animation-step 2
+for size in 1280x800 1440x900 1920x1080; do
+  SIZE=$size shot "layout-$size" samples/projects/vgg16_conv_p2.json --search
+done

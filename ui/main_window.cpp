@@ -13,6 +13,12 @@
 
 namespace marvel::ui {
 
+namespace {
+/// Version of the dock arrangement in saved window states: a layout saved by an older arrangement (the
+/// search and accelerator stacked on the right) is not restored over the current one.
+constexpr int kLayoutVersion = 2;
+} // namespace
+
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
 {
@@ -29,7 +35,8 @@ MainWindow::MainWindow(QWidget* parent)
     updateTitle();
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    m_layoutRestored = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_layoutRestored
+        = restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
 }
 
 MainWindow::~MainWindow()
@@ -55,7 +62,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     m_recovery.discard(); // saved or deliberately discarded
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
     event->accept();
 }
 

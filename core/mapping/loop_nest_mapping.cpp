@@ -362,13 +362,18 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
     return df;
 }
 
-std::string printTiledLoopNest(const LoopNestMapping& m, const std::string& body)
+std::string printTiledLoopNest(
+    const LoopNestMapping& m, const std::string& body, const LoopNestPrintOptions& options)
 {
     std::ostringstream os;
     int depth = 0;
     auto indent = [&] { return std::string(static_cast<std::size_t>(depth) * 2, ' '); };
     // Each loop variable is the start of its tile at that level; inner loops run from the enclosing
-    // variable over the enclosing tile (clipped to the extent, which is how partial tiles appear).
+    // variable over the enclosing tile (clipped to the extent, which is how partial tiles appear). An
+    // omitted single-iteration loop's variable is the enclosing start, so `start` keeps, per loop, the
+    // expression inner levels begin from.
+    std::vector<std::string> start(m.loops.size(), "0");
+    std::vector<std::string> omitted;
     auto var = [&](const MappedLoop& l, int level) { return iteratorName(l) + std::to_string(level); };
     auto loopLine = [&](const char* keyword, const MappedLoop& l, int level, const std::string& from,
                         const std::string& to, std::int64_t step) {
@@ -386,31 +391,54 @@ std::string printTiledLoopNest(const LoopNestMapping& m, const std::string& body
     os << "// level 3: L2 tiles (DRAM -> L2)\n";
     for (int i : m.level3Order) {
         const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
+        if (options.omitSingleIterationLoops && l.level3Iterations() == 1) {
+            omitted.push_back(var(l, 3));
+            continue;
+        }
         loopLine("for", l, 3, "0", std::to_string(l.extent), l.level3);
+        start[static_cast<std::size_t>(i)] = var(l, 3);
     }
     os << indent() << "// level 2: tiles spread over the PE array (L2 -> PEs)\n";
     for (int i : m.level2Order) {
         const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
-        loopLine("for", l, 2, var(l, 3), bound(var(l, 3), l.level3, 1, l.extent), l.level2);
+        const std::string from = start[static_cast<std::size_t>(i)];
+        if (options.omitSingleIterationLoops && l.level2Iterations() == 1) {
+            omitted.push_back(var(l, 2));
+            continue;
+        }
+        loopLine("for", l, 2, from, bound(from, l.level3, 1, l.extent), l.level2);
+        start[static_cast<std::size_t>(i)] = var(l, 2);
     }
     const std::vector<int> parallel = m.parallelLoops();
     if (!parallel.empty()) os << indent() << "// PE array: " << m.activePes() << " PEs\n";
     for (int i : parallel) {
         const MappedLoop& l = m.loops[static_cast<std::size_t>(i)];
-        loopLine("parallel_for", l, 1, var(l, 2), bound(var(l, 2), l.level2, 1, l.extent), l.level1);
+        const std::string from = start[static_cast<std::size_t>(i)];
+        loopLine("parallel_for", l, 1, from, bound(from, l.level2, 1, l.extent), l.level1);
+        start[static_cast<std::size_t>(i)] = var(l, 1);
     }
     os << indent() << "// level 1: point loops in one PE (L1)\n";
     for (std::size_t i = 0; i < m.loops.size(); ++i) {
         const MappedLoop& l = m.loops[i];
-        const std::string from = l.isParallel() ? var(l, 1) : var(l, 2);
+        const std::string& from = start[i];
         os << indent() << "for (" << iteratorName(l) << " = " << from << "; " << iteratorName(l) << " < "
            << bound(from, l.level1, 1, l.extent) << "; " << iteratorName(l) << "++) {\n";
         ++depth;
     }
     os << indent() << (body.empty() ? std::string("body;") : body) << "\n";
-    while (depth > 0) {
-        --depth;
-        os << indent() << "}\n";
+    if (options.closeOnOneLine) {
+        os << std::string(static_cast<std::size_t>(depth), '}') << "\n";
+    } else {
+        while (depth > 0) {
+            --depth;
+            os << indent() << "}\n";
+        }
+    }
+    if (!omitted.empty()) {
+        os << "// one iteration, left out:";
+        for (const std::string& v : omitted)
+            os << ' ' << v;
+        os << '\n';
     }
     return os.str();
 }

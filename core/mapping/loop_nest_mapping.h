@@ -168,9 +168,21 @@ std::vector<std::int64_t> topSpatialClusters(const LoopNestMapping& mapping, con
 /// topSpatialClusters is empty.
 mdc::Dataflow toMdc(const LoopNestMapping& mapping, const arch::Accelerator& acc);
 
+/// How printTiledLoopNest lays the nest out. The full form (default) is what exports write; the compact
+/// form is for a panel that should show a whole 4-level nest at once.
+struct LoopNestPrintOptions
+{
+    /// Leave out the level-3 and level-2 loops that run a single iteration (their variable is then the
+    /// enclosing tile's start) and name them in one comment line.
+    bool omitSingleIterationLoops = false;
+    /// Close every brace on one line rather than one line each.
+    bool closeOnOneLine = false;
+};
+
 /// The mapping as a C-like tiled loop nest: level-3 loops, level-2 loops, `parallel_for` loops over
 /// the PEs and the point loops, each with its bounds and stride, then `body` as the statement.
-std::string printTiledLoopNest(const LoopNestMapping& mapping, const std::string& body = {});
+std::string printTiledLoopNest(
+    const LoopNestMapping& mapping, const std::string& body = {}, const LoopNestPrintOptions& options = {});
 
 /// JSON form used by `--json` outputs and projects: {"loops": [{"dim", "iterator", "extent", "level1",
 /// "level2", "level3", "window_stride", "parallelism"}], "level2_order": [dim...], "level3_order": [dim...],

@@ -520,6 +520,31 @@ private slots:
         QCOMPARE(QString::fromStdString(text), QString::fromStdString(expected));
     }
 
+    void printingCompact()
+    {
+        // The panel's form of the same nest: s3 and s2 run once (S's level-3 and level-2 tiles are the
+        // whole filter), so they are left out and s1 starts from 0; x2 runs twice and stays.
+        LoopNestMapping m = conv1dMapping();
+        m.loops[0].iterator = "x";
+        m.loops[1].iterator = "s";
+        const std::string text = mapping::printTiledLoopNest(
+            m, "O[x] += W[s] * I[x + s];", {.omitSingleIterationLoops = true, .closeOnOneLine = true});
+        const std::string expected = "// level 3: L2 tiles (DRAM -> L2)\n"
+                                     "for (x3 = 0; x3 < 16; x3 += 8) {\n"
+                                     "  // level 2: tiles spread over the PE array (L2 -> PEs)\n"
+                                     "  for (x2 = x3; x2 < x3 + 8; x2 += 4) {\n"
+                                     "    // PE array: 6 PEs\n"
+                                     "    parallel_for (s1 = 0; s1 < 3; s1 += 1) {\n"
+                                     "      parallel_for (x1 = x2; x1 < x2 + 4; x1 += 2) {\n"
+                                     "        // level 1: point loops in one PE (L1)\n"
+                                     "        for (x = x1; x < x1 + 2; x++) {\n"
+                                     "          for (s = s1; s < s1 + 1; s++) {\n"
+                                     "            O[x] += W[s] * I[x + s];\n"
+                                     "}}}}}}\n"
+                                     "// one iteration, left out: s3 s2\n";
+        QCOMPARE(QString::fromStdString(text), QString::fromStdString(expected));
+    }
+
     void printingPartialTiles()
     {
         // A level-3 tile of 5 over 16: the inner loops are clipped to the extent.

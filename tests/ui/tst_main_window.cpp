@@ -4,6 +4,8 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -12,6 +14,7 @@
 
 #include "ui/ddg/graph_view.h"
 #include "ui/main_window.h"
+#include "ui/mapping/mapping_view.h"
 
 using marvel::ui::MainWindow;
 
@@ -52,6 +55,68 @@ private slots:
         auto* accelerator = w.findChild<QDockWidget*>(QStringLiteral("accelerator"));
         QVERIFY(accelerator);
         QVERIFY2(accelerator->height() >= 300, qPrintable(QString::number(accelerator->height())));
+    }
+
+    /// At the common screen sizes nothing is clipped; from 1440x900 the accelerator's fields all show
+    /// without scrolling, and at 1920x1080 the selected mapping's loop nest, directives and cost do too
+    /// (the default project's 4-level CONV2D mapping: 28 directives). Before the layout was reworked the
+    /// accelerator scrolled at every size and the bottom panel showed 13 lines of each text.
+    void commonSizesShowThePanelsWhole_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<bool>("acceleratorWhole");
+        QTest::addColumn<bool>("mappingWhole");
+        QTest::newRow("1280x800") << QSize(1280, 800) << false << false;
+        QTest::newRow("1440x900") << QSize(1440, 900) << true << false;
+        QTest::newRow("1920x1080") << QSize(1920, 1080) << true << true;
+    }
+    void commonSizesShowThePanelsWhole()
+    {
+        QFETCH(QSize, size);
+        QFETCH(bool, acceleratorWhole);
+        QFETCH(bool, mappingWhole);
+        QSettings().remove(QStringLiteral("window"));
+        MainWindow w;
+        QVERIFY(w.openFile(QStringLiteral(MARVEL_SAMPLES_DIR "/projects/vgg16_conv_p2.json")));
+        QVERIFY(!w.mappingView()->loopNestText().isEmpty()); // the project's saved mapping
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* mapping = w.findChild<QDockWidget*>(QStringLiteral("mapping"));
+        QVERIFY(mapping);
+        mapping->raise();
+        QTest::qWait(50); // the raised tab's layout
+
+        // Nothing clipped: every visible dock is at least as large as its content's minimum.
+        for (QDockWidget* dock : w.findChildren<QDockWidget*>()) {
+            if (dock->visibleRegion().isEmpty()) continue; // a tab behind another
+            const QSize need = dock->widget()->minimumSizeHint();
+            QVERIFY2(dock->widget()->width() >= need.width() && dock->widget()->height() >= need.height(),
+                qPrintable(dock->objectName()
+                    + QStringLiteral(": %1x%2 < %3x%4")
+                          .arg(dock->widget()->width())
+                          .arg(dock->widget()->height())
+                          .arg(need.width())
+                          .arg(need.height())));
+        }
+        auto* accelerator = w.findChild<QDockWidget*>(QStringLiteral("accelerator"));
+        QVERIFY(accelerator);
+        auto* accScroll = qobject_cast<QScrollArea*>(accelerator->widget());
+        QVERIFY(accScroll);
+        QCOMPARE(accScroll->horizontalScrollBar()->maximum(), 0);
+        if (acceleratorWhole) QCOMPARE(accScroll->verticalScrollBar()->maximum(), 0);
+        if (mappingWhole) {
+            const auto texts = mapping->widget()->findChildren<QPlainTextEdit*>();
+            QCOMPARE(texts.size(), 2); // the loop nest and the directives
+            for (QPlainTextEdit* text : texts) {
+                QCOMPARE(text->verticalScrollBar()->maximum(), 0);
+                QCOMPARE(text->horizontalScrollBar()->maximum(), 0);
+            }
+            const auto areas = mapping->widget()->findChildren<QScrollArea*>();
+            QVERIFY(!areas.isEmpty()); // the cost
+            for (QScrollArea* area : areas)
+                if (!area->visibleRegion().isEmpty()) QCOMPARE(area->verticalScrollBar()->maximum(), 0);
+        }
     }
 
     void opensSampleAndShowsVerdict()

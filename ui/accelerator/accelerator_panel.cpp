@@ -166,6 +166,9 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
         auto* group = new QGroupBox(title);
         auto* form = new QFormLayout(group);
         form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+        // Tight rows: every field should show without scrolling in the dock column at 1440x900.
+        form->setVerticalSpacing(2);
+        form->setContentsMargins(6, 2, 6, 2);
         for (const FieldSpec& spec : specs) {
             QAbstractSpinBox* box = nullptr;
             if (spec.decimals == 0) {

@@ -57,7 +57,7 @@ MappingView::MappingView(QWidget* parent)
     auto* texts = new QSplitter;
     texts->addWidget(m_loopNest);
     texts->addWidget(m_mdc);
-    texts->setStretchFactor(0, 3);
+    texts->setStretchFactor(0, 5);
     texts->setStretchFactor(1, 2);
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -118,7 +118,9 @@ void MappingView::setMapping(const search::Candidate& c, const cost::Problem& pr
 {
     m_selected = c.metrics;
     fillStyleTable();
-    m_loopNest->setPlainText(QString::fromStdString(mapping::printTiledLoopNest(c.mapping, body)));
+    // Compact, so that a 4-level nest of a convolution shows whole in the panel (exports keep the full form).
+    m_loopNest->setPlainText(QString::fromStdString(mapping::printTiledLoopNest(
+        c.mapping, body, {.omitSingleIterationLoops = true, .closeOnOneLine = true})));
     // Directives grouped by level: each Cluster opens a deeper, indented block.
     QString mdc;
     int depth = 0;

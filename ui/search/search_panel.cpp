@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
@@ -39,27 +40,35 @@ SearchPanel::SearchPanel(QWidget* parent)
     form->addRow(tr("Threads"), m_threads);
     layout->addLayout(form);
 
-    m_divisors = new QCheckBox(tr("Tile sizes divide their loops"));
+    m_divisors = new QCheckBox(tr("Divisor tiles only"));
     m_divisors->setToolTip(tr(
         "Only tiles that divide the enclosing tile (no edge tiles): a much smaller space. Where those give "
         "no mapping, or (runtime objective) none within 2x the roofline (loop bounds with large prime "
         "factors, odd PE counts), the search goes on with other tile sizes and the status line says so."));
-    m_l1 = new QCheckBox(tr("Mappings fit in L1"));
+    m_l1 = new QCheckBox(tr("Fit in L1"));
     m_l1->setToolTip(tr("Keep only mappings whose L1 requirement fits. Unchecked, the results may not fit "
                         "the accelerator."));
-    m_l2 = new QCheckBox(tr("Mappings fit in L2"));
+    m_l2 = new QCheckBox(tr("Fit in L2"));
     m_l2->setToolTip(tr("Keep only mappings whose L2 requirement fits. Unchecked, the results may not fit "
                         "the accelerator."));
-    m_bounds = new QCheckBox(tr("Skip by lower bounds"));
+    m_bounds = new QCheckBox(tr("Prune by bounds"));
     m_bounds->setToolTip(tr("Skip candidates whose exact lower bound cannot beat the best so far (never "
                             "loses the optimum)"));
-    m_styles = new QCheckBox(tr("Compare with mapping styles"));
+    m_styles = new QCheckBox(tr("Compare styles"));
     m_styles->setToolTip(tr("After the search, also search under the row-, weight- and output-stationary "
                             "styles and the Interstellar-like and dMazeRunner-like optimisers' restrictions, "
                             "and show their best mappings beside Marvel's"));
     m_styles->setChecked(true);
-    for (QCheckBox* box : {m_divisors, m_l1, m_l2, m_bounds, m_styles})
-        layout->addWidget(box);
+    // Two columns of short labels (the tooltips explain): the panel shares the left column with the
+    // operator, which needs the height more.
+    auto* options = new QGridLayout;
+    options->setVerticalSpacing(2);
+    options->addWidget(m_divisors, 0, 0);
+    options->addWidget(m_bounds, 0, 1);
+    options->addWidget(m_l1, 1, 0);
+    options->addWidget(m_l2, 1, 1);
+    options->addWidget(m_styles, 2, 0, 1, 2);
+    layout->addLayout(options);
 
     auto* buttons = new QHBoxLayout;
     m_run = new QPushButton(tr("Run search"));

@@ -71,8 +71,13 @@ void MainWindow::buildDocks()
     tabifyDockWidget(mappingDock, modelDock);
     mappingDock->raise();
     connect(m_mappingView, &MappingView::directiveSelected, m_animation, &AnimationPanel::highlightDirective);
-    splitDockWidget(op, ddg, Qt::Vertical);
-    splitDockWidget(searchDock, accDock, Qt::Vertical);
+    // The accelerator has the right column to itself, so that all its fields show without scrolling from
+    // 1440x900 up: an architect tunes them while watching the plot. The search settings share the left
+    // column's lower half with the DDG, as tabs; the search is raised (its progress and Run button), the
+    // DDG is one click away beside the operator it explains.
+    splitDockWidget(op, searchDock, Qt::Vertical);
+    tabifyDockWidget(searchDock, ddg);
+    searchDock->raise();
     // The Model and Selected mapping panels span the window's width, so that a model's table shows every
     // column (the styles' included) at 1440 pixels. Sizes: applyDefaultDockSizes.
     m_docks = {op, ddg, searchDock, accDock, mappingDock, modelDock};
@@ -82,10 +87,29 @@ void MainWindow::applyDefaultDockSizes()
 {
     // Dock sizes given before the window has its size are scaled away when it gets it, which left the
     // Model and Selected mapping panels two rows high; they are set once the window is sized.
-    const int bottom = std::max(190, height() * 22 / 100);
-    resizeDocks({m_docks[0], m_docks[2]}, {360, 340}, Qt::Horizontal);
-    resizeDocks({m_docks[0], m_docks[1]}, {500, 300}, Qt::Vertical);
-    resizeDocks({m_docks[2], m_docks[3]}, {300, 600}, Qt::Vertical);
+    // A fifth of the window up to 900 pixels; beyond, most of the extra height goes to the bottom panel,
+    // so that at 1080 the selected mapping's loop nest, directives (a 4-level convolution has about 28)
+    // and cost show without scrolling.
+    const int bottom = std::max(190, height() * 22 / 100 + std::max(0, height() - 900) * 8 / 5);
+    // On a wide window the model table has its columns' width beside the accelerator column, which then
+    // runs the whole height: the taller bottom panel must not take the accelerator's fields.
+    // The search settings get their natural height.
+    const int search = m_docks[2]->widget()->sizeHint().height() + 40;
+    if (width() >= 1700) {
+        setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+        // ... and the search settings go under the accelerator, which leaves the left column to the
+        // operator and its DDG, as at smaller sizes the DDG is a tab away.
+        splitDockWidget(m_docks[3], m_docks[2], Qt::Vertical);
+        resizeDocks({m_docks[0], m_docks[3]}, {420, 360}, Qt::Horizontal);
+        resizeDocks({m_docks[0], m_docks[1]}, {(height() - bottom) * 3 / 5, (height() - bottom) * 2 / 5},
+            Qt::Vertical);
+        resizeDocks({m_docks[3], m_docks[2]}, {height() - search, search}, Qt::Vertical);
+    } else {
+        resizeDocks({m_docks[0], m_docks[3]}, {360, 340}, Qt::Horizontal);
+        // The operator takes what the search settings leave of the column.
+        resizeDocks(
+            {m_docks[0], m_docks[2]}, {std::max(200, height() - bottom - search), search}, Qt::Vertical);
+    }
     resizeDocks({m_docks[4]}, {bottom}, Qt::Vertical);
 }
 

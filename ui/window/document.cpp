@@ -1,6 +1,7 @@
 // The operator document: new, open, save and the unsaved-changes prompt, the window title that shows
 // them, templates, and the list of recent files.
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -50,6 +51,7 @@ bool MainWindow::openFile(const QString& path)
     m_editor->setPlainText(QString::fromUtf8(file.readAll()));
     m_editor->document()->setModified(false);
     m_file = path;
+    m_docks[1]->raise(); // an operator file: its DDG explains the verdict
     updateTitle();
     analyseNow();
     rememberRecentFile(path);

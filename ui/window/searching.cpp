@@ -1,6 +1,7 @@
 // Starting the background work: a search of the operator or layer in the editor, of a whole model, and
 // a design sweep around the accelerator panel's accelerator; each checks its inputs first and says why
 // it runs nothing.
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -23,6 +24,8 @@ namespace marvel::ui {
 
 bool MainWindow::runSearch()
 {
+    // The search settings share a tabbed area with the DDG at smaller sizes: show the progress.
+    m_docks[2]->raise();
     if (!m_modelName.isEmpty() && m_layer < 0) return searchModel();
     m_searchingModel = false;
     m_centre->setCurrentWidget(m_plot); // watch the trade-off grow
