@@ -50,7 +50,8 @@ int runSim(const std::vector<std::string>& argv)
     // metric -> levels -> (agreeing, total); a traffic metric agrees when it does for every tensor.
     using Tally = std::map<std::string, std::map<int, std::pair<int, int>>>;
     Tally tally, perCase;
-    const std::vector<std::string> metrics = {"macs", "runtime", "l2_reads", "l1_writes", "l2_writes"};
+    const std::vector<std::string> metrics = {"macs", "runtime", "l2_reads", "l1_writes", "l2_writes",
+        "dram_reads", "dram_writes", "dram_read_bytes", "dram_write_bytes"};
     auto count = [&](Tally& into, const std::vector<sim::MetricCheck>& checks, int levels) {
         for (const auto& m : metrics) {
             bool agree = true;

@@ -41,7 +41,9 @@ const marvel::cli::Command kCommand{"evaluate",
     "  --model NAME|FILE a built-in model or a model file (.m, .json); --layer picks one layer\n"
     "  --export-mdc OUT.m  with --dataflow: write the generated mappings as a MAESTRO mapping file\n"
     "  --format F        table (default), csv (header + one row per layer, columns named as in\n"
-    "                    MAESTRO's reference layers.csv) or json (array of objects)\n"
+    "                    MAESTRO's reference layers.csv, then the DRAM traffic: dram_reads, dram_writes\n"
+    "                    in elements, dram_read_bytes, dram_write_bytes, and the same per tensor) or json\n"
+    "                    (array of objects with the same fields)\n"
     "  --fidelity F      maestro (default: reproduces MAESTRO, quirks included) or corrected\n\n"
     "A layer with an invalid mapping does not hide the others: every layer is reported, each bad one with\n"
     "its located error (csv: the status column, json: \"status\" and \"errors\", table: a line).\n\n"
@@ -307,9 +309,9 @@ int run(const std::vector<std::string>& argv)
         std::cout << out.dump(2) << '\n';
     } else {
         // A readable subset: the figures people compare mappings by; a bad layer gets its error instead.
-        const std::vector<std::string> shown
-            = {"num_macs", "runtime_cycles", "throughput_macs_per_cycle", "scr_total_energy_macu",
-                "avg_utilized_clusters", "l1_size_req", "l2_size_req", "peak_bw_req", "avg_bw_req"};
+        const std::vector<std::string> shown = {"num_macs", "runtime_cycles", "throughput_macs_per_cycle",
+            "scr_total_energy_macu", "avg_utilized_clusters", "l1_size_req", "l2_size_req", "peak_bw_req",
+            "avg_bw_req", "dram_reads", "dram_writes", "dram_read_bytes", "dram_write_bytes"};
         std::vector<std::vector<std::string>> cells;
         std::vector<std::string> header = {"layer"};
         header.insert(header.end(), shown.begin(), shown.end());

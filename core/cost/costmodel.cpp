@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/cost/dram_traffic.h"
 #include "core/cost/tile_geometry.h"
 
 // Implementation notes (section numbers refer to the MDC cost-model spec).
@@ -190,6 +191,11 @@ struct Evaluator::Impl
     std::int64_t inputElems = 0, weightElems = 0, macsExpected = 0;
     i64 outExtent[kMaxDims] = {}; ///< reference dim -> output positions of its window (level 0)
     bool inputReadsWindowOutput = false; ///< an input-class tensor indexed by a window's output index
+
+    // ---- DRAM traffic of level 0 ----
+    dram::Engine dramEngine;
+    dram::Traffic dramTraffic[kMaxTensors];
+    i64 dramBlockBytes = 1; ///< bytes of one DRAM block as the engine counts them
 
     // ---- per evaluation ----
     int nLevels = 0;
@@ -380,6 +386,34 @@ void Evaluator::Impl::compileProblem()
         if (t == 1 && nInputs >= 2) weightElems = problem.declaredTensorElements(*order[1]);
     }
     macsExpected = problem.analyticMacs();
+
+    // The DRAM model sees every tensor dimension as the simulator does: a window's output index by itself.
+    std::vector<dram::Window> dw;
+    for (const auto& w : problem.windows) {
+        const int r = id(w.reference);
+        dw.push_back(dram::Window{
+            r, id(w.sliding), std::max<i64>(stride[r], 1), std::max<i64>(dilation[r], 1), outExtent[r]});
+    }
+    std::vector<dram::TensorAxes> dt;
+    for (const ProblemTensor* t : order) {
+        dram::TensorAxes x;
+        for (const auto& dn : t->dims) {
+            const int i = id(dn);
+            int window = -1;
+            for (size_t w = 0; w < problem.windows.size(); ++w)
+                if (id(problem.windows[w].output) == i) window = int(w);
+            x.dim[x.n] = i;
+            x.window[x.n] = window;
+            ++x.n;
+        }
+        x.inner = t->contiguousDim();
+        x.output = t->role == ProblemTensor::Role::Output;
+        dt.push_back(x);
+    }
+    const i64 epb = std::max<i64>(1, acc.dramBlockBytes / std::max<i64>(1, acc.bytesPerElement));
+    dramBlockBytes = epb * std::max<i64>(1, acc.bytesPerElement);
+    dramEngine.setProblem(nd, size0, dw, dt, epb);
+    dramEngine.setClosedForm(opt.dramClosedForm);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1482,6 +1516,12 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
     top.dinMax = top.doutMax = top.compMax = 0;
     top.dinSum = top.doutSum = top.compSum = 0;
     if (!compileDataflow(flow)) return false;
+    {
+        dram::Directive d0[kMaxLevelDirectives];
+        for (int k = 0; k < lv[0].n; ++k)
+            d0[k] = dram::Directive{lv[0].d[k].spatial, lv[0].d[k].dim, lv[0].d[k].sz, lv[0].d[k].of};
+        dramEngine.compute(lv[0].P, lv[0].n, d0, dramTraffic);
+    }
     LevelOut r = analyze(0, size0);
     if (err != Err::None) return false;
     const bool walked = stepWalkApplies();
@@ -1500,6 +1540,10 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
         // Corrected: writes into the PEs' L1s (for one level, the receivers of level 0).
         if (t < nInputs && corrected && !walked) tc.l1Write = r.peWrites[t];
         tc.l1Req = firstReqDn[t];
+        tc.dramRead = dramTraffic[t].readElements;
+        tc.dramWrite = dramTraffic[t].writeElements;
+        tc.dramReadBytes = satMul(dramTraffic[t].readBlocks, dramBlockBytes);
+        tc.dramWriteBytes = satMul(dramTraffic[t].writeBlocks, dramBlockBytes);
         out.tensors[size_t(t)] = tc;
         out.l1SizeReq += tc.l1Req;
         out.l2SizeReq += tc.l2Req;

@@ -35,6 +35,9 @@ struct Options
     /// steps is walked step by step, exactly as core/sim executes it (doc/cost-model.md). Off: the
     /// per-case tables only, as for larger mappings (to measure what the walk changes).
     bool stepWalk = true;
+    /// DRAM traffic (doc/cost-model.md, "DRAM traffic"): the closed form of the common top levels. Off: the
+    /// general per-group sums for every mapping (the same numbers; to check one against the other).
+    bool dramClosedForm = true;
 };
 
 /// Largest problem the compiled engine accepts (dimensions, directives per level, levels, tensors).
@@ -52,6 +55,14 @@ struct TensorCounts
     std::int64_t l2Write = 0; ///< input-class: tensor size (initial fill); output: egress elements
     std::int64_t l1Read = 0;
     std::int64_t l1Write = 0;
+    /// DRAM <-> L2 over the top level's steps (the level-3 tiles; doc/cost-model.md, "DRAM traffic"):
+    /// elements read into L2 (for the output: partial sums written back earlier and read again), elements
+    /// written back (the output), and the bytes of the DRAM blocks those transfers touch under the tensor's
+    /// DRAM layout (ProblemTensor::dramInnermost, accelerator dramBlockBytes).
+    std::int64_t dramRead = 0;
+    std::int64_t dramWrite = 0;
+    std::int64_t dramReadBytes = 0;
+    std::int64_t dramWriteBytes = 0;
 };
 
 /// The metrics of one evaluation that need no strings: what the search ranks mappings by.
@@ -66,6 +77,21 @@ struct Metrics
     double avgUtilizedPes = 0.0;
     int numTensors = 0; ///< input-class tensors first, then the output
     std::array<TensorCounts, kMaxTensors> tensors{};
+
+    /// DRAM traffic of the layer: the tensors' TensorCounts::dramRead ... summed.
+    std::int64_t dramReads() const { return sum(&TensorCounts::dramRead); }
+    std::int64_t dramWrites() const { return sum(&TensorCounts::dramWrite); }
+    std::int64_t dramReadBytes() const { return sum(&TensorCounts::dramReadBytes); }
+    std::int64_t dramWriteBytes() const { return sum(&TensorCounts::dramWriteBytes); }
+
+private:
+    std::int64_t sum(std::int64_t TensorCounts::*field) const
+    {
+        std::int64_t n = 0;
+        for (int t = 0; t < numTensors; ++t)
+            n += tensors[std::size_t(t)].*field;
+        return n;
+    }
 };
 
 /// Every output of one layer evaluation (the reference table's columns).

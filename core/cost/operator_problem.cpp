@@ -153,3 +153,47 @@ Problem fromOperator(const ir::Operator& op)
 }
 
 } // namespace marvel::cost
+
+namespace marvel::cost {
+
+void setDramLayouts(Problem& problem, const ir::Operator& op, const std::vector<SubscriptLayout>& layouts)
+{
+    std::optional<ir::PerfectNest> nest = ir::perfectNest(op);
+    if (!nest || nest->statements.size() != 1) return;
+    const ir::Statement& st = nest->statements.front();
+    std::set<std::string> iterators;
+    for (const auto& l : nest->loops)
+        iterators.insert(l.iterator);
+    // fromOperator gives a tensor one dimension per subscript that moves with a loop, in order.
+    auto apply = [&](const std::string& problemName, const ir::TensorRef& ref) {
+        auto layout = std::find_if(layouts.begin(), layouts.end(),
+            [&](const SubscriptLayout& l) { return l.tensor == ref.tensor && !l.subscriptOrder.empty(); });
+        auto tensor = std::find_if(problem.tensors.begin(), problem.tensors.end(),
+            [&](const ProblemTensor& t) { return t.name == problemName; });
+        if (layout == layouts.end() || tensor == problem.tensors.end()) return;
+        const int inner = layout->subscriptOrder.back();
+        if (inner < 0 || std::size_t(inner) >= ref.subscripts.size()) return;
+        int dim = 0;
+        for (int s = 0; s < inner; ++s)
+            for (const auto& term : ref.subscripts[std::size_t(s)].terms)
+                if (iterators.count(term.first)) {
+                    ++dim;
+                    break;
+                }
+        bool moves = false;
+        for (const auto& term : ref.subscripts[std::size_t(inner)].terms)
+            moves = moves || iterators.count(term.first) > 0;
+        tensor->dramInnermost = moves ? dim : ProblemTensor::kNoContiguousDim;
+    };
+    apply(st.target.tensor, st.target);
+    std::vector<ir::TensorRef> refs;
+    st.value.collectRefs(refs);
+    std::map<std::string, int> seen;
+    for (const auto& ref : refs) {
+        if (ref.tensor == st.target.tensor && ref.subscripts == st.target.subscripts) continue;
+        const int n = ++seen[ref.tensor];
+        apply(n == 1 ? ref.tensor : ref.tensor + "#" + std::to_string(n), ref);
+    }
+}
+
+} // namespace marvel::cost

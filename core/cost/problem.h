@@ -36,6 +36,18 @@ struct ProblemTensor
     std::string name;
     std::vector<std::string> dims;
     Role role = Role::Input;
+    /// DRAM layout, for the DRAM block counts: the index into `dims` of the dimension contiguous in DRAM.
+    /// kRowMajor: the last one; kNoContiguousDim: none of them (the contiguous subscript is a constant,
+    /// so every element lies in a block of its own). setDramLayouts sets it from an off-chip solution.
+    int dramInnermost = kRowMajor;
+    static constexpr int kRowMajor = -1;
+    static constexpr int kNoContiguousDim = -2;
+    /// The index into `dims` of the contiguous dimension, or -1 when there is none.
+    int contiguousDim() const
+    {
+        if (dramInnermost == kNoContiguousDim || dims.empty()) return -1;
+        return dramInnermost == kRowMajor ? int(dims.size()) - 1 : dramInnermost;
+    }
 };
 
 /// A sliding window `stride*out + dilation*sliding` read through the `reference` (input-space)
@@ -91,6 +103,18 @@ Problem fromMaestroLayer(
 /// the loop dimension names (output rows stay `Y`). Throws InputError (file:line:col) for operators outside
 /// this form.
 Problem fromOperator(const ir::Operator& op);
+
+/// One tensor's DRAM layout over the operator's subscripts (mapping::TensorLayout::subscriptOrder,
+/// search::TensorLayout::dimOrder): the subscripts in memory order, the last one contiguous.
+struct SubscriptLayout
+{
+    std::string tensor;
+    std::vector<int> subscriptOrder;
+};
+/// Sets ProblemTensor::dramInnermost of `problem` (fromOperator(op)) from layouts over op's subscripts,
+/// matched by tensor name (a layout of `I` applies to every reference of I); tensors without a layout
+/// stay row-major. Layouts naming no tensor or a subscript out of range are ignored.
+void setDramLayouts(Problem& problem, const ir::Operator& op, const std::vector<SubscriptLayout>& layouts);
 
 /// A MAESTRO layer equivalent to `problem` mapped by `dataflow`, for export: CONV/DSCONV/GEMM when the
 /// problem has that shape (directives on window outputs written as Y'/X', sizes input-centric with the

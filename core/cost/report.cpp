@@ -96,6 +96,19 @@ std::vector<ReportValue> reportRow(const Result& res)
         l1w += double(m.tensors[size_t(t)].l1Write);
     }
     real("scr_overall_reuse", l1r / l1w);
+    // DRAM traffic over the top level's steps (not in MAESTRO's table): the layer, then each tensor.
+    integer("dram_reads", m.dramReads());
+    integer("dram_writes", m.dramWrites());
+    integer("dram_read_bytes", m.dramReadBytes());
+    integer("dram_write_bytes", m.dramWriteBytes());
+    for (int t = 0; t < n; ++t) {
+        const TensorCounts& c = m.tensors[size_t(t)];
+        std::string p = tensorLabel(t);
+        integer(p + "_dram_read", c.dramRead);
+        integer(p + "_dram_write", c.dramWrite);
+        integer(p + "_dram_read_bytes", c.dramReadBytes);
+        integer(p + "_dram_write_bytes", c.dramWriteBytes);
+    }
     return row;
 }
 

@@ -21,9 +21,11 @@ struct ReportValue
     std::string text() const;
 };
 
-/// Every metric of `result` in the reference table's column order (layer_name is not included).
-/// The first two input-class tensors are reported as "input" and "filter", the output as "output";
-/// further input tensors under their own names.
+/// Every metric of `result` in the reference table's column order (layer_name is not included), then the
+/// DRAM traffic MAESTRO does not report: dram_reads, dram_writes (elements), dram_read_bytes,
+/// dram_write_bytes of the layer, and per tensor <tensor>_dram_read, _dram_write, _dram_read_bytes,
+/// _dram_write_bytes. The first two input-class tensors are reported as "input" and "filter", the output
+/// as "output"; further input tensors under their own names.
 std::vector<ReportValue> reportRow(const Result& result);
 
 } // namespace marvel::cost

@@ -131,7 +131,12 @@ std::string RandomCase::text() const
     for (const auto& w : problem.windows)
         if (w.stride != 1) s += ", stride " + std::to_string(w.stride);
     s += ") on " + std::to_string(acc.numPes) + " PEs, bw " + std::to_string(acc.nocBandwidth) + ", latency "
-        + std::to_string(acc.nocLatency) + ", simd " + std::to_string(acc.simdLanes) + ":";
+        + std::to_string(acc.nocLatency) + ", simd " + std::to_string(acc.simdLanes) + ", DRAM blocks of "
+        + std::to_string(acc.dramBlockBytes) + " B (" + std::to_string(acc.bytesPerElement) + " B/element";
+    for (const auto& t : problem.tensors)
+        if (t.dramInnermost != cost::ProblemTensor::kRowMajor && t.contiguousDim() >= 0)
+            s += ", " + t.name + " contiguous in " + t.dims[size_t(t.contiguousDim())];
+    s += "):";
     for (const auto& d : dataflow)
         s += " " + d.toString() + ";";
     return s;
@@ -160,6 +165,15 @@ RandomCase randomCase(std::uint64_t seed, int index)
         c.acc.simdLanes = pick(0, 4) == 0 ? 2 : 1;
         c.acc.offchipBandwidth = pick(0, 5) == 0 ? pick(4, 64) : 1000000;
         c.dataflow = randomDataflow(c.problem, c.levels, clusters, rng);
+        // DRAM blocks of a few elements and random contiguous dimensions, from a stream of their own so that
+        // the mappings above stay those of earlier versions of the set.
+        std::mt19937_64 dramRng(seed * 7919u + std::uint64_t(index) * 104729u + 17u);
+        auto dramPick = [&](i64 lo, i64 hi) { return std::uniform_int_distribution<i64>(lo, hi)(dramRng); };
+        c.acc.bytesPerElement = dramPick(1, 2);
+        c.acc.dramBlockBytes = c.acc.bytesPerElement * dramPick(1, 4);
+        for (auto& t : c.problem.tensors)
+            t.dramInnermost = dramPick(0, 3) == 0 ? cost::ProblemTensor::kRowMajor
+                                                  : int(dramPick(0, i64(t.dims.size()) - 1));
         cost::Options o;
         o.fidelity = cost::Fidelity::Corrected;
         cost::Evaluator ev(c.problem, c.acc, o);
@@ -174,6 +188,7 @@ std::vector<MetricCheck> compareWithCostModel(const RandomCase& c, bool stepWalk
     cost::Options o;
     o.fidelity = cost::Fidelity::Corrected;
     o.stepWalk = stepWalk;
+    o.dramClosedForm = stepWalk; // the per-case tables' run checks the general DRAM sums too
     const cost::Result r = cost::Evaluator(c.problem, c.acc, o).evaluate(c.dataflow);
     std::vector<MetricCheck> out;
     out.push_back({"macs", "", t.macs, c.problem.analyticMacs()});
@@ -187,6 +202,16 @@ std::vector<MetricCheck> compareWithCostModel(const RandomCase& c, bool stepWalk
             out.push_back({"l1_writes", st.name, st.l1Writes, mt.l1Write});
         } else {
             out.push_back({"l2_writes", st.name, st.l2Writes, mt.l2Write});
+        }
+    }
+    for (int k = 0; k < nt; ++k) {
+        const auto& mt = r.m.tensors[size_t(k)];
+        const auto& st = t.tensors[size_t(k)];
+        out.push_back({"dram_reads", st.name, st.dramReads, mt.dramRead});
+        out.push_back({"dram_read_bytes", st.name, st.dramReadBytes, mt.dramReadBytes});
+        if (k + 1 == nt) {
+            out.push_back({"dram_writes", st.name, st.dramWrites, mt.dramWrite});
+            out.push_back({"dram_write_bytes", st.name, st.dramWriteBytes, mt.dramWriteBytes});
         }
     }
     return out;

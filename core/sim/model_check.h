@@ -14,7 +14,8 @@
 namespace marvel::sim {
 
 /// One random mapped layer: an operator (CONV1D, strided CONV2D, depth-wise or GEMM), a valid mapping of
-/// 1-3 cluster levels (random orders, tiles, offsets, cluster sizes, partial edge tiles) and an accelerator.
+/// 1-3 cluster levels (random orders, tiles, offsets, cluster sizes, partial edge tiles) and an accelerator
+/// (with DRAM blocks of 1-4 elements and random contiguous dimensions in DRAM).
 struct RandomCase
 {
     std::string kind; ///< "conv1d", "conv2d", "depthwise", "gemm"
@@ -32,7 +33,7 @@ RandomCase randomCase(std::uint64_t seed, int index);
 /// One number both sides report.
 struct MetricCheck
 {
-    std::string metric; ///< "macs", "runtime", "l2_reads", "l1_writes", "l2_writes"
+    std::string metric; ///< "macs", "runtime", "l2_reads", "l1_writes", "l2_writes", "dram_reads", ...
     std::string tensor; ///< tensor name for traffic metrics
     std::int64_t simulated = 0;
     std::int64_t model = 0; ///< cost model, corrected fidelity (analytic count for "macs")
@@ -40,8 +41,10 @@ struct MetricCheck
 };
 
 /// Simulates the case and evaluates it with the cost model in corrected fidelity: macs against the
-/// analytic MAC count, runtime, L2 reads and L1 writes of each input-class tensor, output L2 writes.
-/// `stepWalk` false: the cost model's per-case tables only (cost::Options::stepWalk).
+/// analytic MAC count, runtime, L2 reads and L1 writes of each input-class tensor, output L2 writes, and
+/// every tensor's DRAM reads and read bytes (the output's DRAM writes and write bytes too).
+/// `stepWalk` false: the cost model's per-case tables only (cost::Options::stepWalk), and the general DRAM
+/// sums only (cost::Options::dramClosedForm).
 std::vector<MetricCheck> compareWithCostModel(const RandomCase& c, bool stepWalk = true);
 
 } // namespace marvel::sim

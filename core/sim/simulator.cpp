@@ -130,6 +130,72 @@ void forEachNew(const Range* b, const Range* p, bool havePrev, int n, const i64*
     }
 }
 
+/// Counts DRAM blocks of runs of transferred elements along the lines of a tensor's contiguous dimension:
+/// each maximal run of consecutive transferred elements of one line counts ceil(length / block) blocks.
+struct RunBlocks
+{
+    i64 epb = 1;
+    i64 len = 0, last = 0, blocks = 0;
+    void add(i64 x, bool newLine)
+    {
+        if (!newLine && len > 0 && x == last + 1) {
+            ++len;
+        } else {
+            gap();
+            len = 1;
+        }
+        last = x;
+    }
+    void gap()
+    {
+        if (len > 0) blocks += (len + epb - 1) / epb;
+        len = 0;
+    }
+};
+
+/// Calls f(flat index, index along the contiguous axis, whether a new line starts) for every element of the
+/// product of the per-axis range lists `sets`, the contiguous axis `inner` innermost (-1: none, every
+/// element a line of its own), the others in axis order.
+template <class F>
+void forEachInSets(
+    const std::vector<std::vector<Range>>& sets, int inner, const std::vector<i64>& strides, F&& f)
+{
+    const int n = int(sets.size());
+    std::vector<std::vector<i64>> idx(static_cast<size_t>(n));
+    for (int a = 0; a < n; ++a) {
+        for (const Range& r : sets[size_t(a)])
+            for (i64 x = r.begin; x < r.end; ++x)
+                idx[size_t(a)].push_back(x);
+        if (idx[size_t(a)].empty()) return;
+    }
+    std::vector<int> outer;
+    for (int a = 0; a < n; ++a)
+        if (a != inner) outer.push_back(a);
+    std::vector<size_t> c(outer.size(), 0);
+    while (true) {
+        i64 base = 0;
+        for (size_t j = 0; j < outer.size(); ++j)
+            base += idx[size_t(outer[j])][c[j]] * strides[size_t(outer[j])];
+        if (inner < 0) {
+            f(base, i64(0), true);
+        } else {
+            bool first = true;
+            for (const i64 x : idx[size_t(inner)]) {
+                f(base + x * strides[size_t(inner)], x, first);
+                first = false;
+            }
+        }
+        size_t j = outer.size();
+        while (j > 0) {
+            --j;
+            if (++c[j] < idx[size_t(outer[j])].size()) break;
+            c[j] = 0;
+            if (j == 0) return;
+        }
+        if (outer.empty()) return;
+    }
+}
+
 } // namespace
 
 struct Simulator::Impl
@@ -173,6 +239,18 @@ struct Simulator::Impl
     void markMacs(const Box& box);
     Frame* frameAt(i64 index);
     void flushBefore(i64 index);
+
+    // DRAM traffic of level 0's steps (see simulator.h).
+    struct DramTensor
+    {
+        std::vector<std::uint32_t> stamp; ///< per element: the last executed step holding it in L2 (0: none)
+        std::vector<std::vector<Range>> held; ///< per axis: what the last executed step held
+        int inner = -1; ///< contiguous axis in DRAM (-1: none)
+    };
+    std::vector<DramTensor> dram;
+    std::uint32_t dramStepId = 0;
+    i64 dramStep(const std::vector<Box>& box, const std::vector<char>& valid, const std::vector<i64>& work);
+    i64 dramFinish();
     i64 runLevel(int l, const Box& region, i64 frameOffset, i64 peBase, i64& framesOut);
     Totals run(const FrameSink& s, i64 firstFrame, i64 frameCount, const ProgressFn& p);
 };
@@ -244,6 +322,8 @@ void Simulator::Impl::compile(const mdc::Dataflow& dataflow, bool allocate)
             info.dims.push_back(axisName(a));
             tensorDim[size_t(a.dim)] = true;
         }
+        dram.push_back(DramTensor{});
+        dram.back().inner = t->contiguousDim();
         x.strides.assign(x.axes.size(), 1);
         for (size_t k = x.axes.size(); k-- > 0;) {
             x.strides[k] = x.elements;
@@ -311,6 +391,109 @@ void Simulator::Impl::compile(const mdc::Dataflow& dataflow, bool allocate)
         t.stamp.assign(size_t(t.elements), 0);
         t.count.assign(size_t(t.elements), 0);
     }
+}
+
+// ------------------------------------------------------------------------------------------------
+// DRAM
+
+// One executed step of level 0: what enters L2 and what leaves it, per tensor; returns the elements moved.
+i64 Simulator::Impl::dramStep(
+    const std::vector<Box>& box, const std::vector<char>& valid, const std::vector<i64>& work)
+{
+    const std::uint32_t prevId = dramStepId, id = ++dramStepId;
+    const i64 epb = std::max<i64>(1, acc.dramBlockBytes / std::max<i64>(1, acc.bytesPerElement));
+    const i64 blockBytes = epb * std::max<i64>(1, acc.bytesPerElement);
+    i64 moved = 0;
+    for (size_t t = 0; t < tensors.size(); ++t) {
+        Tensor& T = tensors[t];
+        DramTensor& D = dram[t];
+        TensorTotals& tot = totals.tensors[t];
+        std::vector<std::vector<Range>> held(T.axes.size());
+        for (size_t a = 0; a < T.axes.size(); ++a) {
+            std::vector<Range>& h = held[a];
+            for (size_t u = 0; u < box.size(); ++u) {
+                if (!valid[u] || (T.output && work[u] == 0)) continue;
+                const Range r = axisRange(box[u], T.axes[a]);
+                if (r.size() > 0) h.push_back(r);
+            }
+            std::sort(h.begin(), h.end(), [](Range x, Range y) { return x.begin < y.begin; });
+            size_t out = 0;
+            for (const Range& r : h) {
+                if (out > 0 && r.begin <= h[out - 1].end)
+                    h[out - 1].end = std::max(h[out - 1].end, r.end);
+                else
+                    h[out++] = r;
+            }
+            h.resize(out);
+        }
+        i64 enter = 0, fresh = 0, leave = 0;
+        RunBlocks enterRuns{epb}, freshRuns{epb}, leaveRuns{epb};
+        forEachInSets(held, D.inner, T.strides, [&](i64 e, i64 x, bool line) {
+            std::uint32_t& st = D.stamp[size_t(e)];
+            if (line) {
+                enterRuns.gap();
+                freshRuns.gap();
+            }
+            if (prevId == 0 || st != prevId) {
+                ++enter;
+                enterRuns.add(x, line);
+            } else {
+                enterRuns.gap();
+            }
+            if (st == 0) {
+                ++fresh;
+                freshRuns.add(x, line);
+            } else {
+                freshRuns.gap();
+            }
+            st = id;
+        });
+        enterRuns.gap();
+        freshRuns.gap();
+        if (prevId != 0)
+            forEachInSets(D.held, D.inner, T.strides, [&](i64 e, i64 x, bool line) {
+                if (line) leaveRuns.gap();
+                if (D.stamp[size_t(e)] != id) {
+                    ++leave;
+                    leaveRuns.add(x, line);
+                } else {
+                    leaveRuns.gap();
+                }
+            });
+        leaveRuns.gap();
+        D.held = std::move(held);
+        if (T.output) {
+            tot.dramReads += enter - fresh;
+            tot.dramReadBytes += (enterRuns.blocks - freshRuns.blocks) * blockBytes;
+            tot.dramWrites += leave;
+            tot.dramWriteBytes += leaveRuns.blocks * blockBytes;
+            moved += enter - fresh + leave;
+        } else {
+            tot.dramReads += enter;
+            tot.dramReadBytes += enterRuns.blocks * blockBytes;
+            moved += enter;
+        }
+    }
+    return moved;
+}
+
+// After the last step of level 0: its outputs are written back. Returns the elements written.
+i64 Simulator::Impl::dramFinish()
+{
+    if (dramStepId == 0) return 0;
+    const i64 epb = std::max<i64>(1, acc.dramBlockBytes / std::max<i64>(1, acc.bytesPerElement));
+    const i64 blockBytes = epb * std::max<i64>(1, acc.bytesPerElement);
+    const size_t o = tensors.size() - 1;
+    RunBlocks runs{epb};
+    i64 n = 0;
+    forEachInSets(dram[o].held, dram[o].inner, tensors[o].strides, [&](i64, i64 x, bool line) {
+        ++n;
+        runs.add(x, line);
+    });
+    runs.gap();
+    totals.tensors[o].dramWrites += n;
+    totals.tensors[o].dramWriteBytes += runs.blocks * blockBytes;
+    return n;
 }
 
 // Refuses simulations that would take too long or too much memory, saying what to shrink.
@@ -548,6 +731,8 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
         }
         if (allWork == 0) continue; // nothing to compute anywhere: the step is not executed
 
+        const i64 dramMoved = top ? dramStep(box, valid, work) : 0;
+        (void)dramMoved;
         const i64 frameHere = frameOffset + framesOut;
         const bool wantFrame = innermost && frameAt(frameHere) != nullptr;
         Frame* frame = wantFrame ? frameAt(frameHere) : nullptr;
@@ -708,7 +893,12 @@ Totals Simulator::Impl::run(const FrameSink& s, i64 firstFrame, i64 frameCount, 
 {
     totals = Totals{};
     for (const auto& t : tensors)
-        totals.tensors.push_back(TensorTotals{t.name, t.output, 0, 0, 0});
+        totals.tensors.push_back(TensorTotals{t.name, t.output});
+    dramStepId = 0;
+    for (size_t t = 0; t < tensors.size(); ++t) {
+        dram[t].stamp.assign(size_t(tensors[t].elements), 0);
+        dram[t].held.clear();
+    }
     macBits.assign(size_t((iterElements + 63) / 64), 0);
     distinct = executed = 0;
     sink = s ? &s : nullptr;
@@ -723,6 +913,7 @@ Totals Simulator::Impl::run(const FrameSink& s, i64 firstFrame, i64 frameCount, 
         region[size_t(dmn)] = Range{0, size0[size_t(dmn)]};
     i64 frames = 0;
     totals.runtimeCycles = runLevel(0, region, 0, 0, frames);
+    if (!stopped) dramFinish();
     if (sink) flushBefore(std::numeric_limits<i64>::max());
     totals.frames = frames;
     totals.peSteps = frames * lay.pes;

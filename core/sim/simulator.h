@@ -23,6 +23,14 @@
 //   child level's whole runtime for a cluster); the first step costs ingress + compute, the others
 //   max(ingress, compute, egress); level 0 also waits for the off-chip transfer of its double-buffered
 //   first tiles.
+// * DRAM: at each executed step of level 0 the L2 holds, per tensor, the product over its dimensions of
+//   the ranges its sub-units hold (input-class tensors: the sub-units with a tile; the output: those that
+//   compute). An element it holds that the previous executed step did not is read from DRAM, except an
+//   output element never held before (its partial sum starts in L2); an output element the previous step
+//   held and this one does not is written back, and so is every output element of the last step. Bytes:
+//   per line of the tensor's contiguous dimension in DRAM (cost::ProblemTensor::dramInnermost), each
+//   maximal run of transferred elements counts whole DRAM blocks from its first element; an output's read
+//   bytes are those of the elements entering L2 less those of the ones entering for the first time.
 
 #include <cstdint>
 #include <functional>
@@ -122,6 +130,11 @@ struct TensorTotals
     std::int64_t l2Reads = 0; ///< input-class: elements sent from L2 over the top NoC (multicast once)
     std::int64_t l1Writes = 0; ///< input: elements written into PE L1s; output: partial sums (MACs done)
     std::int64_t l2Writes = 0; ///< output: partial sums returned to L2 over the top NoC
+    /// DRAM <-> L2 over level 0's steps (the level-3 tiles), see "DRAM" above: elements read into L2 (an
+    /// output's partial sums that come back), elements written back (outputs), and the bytes of the DRAM
+    /// blocks those transfers touch.
+    std::int64_t dramReads = 0, dramWrites = 0;
+    std::int64_t dramReadBytes = 0, dramWriteBytes = 0;
 };
 
 /// Per-layer totals.

@@ -95,6 +95,11 @@ private slots:
                     QCOMPARE(ours[c], QString("ok"));
                     continue;
                 }
+                // Ours only, after every MAESTRO column: the DRAM traffic (tests/core/tst_dram.cpp).
+                if (c >= header.indexOf("dram_reads")) {
+                    QVERIFY2(header[c].contains("dram_"), qPrintable(header[c]));
+                    continue;
+                }
                 int rc = refHeader.indexOf(header[c]);
                 QVERIFY2(rc >= 0, qPrintable("column not in the reference table: " + header[c]));
                 QString expected = ref[rc], actual = ours[c];
@@ -124,9 +129,19 @@ private slots:
         QCOMPARE(doc.size(), size_t(1));
         QCOMPARE(doc[0]["num_macs"].get<long long>(), 9LL); // reference: 9 MACs
         QCOMPARE(doc[0]["runtime_cycles"].get<long long>(), 11LL); // reference: 11 cycles
+        // One L2 tile: the 9 inputs and 9 weights read once, the output written once; each row of 3 is one
+        // 64-byte block (1 byte per element), the output another.
+        QCOMPARE(doc[0]["dram_reads"].get<long long>(), 18LL);
+        QCOMPARE(doc[0]["dram_writes"].get<long long>(), 1LL);
+        QCOMPARE(doc[0]["input_dram_read"].get<long long>(), 9LL);
+        QCOMPARE(doc[0]["filter_dram_read"].get<long long>(), 9LL);
+        QCOMPARE(doc[0]["output_dram_read"].get<long long>(), 0LL);
+        QCOMPARE(doc[0]["dram_read_bytes"].get<long long>(), 6 * 64LL);
+        QCOMPARE(doc[0]["dram_write_bytes"].get<long long>(), 64LL);
         Run t = runMarvel(base);
         QCOMPARE(t.exitCode, 0);
         QVERIFY(t.out.contains("runtime_cycles"));
+        QVERIFY(t.out.contains("dram_reads") && t.out.contains("dram_write_bytes"));
         QVERIFY(t.out.contains(" 11 ") || t.out.contains(" 11\n") || t.out.contains("  11"));
         Run c = runMarvel(base + QStringList{"--fidelity", "corrected", "--format", "csv"});
         QCOMPARE(c.exitCode, 0);
