@@ -58,6 +58,24 @@ std::int64_t LayerSpace::footprint(const SpaceTensor& tensor, const std::vector<
     std::int64_t n = 1;
     std::pair<std::int64_t, std::int64_t> terms[16];
     for (const auto& subscript : tensor.subscripts) {
+        // The common subscripts, x and y + r (unit coefficients) or 2*x (one term), cover a contiguous
+        // run of 1 + sum (T - 1) values, or T: what distinctSubscriptValues counts, without its sort.
+        // The tile enumeration calls this for every node, so the shortcut is most of its time.
+        std::int64_t span = 1;
+        int moving = 0;
+        bool unit = true;
+        for (const SpaceTensor::Term& t : subscript) {
+            if (t.coefficient == 0) continue;
+            const std::int64_t size = std::max<std::int64_t>(1, tile[static_cast<std::size_t>(t.loop)]);
+            if (size == 1) continue;
+            ++moving;
+            unit = unit && (t.coefficient == 1 || t.coefficient == -1);
+            span += size - 1;
+        }
+        if (moving <= 1 || unit) {
+            n *= span;
+            continue;
+        }
         if (subscript.size() > std::size(terms)) {
             std::vector<std::pair<std::int64_t, std::int64_t>> many;
             for (const SpaceTensor::Term& t : subscript)
@@ -472,15 +490,17 @@ void Engine::enumerateFor(std::uint32_t choice)
         ? std::numeric_limits<std::uint64_t>::max()
         : std::max<std::uint64_t>(1, m_options.maxTileVisits / std::max<std::size_t>(1, m_level3.size()));
     bool stopped = false;
+    // `grew`: the last loop chosen has a level-1 tile above 1; otherwise the level-1 tiles are the
+    // parent's, whose footprint already fits.
     auto rec = [&](auto&& self, std::size_t i, std::int64_t active, int parallel, int wholeParallel,
-                   std::int64_t work) -> void {
+                   std::int64_t work, bool grew) -> void {
         if (stopped || ((++visited & 1023) == 0 && (stopped = stopRequested()))) return;
         if (visited > visitLimit) {
             m_truncated = true;
             stopped = true;
             return;
         }
-        if (m_footprintPruning && 2 * m_space.totalFootprint(t1) > l1) {
+        if (m_footprintPruning && grew && 2 * m_space.totalFootprint(t1) > l1) {
             ++m_stats.footprintPruned;
             return; // footprints only grow with the remaining tiles
         }
@@ -550,11 +570,11 @@ void Engine::enumerateFor(std::uint32_t choice)
             const std::int64_t iterations
                 = firstPeIterations(m_space.loops[i].extent, o.level3 > 0 ? o.level3 : l3.level3[i], o);
             self(self, i + 1, active * p, par, wholeParallel + (p > 1 && m_space.wholeLoops[i] ? 1 : 0),
-                saturatingMul(work, iterations));
+                saturatingMul(work, iterations), o.level1 > 1);
             t1[i] = 1;
         }
     };
-    rec(rec, 0, 1, 0, 0, 1);
+    rec(rec, 0, 1, 0, 0, 1, true);
     m_options3.resize(m_level3.size() * n);
     for (std::size_t i = 0; i < n; ++i)
         m_options3[choice * n + i] = std::move(opts[i]);
@@ -609,20 +629,27 @@ void Engine::enumerateTiles()
     // Outside the TopSpatial form, a tile's order count depends only on which loops have several
     // level-2 iterations and which are parallel: counted once per such pair of masks.
     std::unordered_map<std::uint64_t, std::uint64_t> ordersByMasks;
+    const std::size_t n = m_space.loops.size();
     for (TileEntry& e : m_tiles) {
         if ((++counted & 255) == 0 && stopRequested()) break;
-        const std::vector<mapping::MappedLoop> loops = loopsOf(e);
         if (e.topSpatialLoop >= 0) {
-            e.orderCount = candidatesOf(e, loops).size();
+            e.orderCount = candidatesOf(e, loopsOf(e)).size();
         } else {
+            // The masks straight from the tile options: loopsOf copies every loop's names, which took
+            // most of this pass's time.
             std::uint64_t masks = 0;
-            for (std::size_t i = 0; i < loops.size(); ++i)
-                masks |= (std::uint64_t(loops[i].level2Iterations() > 1) << i)
-                    | (std::uint64_t(loops[i].isParallel()) << (i + 32));
+            for (std::size_t i = 0; i < n; ++i) {
+                const TileOption& o = m_options3[e.level3Choice * n + i][m_optionIndex[e.firstOption + i]];
+                const std::int64_t level3 = o.level3 > 0 ? o.level3 : m_level3[e.level3Choice].level3[i];
+                masks |= (std::uint64_t((level3 + o.level2 - 1) / o.level2 > 1) << i)
+                    | (std::uint64_t(o.parallelism() > 1) << (i + 32));
+            }
             auto [it, inserted] = ordersByMasks.try_emplace(masks, 0);
-            if (inserted)
+            if (inserted) {
+                const std::vector<mapping::MappedLoop> loops = loopsOf(e);
                 for (const std::vector<int>& order : level2Orders(loops, m_space.wholeLoops))
                     it->second += m_options.constraint.allowsOrder(loops, order) ? 1 : 0;
+            }
             e.orderCount = it->second * ((e.separateForm ? 1 : 0) + (e.fusedForm ? 1 : 0));
         }
         e.firstCandidate = next;

@@ -4,6 +4,7 @@
 // problems built from MAESTRO layers.
 #include <mutex>
 #include <random>
+#include <set>
 #include <thread>
 
 #include <QtTest>
@@ -143,6 +144,53 @@ class TestSearch : public QObject
     Q_OBJECT
 
 private slots:
+    void footprintCountsDistinctElements()
+    {
+        // Subscripts of each shape the footprint counts by a shortcut (one loop, unit coefficients,
+        // coefficients that cancel out) or in general (strides, mixed coefficients), against the
+        // elements a tile touches, enumerated.
+        LayerSpace space;
+        for (int i = 0; i < 3; ++i)
+            space.loops.push_back({});
+        using T = SpaceTensor::Term;
+        const std::vector<std::vector<std::vector<T>>> tensors = {
+            {{{0, 1}}, {{1, 1}, {2, 1}}}, // A[x][y + r]
+            {{{0, 2}}}, // A[2x]
+            {{{0, 1}, {1, -1}}}, // A[x - y]
+            {{{0, 2}, {1, 1}}}, // A[2x + y]
+            {{{0, 3}, {1, 2}}}, // A[3x + 2y]
+            {{{0, 1}, {1, 1}, {2, 1}}, {{2, 0}}}, // A[x + y + r][0 * r]
+            {{{0, 2}, {1, 2}, {2, 1}}}, // A[2x + 2y + r]
+            {{}, {{1, 4}}}, // A[0][4y]
+        };
+        int shapes = 0;
+        for (const auto& subscripts : tensors) {
+            const SpaceTensor tensor{"A", subscripts};
+            for (std::int64_t a = 1; a <= 4; ++a)
+                for (std::int64_t b = 1; b <= 4; ++b)
+                    for (std::int64_t c = 1; c <= 3; ++c) {
+                        const std::vector<std::int64_t> tile = {a, b, c};
+                        std::set<std::vector<std::int64_t>> touched;
+                        for (std::int64_t x = 0; x < a; ++x)
+                            for (std::int64_t y = 0; y < b; ++y)
+                                for (std::int64_t r = 0; r < c; ++r) {
+                                    const std::int64_t at[3] = {x, y, r};
+                                    std::vector<std::int64_t> element;
+                                    for (const auto& terms : subscripts) {
+                                        std::int64_t v = 0;
+                                        for (const T& t : terms)
+                                            v += t.coefficient * at[t.loop];
+                                        element.push_back(v);
+                                    }
+                                    touched.insert(element);
+                                }
+                        QCOMPARE(space.footprint(tensor, tile), static_cast<std::int64_t>(touched.size()));
+                    }
+            ++shapes;
+        }
+        QCOMPARE(shapes, 8);
+    }
+
     void paretoFrontMatchesBruteForce()
     {
         std::mt19937 rng(7);
