@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 
 #include <QTimer>
 
@@ -16,6 +17,8 @@ constexpr int kDrainIntervalMs = 50;
 /// What a worker hands to the GUI thread. The worker only appends under the mutex; drain() swaps out.
 struct SearchController::Shared
 {
+    /// Asks the GUI thread for a drain now rather than at the next tick (see wake()).
+    std::function<void()> postDrain;
     std::mutex mutex;
     std::vector<search::EvaluatedPoint> points;
     std::optional<std::vector<search::Candidate>> front;
@@ -24,6 +27,17 @@ struct SearchController::Shared
     std::vector<std::pair<int, std::shared_ptr<const StyleResults>>> styles;
     std::optional<SearchOutcome> outcome;
     quint64 generation = 0;
+    bool pointsSeen = false; ///< the run's first points have been handed over
+    bool drainPosted = false; ///< a postDrain is pending; drain() clears it
+
+    /// Under `mutex`: what the user waits for after a start (the first points, a layer's result, the
+    /// end) is drained at once instead of up to a timer interval later; one request at a time.
+    void wake()
+    {
+        if (drainPosted) return;
+        drainPosted = true;
+        postDrain();
+    }
 };
 
 namespace {
@@ -32,13 +46,8 @@ namespace {
 class BufferSink final : public search::SearchSink
 {
 public:
-    BufferSink(std::mutex& mutex, std::vector<search::EvaluatedPoint>& points,
-        std::optional<std::vector<search::Candidate>>& front, std::optional<SearchProgress>& progress,
-        SearchProgress base)
-        : m_mutex(mutex)
-        , m_points(points)
-        , m_front(front)
-        , m_progress(progress)
+    BufferSink(SearchController::Shared& shared, SearchProgress base)
+        : m_shared(shared)
         , m_base(base)
     { }
     void onProgress(const search::Progress& p) override
@@ -51,27 +60,28 @@ public:
             ? std::min(1.0, static_cast<double>(p.evaluated + p.skipped) / static_cast<double>(p.candidates))
             : 0.0;
         m_evaluated = p.evaluated;
-        std::lock_guard lock(m_mutex);
-        m_progress = out;
+        std::lock_guard lock(m_shared.mutex);
+        m_shared.progress = out;
     }
     void onEvaluated(std::span<const search::EvaluatedPoint> points) override
     {
-        std::lock_guard lock(m_mutex);
-        m_points.insert(m_points.end(), points.begin(), points.end());
+        std::lock_guard lock(m_shared.mutex);
+        m_shared.points.insert(m_shared.points.end(), points.begin(), points.end());
+        if (!m_shared.pointsSeen && !points.empty()) {
+            m_shared.pointsSeen = true;
+            m_shared.wake();
+        }
     }
     void onParetoUpdate(std::span<const search::Candidate> front) override
     {
         std::vector<search::Candidate> copy(front.begin(), front.end());
-        std::lock_guard lock(m_mutex);
-        m_front = std::move(copy);
+        std::lock_guard lock(m_shared.mutex);
+        m_shared.front = std::move(copy);
     }
     quint64 evaluated() const { return m_evaluated; }
 
 private:
-    std::mutex& m_mutex;
-    std::vector<search::EvaluatedPoint>& m_points;
-    std::optional<std::vector<search::Candidate>>& m_front;
-    std::optional<SearchProgress>& m_progress;
+    SearchController::Shared& m_shared;
     SearchProgress m_base;
     quint64 m_evaluated = 0;
 };
@@ -102,6 +112,10 @@ void SearchController::start(SearchRequest request)
     ++m_generation;
     auto shared = std::make_shared<Shared>();
     shared->generation = m_generation;
+    // Queued to the GUI thread; dropped with the controller, which outlives its workers' posts (its
+    // WorkerThreads joins them first). drain() reads m_shared, so a superseded run's request does nothing.
+    shared->postDrain
+        = [this] { QMetaObject::invokeMethod(this, &SearchController::drain, Qt::QueuedConnection); };
     m_shared = shared;
     m_running = true;
     m_workers.spawn([shared, request = std::move(request)](std::stop_token stop) {
@@ -114,7 +128,7 @@ void SearchController::start(SearchRequest request)
         QStringList widened;
         for (std::size_t i = 0; i < request.layers.size() && !stop.stop_requested(); ++i) {
             base.layer = static_cast<int>(i);
-            BufferSink sink(shared->mutex, shared->points, shared->front, shared->progress, base);
+            BufferSink sink(*shared, base);
             try {
                 auto result = std::make_shared<search::LayerSearchResult>(search::searchLayer(
                     request.layers[i].op, request.accelerator, request.options, &sink, stop));
@@ -132,6 +146,7 @@ void SearchController::start(SearchRequest request)
                 {
                     std::lock_guard lock(shared->mutex);
                     shared->layers.emplace_back(static_cast<int>(i), std::move(result));
+                    shared->wake();
                 }
                 if (!request.compareStyles.empty() && !stop.stop_requested()) {
                     SearchProgress styling = base;
@@ -147,6 +162,7 @@ void SearchController::start(SearchRequest request)
                     if (!stop.stop_requested()) {
                         std::lock_guard lock(shared->mutex);
                         shared->styles.emplace_back(static_cast<int>(i), std::move(compared));
+                        shared->wake();
                     }
                 }
             } catch (const InputError& e) {
@@ -170,6 +186,7 @@ void SearchController::start(SearchRequest request)
         {
             std::lock_guard lock(shared->mutex);
             shared->outcome = outcome;
+            shared->wake();
         }
     });
     m_drainTimer->start();
@@ -201,6 +218,7 @@ void SearchController::drain()
     std::optional<SearchOutcome> outcome;
     {
         std::lock_guard lock(shared->mutex);
+        shared->drainPosted = false;
         points.swap(shared->points);
         front.swap(shared->front);
         progress.swap(shared->progress);

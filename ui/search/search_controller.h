@@ -1,7 +1,8 @@
 #pragma once
 // The one object that runs core searches for the app. A worker thread runs search::searchLayer with a
 // sink that only appends to a mutex-protected buffer; a timer on the GUI thread drains it at 20 Hz and
-// emits signals for the current run only. Every run has a generation number: starting a run or
+// emits signals for the current run only (the run's first points, each layer's result and the end are
+// drained at once: the worker posts an early drain). Every run has a generation number: starting a run or
 // cancelling stops the previous worker through its std::stop_token and nothing it still produces
 // reaches a view. The GUI thread never waits for a worker, except when the controller is destroyed.
 
@@ -93,8 +94,11 @@ signals:
     void stylesFinished(int layer, std::shared_ptr<const marvel::ui::StyleResults> results);
     void finished(const marvel::ui::SearchOutcome& outcome);
 
-private:
+public:
+    /// What a worker hands to the GUI thread (defined with the controller).
     struct Shared;
+
+private:
     void drain();
 
     std::shared_ptr<Shared> m_shared; ///< of the current run; each worker keeps its own alive
