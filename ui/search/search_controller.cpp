@@ -12,6 +12,7 @@ namespace marvel::ui {
 
 namespace {
 constexpr int kDrainIntervalMs = 50;
+constexpr int kDrainRetryMs = 2; ///< after finding the worker in the buffer
 } // namespace
 
 /// What a worker hands to the GUI thread. The worker only appends under the mutex; drain() swaps out.
@@ -217,7 +218,19 @@ void SearchController::drain()
     std::vector<std::pair<int, std::shared_ptr<const StyleResults>>> styleResults;
     std::optional<SearchOutcome> outcome;
     {
-        std::lock_guard lock(shared->mutex);
+        // The worker runs at a lower priority than this thread (WorkerThreads) and can be preempted
+        // while it holds the buffer: rather than wait for it, the GUI thread tries again shortly.
+        std::unique_lock lock(shared->mutex, std::try_to_lock);
+        if (!lock.owns_lock()) {
+            if (!m_drainRetry) {
+                m_drainRetry = true;
+                QTimer::singleShot(kDrainRetryMs, this, [this] {
+                    m_drainRetry = false;
+                    drain();
+                });
+            }
+            return;
+        }
         shared->drainPosted = false;
         points.swap(shared->points);
         front.swap(shared->front);

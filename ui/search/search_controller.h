@@ -104,6 +104,7 @@ private:
     std::shared_ptr<Shared> m_shared; ///< of the current run; each worker keeps its own alive
     std::shared_ptr<search::OffChipCache> m_offChipCache;
     QTimer* m_drainTimer = nullptr;
+    bool m_drainRetry = false; ///< a drain that found the buffer busy is to be retried
     quint64 m_generation = 0;
     bool m_running = false;
     /// The current run and superseded ones winding down; last, so that it is destroyed (its threads

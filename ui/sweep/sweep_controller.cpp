@@ -12,6 +12,7 @@ namespace marvel::ui {
 
 namespace {
 constexpr int kDrainIntervalMs = 50;
+constexpr int kDrainRetryMs = 2; ///< after finding the worker in the buffer
 } // namespace
 
 /// What the worker hands to the GUI thread: it appends under the mutex, drain() swaps out.
@@ -91,7 +92,19 @@ void SweepController::drain()
     std::vector<sweep::PointResult> points;
     std::optional<SweepOutcome> outcome;
     {
-        std::lock_guard lock(m_shared->mutex);
+        // The worker runs at a lower priority than this thread (WorkerThreads) and can be preempted
+        // while it holds the buffer: rather than wait for it, the GUI thread tries again shortly.
+        std::unique_lock lock(m_shared->mutex, std::try_to_lock);
+        if (!lock.owns_lock()) {
+            if (!m_drainRetry) {
+                m_drainRetry = true;
+                QTimer::singleShot(kDrainRetryMs, this, [this] {
+                    m_drainRetry = false;
+                    drain();
+                });
+            }
+            return;
+        }
         points.swap(m_shared->points);
         outcome.swap(m_shared->outcome);
     }

@@ -72,6 +72,7 @@ private:
 
     std::shared_ptr<Shared> m_shared; ///< of the current run; its worker keeps its own alive
     QTimer* m_drainTimer = nullptr;
+    bool m_drainRetry = false; ///< a drain that found the buffer busy is to be retried
     bool m_running = false;
     std::chrono::steady_clock::time_point m_begin;
     std::size_t m_done = 0;
