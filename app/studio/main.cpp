@@ -47,7 +47,8 @@ int main(int argc, char** argv)
     QCommandLineOption bench(QStringLiteral("bench"),
         QStringLiteral(
             "Measure the app's responsiveness (GUI-thread stall, retune latency, replot, streaming "
-            "cost), print the figures and quit."));
+            "cost) idle and under a load it starts (a busy process per core), print the figures with "
+            "the load average and quit."));
     parser.addOption(bench);
     QCommandLineOption animationStep(QStringLiteral("animation-step"),
         QStringLiteral("Show step <n> (from 1) of the animation once it is ready."), QStringLiteral("n"));

@@ -212,6 +212,7 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
     layout->addStretch(1);
 
     m_debounce = new QTimer(this);
+    m_debounce->setObjectName(QStringLiteral("acceleratorDebounce")); // --bench times a retune from it
     m_debounce->setSingleShot(true);
     m_debounce->setInterval(kDebounceMs);
     connect(m_debounce, &QTimer::timeout, this, [this] {
