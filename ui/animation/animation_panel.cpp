@@ -27,6 +27,7 @@
 #include "core/mdc/maestro_io.h"
 #include "ui/animation/delay_strip.h"
 #include "ui/animation/pe_array_view.h"
+#include "ui/search/result_basis.h"
 
 namespace marvel::ui {
 
@@ -45,6 +46,8 @@ AnimationPanel::AnimationPanel(QWidget* parent)
             // Directives typed in the editor that do not map the layer: keep the animation, say why.
             m_progress->hide();
             m_editorMessage->setText(message);
+            m_loadingNew = false;
+            showTotals();
             return;
         }
         clear(message);
@@ -236,8 +239,34 @@ void AnimationPanel::clear(const QString& why)
                  "how its directives move data through the PE array.")
             : why);
     m_status->setStyleSheet(why.isEmpty() ? QString() : QStringLiteral("color: #c62828"));
-    m_totals->clear();
+    m_totalsHtml.clear();
+    m_loadingNew = false;
+    showTotals();
     updateButtons();
+}
+
+void AnimationPanel::setStale(const QString& change)
+{
+    if (change == m_stale) return;
+    m_stale = change;
+    showTotals();
+}
+
+QString AnimationPanel::staleNote() const
+{
+    if (m_totalsHtml.isEmpty()) return {};
+    if (!m_stale.isEmpty()) return staleText(m_stale);
+    return m_loadingNew ? staleText(tr("the mapping"), tr("Simulating the new one...")) : QString();
+}
+
+void AnimationPanel::showTotals()
+{
+    const QString note = staleNote();
+    m_totals->setText(note.isEmpty()
+            ? m_totalsHtml
+            : QStringLiteral("<span style='color:%1'><b>%2</b></span><br><span style='color:%3'>%4</span>")
+                  .arg(QLatin1String(kStaleNote), note.toHtmlEscaped(), QLatin1String(kStaleGrey),
+                      m_totalsHtml));
 }
 
 bool AnimationPanel::animateShrunkenCopy()
@@ -261,6 +290,8 @@ void AnimationPanel::setMapping(SimulationRequest request)
     m_status->setStyleSheet({});
     m_progress->setValue(0);
     m_progress->show();
+    m_loadingNew = true;
+    showTotals();
     m_controller->load(std::move(request));
 }
 
@@ -326,16 +357,18 @@ void AnimationPanel::onLoaded(
         return cycles == t.runtimeCycles ? tr("%L1 cycles, as simulated").arg(cycles)
                                          : tr("%L1 cycles").arg(cycles);
     };
-    m_totals->setText(
-        tr("<b>Layer:</b> %L1 MACs%2 \u00b7 %L3 cycles \u00b7 %L4 level-0 steps \u00b7 %L5 PEs used<br>%6<br>"
-           "<b>Cost model:</b> corrected fidelity %7 \u00b7 maestro fidelity %8")
-            .arg(t.macs)
-            .arg(t.recomputedMacs ? tr(" (+%L1 recomputed)").arg(t.recomputedMacs) : QString())
-            .arg(t.runtimeCycles)
-            .arg(t.steps)
-            .arg(m_summary->layout.pes)
-            .arg(traffic.join(QStringLiteral(" \u00b7 ")))
-            .arg(modelCycles(m_summary->correctedCycles), modelCycles(m_summary->maestroCycles)));
+    m_loadingNew = false;
+    m_totalsHtml = tr(
+        "<b>Layer:</b> %L1 MACs%2 \u00b7 %L3 cycles \u00b7 %L4 level-0 steps \u00b7 %L5 PEs used<br>%6<br>"
+        "<b>Cost model:</b> corrected fidelity %7 \u00b7 maestro fidelity %8")
+                       .arg(t.macs)
+                       .arg(t.recomputedMacs ? tr(" (+%L1 recomputed)").arg(t.recomputedMacs) : QString())
+                       .arg(t.runtimeCycles)
+                       .arg(t.steps)
+                       .arg(m_summary->layout.pes)
+                       .arg(traffic.join(QStringLiteral(" \u00b7 ")))
+                       .arg(modelCycles(m_summary->correctedCycles), modelCycles(m_summary->maestroCycles));
+    showTotals();
     m_totals->setToolTip(
         tr("The analytical cost model on the same mapping. Corrected fidelity walks small "
            "mappings step by step and agrees with the simulation; maestro fidelity reproduces "

@@ -2,6 +2,8 @@
 // The PE-array / time-step animation of a mapping: play, pause, step, a time slider and a speed, the
 // array (scrolls and zooms), the delay strip and the layer's totals. Selecting a directive highlights
 // the sub-units and steps it governs. The simulation runs off the GUI thread (SimulationController).
+// The totals (the simulation's and the cost model's cycles) are greyed under a stale note while a new
+// mapping is simulated, and when the window says the accelerator or the operator changed since.
 
 #include <memory>
 #include <optional>
@@ -35,6 +37,11 @@ public:
     /// Simulates `request` in the background and shows its first step when ready.
     void setMapping(SimulationRequest request);
     void clear(const QString& why = {});
+    /// Greys the totals under a note that they were computed before `change` changed (see staleText);
+    /// empty: they are current.
+    void setStale(const QString& change);
+    /// The stale note over the totals (empty when they are current).
+    QString staleNote() const;
 
     std::int64_t frameCount() const;
     std::int64_t currentFrame() const { return m_current; }
@@ -129,6 +136,10 @@ private:
     QToolButton* m_exportButton = nullptr;
     QPushButton* m_shrink = nullptr; ///< "Animate a shrunken copy", shown after a refusal for size
     bool m_fromEditor = false; ///< the current load came from the directive editor
+    QString m_totalsHtml; ///< of the summary shown
+    QString m_stale; ///< what the window says changed since the request, or empty
+    bool m_loadingNew = false; ///< a new request is being simulated: the totals are the previous one's
+    void showTotals();
 };
 
 } // namespace marvel::ui

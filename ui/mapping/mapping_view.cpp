@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "core/mapping/loop_nest_mapping.h"
+#include "ui/search/result_basis.h"
 
 namespace marvel::ui {
 
@@ -109,7 +110,9 @@ void MappingView::clear()
     m_loopNest->setPlainText(tr("Select a point on the Pareto front, or run a search (Ctrl+R): the best "
                                 "mapping shows here as a tiled loop nest and as MDC directives."));
     m_mdc->clear();
-    m_metrics->setText(QString());
+    m_metricsHtml.clear();
+    m_stale.clear();
+    showMetrics();
 }
 
 void MappingView::setMapping(const search::Candidate& c, const cost::Problem& problem,
@@ -142,8 +145,8 @@ void MappingView::setMapping(const search::Candidate& c, const cost::Problem& pr
         m_result = evaluator.evaluate(c.dataflow);
     } catch (const InputError& e) {
         m_result.reset();
-        m_metrics->setText(
-            tr("The cost model rejects this mapping: %1").arg(QString::fromStdString(e.what())));
+        m_metricsHtml = tr("The cost model rejects this mapping: %1").arg(QString::fromStdString(e.what()));
+        showMetrics();
         return;
     }
     const cost::Result& r = *m_result;
@@ -184,7 +187,35 @@ void MappingView::setMapping(const search::Candidate& c, const cost::Problem& pr
                     .arg(tc.l1Write);
     }
     html += QStringLiteral("</table>");
-    m_metrics->setText(html);
+    m_metricsHtml = html;
+    showMetrics();
+}
+
+void MappingView::setStale(const QString& change)
+{
+    if (change == m_stale) return;
+    m_stale = change;
+    showMetrics();
+    fillStyleTable();
+}
+
+QString MappingView::staleNote() const
+{
+    return m_stale.isEmpty() || m_metricsHtml.isEmpty() ? QString() : staleText(m_stale);
+}
+
+void MappingView::showMetrics()
+{
+    const QString note = staleNote();
+    if (note.isEmpty()) {
+        m_metrics->setText(m_metricsHtml);
+        m_metrics->setToolTip(QString());
+        return;
+    }
+    m_metrics->setText(
+        QStringLiteral("<p style='color:%1'><b>%2</b></p><div style='color:%3'>%4</div>")
+            .arg(QLatin1String(kStaleNote), note.toHtmlEscaped(), QLatin1String(kStaleGrey), m_metricsHtml));
+    m_metrics->setToolTip(note);
 }
 
 QString MappingView::loopNestText() const
@@ -213,9 +244,14 @@ void MappingView::fillStyleTable()
     m_styleTable->setVisible(!m_styles.empty());
     m_right->setTabVisible(m_stylesTab, !m_styles.empty());
     m_styleTable->setRowCount(int(m_styles.size()));
-    auto cell = [this](int row, int column, const QString& text, Qt::Alignment align = Qt::AlignRight) {
+    const QString note = m_stale.isEmpty() ? QString() : staleText(m_stale);
+    auto cell = [&](int row, int column, const QString& text, Qt::Alignment align = Qt::AlignRight) {
         auto* item = new QTableWidgetItem(text);
         item->setTextAlignment(align | Qt::AlignVCenter);
+        if (!note.isEmpty()) {
+            item->setForeground(QColor(kStaleGrey));
+            item->setToolTip(note);
+        }
         m_styleTable->setItem(row, column, item);
     };
     for (int r = 0; r < int(m_styles.size()); ++r) {

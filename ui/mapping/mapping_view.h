@@ -1,7 +1,8 @@
 #pragma once
 // One selected mapping: the tiled loop nest beside its MDC directives, and what the cost model says of
 // it (runtime, energy and its parts, EDP, utilisation, L1/L2 needs against capacity, runtime over the
-// roofline, per-tensor traffic).
+// roofline, per-tensor traffic). When the accelerator, the settings or the operator change after the
+// mapping was computed, the window marks the numbers stale: greyed under a note saying what changed.
 
 #include <optional>
 
@@ -31,6 +32,11 @@ public:
     QString loopNestText() const;
     QString mdcText() const;
     QString metricsText() const;
+    /// Greys the cost and the styles' numbers under a note that they were computed before `change`
+    /// changed (see staleText); empty: they are current.
+    void setStale(const QString& change);
+    /// The stale note shown (empty when the numbers are current).
+    QString staleNote() const;
     const std::optional<cost::Result>& result() const { return m_result; }
 
     /// One mapping style's best for the same layer and accelerator, to compare the selected mapping with.
@@ -62,7 +68,10 @@ private:
     std::optional<cost::Result> m_result;
     std::optional<search::Metrics> m_selected; ///< of the shown mapping, for the style ratios
     std::vector<StyleBest> m_styles;
+    QString m_metricsHtml; ///< the cost model's numbers as computed
+    QString m_stale; ///< what changed since, or empty
     void fillStyleTable();
+    void showMetrics();
 };
 
 } // namespace marvel::ui

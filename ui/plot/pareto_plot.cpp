@@ -17,6 +17,7 @@
 #include <qcustomplot.h>
 
 #include "ui/plot/log_ticker.h"
+#include "ui/search/result_basis.h"
 
 namespace marvel::ui {
 
@@ -25,6 +26,7 @@ const QColor kCloud(100, 140, 190, 70);
 const QColor kFront(200, 60, 40);
 const QColor kBest(20, 20, 20);
 const QColor kStyle(220, 120, 20);
+const QColor kRoofline(60, 140, 60);
 constexpr int kPickRadiusPx = 8;
 constexpr int kDotPx = 4; ///< diameter of a cloud point
 
@@ -117,14 +119,25 @@ ParetoPlot::ParetoPlot(QWidget* parent)
         QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(kStyle, 1.5), QColor(230, 140, 40, 90), 10));
 
     m_roofline = new QCPItemStraightLine(m_plot);
-    m_roofline->setPen(QPen(QColor(60, 140, 60), 1.5, Qt::DashLine));
+    m_roofline->setPen(QPen(kRoofline, 1.5, Qt::DashLine));
     m_roofline->setVisible(false);
     m_rooflineLabel = new QCPItemText(m_plot);
     m_rooflineLabel->setText(tr("roofline"));
-    m_rooflineLabel->setColor(QColor(60, 140, 60));
+    m_rooflineLabel->setColor(kRoofline);
     m_rooflineLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_rooflineLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     m_rooflineLabel->setVisible(false);
+
+    m_staleLabel = new QCPItemText(m_plot);
+    m_staleLabel->position->setType(QCPItemPosition::ptAxisRectRatio);
+    // Bottom left: below and left of the Pareto front nothing can be, and the legend is top right.
+    m_staleLabel->position->setCoords(0.01, 0.98);
+    m_staleLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    m_staleLabel->setColor(QColor(kStaleNote));
+    m_staleLabel->setBrush(QColor(255, 255, 255, 230));
+    m_staleLabel->setPen(QPen(QColor(kStaleNote)));
+    m_staleLabel->setPadding(QMargins(6, 3, 6, 3));
+    m_staleLabel->setVisible(false);
 
     m_empty = new QCPItemText(m_plot);
     m_empty->position->setType(QCPItemPosition::ptAxisRectRatio);
@@ -197,6 +210,38 @@ void ParetoPlot::setRoofline(std::int64_t cycles)
         m_roofline->point2->setCoords(static_cast<double>(cycles), 2);
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::setStale(const QString& change)
+{
+    if (change == m_stale) return;
+    m_stale = change;
+    m_staleLabel->setText(staleText(change));
+    m_staleLabel->setVisible(!change.isEmpty());
+    applyColours();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString ParetoPlot::staleNote() const
+{
+    return m_stale.isEmpty() ? QString() : staleText(m_stale);
+}
+
+void ParetoPlot::applyColours()
+{
+    const QColor grey(kStaleGrey);
+    const bool stale = !m_stale.isEmpty();
+    const QColor front = stale ? grey : kFront, best = stale ? grey : kBest, style = stale ? grey : kStyle;
+    m_frontGraph->setPen(QPen(front, 2));
+    m_frontGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, front, Qt::white, 7));
+    m_bestGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(best, 2), Qt::NoBrush, 13));
+    m_styleGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(style, 1.5),
+        stale ? QColor(grey.red(), grey.green(), grey.blue(), 90) : QColor(230, 140, 40, 90), 10));
+    const QColor roof = stale ? grey : kRoofline;
+    m_roofline->setPen(QPen(roof, 1.5, Qt::DashLine));
+    m_rooflineLabel->setColor(roof);
+    for (QCPItemText* label : m_styleLabels)
+        label->setColor(stale ? grey : kStyle.darker(130));
 }
 
 void ParetoPlot::addPoints(std::span<const search::EvaluatedPoint> points)
@@ -348,7 +393,7 @@ void ParetoPlot::setStyleMarks(const std::vector<StyleMark>& marks)
         values.push_back(m.energy);
         auto* label = new QCPItemText(m_plot);
         label->setText(m.label);
-        label->setColor(kStyle.darker(130));
+        label->setColor(m_stale.isEmpty() ? kStyle.darker(130) : QColor(kStaleGrey));
         label->position->setCoords(static_cast<double>(m.runtime), m.energy);
         label->setClipToAxisRect(true);
         m_styleLabels.push_back(label);

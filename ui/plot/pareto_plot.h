@@ -1,7 +1,8 @@
 #pragma once
 // The live runtime-energy plot of a search: every evaluated mapping as a light cloud, decimated to
 // one point per pixel cell so a million points replot in milliseconds, the Pareto front drawn exactly as
-// a step line, the best mapping per objective marked, and the roofline runtime as a reference line.
+// a step line, the best mapping per objective marked, and the roofline runtime as a reference line. A
+// plot computed before the accelerator, the settings or the operator changed is greyed under a note.
 
 #include <cstdint>
 #include <random>
@@ -33,6 +34,12 @@ public:
     void setClockMhz(double mhz);
     /// Roofline runtime (cycles) as a vertical reference line; 0 hides it.
     void setRoofline(std::int64_t cycles);
+    std::int64_t rooflineCycles() const { return m_rooflineCycles; }
+    /// Greys the front, the marks and the roofline under a note that they were computed before `change`
+    /// changed (see staleText); empty: they are current.
+    void setStale(const QString& change);
+    /// The stale note shown (empty when the plot is current).
+    QString staleNote() const;
     /// Appends evaluated mappings and replots once.
     void addPoints(std::span<const search::EvaluatedPoint> points);
     void setFront(const std::vector<search::Candidate>& front);
@@ -102,6 +109,9 @@ private:
     QCPItemStraightLine* m_roofline = nullptr;
     QCPItemText* m_empty = nullptr;
     QCPItemText* m_rooflineLabel = nullptr;
+    QCPItemText* m_staleLabel = nullptr;
+    QString m_stale; ///< what changed since the plot was computed, or empty
+    void applyColours();
     std::vector<std::int64_t> m_runtime;
     std::vector<float> m_energy;
     std::vector<float> m_utilisation;

@@ -23,10 +23,27 @@
 #include "core/util/diagnostic.h"
 #include "core/util/text_file.h"
 #include "ui/plot/log_ticker.h"
+#include "ui/search/result_basis.h"
 
 namespace marvel::ui {
 
 namespace {
+
+/// Perceptually uniform and readable in grey (viridis' stops): dark is low, yellow is high; NaN (no
+/// design point yet) light grey.
+QCPColorGradient viridis()
+{
+    QCPColorGradient gradient;
+    gradient.clearColorStops();
+    gradient.setColorStopAt(0.0, QColor(68, 1, 84));
+    gradient.setColorStopAt(0.25, QColor(59, 82, 139));
+    gradient.setColorStopAt(0.5, QColor(33, 145, 140));
+    gradient.setColorStopAt(0.75, QColor(94, 201, 98));
+    gradient.setColorStopAt(1.0, QColor(253, 231, 37));
+    gradient.setNanHandling(QCPColorGradient::nhNanColor);
+    gradient.setNanColor(QColor(225, 225, 225));
+    return gradient;
+}
 
 constexpr sweep::Parameter kParameters[] = {sweep::Parameter::Pes, sweep::Parameter::Simd,
     sweep::Parameter::L1, sweep::Parameter::L2, sweep::Parameter::NocBw, sweep::Parameter::OffchipBw};
@@ -187,17 +204,7 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_heatPlot->plotLayout()->addElement(0, 1, m_colourScale);
     m_colourScale->setType(QCPAxis::atRight);
     m_colourMap->setColorScale(m_colourScale);
-    // Perceptually uniform and readable in grey (viridis' stops): dark is low, yellow is high.
-    QCPColorGradient gradient;
-    gradient.clearColorStops();
-    gradient.setColorStopAt(0.0, QColor(68, 1, 84));
-    gradient.setColorStopAt(0.25, QColor(59, 82, 139));
-    gradient.setColorStopAt(0.5, QColor(33, 145, 140));
-    gradient.setColorStopAt(0.75, QColor(94, 201, 98));
-    gradient.setColorStopAt(1.0, QColor(253, 231, 37));
-    gradient.setNanHandling(QCPColorGradient::nhNanColor);
-    gradient.setNanColor(QColor(225, 225, 225));
-    m_colourMap->setGradient(gradient);
+    m_colourMap->setGradient(viridis());
     auto* margins = new QCPMarginGroup(m_heatPlot);
     m_heatPlot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     m_colourScale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
@@ -242,9 +249,15 @@ SweepPanel::SweepPanel(QWidget* parent)
     figures->addWidget(m_heatPlot, 3);
     figures->addLayout(paretoBox, 2);
 
+    m_staleNote = new QLabel;
+    m_staleNote->setWordWrap(true);
+    m_staleNote->setStyleSheet(QStringLiteral("color: %1; font-weight: bold").arg(kStaleNote));
+    m_staleNote->setVisible(false);
+
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addLayout(progressRow);
+    layout->addWidget(m_staleNote);
     layout->addWidget(m_figures, 1);
 
     connect(m_run, &QPushButton::clicked, this, &SweepPanel::runRequested);
@@ -252,8 +265,33 @@ SweepPanel::SweepPanel(QWidget* parent)
     connect(m_export, &QPushButton::clicked, this, &SweepPanel::showExportMenu);
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this] { rebuildHeatMap(); });
     connect(m_front, &QComboBox::currentIndexChanged, this, [this] { updatePareto(); });
+    connect(m_objective, &QComboBox::currentIndexChanged, this, &SweepPanel::objectiveChanged);
     rebuildHeatMap();
     updatePareto();
+}
+
+void SweepPanel::setStale(const QString& change)
+{
+    if (change == m_stale) return;
+    m_stale = change;
+    m_staleNote->setText(staleText(change, tr("Run the sweep again to update it.")));
+    m_staleNote->setVisible(!change.isEmpty());
+    // Grey figures still read (the greyscale keeps the order of the values), but plainly not current.
+    const bool stale = !change.isEmpty();
+    QCPColorGradient gradient = stale ? QCPColorGradient(QCPColorGradient::gpGrayscale) : viridis();
+    gradient.setNanHandling(QCPColorGradient::nhNanColor);
+    gradient.setNanColor(QColor(225, 225, 225));
+    m_colourMap->setGradient(gradient);
+    const QColor front = stale ? QColor(kStaleGrey) : QColor(30, 90, 200);
+    m_frontDesigns->setPen(QPen(front, 1.8));
+    m_frontDesigns->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, front, 8));
+    m_heatPlot->replot(QCustomPlot::rpQueuedReplot);
+    m_paretoPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString SweepPanel::staleNote() const
+{
+    return m_stale.isEmpty() ? QString() : m_staleNote->text();
 }
 
 std::vector<sweep::Axis> SweepPanel::axes() const

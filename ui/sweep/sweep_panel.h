@@ -3,7 +3,8 @@
 // Run and Cancel with a progress bar and ETA, a heat map of the metric over the grid that fills in as
 // design points finish, and beside it the design points' Pareto set (runtime or energy against area).
 // Clicking a cell asks for that design point to be loaded and searched. It runs nothing itself: the
-// window connects it to the SweepController.
+// window connects it to the SweepController, and marks the figures stale (grey, with a note) when the
+// accelerator's other parameters, the settings or the workload change after the sweep.
 
 #include <memory>
 #include <optional>
@@ -60,6 +61,11 @@ public:
     QPushButton* runButton() const { return m_run; }
     QPushButton* cancelButton() const { return m_cancel; }
     QString statusText() const;
+    /// Greys the heat map and the Pareto set under a note that they were computed before `change`
+    /// changed (see staleText); empty: they are current.
+    void setStale(const QString& change);
+    /// The stale note shown (empty when the figures are current).
+    QString staleNote() const;
 
     /// The sweep's rows sorted by grid index in `marvel sweep`'s CSV format (atomic write).
     bool saveCsv(const QString& path) const;
@@ -79,6 +85,8 @@ signals:
     void cancelRequested();
     /// The user clicked the cell of a finished design point.
     void designPointActivated(std::size_t index);
+    /// The objective of the design points' searches changed.
+    void objectiveChanged();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -105,6 +113,8 @@ private:
     QPushButton* m_export = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
+    QLabel* m_staleNote = nullptr;
+    QString m_stale; ///< what changed since the sweep, or empty
     QWidget* m_figures = nullptr;
     QCustomPlot* m_heatPlot = nullptr;
     QCPColorMap* m_colourMap = nullptr;
