@@ -10,6 +10,7 @@
 #include "core/styles/styles.h"
 #include "ui/editor/operator_analysis.h"
 #include "ui/recovery/recovery_store.h"
+#include "ui/search/result_basis.h"
 
 class QLabel;
 class QListWidget;
@@ -23,6 +24,10 @@ class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
 class QTimer;
+
+namespace marvel::sweep {
+class Grid;
+}
 
 namespace marvel::ui {
 
@@ -195,8 +200,19 @@ private:
     void showCandidate(const search::Candidate& candidate);
     /// The compared styles of the shown layer: labelled marks on the plot, rows in the mapping view.
     void showStyles(const std::vector<styles::StyleSearch>& styles);
-    void showLayerResult(
-        const std::shared_ptr<const search::LayerSearchResult>& result, std::int64_t roofline);
+    /// Shows a layer's result in the plot and the mapping view; `roofline` is on `basis`'s accelerator.
+    void showLayerResult(const std::shared_ptr<const search::LayerSearchResult>& result,
+        const ResultBasis& basis, std::int64_t roofline);
+    // figure_basis.cpp: what each view's figures were computed for, and marking stale what no longer
+    // matches the panels.
+    ResultBasis currentBasis() const;
+    std::string currentWorkloadKey() const;
+    /// Compares every view's basis with the panels' state and marks the views stale or current.
+    void refreshStaleness();
+    /// What changed since the shown sweep ran (empty: nothing, or no sweep).
+    QString sweepChange() const;
+    /// The search settings changed: stale marks now, and a search again after the pause.
+    void onSearchSettingsChanged();
     // model_panel.cpp
     QWidget* buildModelPanel();
     void updateModelTotals();
@@ -228,11 +244,23 @@ private:
     SweepPanel* m_sweepPanel = nullptr;
     SweepController* m_sweepController = nullptr;
     std::vector<search::Candidate> m_front;
-    std::shared_ptr<const search::LayerSearchResult> m_lastResult;
+    std::shared_ptr<const search::LayerSearchResult> m_lastResult; ///< the shown layer's result
+    ResultBasis m_shownBasis; ///< of m_lastResult
+    std::int64_t m_roofline = 0; ///< of m_lastResult's operator on m_shownBasis's accelerator
     std::optional<search::Candidate> m_selected;
-    arch::Accelerator m_searchedAccelerator; ///< of the running or last search
-    search::SearchOptions m_searchedOptions;
-    std::int64_t m_roofline = 0;
+    /// Of the running or last search; a model search's workload is each layer's (m_requestKeys).
+    ResultBasis m_searchedBasis;
+    std::int64_t m_searchedRoofline = 0; ///< of the running or last search of one operator
+    std::vector<std::string> m_requestKeys; ///< workloadKey() of each layer of the running search
+    // What each view shows was computed for (empty: it shows nothing computed).
+    std::optional<ResultBasis> m_plotBasis;
+    std::optional<ResultBasis> m_mappingBasis;
+    std::optional<ResultBasis> m_animationBasis;
+    int m_animationParts = AllParts; ///< the parts of m_animationBasis its figures depend on
+    std::optional<ResultBasis> m_sweepBasis;
+    std::shared_ptr<const sweep::Grid> m_sweepGrid; ///< of the shown sweep
+    bool m_sweepOfModel = false; ///< the shown sweep is of the whole model
+    QTimer* m_rerunTimer = nullptr; ///< a search again after a pause in changing the search settings
     QString m_projectFile;
     ModelTableModel* m_model = nullptr;
     QSortFilterProxyModel* m_modelProxy = nullptr;

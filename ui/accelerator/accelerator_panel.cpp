@@ -138,8 +138,10 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
     reloadPresets();
     connect(m_presets, &QComboBox::activated, this, [this](int i) {
         if (m_presets->itemData(i).toString() == kCustomItem) return; // what the fields already show
-        loadPreset(m_presets->itemData(i).toString());
+        if (!loadPreset(m_presets->itemData(i).toString())) return;
         emit edited();
+        // Another accelerator, as a file opened or a field changed: the window searches it again.
+        if (isValid()) emit acceleratorChanged(accelerator());
     });
     auto* open = new QPushButton(tr("Open..."));
     auto* save = new QPushButton(tr("Save..."));

@@ -46,7 +46,7 @@ public:
     QComboBox* presetList() const { return m_presets; }
 
 signals:
-    /// A valid accelerator, after the typing pause.
+    /// A valid accelerator: after the typing pause, or at once when a preset or a file is loaded.
     void acceleratorChanged(const marvel::arch::Accelerator& acc);
     /// Any edit by the user (for the window's unsaved-changes state).
     void edited();

@@ -1,5 +1,7 @@
 #include "ui/model/model_table.h"
 
+#include <QColor>
+
 #include "core/search/roofline.h"
 
 namespace marvel::ui {
@@ -55,29 +57,27 @@ ModelTableModel::ModelTableModel(QObject* parent)
     : QAbstractTableModel(parent)
 { }
 
-void ModelTableModel::setWorkload(workloads::Workload workload, const arch::Accelerator& acc)
+void ModelTableModel::setWorkload(workloads::Workload workload)
 {
     beginResetModel();
     m_workload = std::move(workload);
     m_rows.assign(m_workload.layers.size(), Row{});
+    m_stale.assign(m_rows.size(), QString());
     endResetModel();
-    resetResults(acc);
+    resetResults();
 }
 
-void ModelTableModel::resetResults(const arch::Accelerator& acc)
+void ModelTableModel::resetResults()
 {
     for (std::size_t i = 0; i < m_rows.size(); ++i) {
         Row& r = m_rows[i];
         r = Row{};
         r.status = tr("pending");
-        if (!m_workload.layers[i].ok()) {
+        if (!m_workload.layers[i].ok())
             r.status
                 = tr("error: %1").arg(QString::fromStdString(m_workload.layers[i].errors.front().format()));
-            continue;
-        }
-        if (auto nest = ir::perfectNest(m_workload.layers[i].op))
-            r.roofline = search::roofline(*nest, m_workload.layers[i].op.sizes, acc).cycles;
     }
+    m_stale.assign(m_rows.size(), QString());
     if (!m_rows.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
@@ -89,14 +89,59 @@ void ModelTableModel::setLayerStatus(int row, const QString& status)
 }
 
 void ModelTableModel::setLayerResult(
-    int row, std::shared_ptr<const search::LayerSearchResult> result, search::Objective objective)
+    int row, std::shared_ptr<const search::LayerSearchResult> result, const ResultBasis& basis)
 {
     if (row < 0 || row >= rowCount()) return;
     Row& r = m_rows[static_cast<std::size_t>(row)];
+    const ir::Operator& op = m_workload.layers[static_cast<std::size_t>(row)].op;
     r.result = std::move(result);
-    r.best = r.result->result.best(objective);
+    r.basis = basis;
+    r.styles.reset();
+    const auto nest = ir::perfectNest(op);
+    r.roofline = nest ? search::roofline(*nest, op.sizes, basis.accelerator).cycles : 0;
+    r.best = r.result->result.best(basis.options.objective);
     r.status = r.best ? tr("ok") : r.result->result.notMappable() ? tr("not mappable") : tr("no mapping");
+    m_stale[static_cast<std::size_t>(row)] = basisChange(r.basis, m_current, AcceleratorPart | SettingsPart);
     emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
+const ResultBasis* ModelTableModel::layerBasis(int row) const
+{
+    return row >= 0 && row < rowCount() && m_rows[static_cast<std::size_t>(row)].result
+        ? &m_rows[static_cast<std::size_t>(row)].basis
+        : nullptr;
+}
+
+void ModelTableModel::setCurrent(const arch::Accelerator& acc, const search::SearchOptions& options)
+{
+    m_current.accelerator = acc;
+    m_current.options = options;
+    updateStale();
+}
+
+void ModelTableModel::updateStale()
+{
+    for (std::size_t i = 0; i < m_rows.size(); ++i) {
+        const QString change = m_rows[i].result
+            ? basisChange(m_rows[i].basis, m_current, AcceleratorPart | SettingsPart)
+            : QString();
+        if (change == m_stale[i]) continue;
+        m_stale[i] = change;
+        emit dataChanged(index(int(i), 0), index(int(i), ColumnCount - 1));
+    }
+}
+
+QString ModelTableModel::staleChange(int row) const
+{
+    return row >= 0 && row < rowCount() ? m_stale[static_cast<std::size_t>(row)] : QString();
+}
+
+int ModelTableModel::staleLayers() const
+{
+    int n = 0;
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].best && !m_stale[i].isEmpty()) ++n;
+    return n;
 }
 
 std::shared_ptr<const search::LayerSearchResult> ModelTableModel::layerResult(int row) const
@@ -180,6 +225,14 @@ QVariant ModelTableModel::data(const QModelIndex& index, int role) const
         return index.column() >= Repeat && index.column() < Status
             ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
             : QVariant();
+    // A layer searched before the accelerator or the settings changed: its figures greyed, saying so.
+    const QString& stale = m_stale[static_cast<std::size_t>(index.row())];
+    const bool staleFigure = !stale.isEmpty() && index.column() >= Runtime;
+    if (role == Qt::ForegroundRole) return staleFigure ? QVariant(QColor(kStaleGrey)) : QVariant();
+    if (role == Qt::ToolTipRole && staleFigure)
+        return staleText(stale, tr("Search the layer or the model again."));
+    if (role == Qt::DisplayRole && index.column() == Status && !stale.isEmpty())
+        return tr("stale: %1 changed").arg(stale);
     if (role != Qt::DisplayRole && role != SortRole && role != Qt::ToolTipRole) return {};
     const bool sort = role == SortRole;
     const std::optional<search::Metrics> m = r.best ? std::optional(r.best->metrics) : std::nullopt;
@@ -236,14 +289,20 @@ QVariant ModelTableModel::headerData(int section, Qt::Orientation orientation, i
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     // Short headers keep every column in view beside the accelerator panel; the tooltips say the rest.
-    static const char* const names[ColumnCount] = {"Layer", "Shape", "Repeat", "MACs", "Cycles", "Energy",
-        "PE use", "\u00d7 roofline", nullptr, nullptr, nullptr, nullptr, nullptr, "Status"};
-    static const char* const tips[ColumnCount] = {"The layer's name in the model",
+    // The columns before the styles' (the styles name theirs, Status follows them): sized by the enum, so
+    // a style added to it cannot shift the Status header into a style's place.
+    static const char* const names[FirstStyle]
+        = {"Layer", "Shape", "Repeat", "MACs", "Cycles", "Energy", "PE use", "\u00d7 roofline"};
+    static const char* const tips[FirstStyle] = {"The layer's name in the model",
         "The layer's loop bounds (/2: a stride of 2)", "How many times the model runs this layer",
         "Multiply-accumulates of one run of the layer", "Runtime of the best mapping, in cycles",
         "Energy of the best mapping, in MAC energies", "Average share of the PEs the best mapping keeps busy",
-        "Runtime of the best mapping over the layer's roofline (1 is the bound)", nullptr, nullptr, nullptr,
-        nullptr, nullptr, "Whether the layer has been searched, and its outcome"};
+        "Runtime of the best mapping over the layer's roofline (1 is the bound)"};
+    if (section == Status) {
+        if (role == Qt::DisplayRole) return tr("Status");
+        if (role == Qt::ToolTipRole) return tr("Whether the layer has been searched, and its outcome");
+        return {};
+    }
     const bool style = section >= FirstStyle && section <= LastStyle;
     const styles::Style st = style ? styles::allStyles()[std::size_t(section - FirstStyle)] : styles::Style{};
     if (role == Qt::DisplayRole)

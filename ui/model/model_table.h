@@ -2,7 +2,9 @@
 // A model's layers as a table (name, shape, repeat, MACs, then the search's best runtime, energy, PE
 // utilisation, runtime over the roofline, each mapping style's best runtime over it, and status), filled
 // layer by layer as the whole model is searched, with the model's totals (runtime and energy counted
-// with each layer's repeat).
+// with each layer's repeat). Each layer's figures come from its own search and the accelerator and
+// settings that search ran with (its ResultBasis: the roofline too); a layer searched before the
+// current accelerator or settings is shown greyed and "stale" until it is searched again.
 
 #include <memory>
 #include <optional>
@@ -13,6 +15,7 @@
 #include "core/search/search.h"
 #include "core/styles/styles.h"
 #include "core/workloads/workloads.h"
+#include "ui/search/result_basis.h"
 
 namespace marvel::ui {
 
@@ -40,21 +43,33 @@ public:
 
     explicit ModelTableModel(QObject* parent = nullptr);
 
-    void setWorkload(workloads::Workload workload, const arch::Accelerator& acc);
+    void setWorkload(workloads::Workload workload);
     const workloads::Workload& workload() const { return m_workload; }
-    /// Every result and status back to "pending" (the accelerator or the settings changed).
-    void resetResults(const arch::Accelerator& acc);
+    /// Every result and status back to "pending" (a new search of the whole model).
+    void resetResults();
     void setLayerStatus(int row, const QString& status);
+    /// Layer `row`'s search, run on `basis` (its accelerator gives the roofline, its objective the best
+    /// mapping shown). Drops the row's compared styles: those of this search follow.
     void setLayerResult(
-        int row, std::shared_ptr<const search::LayerSearchResult> result, search::Objective objective);
+        int row, std::shared_ptr<const search::LayerSearchResult> result, const ResultBasis& basis);
     std::shared_ptr<const search::LayerSearchResult> layerResult(int row) const;
-    /// The compared styles' searches of layer `row` (its style columns).
+    /// What layer `row`'s result was computed for (null while it has none).
+    const ResultBasis* layerBasis(int row) const;
+    /// The compared styles' searches of layer `row` (its style columns), from the search of its result.
     void setLayerStyles(int row, std::shared_ptr<const std::vector<styles::StyleSearch>> styles);
     /// Style `style`'s best runtime over the layer's own best; nullopt until both are known or when the
     /// style has no mapping that fits.
     std::optional<double> styleRatio(int row, styles::Style style) const;
     std::shared_ptr<const std::vector<styles::StyleSearch>> layerStyles(int row) const;
+    /// The roofline of layer `row` on the accelerator its result was searched on (0 while it has none).
     std::int64_t rooflineCycles(int row) const;
+
+    /// The accelerator and settings of the panels now: results searched otherwise are stale.
+    void setCurrent(const arch::Accelerator& acc, const search::SearchOptions& options);
+    /// What changed since layer `row` was searched (empty: its figures are current or it has none).
+    QString staleChange(int row) const;
+    /// Searched layers whose figures are stale.
+    int staleLayers() const;
 
     /// Sums over the searched layers, each times its repeat.
     std::int64_t totalRuntime() const;
@@ -72,13 +87,17 @@ private:
     struct Row
     {
         QString status;
-        std::int64_t roofline = 0;
+        std::int64_t roofline = 0; ///< on the basis's accelerator
         std::shared_ptr<const search::LayerSearchResult> result;
+        ResultBasis basis; ///< of `result`
         std::optional<search::Candidate> best;
         std::shared_ptr<const std::vector<styles::StyleSearch>> styles;
     };
+    void updateStale();
     workloads::Workload m_workload;
     std::vector<Row> m_rows;
+    ResultBasis m_current; ///< the panels' accelerator and settings (no workload: each row has its own)
+    std::vector<QString> m_stale; ///< per row: what changed since its search, empty when current
 };
 
 /// A short shape such as "K64 C3 Y224 X224 R3 S3 /2" from the layer's MAESTRO dimensions.

@@ -15,6 +15,8 @@
 #include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
 #include "ui/model/model_table.h"
+#include "ui/search/result_basis.h"
+#include "ui/search/search_panel.h"
 
 namespace marvel::ui {
 
@@ -44,6 +46,10 @@ bool MainWindow::animateMappingFile(const QString& path, const QString& layer)
                                      .arg(QString::fromStdString(chosen->name), QFileInfo(path).fileName(),
                                          QString::fromStdString(acc.name)),
             cost::fromMaestroLayer(*chosen, std::nullopt, path.toStdString()), chosen->dataflow, acc});
+        // The file's layer and mapping whatever the editor holds: only the accelerator can outdate it.
+        m_animationBasis = ResultBasis{{}, acc, {}};
+        m_animationParts = AcceleratorPart;
+        refreshStaleness();
         m_centre->setCurrentWidget(m_animation);
         statusBar()->showMessage(tr("Animating %1").arg(QDir::toNativeSeparators(path)), 4000);
         return true;
@@ -65,12 +71,15 @@ void MainWindow::animateSelection(const project::Project& p)
         const mdc::Dataflow dataflow = mapping::toMdc(p.selectedMapping->mapping, p.accelerator);
         const cost::Problem problem = cost::fromOperator(op);
         // The mapping view shows the saved mapping too (evaluated again by the cost model).
+        // The panels hold the project's settings now (as their fields show them).
+        const ResultBasis basis{workloadKey(op), p.accelerator, m_searchPanel->options()};
         if (const auto nest = ir::perfectNest(op); nest && !nest->statements.empty()) {
             search::Candidate saved;
             saved.mapping = p.selectedMapping->mapping;
             saved.dataflow = dataflow;
             m_mappingView->setMapping(saved, problem, nest->statements.front().text, p.accelerator,
                 p.search.fidelity, search::roofline(*nest, op.sizes, p.accelerator).cycles);
+            m_mappingBasis = basis;
         }
         // A real layer is too large to animate: the project opens on its plot, and the Animation tab
         // offers the shrunken copy when the user goes there.
@@ -84,6 +93,8 @@ void MainWindow::animateSelection(const project::Project& p)
             {tr("%1, the project's mapping on %2")
                     .arg(QString::fromStdString(op.name), QString::fromStdString(p.accelerator.name)),
                 problem, dataflow, p.accelerator});
+        m_animationBasis = basis;
+        m_animationParts = WorkloadPart | AcceleratorPart;
         if (animatable) m_centre->setCurrentWidget(m_animation);
     } catch (const InputError& e) {
         m_animation->clear(QString::fromStdString(e.what()));

@@ -87,7 +87,7 @@ QWidget* MainWindow::buildModelPanel()
 bool MainWindow::loadModel(const QString& nameOrPath)
 {
     if (nameOrPath.isEmpty()) {
-        m_model->setWorkload({}, m_accelerator->accelerator());
+        m_model->setWorkload({});
         m_modelName.clear();
         selectLayer(-1);
         m_modelCombo->setCurrentIndex(0);
@@ -110,7 +110,7 @@ bool MainWindow::loadModel(const QString& nameOrPath)
         m_modelCombo->addItem(QFileInfo(nameOrPath).fileName(), nameOrPath);
         m_modelCombo->setCurrentIndex(m_modelCombo->count() - 1);
     }
-    m_model->setWorkload(std::move(w), m_accelerator->accelerator());
+    m_model->setWorkload(std::move(w));
     m_modelView->resizeColumnsToContents();
     selectLayer(-1);
     updateModelTotals();
@@ -135,6 +135,7 @@ void MainWindow::selectLayer(int row)
         m_editor->setReadOnly(!m_modelName.isEmpty());
         m_layerBanner->setVisible(false);
         m_editCopy->setVisible(false);
+        refreshStaleness(); // what is shown was computed for another workload
         return;
     }
     m_layer = row;
@@ -157,11 +158,12 @@ void MainWindow::selectLayer(int row)
     m_editCopy->setVisible(true);
     analyseNow();
     if (auto result = m_model->layerResult(row)) {
-        m_searchedOptions = m_searchPanel->options();
+        // As it was searched (on its accelerator, with its settings); stale if those have changed since.
         m_plot->clear();
-        showLayerResult(result, m_model->rooflineCycles(row));
+        showLayerResult(result, *m_model->layerBasis(row), m_model->rooflineCycles(row));
         if (auto styles = m_model->layerStyles(row)) showStyles(*styles);
     }
+    refreshStaleness();
 }
 
 void MainWindow::updateModelTotals()
@@ -178,12 +180,32 @@ void MainWindow::updateModelTotals()
     const double ratio = m_model->totalRoofline() > 0
         ? static_cast<double>(m_model->totalRuntime()) / static_cast<double>(m_model->totalRoofline())
         : 0.0;
-    m_modelTotals->setText(tr("%1 of %2 layers: %L3 cycles, energy %4, %5\u00d7 the roofline")
+    const QString totals = tr("%1 of %2 layers: %L3 cycles, energy %4, %5\u00d7 the roofline")
                                .arg(searched)
                                .arg(m_model->rowCount())
                                .arg(qlonglong(m_model->totalRuntime()))
                                .arg(m_model->totalEnergy(), 0, 'g', 4)
-                               .arg(ratio, 0, 'f', 3));
+                               .arg(ratio, 0, 'f', 3);
+    const int stale = m_model->staleLayers();
+    if (stale == 0) {
+        m_modelTotals->setText(totals);
+        m_modelTotals->setToolTip(QString());
+        return;
+    }
+    // Sums over layers searched on different accelerators or settings describe no design: greyed.
+    QString change;
+    for (int row = 0; row < m_model->rowCount() && change.isEmpty(); ++row)
+        change = m_model->staleChange(row);
+    const QString note = stale == searched
+        ? staleText(change)
+        : tr("Stale: %1 of the %2 layers were searched before %3 changed; Search whole model updates them.")
+              .arg(stale)
+              .arg(searched)
+              .arg(change);
+    m_modelTotals->setText(
+        QStringLiteral("<span style='color:%1'>%2</span> <span style='color:%3'><b>%4</b></span>")
+            .arg(QLatin1String(kStaleGrey), totals, QLatin1String(kStaleNote), note));
+    m_modelTotals->setToolTip(note);
 }
 
 } // namespace marvel::ui

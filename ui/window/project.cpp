@@ -6,6 +6,7 @@
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 
 #include "core/mapping/loop_nest_mapping.h"
 #include "core/mdc/maestro_io.h"
@@ -41,6 +42,7 @@ bool MainWindow::openProject(const QString& path)
 void MainWindow::applyProject(const project::Project& p)
 {
     m_lastError.clear();
+    m_selected.reset(); // of the work this project replaces
     m_accelerator->setAccelerator(p.accelerator);
     if (p.workload.kind == project::ProjectWorkload::Kind::Model) {
         loadModel(QString::fromStdString(project::resolvedModelPath(p)));
@@ -56,9 +58,12 @@ void MainWindow::applyProject(const project::Project& p)
         m_file = QString::fromStdString(p.workload.file);
     }
     m_searchPanel->setOptions(p.search);
+    // Opening a project searches nothing by itself: setting its options is no retune.
+    m_rerunTimer->stop();
     m_pendingSelection = p.selectedMapping;
     analyseNow();
     animateSelection(p);
+    refreshStaleness(); // what the window showed before was computed for other panels
 }
 
 project::Project MainWindow::currentProject() const
@@ -76,8 +81,14 @@ project::Project MainWindow::currentProject() const
     }
     p.accelerator = m_accelerator->accelerator();
     p.search = m_searchPanel->options();
-    if (m_selected && (m_modelName.isEmpty() || m_layer >= 0))
-        p.selectedMapping = project::SelectedMapping{p.workload.layer, m_selected->mapping};
+    // The selected mapping of this workload: the one selected from its search, else the opened project's
+    // own until a search finds it (a selection of another operator or layer is not this one's).
+    if (m_modelName.isEmpty() || m_layer >= 0) {
+        if (m_selected && m_shownBasis.workload == currentWorkloadKey())
+            p.selectedMapping = project::SelectedMapping{p.workload.layer, m_selected->mapping};
+        else if (m_pendingSelection)
+            p.selectedMapping = project::SelectedMapping{p.workload.layer, m_pendingSelection->mapping};
+    }
     return p;
 }
 

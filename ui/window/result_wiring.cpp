@@ -6,10 +6,12 @@
 #include <QShortcut>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 
 #include "core/mapping/loop_nest_mapping.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/animation/animation_panel.h"
+#include "ui/editor/code_editor.h"
 #include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
 #include "ui/model/model_table.h"
@@ -19,6 +21,11 @@
 
 namespace marvel::ui {
 
+namespace {
+/// As the accelerator panel's pause: changing a setting with the arrow keys searches once at the end.
+constexpr int kRerunDelayMs = 300;
+} // namespace
+
 void MainWindow::wireSearch()
 {
     m_controller = new SearchController(this);
@@ -26,8 +33,18 @@ void MainWindow::wireSearch()
     connect(m_searchPanel, &SearchPanel::cancelRequested, this, &MainWindow::cancelSearch);
     connect(m_accelerator, &AcceleratorPanel::edited, this, &MainWindow::markSettingsDirty);
     connect(m_searchPanel, &SearchPanel::optionsChanged, this, &MainWindow::markSettingsDirty);
+    // Every change marks what it outdates at once; the search runs again after the pause.
+    connect(m_accelerator, &AcceleratorPanel::edited, this, &MainWindow::refreshStaleness);
+    connect(m_editor, &QPlainTextEdit::textChanged, this, &MainWindow::refreshStaleness);
+    connect(m_searchPanel, &SearchPanel::optionsChanged, this, &MainWindow::onSearchSettingsChanged);
     connect(m_accelerator, &AcceleratorPanel::acceleratorChanged, this, [this] {
         // Retuning: an architect changes a parameter and watches the front move.
+        if (m_searchedOnce) runSearch();
+    });
+    m_rerunTimer = new QTimer(this);
+    m_rerunTimer->setSingleShot(true);
+    m_rerunTimer->setInterval(kRerunDelayMs);
+    connect(m_rerunTimer, &QTimer::timeout, this, [this] {
         if (m_searchedOnce) runSearch();
     });
     connect(m_controller, &SearchController::pointsAdded, m_plot,
@@ -36,6 +53,8 @@ void MainWindow::wireSearch()
         });
     connect(m_controller, &SearchController::frontChanged, this,
         [this](const std::vector<search::Candidate>& front) {
+            // A model search's layers go to the table; the plot shows the picked layer's when it is done.
+            if (m_searchingModel) return;
             m_front = front;
             m_plot->setFront(front);
         });
@@ -43,15 +62,18 @@ void MainWindow::wireSearch()
     connect(m_controller, &SearchController::layerFinished, this,
         [this](int index, std::shared_ptr<const search::LayerSearchResult> result) {
             const int row = resultRow(index);
+            ResultBasis basis = m_searchedBasis;
+            if (index >= 0 && index < int(m_requestKeys.size()))
+                basis.workload = m_requestKeys[std::size_t(index)];
             if (row >= 0) {
-                m_model->setLayerResult(row, result, m_searchedOptions.objective);
+                m_model->setLayerResult(row, result, basis);
                 updateModelTotals();
                 // Columns sized for empty cells would elide the first numbers.
                 for (int c = ModelTableModel::Runtime; c <= ModelTableModel::OverRoofline; ++c)
                     m_modelView->resizeColumnToContents(c);
             }
             if (!m_searchingModel || row == m_layer)
-                showLayerResult(result, row >= 0 ? m_model->rooflineCycles(row) : m_roofline);
+                showLayerResult(result, basis, row >= 0 ? m_model->rooflineCycles(row) : m_searchedRoofline);
         });
     connect(m_controller, &SearchController::stylesFinished, this,
         [this](int index, std::shared_ptr<const StyleResults> results) {
@@ -96,26 +118,30 @@ void MainWindow::onSearchFinished(const SearchOutcome& outcome)
     emit searchFinished();
 }
 
-void MainWindow::showLayerResult(
-    const std::shared_ptr<const search::LayerSearchResult>& result, std::int64_t roofline)
+void MainWindow::showLayerResult(const std::shared_ptr<const search::LayerSearchResult>& result,
+    const ResultBasis& basis, std::int64_t roofline)
 {
     m_lastResult = result;
+    m_shownBasis = basis;
     m_roofline = roofline;
     const search::SearchResult& r = result->result;
     m_front = r.pareto;
     if (m_searchingModel) m_plot->clear();
+    m_plot->setClockMhz(basis.accelerator.clockMHz);
     m_plot->setRoofline(roofline);
     m_plot->setFront(m_front);
+    m_plotBasis = basis;
     std::vector<search::Candidate> best;
     for (const auto* b : {&r.bestRuntime, &r.bestEnergy, &r.bestEdp})
         if (*b) best.push_back(**b);
     m_plot->setBest(best);
-    if (const auto& b = r.best(m_searchedOptions.objective)) showCandidate(*b);
+    if (const auto& b = r.best(basis.options.objective)) showCandidate(*b);
     // A project's saved selection is shown again when the search finds the same mapping.
     if (m_pendingSelection)
         for (const search::Candidate& c : r.pareto)
             if (mapping::toJson(c.mapping) == mapping::toJson(m_pendingSelection->mapping)) showCandidate(c);
     m_pendingSelection.reset();
+    refreshStaleness();
 }
 
 void MainWindow::showStyles(const std::vector<styles::StyleSearch>& results)
@@ -166,12 +192,19 @@ void MainWindow::showCandidate(const search::Candidate& candidate)
 {
     if (!m_lastResult) return;
     m_selected = candidate;
-    m_mappingView->setMapping(candidate, m_lastResult->problem, m_lastResult->space.body,
-        m_searchedAccelerator, m_searchedOptions.fidelity, m_roofline);
-    m_animation->setMapping({tr("%1, the selected mapping on %2")
-                                 .arg(QString::fromStdString(m_lastResult->problem.name),
-                                     QString::fromStdString(m_searchedAccelerator.name)),
-        m_lastResult->problem, candidate.dataflow, m_searchedAccelerator});
+    // On the accelerator and in the fidelity the result was searched with, whatever the panels say now.
+    const arch::Accelerator& acc = m_shownBasis.accelerator;
+    m_mappingView->setMapping(candidate, m_lastResult->problem, m_lastResult->space.body, acc,
+        m_shownBasis.options.fidelity, m_roofline);
+    m_mappingBasis = m_shownBasis;
+    m_animation->setMapping(
+        {tr("%1, the selected mapping on %2")
+                .arg(QString::fromStdString(m_lastResult->problem.name), QString::fromStdString(acc.name)),
+            m_lastResult->problem, candidate.dataflow, acc});
+    // The simulation and both fidelities' cycles of this mapping depend on the accelerator alone.
+    m_animationBasis = m_shownBasis;
+    m_animationParts = WorkloadPart | AcceleratorPart;
+    refreshStaleness();
 }
 
 } // namespace marvel::ui

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 
 #include "core/conform/conformability.h"
 #include "core/ir/parser.h"
@@ -41,33 +42,40 @@ bool MainWindow::runSearch()
         return false;
     }
     SearchRequest request;
+    request.accelerator = m_accelerator->accelerator();
+    request.options = m_searchPanel->options();
+    std::string key;
+    std::int64_t roofline = 0;
     try {
         const QString name = m_file.isEmpty() ? tr("untitled.loop") : QFileInfo(m_file).fileName();
         ir::Operator op = m_layer >= 0
             ? m_model->workload().layers[static_cast<std::size_t>(m_layer)].op
             : ir::parseOperator(m_editor->toPlainText().toStdString(), name.toStdString());
-        request.layers.push_back({QString::fromStdString(op.name), op, 1});
+        key = workloadKey(op);
         if (auto nest = ir::perfectNest(op))
-            m_roofline = search::roofline(*nest, op.sizes, m_accelerator->accelerator()).cycles;
+            roofline = search::roofline(*nest, op.sizes, request.accelerator).cycles;
+        request.layers.push_back({QString::fromStdString(op.name), std::move(op), 1});
     } catch (const InputError& e) {
         statusBar()->showMessage(QString::fromStdString(e.what()));
         return false;
     }
-    request.accelerator = m_accelerator->accelerator();
-    request.options = m_searchPanel->options();
     if (m_searchPanel->compareStyles()) request.compareStyles = styles::allStyles();
-    m_searchedAccelerator = request.accelerator;
-    m_searchedOptions = request.options;
+    m_searchedBasis = {key, request.accelerator, request.options};
+    m_searchedRoofline = roofline;
+    m_requestKeys = {key};
     m_searchedOnce = true;
+    m_rerunTimer->stop();
     m_mappingView->setStyleComparison({});
     m_front.clear();
     m_lastResult.reset();
     m_plot->clear();
     m_plot->setClockMhz(request.accelerator.clockMHz);
-    m_plot->setRoofline(m_roofline);
+    m_plot->setRoofline(roofline);
+    m_plotBasis = m_searchedBasis; // the plot fills with this search's points
     m_controller->start(std::move(request));
     m_searchPanel->setRunning(true);
     statusBar()->showMessage(tr("Searching..."));
+    refreshStaleness();
     return true;
 }
 
@@ -98,9 +106,12 @@ bool MainWindow::searchModel()
     request.accelerator = m_accelerator->accelerator();
     request.options = m_searchPanel->options();
     if (m_searchPanel->compareStyles()) request.compareStyles = styles::allStyles();
-    m_searchedAccelerator = request.accelerator;
-    m_searchedOptions = request.options;
+    m_searchedBasis = {{}, request.accelerator, request.options};
+    m_requestKeys.clear();
+    for (const SearchRequest::Layer& l : request.layers)
+        m_requestKeys.push_back(workloadKey(l.op));
     m_searchedOnce = true;
+    m_rerunTimer->stop();
     m_searchingModel = true;
     m_mappingView->setStyleComparison({});
     if (request.layers.empty()) {
@@ -108,15 +119,18 @@ bool MainWindow::searchModel()
             tr("Cannot search the model"), tr("No layer of the model can be used: see the Status column."));
         return false;
     }
-    m_model->resetResults(request.accelerator);
+    m_model->resetResults();
     for (int row : m_modelRequestRows)
         m_model->setLayerStatus(row, tr("queued"));
-    updateModelTotals();
     m_front.clear();
+    // The layers' results fill the table; the plot shows the first once it is picked.
     m_plot->clear();
+    m_plot->setRoofline(0);
+    m_plotBasis.reset();
     m_controller->start(std::move(request));
     m_searchPanel->setRunning(true);
     statusBar()->showMessage(tr("Searching every layer of the model..."));
+    refreshStaleness(); // the totals too
     return true;
 }
 
@@ -165,8 +179,12 @@ bool MainWindow::runSweep()
     request.options.search = m_searchPanel->options();
     request.options.search.objective = m_sweepPanel->objective();
     request.options.threads = request.options.search.threads;
+    m_sweepBasis = ResultBasis{workloadKey(request.workload), request.grid->base(), request.options.search};
+    m_sweepGrid = request.grid;
+    m_sweepOfModel = wholeModel;
     m_sweepController->start(std::move(request));
     m_sweepPanel->setRunning(true);
+    refreshStaleness();
     return true;
 }
 
@@ -194,6 +212,7 @@ void MainWindow::wireSweep()
     connect(m_sweepController, &SweepController::progressed, m_sweepPanel, &SweepPanel::showProgress);
     connect(m_sweepController, &SweepController::finished, m_sweepPanel, &SweepPanel::showOutcome);
     connect(m_sweepPanel, &SweepPanel::designPointActivated, this, &MainWindow::loadDesignPoint);
+    connect(m_sweepPanel, &SweepPanel::objectiveChanged, this, &MainWindow::refreshStaleness);
 }
 
 } // namespace marvel::ui
