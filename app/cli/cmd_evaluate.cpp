@@ -46,7 +46,11 @@ const marvel::cli::Command kCommand{"evaluate",
     "                    (array of objects with the same fields)\n"
     "  --fidelity F      maestro (default: reproduces MAESTRO, quirks included) or corrected\n\n"
     "A layer with an invalid mapping does not hide the others: every layer is reported, each bad one with\n"
-    "its located error (csv: the status column, json: \"status\" and \"errors\", table: a line).\n\n"
+    "its located error (csv: the status column, json: \"status\" and \"errors\", table: a line).\n"
+    "A figure no execution can have - a runtime below the compute bound ceil(MACs / (busy PEs x SIMD\n"
+    "lanes)) or a MAC count that is not the layer's, which MAESTRO's edge-case accounting gives some\n"
+    "mappings (doc/cost-model.md) - gets the status maestro-undercount and the corrected fidelity's\n"
+    "runtime beside it (csv and json: compute_bound, corrected_runtime; table: a warning line).\n\n"
     "exit status: 0 every layer evaluated, 2 input error (bad file, a layer with an invalid mapping, a\n"
     "project without a selected mapping)",
     run};
@@ -269,19 +273,26 @@ int run(const std::vector<std::string>& argv)
                 columns.push_back(v.name);
             break;
         }
+    // After MAESTRO's columns: the compute bound, and the corrected runtime of a maestro-undercount.
+    auto correctedRuntime = [](const cost::LayerEvaluation& l) {
+        return l.ok && l.result.correctedRuntime ? std::to_string(*l.result.correctedRuntime) : std::string();
+    };
     if (format == "csv") {
         std::cout << "layer_name,status";
         for (const auto& name : columns)
             std::cout << ',' << name;
-        std::cout << '\n';
+        std::cout << ",compute_bound,corrected_runtime\n";
         for (size_t i = 0; i < rows.size(); ++i) {
             std::cout << csvField(layers[i].layerName) << ','
-                      << (layers[i].ok ? std::string("ok") : csvField("error: " + errorText(layers[i])));
-            if (layers[i].ok)
+                      << (layers[i].ok ? cost::evaluationStatus(layers[i].result)
+                                       : csvField("error: " + errorText(layers[i])));
+            if (layers[i].ok) {
                 for (const auto& v : rows[i])
                     std::cout << ',' << v.text();
-            else
-                std::cout << std::string(columns.size(), ',');
+                std::cout << ',' << layers[i].result.computeBound << ',' << correctedRuntime(layers[i]);
+            } else {
+                std::cout << std::string(columns.size() + 2, ',');
+            }
             std::cout << '\n';
         }
     } else if (format == "json") {
@@ -289,7 +300,7 @@ int run(const std::vector<std::string>& argv)
         for (size_t i = 0; i < rows.size(); ++i) {
             nlohmann::json o;
             o["layer_name"] = layers[i].layerName;
-            o["status"] = layers[i].ok ? "ok" : "error";
+            o["status"] = layers[i].ok ? cost::evaluationStatus(layers[i].result) : "error";
             if (!layers[i].ok) {
                 nlohmann::json errors = nlohmann::json::array();
                 for (const Diagnostic& d : layers[i].errors)
@@ -303,6 +314,15 @@ int run(const std::vector<std::string>& argv)
                     o[v.name] = v.r;
                 else
                     o[v.name] = nullptr; // JSON has no inf/nan
+            }
+            if (layers[i].ok) {
+                const cost::Result& r = layers[i].result;
+                o["compute_bound"] = r.computeBound;
+                o["corrected_runtime"] = r.correctedRuntime ? nlohmann::json(*r.correctedRuntime) : nullptr;
+                if (r.undercount != cost::Undercount::None) {
+                    o["undercount"] = cost::toString(r.undercount);
+                    if (!r.correctedRuntime) o["corrected_error"] = r.correctedError;
+                }
             }
             out.push_back(o);
         }
@@ -344,6 +364,10 @@ int run(const std::vector<std::string>& argv)
             if (r > 0 && !errorLines[r - 1].empty()) std::cout << "  " << errorLines[r - 1];
             std::cout << '\n';
         }
+        for (const auto& l : layers)
+            if (l.ok && l.result.undercount != cost::Undercount::None)
+                std::cout << "warning: layer '" << l.layerName
+                          << "': maestro-undercount: " << cost::undercountWarning(l.result) << '\n';
     }
     return allOk ? cli::Ok : cli::InputError;
 }

@@ -355,6 +355,9 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
         j["seconds"] = l.search.result.seconds;
         j["truncated"] = l.search.result.truncated;
         j["widened_to_non_divisors"] = l.search.result.stats.widened;
+        // Mappings whose figure no execution can have (status maestro-undercount in `marvel evaluate`):
+        // refused, never ranked (doc/search.md, "Impossible figures").
+        j["maestro_undercount_refused"] = l.search.result.stats.impossibleFigures;
         j["repeat"] = l.layer.repeat;
         j["search_space"] = sizesJson(l.search);
         if (!l.convForm.empty()) j["conv_form"] = l.convForm;
@@ -425,6 +428,10 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
             l.search.result.seconds, l.search.sizes.original, l.search.sizes.offChip,
             l.search.sizes.offChipPruned, l.search.sizes.onChip, l.search.sizes.onChipPruned);
         os << line;
+        if (const std::uint64_t n = l.search.result.stats.impossibleFigures; n > 0)
+            os << "   maestro-undercount: " << n << " mapping" << (n == 1 ? "" : "s")
+               << " refused, their runtime below the compute bound or their MAC count wrong "
+                  "(doc/search.md)\n";
         if (!l.convForm.empty()) os << "   searched in convolution form: " << l.convForm << '\n';
         os << "-- tiled loop nest\n"
            << mapping::printTiledLoopNest(c.mapping, l.search.space.body) << "-- MDC\n"

@@ -256,6 +256,7 @@ struct Evaluator::Impl
     };
     Walked walk(int l, const Span* region);
     LevelOut walkMapping();
+    i64 activePes() const;
     i64 walkReqIn = 0; ///< double-buffered input tiles of the walk's first top-level step
     struct WalkScratch
     {
@@ -1553,7 +1554,33 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
     out.energy = acc.energy.l2Access * l2 + acc.energy.l1Access * l1 + acc.energy.mac * double(top.macs);
     out.peakBwReq = top.peak;
     out.avgUtilizedPes = r.avgUtil;
+    out.activePes = activePes();
     return true;
+}
+
+// Sub-unit j of a level holds tile j of each of the level's spatial maps, so at most as many sub-units
+// as a spatial map has tiles over the level's extent ever hold work; a level cannot occupy more than
+// that (nor more than its sub-units), and the PEs of the whole mapping are the product over the levels.
+// The extents and tiles are the completed ones of this fidelity, which agree in both fidelities except
+// on a strided reference dimension (MAESTRO rewrites its tiles, spec section 3.3 step 4): a level with a
+// spatial map there counts all its sub-units, so the count stays an upper bound in either fidelity.
+i64 Evaluator::Impl::activePes() const
+{
+    i64 pes = 1;
+    for (int l = 0; l < nLevels; ++l) {
+        const Level& L = lv[l];
+        i64 units = 0;
+        bool strided = false;
+        for (int k = 0; k < L.n; ++k) {
+            const Dir& d = L.d[k];
+            if (!d.spatial) continue;
+            strided = strided || stride[d.dim] != 1;
+            const i64 extent = L.D[d.dim];
+            units = std::max(units, extent <= d.sz ? i64(1) : ceilDivSigned(extent - d.sz, d.of) + 1);
+        }
+        pes = satMul(pes, strided ? L.P : std::min(L.P, std::max<i64>(units, 1)));
+    }
+    return std::min<i64>(pes, acc.numPes);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1746,6 +1773,31 @@ Diagnostic Evaluator::lastError() const
     return d->diagnostic();
 }
 
+namespace {
+
+// Maestro fidelity: the figure against an exact execution of the same mapping, Corrected fidelity on
+// `problem` (which agrees with the simulator, walking small mappings step by step): the MACs it performs
+// and, for an impossible figure, its runtime.
+void checkAgainstCorrected(Result& r, const Problem& problem, const arch::Accelerator& acc, Options options,
+    const mdc::Dataflow& dataflow)
+{
+    options.fidelity = Fidelity::Corrected;
+    Evaluator corrected(problem, acc, options);
+    Metrics cm;
+    const bool ok = corrected.evaluateMetrics(dataflow, cm);
+    r.exactMacs = ok ? cm.macs : r.macsExpected;
+    r.undercount = checkUndercount(r.m, r.exactMacs, r.macsExpected, r.vectorWidth);
+    r.correctedRuntime.reset();
+    r.correctedError.clear();
+    if (r.undercount == Undercount::None) return;
+    if (ok)
+        r.correctedRuntime = cm.runtimeCycles;
+    else
+        r.correctedError = corrected.lastError().message;
+}
+
+} // namespace
+
 Result Evaluator::evaluate(const mdc::Dataflow& dataflow)
 {
     Result r;
@@ -1805,7 +1857,25 @@ Result Evaluator::evaluate(const mdc::Dataflow& dataflow)
     r.nocPower = ap.nocPower;
     r.power = ap.power;
     r.area = ap.area;
+
+    r.computeBound = computeBound(r.macsExpected, r.m.activePes, r.vectorWidth);
+    if (!x.corrected) checkAgainstCorrected(r, x.problem, x.acc, x.opt, dataflow);
     return r;
+}
+
+std::int64_t computeBound(std::int64_t macs, std::int64_t activePes, std::int64_t simdLanes)
+{
+    const i64 perCycle = satMul(std::max<i64>(activePes, 1), std::max<i64>(simdLanes, 1));
+    return macs <= 0 ? 0 : (macs - 1) / perCycle + 1;
+}
+
+Undercount checkUndercount(
+    const Metrics& m, std::int64_t exactMacs, std::int64_t operatorMacs, std::int64_t simdLanes)
+{
+    if (m.macs != exactMacs) return Undercount::WrongMacs;
+    if (m.runtimeCycles < computeBound(operatorMacs, m.activePes, simdLanes))
+        return Undercount::BelowComputeBound;
+    return Undercount::None;
 }
 
 AreaPower areaPower(const arch::Accelerator& acc, double l1Elements, double l2Elements)
@@ -1858,6 +1928,21 @@ std::vector<LayerEvaluation> evaluateNetwork(const mdc::Network& network,
             Evaluator evaluator(p, accelerator, options);
             ev.result = evaluator.evaluate(layer.dataflow);
             ev.ok = true;
+            // The corrected runtime beside an impossible figure is that of `--fidelity corrected`, which
+            // couples the batch as the layer itself declares it (no Q-PARSE-4).
+            if (ev.result.undercount != Undercount::None && batch && *batch != declaresN) {
+                Options correctedOptions = options;
+                correctedOptions.fidelity = Fidelity::Corrected;
+                Evaluator alone(
+                    fromMaestroLayer(layer, std::nullopt, fileName), accelerator, correctedOptions);
+                Metrics cm;
+                ev.result.correctedRuntime.reset();
+                ev.result.correctedError.clear();
+                if (alone.evaluateMetrics(layer.dataflow, cm))
+                    ev.result.correctedRuntime = cm.runtimeCycles;
+                else
+                    ev.result.correctedError = alone.lastError().message;
+            }
             if (maestro) {
                 const auto& e = accelerator.energy;
                 double l2csv = 0.0, l1 = 0.0;

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -75,6 +76,9 @@ struct Metrics
     std::int64_t l2SizeReq = 0;
     std::int64_t peakBwReq = 0;
     double avgUtilizedPes = 0.0;
+    /// Most PEs the mapping can keep busy at once: per level, the sub-units its spatial maps reach (at
+    /// most the level's sub-unit count), multiplied over the levels (computeBound, doc/cost-model.md).
+    std::int64_t activePes = 0;
     int numTensors = 0; ///< input-class tensors first, then the output
     std::array<TensorCounts, kMaxTensors> tensors{};
 
@@ -93,6 +97,23 @@ private:
         return n;
     }
 };
+
+/// The fewest cycles in which `activePes` PEs of `simdLanes` lanes each can do `macs` MACs:
+/// ceil(macs / (activePes x simdLanes)). No correct execution of a mapping is faster.
+std::int64_t computeBound(std::int64_t macs, std::int64_t activePes, std::int64_t simdLanes);
+
+/// Why an evaluation's figure cannot describe the mapping's execution (doc/cost-model.md, "Impossible
+/// figures"): MAESTRO's edge-case accounting undercounts some mappings.
+enum class Undercount : std::uint8_t {
+    None,
+    WrongMacs, ///< the MAC count is not the MACs the mapping performs: the figures describe other work
+    BelowComputeBound, ///< the runtime is below computeBound(operator's MACs, m.activePes, lanes)
+};
+/// The check of `m`: its MACs against `exactMacs`, the MACs the mapping performs (the operator's, plus
+/// what overlapping tiles compute again: Corrected fidelity's count, the simulator's), and its runtime
+/// against the compute bound of the operator's `operatorMacs`. WrongMacs takes precedence.
+Undercount checkUndercount(
+    const Metrics& m, std::int64_t exactMacs, std::int64_t operatorMacs, std::int64_t simdLanes);
 
 /// Every output of one layer evaluation (the reference table's columns).
 struct Result
@@ -119,6 +140,19 @@ struct Result
     /// previous layer of the file (Q-CSV-1; set by evaluateNetwork); equals energyNjSameLayer otherwise.
     double energyNjCsv = 0.0;
     bool multiLevel = false;
+    /// ceil(macsExpected / (m.activePes x vectorWidth)): no correct execution of the mapping is faster.
+    std::int64_t computeBound = 0;
+    /// Maestro fidelity: MAESTRO's figure is impossible (checkUndercount against the same mapping in
+    /// Corrected fidelity); the CLI reports the status `maestro-undercount`. Always None in Corrected
+    /// fidelity.
+    Undercount undercount = Undercount::None;
+    /// Maestro fidelity: the MACs the mapping performs (Corrected fidelity's count; macsExpected when
+    /// that fidelity rejects the mapping). 0 in Corrected fidelity.
+    std::int64_t exactMacs = 0;
+    /// With an undercount: the same mapping's runtime in Corrected fidelity (nullopt when that fidelity
+    /// rejects the mapping; correctedError then says why).
+    std::optional<std::int64_t> correctedRuntime;
+    std::string correctedError;
     double area = 0.0, power = 0.0, pePower = 0.0, l1Power = 0.0, l2Power = 0.0, nocPower = 0.0;
 };
 

@@ -112,4 +112,47 @@ std::vector<ReportValue> reportRow(const Result& res)
     return row;
 }
 
+std::string evaluationStatus(const Result& result)
+{
+    return result.undercount == Undercount::None ? "ok" : "maestro-undercount";
+}
+
+std::string toString(Undercount undercount)
+{
+    switch (undercount) {
+    case Undercount::WrongMacs:
+        return "wrong-mac-count";
+    case Undercount::BelowComputeBound:
+        return "below-compute-bound";
+    case Undercount::None:
+        break;
+    }
+    return {};
+}
+
+std::string undercountWarning(const Result& r)
+{
+    std::string why;
+    switch (r.undercount) {
+    case Undercount::None:
+        return {};
+    case Undercount::WrongMacs:
+        why = "MAESTRO counts " + std::to_string(r.m.macs) + " MACs, the mapping performs "
+            + std::to_string(r.exactMacs)
+            + (r.exactMacs == r.macsExpected ? std::string(" (the operator's)")
+                                             : " (the operator's " + std::to_string(r.macsExpected)
+                        + " and those its overlapping tiles compute again)");
+        break;
+    case Undercount::BelowComputeBound:
+        why = "MAESTRO's runtime " + std::to_string(r.m.runtimeCycles) + " cycles is below the compute bound "
+            + std::to_string(r.computeBound) + " (" + std::to_string(r.macsExpected) + " MACs on "
+            + std::to_string(r.m.activePes) + " PEs x " + std::to_string(r.vectorWidth) + " SIMD lane"
+            + (r.vectorWidth == 1 ? "" : "s") + ")";
+        break;
+    }
+    return why
+        + (r.correctedRuntime ? "; corrected fidelity: " + std::to_string(*r.correctedRuntime) + " cycles"
+                              : "; corrected fidelity rejects the mapping: " + r.correctedError);
+}
+
 } // namespace marvel::cost

@@ -28,4 +28,13 @@ struct ReportValue
 /// as "output"; further input tensors under their own names.
 std::vector<ReportValue> reportRow(const Result& result);
 
+/// "ok", or "maestro-undercount" when the evaluation's Maestro figure is impossible (Result::undercount).
+std::string evaluationStatus(const Result& result);
+/// "wrong-mac-count" or "below-compute-bound"; empty for Undercount::None.
+std::string toString(Undercount undercount);
+/// Why the figure is impossible and the corrected runtime, one sentence (empty when it is not):
+/// "MAESTRO's runtime 7899 cycles is below the compute bound 12168 (12460032 MACs on 1024 PEs x 1 SIMD
+/// lane); corrected fidelity: 12417 cycles".
+std::string undercountWarning(const Result& result);
+
 } // namespace marvel::cost

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <span>
 
 #include "core/cost/costmodel.h"
 #include "core/search/search.h"
@@ -8,17 +9,24 @@ namespace marvel::search {
 namespace {
 
 /// Adapter from the search's evaluator interface to the cost model's allocation-free hot path.
+///
+/// No search ranks a figure that no execution can have (cost::checkUndercount: a runtime below the
+/// compute bound, or a MAC count that is not the operator's; doc/search.md, "Impossible figures"): such
+/// a mapping is rejected, in either fidelity (lastImpossible() says so). Every search path (decoupled,
+/// exhaustive, widened, styles, genetic, sweeps, reproduce) gets its evaluators from costModelEvaluators.
 class CostModelEvaluator final : public MappingEvaluator
 {
 public:
     CostModelEvaluator(const cost::Problem& problem, const arch::Accelerator& acc, cost::Options options)
         : m_evaluator(problem, acc, options)
         , m_pes(std::max<std::int64_t>(1, acc.numPes))
-        , m_requiredMacs(options.fidelity == cost::Fidelity::Maestro ? problem.analyticMacs() : 0)
+        , m_simdLanes(acc.simdLanes)
+        , m_requiredMacs(problem.analyticMacs())
     { }
 
     std::optional<Metrics> evaluate(const mdc::Dataflow& dataflow) override
     {
+        m_impossible = false;
         m_ids.clear();
         for (const mdc::Directive& d : dataflow) {
             cost::Evaluator::DirectiveId id;
@@ -32,9 +40,13 @@ public:
         cost::Metrics m;
         if (!m_evaluator.evaluateMetrics(std::span<const cost::Evaluator::DirectiveId>(m_ids), m))
             return std::nullopt;
-        // MAESTRO miscounts the MACs of some strided tilings (reference README, item 8); its runtime
-        // and energy for such a mapping describe other work, so the search neither exploits nor trusts it.
-        if (m_requiredMacs > 0 && m.macs != m_requiredMacs) return std::nullopt;
+        // MAESTRO undercounts some mappings (edge-case accounting of tiles that do not divide, strided
+        // tilings): their runtime and energy describe no execution, so the search neither exploits nor
+        // trusts them. A search in corrected fidelity ranks such mappings by exact figures.
+        if (cost::checkUndercount(m, m_requiredMacs, m_requiredMacs, m_simdLanes) != cost::Undercount::None) {
+            m_impossible = true;
+            return std::nullopt;
+        }
         Metrics out;
         out.runtime = m.runtimeCycles;
         out.energy = m.energy;
@@ -44,6 +56,8 @@ public:
         out.utilization = m.avgUtilizedPes / static_cast<double>(m_pes);
         return out;
     }
+
+    bool lastImpossible() const override { return m_impossible; }
 
 private:
     int dimId(const std::string& name)
@@ -57,7 +71,9 @@ private:
 
     cost::Evaluator m_evaluator;
     std::int64_t m_pes;
-    std::int64_t m_requiredMacs; ///< MACs a mapping must count (maestro fidelity); 0: not checked
+    std::int64_t m_simdLanes;
+    std::int64_t m_requiredMacs; ///< the operator's MACs: what every mapping must count
+    bool m_impossible = false;
     std::vector<cost::Evaluator::DirectiveId> m_ids;
     std::vector<std::pair<std::string, int>> m_dimIds;
 };

@@ -64,11 +64,19 @@ MappingPool::Outcome MappingPool::evaluateOne(
     } catch (const InputError&) {
         return out;
     }
-    if (!metrics) return out;
+    if (!metrics) {
+        out.impossible = evaluator.lastImpossible();
+        return out;
+    }
     // No mapping runs faster than its MACs over the PEs it keeps busy: a lower figure is a quirk of
     // MAESTRO's accounting (issue 22), which a search proposing its own mappings finds all too easily.
+    // The evaluator already refuses such figures by the cost model's count of busy PEs
+    // (cost_evaluator.cpp); this checks them against the loop nest's own count as well.
     const std::int64_t pes = std::min<std::int64_t>(std::max<std::int64_t>(1, m.activePes()), m_acc.numPes);
-    if (metrics->runtime < runtimeLowerBound(m_space.macs, pes, m_acc.simdLanes)) return out;
+    if (metrics->runtime < runtimeLowerBound(m_space.macs, pes, m_acc.simdLanes)) {
+        out.impossible = true;
+        return out;
+    }
     out.metrics = *metrics;
     const double l1 = static_cast<double>(metrics->l1Requirement * m_acc.bytesPerElement);
     const double l2 = static_cast<double>(metrics->l2Requirement * m_acc.bytesPerElement);
@@ -200,6 +208,7 @@ std::vector<MappingPool::Outcome> MappingPool::evaluate(
         ++m_evaluated;
         if (o.status == Status::Rejected) {
             ++m_stats.rejected;
+            m_stats.impossibleFigures += o.impossible ? 1 : 0;
             continue;
         }
         const std::int64_t l1 = o.metrics.l1Requirement * m_acc.bytesPerElement;

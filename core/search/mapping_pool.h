@@ -30,6 +30,7 @@ public:
     struct Outcome
     {
         Status status = Status::NotEvaluated;
+        bool impossible = false; ///< Rejected for an impossible figure (SearchStats::impossibleFigures)
         Metrics metrics;
         double overflow = 0.0;
         std::uint64_t index = 0; ///< the mapping's index (equal for a repeat), unless NotEvaluated

@@ -299,6 +299,7 @@ struct Evaluated
 struct Tally
 {
     std::uint64_t rejected = 0;
+    std::uint64_t impossibleFigures = 0;
     std::uint64_t overL1 = 0;
     std::uint64_t overL2 = 0;
     std::uint64_t overCapacity = 0; ///< over L1, L2 or both
@@ -312,6 +313,7 @@ struct Tally
     void merge(const Tally& t)
     {
         rejected += t.rejected;
+        impossibleFigures += t.impossibleFigures;
         overL1 += t.overL1;
         overL2 += t.overL2;
         overCapacity += t.overCapacity;
@@ -777,6 +779,7 @@ void Engine::processTile(
         }
         if (!metrics) {
             ++tally.rejected;
+            tally.impossibleFigures += evaluator.lastImpossible() ? 1 : 0;
             continue;
         }
         // The cost model is the arbiter of capacity: a mapping whose requirement (as the cost model and
@@ -997,6 +1000,7 @@ SearchResult Engine::run()
     for (const Tally& t : tallies)
         total.merge(t);
     m_stats.rejected = total.rejected;
+    m_stats.impossibleFigures = total.impossibleFigures;
     m_stats.overL1 = total.overL1;
     m_stats.overL2 = total.overL2;
     m_stats.minL1Bytes = total.minL1Bytes;
@@ -1074,6 +1078,7 @@ void addSeedingPass(SearchResult& later, const SearchResult& earlier)
 {
     later.evaluated += earlier.evaluated;
     later.stats.evaluated += earlier.stats.evaluated;
+    later.stats.impossibleFigures += earlier.stats.impossibleFigures;
     later.seconds += earlier.seconds;
 }
 

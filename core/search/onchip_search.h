@@ -49,6 +49,10 @@ public:
     virtual ~MappingEvaluator() = default;
     /// Metrics of the mapping written as `dataflow`; nullopt when the cost model rejects it.
     virtual std::optional<Metrics> evaluate(const mdc::Dataflow& dataflow) = 0;
+    /// After evaluate() returned nullopt: whether the cost model evaluated the mapping but its figure
+    /// was impossible (a runtime below the compute bound or a wrong MAC count: MAESTRO's undercount,
+    /// doc/search.md "Impossible figures") rather than the mapping invalid.
+    virtual bool lastImpossible() const { return false; }
 };
 using EvaluatorFactory = std::function<std::unique_ptr<MappingEvaluator>()>;
 
@@ -223,6 +227,9 @@ struct SearchStats
     std::uint64_t evaluated = 0;
     std::uint64_t boundSkipped = 0;
     std::uint64_t rejected = 0; ///< the cost model or the transformation refused
+    /// Of `rejected`: evaluated, but the figure was impossible (MappingEvaluator::lastImpossible); the
+    /// output says how many (`maestro-undercount`).
+    std::uint64_t impossibleFigures = 0;
     std::uint64_t overL1 = 0; ///< evaluated, but the cost model's L1 requirement exceeds L1 (not kept)
     std::uint64_t overL2 = 0; ///< evaluated, but the cost model's L2 requirement exceeds L2 (not kept)
     /// Smallest requirements (bytes; L1 per PE) over every evaluated mapping, fitting or not: what the

@@ -89,13 +89,17 @@ mdc::Dataflow fixedDataflow(FixedDataflow dataflow, const mdc::Layer& layer, con
     auto T = [](std::int64_t s, std::int64_t o, const char* dim) { return Directive::temporal(s, o, dim); };
     auto Sp = [](std::int64_t s, std::int64_t o, const char* dim) { return Directive::spatial(s, o, dim); };
 
-    // MAESTRO miscounts the MACs of some strided tilings (spec section 4.1); the sizes are tried best
-    // first and the first whose MACs the cost model counts exactly is kept (with `fits`, also the
-    // first whose L1 and L2 requirements fit).
+    // MAESTRO miscounts the MACs of some strided tilings (spec section 4.1) and undercounts the runtime
+    // of some edge cases; the sizes are tried best first and the first whose figure is possible
+    // (cost::checkUndercount: the MACs exact, the runtime not below the compute bound) is kept (with
+    // `fits`, also the first whose L1 and L2 requirements fit).
     cost::Evaluator evaluator(problem, acc, options);
     auto exact = [&](const mdc::Dataflow& df, bool fits) {
         cost::Metrics m;
-        if (!evaluator.evaluateMetrics(df, m) || m.macs != problem.analyticMacs()) return false;
+        if (!evaluator.evaluateMetrics(df, m)
+            || cost::checkUndercount(m, problem.analyticMacs(), problem.analyticMacs(), acc.simdLanes)
+                != cost::Undercount::None)
+            return false;
         return !fits
             || (m.l1SizeReq * acc.bytesPerElement <= acc.l1Bytes
                 && m.l2SizeReq * acc.bytesPerElement <= acc.l2Bytes);
