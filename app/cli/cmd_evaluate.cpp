@@ -50,7 +50,9 @@ const marvel::cli::Command kCommand{"evaluate",
     "A figure no execution can have - a runtime below the compute bound ceil(MACs / (busy PEs x SIMD\n"
     "lanes)) or a MAC count that is not the layer's, which MAESTRO's edge-case accounting gives some\n"
     "mappings (doc/cost-model.md) - gets the status maestro-undercount and the corrected fidelity's\n"
-    "runtime beside it (csv and json: compute_bound, corrected_runtime; table: a warning line).\n\n"
+    "runtime beside it (csv and json: compute_bound, corrected_runtime; table: a warning line); in\n"
+    "corrected fidelity, a runtime below the bound (per-case tables on a mapping they do not count\n"
+    "exactly) gets the status corrected-undercount.\n\n"
     "exit status: 0 every layer evaluated, 2 input error (bad file, a layer with an invalid mapping, a\n"
     "project without a selected mapping)",
     run};
@@ -366,8 +368,8 @@ int run(const std::vector<std::string>& argv)
         }
         for (const auto& l : layers)
             if (l.ok && l.result.undercount != cost::Undercount::None)
-                std::cout << "warning: layer '" << l.layerName
-                          << "': maestro-undercount: " << cost::undercountWarning(l.result) << '\n';
+                std::cout << "warning: layer '" << l.layerName << "': " << cost::evaluationStatus(l.result)
+                          << ": " << cost::undercountWarning(l.result) << '\n';
     }
     return allOk ? cli::Ok : cli::InputError;
 }

@@ -1859,7 +1859,11 @@ Result Evaluator::evaluate(const mdc::Dataflow& dataflow)
     r.area = ap.area;
 
     r.computeBound = computeBound(r.macsExpected, r.m.activePes, r.vectorWidth);
-    if (!x.corrected) checkAgainstCorrected(r, x.problem, x.acc, x.opt, dataflow);
+    r.fidelity = x.opt.fidelity;
+    if (!x.corrected)
+        checkAgainstCorrected(r, x.problem, x.acc, x.opt, dataflow);
+    else if (r.m.runtimeCycles < r.computeBound)
+        r.undercount = Undercount::BelowComputeBound;
     return r;
 }
 

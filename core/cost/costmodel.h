@@ -142,9 +142,11 @@ struct Result
     bool multiLevel = false;
     /// ceil(macsExpected / (m.activePes x vectorWidth)): no correct execution of the mapping is faster.
     std::int64_t computeBound = 0;
-    /// Maestro fidelity: MAESTRO's figure is impossible (checkUndercount against the same mapping in
-    /// Corrected fidelity); the CLI reports the status `maestro-undercount`. Always None in Corrected
-    /// fidelity.
+    Fidelity fidelity = Fidelity::Maestro; ///< the evaluation's
+    /// The figure is impossible. Maestro fidelity: checkUndercount against the same mapping in Corrected
+    /// fidelity (the CLI's status `maestro-undercount`). Corrected fidelity: a runtime below the bound,
+    /// which only its per-case tables can give, on mappings they do not count exactly (a spatial map on a
+    /// filter tap, doc/cost-model.md; status `corrected-undercount`).
     Undercount undercount = Undercount::None;
     /// Maestro fidelity: the MACs the mapping performs (Corrected fidelity's count; macsExpected when
     /// that fidelity rejects the mapping). 0 in Corrected fidelity.

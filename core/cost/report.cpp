@@ -114,7 +114,8 @@ std::vector<ReportValue> reportRow(const Result& res)
 
 std::string evaluationStatus(const Result& result)
 {
-    return result.undercount == Undercount::None ? "ok" : "maestro-undercount";
+    if (result.undercount == Undercount::None) return "ok";
+    return result.fidelity == Fidelity::Maestro ? "maestro-undercount" : "corrected-undercount";
 }
 
 std::string toString(Undercount undercount)
@@ -144,12 +145,17 @@ std::string undercountWarning(const Result& r)
                         + " and those its overlapping tiles compute again)");
         break;
     case Undercount::BelowComputeBound:
-        why = "MAESTRO's runtime " + std::to_string(r.m.runtimeCycles) + " cycles is below the compute bound "
+        why = std::string(r.fidelity == Fidelity::Maestro ? "MAESTRO's" : "corrected fidelity's")
+            + " runtime " + std::to_string(r.m.runtimeCycles) + " cycles is below the compute bound "
             + std::to_string(r.computeBound) + " (" + std::to_string(r.macsExpected) + " MACs on "
             + std::to_string(r.m.activePes) + " PEs x " + std::to_string(r.vectorWidth) + " SIMD lane"
             + (r.vectorWidth == 1 ? "" : "s") + ")";
         break;
     }
+    if (r.fidelity == Fidelity::Corrected)
+        return why
+            + ": its per-case tables do not count this mapping exactly (doc/cost-model.md); "
+              "`marvel simulate` gives the exact figure where the mapping is small enough";
     return why
         + (r.correctedRuntime ? "; corrected fidelity: " + std::to_string(*r.correctedRuntime) + " cycles"
                               : "; corrected fidelity rejects the mapping: " + r.correctedError);

@@ -28,7 +28,8 @@ struct ReportValue
 /// as "output"; further input tensors under their own names.
 std::vector<ReportValue> reportRow(const Result& result);
 
-/// "ok", or "maestro-undercount" when the evaluation's Maestro figure is impossible (Result::undercount).
+/// "ok", or "maestro-undercount" when the evaluation's Maestro figure is impossible (Result::undercount;
+/// "corrected-undercount" for a Corrected one).
 std::string evaluationStatus(const Result& result);
 /// "wrong-mac-count" or "below-compute-bound"; empty for Undercount::None.
 std::string toString(Undercount undercount);
