@@ -3,6 +3,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QTimer>
 
 #include "ui/animation/animation_panel.h"
@@ -140,6 +141,20 @@ int main(int argc, char** argv)
         QTimer::singleShot(0, &window, [&window, &app, &parser, &screenshot] {
             if (!window.runSearch() && parser.isSet(screenshot)) app.exit(1);
         });
+    } else if (parser.isSet(screenshot) && parser.isSet(animateMapping)) {
+        // The mapping file is simulated in the background: grab once its animation is shown (an earlier
+        // ready animation is the project's).
+        const QString value = parser.value(animateMapping);
+        const qsizetype colon = value.lastIndexOf(QLatin1Char(':'));
+        const bool named = colon > 0 && !value.mid(colon + 1).contains(QLatin1Char('/'));
+        const QString file = QFileInfo(named ? value.left(colon) : value).fileName();
+        QObject::connect(window.animationPanel(), &marvel::ui::AnimationPanel::ready, &window,
+            [&window, grab, path = parser.value(screenshot), file, done = false]() mutable {
+                const marvel::ui::SimulationSummary* s = window.animationPanel()->summary();
+                if (done || !s || !s->title.contains(file)) return;
+                done = true;
+                grab(path);
+            });
     } else if (parser.isSet(screenshot)) {
         grab(parser.value(screenshot));
     } else if (parser.isSet(quitAfter)) {

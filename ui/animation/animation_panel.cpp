@@ -367,12 +367,19 @@ void AnimationPanel::onLoaded(
                        .arg(t.steps)
                        .arg(m_summary->layout.pes)
                        .arg(traffic.join(QStringLiteral(" \u00b7 ")))
-                       .arg(modelCycles(m_summary->correctedCycles), modelCycles(m_summary->maestroCycles));
+                       .arg(modelCycles(m_summary->correctedCycles),
+                           modelCycles(m_summary->maestroCycles)
+                               + (m_summary->maestroUndercount.isEmpty()
+                                       ? QString()
+                                       : QStringLiteral(" <span style=\"color:#c62828\"><b>\u26a0 "
+                                                        "maestro-undercount</b></span>")));
     showTotals();
     m_totals->setToolTip(
         tr("The analytical cost model on the same mapping. Corrected fidelity walks small "
            "mappings step by step and agrees with the simulation; maestro fidelity reproduces "
-           "MAESTRO, whose estimate can differ (doc/cost-model.md)."));
+           "MAESTRO, whose estimate can differ (doc/cost-model.md).")
+        + (m_summary->maestroUndercount.isEmpty() ? QString()
+                                                  : QStringLiteral("\n\n") + m_summary->maestroUndercount));
     showCurrent();
     updateButtons();
     emit ready();

@@ -3,6 +3,7 @@
 #include <QMetaObject>
 
 #include "core/cost/costmodel.h"
+#include "core/cost/report.h"
 #include "core/util/diagnostic.h"
 
 namespace marvel::ui {
@@ -98,10 +99,13 @@ void SimulationController::load(SimulationRequest request)
             cost::Options options;
             options.fidelity = fidelity;
             try {
-                cost::Metrics m;
                 cost::Evaluator model(problem, request.accelerator, options);
-                if (model.evaluateMetrics(request.dataflow, m)) *cycles = m.runtimeCycles;
-            } catch (const InputError&) { // the simulation ran, so this cannot happen; say "rejected"
+                const cost::Result r = model.evaluate(request.dataflow);
+                *cycles = r.m.runtimeCycles;
+                if (fidelity == cost::Fidelity::Maestro && r.undercount != cost::Undercount::None)
+                    summary->maestroUndercount = QString::fromStdString(
+                        cost::evaluationStatus(r) + ": " + cost::undercountWarning(r));
+            } catch (const InputError&) { // the cost model rejects the mapping: say "rejected"
             }
         }
         QMetaObject::invokeMethod(

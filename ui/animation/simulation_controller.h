@@ -42,6 +42,9 @@ struct SimulationSummary
     std::vector<std::vector<sim::StepDelays>> delays; ///< per frame, per level (at most kMaxDelayFrames)
     /// The cost model's runtime of the same mapping in corrected and in maestro fidelity (-1: rejected).
     std::int64_t correctedCycles = -1, maestroCycles = -1;
+    /// Why the maestro figure is impossible ("maestro-undercount: ...", cost::undercountWarning); empty
+    /// when it is possible.
+    QString maestroUndercount;
 };
 
 /// A window of consecutive frames.

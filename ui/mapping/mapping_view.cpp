@@ -12,6 +12,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "core/cost/report.h"
 #include "core/mapping/loop_nest_mapping.h"
 #include "ui/search/result_basis.h"
 
@@ -155,7 +156,25 @@ void MappingView::setMapping(const search::Candidate& c, const cost::Problem& pr
     auto row = [&](const QString& k, const QString& v) {
         html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k, v);
     };
-    row(tr("Runtime"), tr("%L1 cycles (%2 ms)").arg(r.m.runtimeCycles).arg(seconds * 1e3, 0, 'g', 4));
+    // A figure no execution can have (MAESTRO's edge-case accounting, doc/cost-model.md) is marked, with
+    // why and the corrected runtime beside it; the tooltip says it in full.
+    const bool impossible = r.undercount != cost::Undercount::None;
+    const QString mark = impossible ? QStringLiteral(" <span style=\"color:#c62828\"><b>\u26a0 %1</b></span>")
+                                          .arg(QString::fromStdString(cost::evaluationStatus(r)))
+                                    : QString();
+    row(tr("Runtime"), tr("%L1 cycles (%2 ms)").arg(r.m.runtimeCycles).arg(seconds * 1e3, 0, 'g', 4) + mark);
+    if (impossible) {
+        row(tr("&nbsp;&nbsp;why"),
+            r.undercount == cost::Undercount::WrongMacs
+                ? tr("%L1 MACs counted, %L2 performed").arg(r.m.macs).arg(r.exactMacs)
+                : tr("below the compute bound, %L1 cycles").arg(r.computeBound));
+        if (r.fidelity == cost::Fidelity::Maestro)
+            row(tr("&nbsp;&nbsp;corrected"),
+                r.correctedRuntime ? tr("%L1 cycles").arg(*r.correctedRuntime) : tr("rejects the mapping"));
+    }
+    m_metrics->setToolTip(impossible
+            ? QString::fromStdString(cost::evaluationStatus(r) + ": " + cost::undercountWarning(r))
+            : QString());
     if (rooflineCycles > 0)
         row(tr("Over roofline"),
             QStringLiteral("%1\u00d7")

@@ -263,6 +263,13 @@ QVariant ModelTableModel::data(const QModelIndex& index, int role) const
         return sort ? QVariant(ratio) : QVariant(QString::number(ratio, 'f', 3));
     }
     case Status:
+        // The search refuses mappings whose figure is impossible (doc/search.md): say how many.
+        if (role == Qt::ToolTipRole && r.result && r.result->result.stats.impossibleFigures > 0)
+            return tr(
+                "%1: %L2 mappings refused as maestro-undercount (a runtime below the compute bound or a "
+                "wrong MAC count, which MAESTRO's accounting gives some mappings)")
+                .arg(r.status)
+                .arg(qulonglong(r.result->result.stats.impossibleFigures));
         return r.status;
     default:
         if (index.column() >= FirstStyle && index.column() <= LastStyle) {

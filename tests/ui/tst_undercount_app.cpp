@@ -1,0 +1,159 @@
+// Impossible figures in the app (issue 22, point 3): the cost panel marks a Maestro figure below the
+// compute bound (with why and the corrected runtime), the animation marks MAESTRO's figure beside the
+// simulated one, and the model table says how many mappings a layer's search refused.
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "core/arch/accelerator_io.h"
+#include "core/cost/costmodel.h"
+#include "core/ir/parser.h"
+#include "core/mdc/maestro_io.h"
+#include "core/search/search.h"
+#include "ui/animation/animation_panel.h"
+#include "ui/animation/simulation_controller.h"
+#include "ui/mapping/mapping_view.h"
+#include "ui/model/model_table.h"
+
+using namespace marvel;
+using namespace marvel::ui;
+
+namespace {
+
+const std::string kSamples = MARVEL_SAMPLES_DIR;
+
+// A small layer whose tiles need not divide, on 12 PEs with K and C parallel (as in tst_undercount):
+// its search refuses the mappings MAESTRO reports below the compute bound.
+const char* kConv = R"(operator conv(K = 23, C = 12, Y = 10, X = 5, R = 2, S = 2) {
+  for (k = 0; k < K; k++)
+    for (c = 0; c < C; c++)
+      for (y = 0; y < Y; y++)
+        for (x = 0; x < X; x++)
+          for (r = 0; r < R; r++)
+            for (s = 0; s < S; s++)
+              O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s];
+})";
+
+arch::Accelerator twelvePes()
+{
+    arch::Accelerator acc = arch::loadAccelerator(kSamples + "/accelerators/classroom_8pe.json");
+    acc.numPes = 12;
+    acc.l1Bytes = 93;
+    acc.l2Bytes = 4650;
+    return acc;
+}
+
+search::SearchOptions options()
+{
+    search::SearchOptions o;
+    o.threads = 2;
+    o.divisorsOnly = false;
+    o.everyTileSize = true;
+    o.constraint.parallelAllowed = {true, true, false, false, false, false};
+    return o;
+}
+
+// The cost model's plain figures (only a wrong MAC count rejected), as the search ranked them before the
+// guard: its best mapping of kConv is one MAESTRO undercounts.
+struct Plain final : search::MappingEvaluator
+{
+    cost::Evaluator ev;
+    std::int64_t macs;
+    Plain(const cost::Problem& p, const arch::Accelerator& a)
+        : ev(p, a)
+        , macs(p.analyticMacs())
+    { }
+    std::optional<search::Metrics> evaluate(const mdc::Dataflow& df) override
+    {
+        cost::Metrics m;
+        if (!ev.evaluateMetrics(df, m) || m.macs != macs) return std::nullopt;
+        search::Metrics out;
+        out.runtime = m.runtimeCycles;
+        out.energy = m.energy;
+        out.macs = m.macs;
+        out.l1Requirement = m.l1SizeReq;
+        out.l2Requirement = m.l2SizeReq;
+        return out;
+    }
+};
+
+} // namespace
+
+class TestUndercountApp : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void costPanelAndModelTableMarkIt()
+    {
+        const ir::Operator op = ir::parseOperator(kConv, "conv.loop");
+        const arch::Accelerator acc = twelvePes();
+        const auto guarded
+            = std::make_shared<search::LayerSearchResult>(search::searchLayer(op, acc, options()));
+        QVERIFY(guarded->result.bestRuntime);
+        const search::SearchResult plain = search::searchOnChip(guarded->space, guarded->offChip, acc,
+            options(), [&]() -> std::unique_ptr<search::MappingEvaluator> {
+                return std::make_unique<Plain>(guarded->problem, acc);
+            });
+        QVERIFY(plain.bestRuntime);
+
+        // The mapping MAESTRO undercounts: 4556 cycles, below the bound of 4600 on 12 PEs.
+        MappingView view;
+        view.setMapping(
+            *plain.bestRuntime, guarded->problem, guarded->space.body, acc, search::Fidelity::Maestro, 0);
+        QVERIFY(view.result());
+        QCOMPARE(view.result()->m.runtimeCycles, std::int64_t(4556));
+        const QString text = view.metricsText();
+        QVERIFY2(text.contains(QStringLiteral("maestro-undercount")), qPrintable(text));
+        QVERIFY2(text.contains(QLocale().toString(4600)), qPrintable(text)); // the bound
+        QVERIFY2(text.contains(QLocale().toString(5568)), qPrintable(text)); // the corrected runtime
+        QVERIFY(view.findChild<QLabel*>() != nullptr);
+
+        // The search's own best carries no mark; in corrected fidelity neither does the undercounted one.
+        view.setMapping(*guarded->result.bestRuntime, guarded->problem, guarded->space.body, acc,
+            search::Fidelity::Maestro, 0);
+        QVERIFY(!view.metricsText().contains(QStringLiteral("undercount")));
+        view.setMapping(
+            *plain.bestRuntime, guarded->problem, guarded->space.body, acc, search::Fidelity::Corrected, 0);
+        QCOMPARE(view.result()->m.runtimeCycles, std::int64_t(5568));
+        QVERIFY(!view.metricsText().contains(QStringLiteral("undercount")));
+
+        // The model table's status says how many mappings the layer's search refused.
+        workloads::WorkloadLayer layer;
+        layer.name = "conv";
+        layer.op = op;
+        ModelTableModel model;
+        model.setWorkload(workloads::Workload{"one", {layer}}, acc);
+        model.setLayerStatus(0, QStringLiteral("searched"));
+        model.setLayerResult(0, guarded, search::Objective::Runtime);
+        const QString tip = model.data(model.index(0, ModelTableModel::Status), Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("maestro-undercount"))
+                && tip.contains(QString::number(guarded->result.stats.impossibleFigures)),
+            qPrintable(tip));
+    }
+
+    void animationMarksMaestrosFigure()
+    {
+        // The sample MAESTRO undercounts, on P2: the simulation runs 12,417 cycles, corrected fidelity
+        // agrees, MAESTRO's 7,899 cycles are marked.
+        const std::string file = kSamples + "/mappings/maestro_undercount.m";
+        const mdc::Layer layer = mdc::readMaestroMappingFile(file).layers.at(0);
+        SimulationRequest request{QStringLiteral("undercount"), cost::fromMaestroLayer(layer), layer.dataflow,
+            arch::loadAccelerator(kSamples + "/accelerators/P2_edge.json")};
+        AnimationPanel panel;
+        panel.show();
+        QSignalSpy ready(&panel, &AnimationPanel::ready);
+        panel.setMapping(request);
+        QVERIFY(ready.wait(60000));
+        const SimulationSummary* s = panel.summary();
+        QCOMPARE(s->totals.runtimeCycles, std::int64_t(12417));
+        QCOMPARE(s->correctedCycles, std::int64_t(12417));
+        QCOMPARE(s->maestroCycles, std::int64_t(7899));
+        QVERIFY(s->maestroUndercount.startsWith(QStringLiteral("maestro-undercount: ")));
+        QVERIFY(panel.totalsLabel()->text().contains(QStringLiteral("maestro-undercount")));
+        QVERIFY(panel.totalsLabel()->toolTip().contains(QStringLiteral("12417 cycles")));
+    }
+};
+
+QTEST_MAIN(TestUndercountApp)
+#include "tst_undercount_app.moc"
