@@ -14,6 +14,7 @@
 #include "ui/animation/simulation_controller.h"
 #include "ui/mapping/mapping_view.h"
 #include "ui/model/model_table.h"
+#include "ui/search/result_basis.h"
 
 using namespace marvel;
 using namespace marvel::ui;
@@ -107,7 +108,13 @@ private slots:
         QVERIFY2(text.contains(QStringLiteral("maestro-undercount")), qPrintable(text));
         QVERIFY2(text.contains(QLocale().toString(4600)), qPrintable(text)); // the bound
         QVERIFY2(text.contains(QLocale().toString(5568)), qPrintable(text)); // the corrected runtime
-        QVERIFY(view.findChild<QLabel*>() != nullptr);
+        // The tooltip says it in full.
+        bool tipped = false;
+        for (const QLabel* label : view.findChildren<QLabel*>())
+            tipped = tipped
+                || (label->text() == text
+                    && label->toolTip().contains(QStringLiteral("corrected fidelity: 5568 cycles")));
+        QVERIFY(tipped);
 
         // The search's own best carries no mark; in corrected fidelity neither does the undercounted one.
         view.setMapping(*guarded->result.bestRuntime, guarded->problem, guarded->space.body, acc,
@@ -123,9 +130,10 @@ private slots:
         layer.name = "conv";
         layer.op = op;
         ModelTableModel model;
-        model.setWorkload(workloads::Workload{"one", {layer}}, acc);
+        model.setWorkload(workloads::Workload{"one", {layer}});
+        model.setCurrent(acc, options());
         model.setLayerStatus(0, QStringLiteral("searched"));
-        model.setLayerResult(0, guarded, search::Objective::Runtime);
+        model.setLayerResult(0, guarded, ResultBasis{workloadKey(op), acc, options()});
         const QString tip = model.data(model.index(0, ModelTableModel::Status), Qt::ToolTipRole).toString();
         QVERIFY2(tip.contains(QStringLiteral("maestro-undercount"))
                 && tip.contains(QString::number(guarded->result.stats.impossibleFigures)),

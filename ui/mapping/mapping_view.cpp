@@ -112,6 +112,7 @@ void MappingView::clear()
                                 "mapping shows here as a tiled loop nest and as MDC directives."));
     m_mdc->clear();
     m_metricsHtml.clear();
+    m_metricsTip.clear();
     m_stale.clear();
     showMetrics();
 }
@@ -147,6 +148,7 @@ void MappingView::setMapping(const search::Candidate& c, const cost::Problem& pr
     } catch (const InputError& e) {
         m_result.reset();
         m_metricsHtml = tr("The cost model rejects this mapping: %1").arg(QString::fromStdString(e.what()));
+        m_metricsTip.clear();
         showMetrics();
         return;
     }
@@ -172,9 +174,9 @@ void MappingView::setMapping(const search::Candidate& c, const cost::Problem& pr
             row(tr("&nbsp;&nbsp;corrected"),
                 r.correctedRuntime ? tr("%L1 cycles").arg(*r.correctedRuntime) : tr("rejects the mapping"));
     }
-    m_metrics->setToolTip(impossible
-            ? QString::fromStdString(cost::evaluationStatus(r) + ": " + cost::undercountWarning(r))
-            : QString());
+    m_metricsTip = impossible
+        ? QString::fromStdString(cost::evaluationStatus(r) + ": " + cost::undercountWarning(r))
+        : QString();
     if (rooflineCycles > 0)
         row(tr("Over roofline"),
             QStringLiteral("%1\u00d7")
@@ -228,13 +230,13 @@ void MappingView::showMetrics()
     const QString note = staleNote();
     if (note.isEmpty()) {
         m_metrics->setText(m_metricsHtml);
-        m_metrics->setToolTip(QString());
+        m_metrics->setToolTip(m_metricsTip);
         return;
     }
     m_metrics->setText(
         QStringLiteral("<p style='color:%1'><b>%2</b></p><div style='color:%3'>%4</div>")
             .arg(QLatin1String(kStaleNote), note.toHtmlEscaped(), QLatin1String(kStaleGrey), m_metricsHtml));
-    m_metrics->setToolTip(note);
+    m_metrics->setToolTip(m_metricsTip.isEmpty() ? note : note + QStringLiteral("\n\n") + m_metricsTip);
 }
 
 QString MappingView::loopNestText() const

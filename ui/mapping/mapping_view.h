@@ -69,6 +69,7 @@ private:
     std::optional<search::Metrics> m_selected; ///< of the shown mapping, for the style ratios
     std::vector<StyleBest> m_styles;
     QString m_metricsHtml; ///< the cost model's numbers as computed
+    QString m_metricsTip; ///< why the figure is impossible (maestro-undercount), else empty
     QString m_stale; ///< what changed since, or empty
     void fillStyleTable();
     void showMetrics();
