@@ -33,7 +33,8 @@ const marvel::cli::Command kCommand{"evaluate",
     "  --mapping FILE    MAESTRO mapping file (Network / Layer / Dimensions / Dataflow)\n"
     "  --project FILE    a Marvel Studio project: its selected mapping on its accelerator (--hw overrides\n"
     "                    it), with the project's fidelity unless --fidelity is given; the same numbers as\n"
-    "                    the mapping exported to a MAESTRO file\n"
+    "                    the mapping exported to a MAESTRO file, but the DRAM bytes, counted under the\n"
+    "                    mapping's DRAM layouts (a MAESTRO file is read row-major)\n"
     "  --dataflow NAME   one of MAESTRO's fixed dataflows, generated for every convolution of --model and\n"
     "                    sized to its PEs (doc/search.md, \"Fixed dataflows\"): kcp_ws (NVDLA-like),\n"
     "                    rs (Eyeriss-like row-stationary), xp_ws, yxp_os (ShiDianNao-like), ykp_os;\n"
@@ -41,9 +42,11 @@ const marvel::cli::Command kCommand{"evaluate",
     "  --model NAME|FILE a built-in model or a model file (.m, .json); --layer picks one layer\n"
     "  --export-mdc OUT.m  with --dataflow: write the generated mappings as a MAESTRO mapping file\n"
     "  --format F        table (default), csv (header + one row per layer, columns named as in\n"
-    "                    MAESTRO's reference layers.csv, then the DRAM traffic: dram_reads, dram_writes\n"
-    "                    in elements, dram_read_bytes, dram_write_bytes, and the same per tensor) or json\n"
-    "                    (array of objects with the same fields)\n"
+    "                    MAESTRO's reference layers.csv, then the energy's parts mac_energy_macu,\n"
+    "                    l1_energy_macu, l2_energy_macu, dram_energy_macu (energy.dram_access per element\n"
+    "                    moved) and their sum total_energy_macu, and the DRAM traffic: dram_reads,\n"
+    "                    dram_writes in elements, dram_read_bytes, dram_write_bytes, and the same per\n"
+    "                    tensor) or json (array of objects with the same fields)\n"
     "  --fidelity F      maestro (default: reproduces MAESTRO, quirks included) or corrected\n\n"
     "A layer with an invalid mapping does not hide the others: every layer is reported, each bad one with\n"
     "its located error (csv: the status column, json: \"status\" and \"errors\", table: a line).\n"
@@ -128,13 +131,50 @@ std::vector<marvel::cost::LayerEvaluation> evaluateProject(const marvel::project
         }
         throw InputError(std::move(problems));
     }
+    std::vector<cost::SubscriptLayout> layouts;
+    for (const mapping::TensorLayout& l : m.layouts)
+        layouts.push_back({l.tensor, l.subscriptOrder});
+    cost::Problem withLayouts = problem;
+    cost::setDramLayouts(withLayouts, layer.op, layouts);
     if (std::optional<mdc::Layer> maestro = cost::toMaestroLayer(problem, dataflow)) {
         maestro->name = layer.name;
-        return cost::evaluateNetwork(mdc::Network{layer.name, {std::move(*maestro)}}, acc, options, path);
+        std::vector<cost::LayerEvaluation> viaMaestro
+            = cost::evaluateNetwork(mdc::Network{layer.name, {std::move(*maestro)}}, acc, options, path);
+        // A MAESTRO layer has no DRAM layouts: its DRAM bytes are those of the mapping's layouts, taken
+        // from the operator's evaluation, whose tensors are the layer's input-class tensors in one order
+        // or the other (the element counts, which do not depend on layouts, tell which).
+        if (viaMaestro.size() == 1 && viaMaestro[0].ok && !layouts.empty()) {
+            cost::Result op;
+            try {
+                op = cost::Evaluator(withLayouts, acc, options).evaluate(dataflow);
+            } catch (const InputError&) {
+                return viaMaestro; // keeps the row-major bytes
+            }
+            auto& to = viaMaestro[0].result.m;
+            const auto& from = op.m;
+            const int n = to.numTensors;
+            auto matches = [&](bool swap) {
+                for (int t = 0; t < n; ++t) {
+                    const int f = swap && t < 2 ? 1 - t : t;
+                    if (to.tensors[size_t(t)].dramRead != from.tensors[size_t(f)].dramRead
+                        || to.tensors[size_t(t)].dramWrite != from.tensors[size_t(f)].dramWrite)
+                        return false;
+                }
+                return true;
+            };
+            const bool swap = n == from.numTensors && !matches(false) && n == 3 && matches(true);
+            if (n == from.numTensors && (swap || matches(false)))
+                for (int t = 0; t < n; ++t) {
+                    const int f = swap && t < 2 ? 1 - t : t;
+                    to.tensors[size_t(t)].dramReadBytes = from.tensors[size_t(f)].dramReadBytes;
+                    to.tensors[size_t(t)].dramWriteBytes = from.tensors[size_t(f)].dramWriteBytes;
+                }
+        }
+        return viaMaestro;
     }
     cost::LayerEvaluation out;
     out.layerName = layer.name;
-    out.result = cost::Evaluator(problem, acc, options).evaluate(dataflow);
+    out.result = cost::Evaluator(withLayouts, acc, options).evaluate(dataflow);
     out.ok = true;
     return {std::move(out)};
 }
@@ -331,9 +371,11 @@ int run(const std::vector<std::string>& argv)
         std::cout << out.dump(2) << '\n';
     } else {
         // A readable subset: the figures people compare mappings by; a bad layer gets its error instead.
+        // Energy: MAESTRO's on-chip total (scr_total_energy_macu), the DRAM part and their sum.
         const std::vector<std::string> shown = {"num_macs", "runtime_cycles", "throughput_macs_per_cycle",
-            "scr_total_energy_macu", "avg_utilized_clusters", "l1_size_req", "l2_size_req", "peak_bw_req",
-            "avg_bw_req", "dram_reads", "dram_writes", "dram_read_bytes", "dram_write_bytes"};
+            "scr_total_energy_macu", "dram_energy_macu", "total_energy_macu", "avg_utilized_clusters",
+            "l1_size_req", "l2_size_req", "peak_bw_req", "avg_bw_req", "dram_reads", "dram_writes",
+            "dram_read_bytes", "dram_write_bytes"};
         std::vector<std::vector<std::string>> cells;
         std::vector<std::string> header = {"layer"};
         header.insert(header.end(), shown.begin(), shown.end());

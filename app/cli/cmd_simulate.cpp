@@ -23,7 +23,10 @@ const marvel::cli::Command kCommand{"simulate",
     "  --frames F:N      also print frames F .. F+N-1 (0-based): per PE the index ranges it holds of each\n"
     "                    tensor, elements arrived (with multicast fan-out) and kept, MACs, partial sums\n"
     "  --json            JSON: per layer name, macs, recomputed_macs, runtime_cycles, steps, frames_total,\n"
-    "                    tensors {NAME: {l2_reads, l1_writes[, l2_writes]}} (and layout, frames)\n\n"
+    "                    energy and energy_parts {mac, l1, l2, dram} (MAC units), tensors {NAME:\n"
+    "                    {l2_reads, l1_writes[, l2_writes], dram_reads, dram_writes, dram_read_bytes,\n"
+    "                    dram_write_bytes}} (and layout, frames); DRAM traffic over the steps of level 0\n"
+    "                    (the L2 tiles), see doc/cost-model.md\n\n"
     "MACs count each multiply-accumulate of the operator once; recomputed_macs are the extra ones that\n"
     "overlapping tiles do. Simulations beyond 10^7 PE-steps are refused with what to shrink.\n"
     "exit status: 0 every layer simulated, 2 input error (bad file, invalid mapping, too large)",
@@ -207,12 +210,19 @@ int run(const std::vector<std::string>& argv)
                 o["steps"] = t.steps;
                 o["frames_total"] = t.frames;
                 o["pe_steps"] = t.peSteps;
+                const sim::Energy e = sim::energyOf(t, acc);
+                o["energy"] = e.total();
+                o["energy_parts"] = {{"mac", e.mac}, {"l1", e.l1}, {"l2", e.l2}, {"dram", e.dram}};
                 nlohmann::ordered_json ts;
                 for (const auto& x : t.tensors) {
                     nlohmann::ordered_json v;
                     v["l2_reads"] = x.l2Reads;
                     v["l1_writes"] = x.l1Writes;
                     if (x.output) v["l2_writes"] = x.l2Writes;
+                    v["dram_reads"] = x.dramReads;
+                    v["dram_writes"] = x.dramWrites;
+                    v["dram_read_bytes"] = x.dramReadBytes;
+                    v["dram_write_bytes"] = x.dramWriteBytes;
                     ts[x.name] = v;
                 }
                 o["tensors"] = ts;
@@ -234,15 +244,20 @@ int run(const std::vector<std::string>& argv)
                 }
                 out.push_back(o);
             } else {
+                const sim::Energy e = sim::energyOf(t, acc);
                 std::cout << "layer " << layer.name << ": " << t.macs << " MACs (+" << t.recomputedMacs
                           << " recomputed), runtime " << t.runtimeCycles << " cycles, " << t.steps
-                          << " steps, " << t.frames << " frames on " << lay.pes << " PEs\n";
+                          << " steps, " << t.frames << " frames on " << lay.pes << " PEs\n"
+                          << "  energy " << e.total() << " MAC units: MAC " << e.mac << ", L1 " << e.l1
+                          << ", L2 " << e.l2 << ", DRAM " << e.dram << '\n';
                 for (const auto& x : t.tensors) {
                     std::cout << "  " << x.name << ": ";
                     if (x.output)
-                        std::cout << "L2 writes " << x.l2Writes << ", L1 writes " << x.l1Writes << '\n';
+                        std::cout << "L2 writes " << x.l2Writes << ", L1 writes " << x.l1Writes;
                     else
-                        std::cout << "L2 reads " << x.l2Reads << ", L1 writes " << x.l1Writes << '\n';
+                        std::cout << "L2 reads " << x.l2Reads << ", L1 writes " << x.l1Writes;
+                    std::cout << ", DRAM reads " << x.dramReads << ", writes " << x.dramWrites << " ("
+                              << x.dramReadBytes << " + " << x.dramWriteBytes << " bytes)\n";
                 }
             }
         } catch (const InputError& e) {

@@ -241,15 +241,27 @@ std::vector<RowSummary> summarise(const std::vector<SearchedLayer>& layers)
     return rows;
 }
 
+// The parts of a mapping's energy (MAC units) and its DRAM traffic.
+nlohmann::json energyPartsJson(const search::Metrics& m)
+{
+    return {{"mac", m.macEnergy}, {"l1", m.l1Energy}, {"l2", m.l2Energy}, {"dram", m.dramEnergy}};
+}
+nlohmann::json dramJson(const search::Metrics& m)
+{
+    return {{"reads", m.dramReads}, {"writes", m.dramWrites}, {"read_bytes", m.dramReadBytes},
+        {"write_bytes", m.dramWriteBytes}};
+}
+
 // The runtime-energy front of one layer: runtime ascending, each point with the mapping in the same
 // JSON form as the layer's best mapping.
 nlohmann::json paretoJson(const std::vector<search::Candidate>& front)
 {
     nlohmann::json out = nlohmann::json::array();
     for (const search::Candidate& c : front)
-        out.push_back(
-            {{"runtime_cycles", c.metrics.runtime}, {"energy", c.metrics.energy}, {"edp", c.metrics.edp()},
-                {"utilization", c.metrics.utilization}, {"mapping", mapping::toJson(c.mapping)}});
+        out.push_back({{"runtime_cycles", c.metrics.runtime}, {"energy", c.metrics.energy},
+            {"energy_parts", energyPartsJson(c.metrics)}, {"dram", dramJson(c.metrics)},
+            {"edp", c.metrics.edp()}, {"utilization", c.metrics.utilization},
+            {"mapping", mapping::toJson(c.mapping)}});
     return out;
 }
 
@@ -303,12 +315,19 @@ std::string styleName(const std::vector<SearchedLayer>& layers)
 
 std::string paretoCsv(const std::vector<SearchedLayer>& layers)
 {
-    std::string out = "layer,runtime_cycles,energy,edp,utilization\n";
+    std::string out
+        = "layer,runtime_cycles,energy,edp,utilization,mac_energy,l1_energy,l2_energy,dram_energy,"
+          "dram_reads,dram_writes,dram_read_bytes,dram_write_bytes\n";
     for (const SearchedLayer& l : layers)
-        for (const search::Candidate& c : l.search.result.pareto)
-            out += csvField(l.layer.name) + ',' + std::to_string(c.metrics.runtime) + ','
-                + exactNumber(c.metrics.energy) + ',' + exactNumber(c.metrics.edp()) + ','
-                + exactNumber(c.metrics.utilization) + '\n';
+        for (const search::Candidate& c : l.search.result.pareto) {
+            const search::Metrics& m = c.metrics;
+            out += csvField(l.layer.name) + ',' + std::to_string(m.runtime) + ',' + exactNumber(m.energy)
+                + ',' + exactNumber(m.edp()) + ',' + exactNumber(m.utilization) + ','
+                + exactNumber(m.macEnergy) + ',' + exactNumber(m.l1Energy) + ',' + exactNumber(m.l2Energy)
+                + ',' + exactNumber(m.dramEnergy) + ',' + std::to_string(m.dramReads) + ','
+                + std::to_string(m.dramWrites) + ',' + std::to_string(m.dramReadBytes) + ','
+                + std::to_string(m.dramWriteBytes) + '\n';
+        }
     return out;
 }
 
@@ -347,6 +366,8 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
         j["macs"] = c.metrics.macs;
         j["runtime_cycles"] = c.metrics.runtime;
         j["energy"] = c.metrics.energy;
+        j["energy_parts"] = energyPartsJson(c.metrics);
+        j["dram"] = dramJson(c.metrics);
         j["edp"] = c.metrics.edp();
         j["roofline_cycles"] = l.roofline.cycles;
         j["mapping"] = mapping::toJson(c.mapping);
@@ -409,10 +430,12 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
         const double ratio = l.roofline.cycles > 0
             ? static_cast<double>(c.metrics.runtime) / static_cast<double>(l.roofline.cycles)
             : 0.0;
-        char line[512];
+        char line[1024];
         std::snprintf(line, sizeof line,
             "== %s%s: best %s\n   runtime %lld cycles (roofline %lld, ratio %.3f), energy %.6g, EDP %.6g, "
             "MACs %lld\n"
+            "   energy: MAC %.6g + L1 %.6g + L2 %.6g + DRAM %.6g; DRAM: %lld elements read, %lld written "
+            "(%lld + %lld bytes)\n"
             "   buffers: L1 %lld of %lld bytes per PE, L2 %lld of %lld bytes\n"
             "   %llu mappings evaluated in %.2f s (space: original %.3g, off-chip %.3g -> %.3g pruned, "
             "on-chip %.3g -> %.3g pruned)\n",
@@ -420,7 +443,10 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
             l.layer.repeat > 1 ? (" (x" + std::to_string(l.layer.repeat) + ")").c_str() : "",
             search::toString(options.objective).c_str(), static_cast<long long>(c.metrics.runtime),
             static_cast<long long>(l.roofline.cycles), ratio, c.metrics.energy, c.metrics.edp(),
-            static_cast<long long>(c.metrics.macs),
+            static_cast<long long>(c.metrics.macs), c.metrics.macEnergy, c.metrics.l1Energy,
+            c.metrics.l2Energy, c.metrics.dramEnergy, static_cast<long long>(c.metrics.dramReads),
+            static_cast<long long>(c.metrics.dramWrites), static_cast<long long>(c.metrics.dramReadBytes),
+            static_cast<long long>(c.metrics.dramWriteBytes),
             static_cast<long long>(c.metrics.l1Requirement * acc.bytesPerElement),
             static_cast<long long>(acc.l1Bytes),
             static_cast<long long>(c.metrics.l2Requirement * acc.bytesPerElement),

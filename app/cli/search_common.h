@@ -96,8 +96,10 @@ std::string compareStylesText(const std::vector<ComparedLayer>& layers, const se
 /// One MAESTRO mapping file with each mappable layer's best mapping under the layer's name, written
 /// atomically.
 void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path);
-/// `layer,runtime_cycles,energy,edp,utilization` and one row per point of every layer's runtime-energy
-/// Pareto front (runtime ascending), numbers written so that they read back exactly.
+/// `layer,runtime_cycles,energy,edp,utilization,mac_energy,l1_energy,l2_energy,dram_energy,dram_reads,
+/// dram_writes,dram_read_bytes,dram_write_bytes` (energy: their total; DRAM traffic in elements and bytes)
+/// and one row per point of every layer's runtime-energy Pareto front (runtime ascending), numbers
+/// written so that they read back exactly.
 std::string paretoCsv(const std::vector<SearchedLayer>& layers);
 
 } // namespace marvel::cli

@@ -26,9 +26,13 @@ std::string sweepUsage(const std::string& program)
           "point\n"
           "of a grid around the base accelerator and writes one CSV row per point:\n"
           "  pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,\n"
-          "  roofline_cycles,status\n"
-          "(status: ok, or why the point failed, e.g. a layer with no mapping fitting its buffers; then the\n"
-          "runtime, energy, edp and utilization fields are empty). Rows are appended as points finish, then\n"
+          "  roofline_cycles,dram_bytes,dram_energy,status\n"
+          "(energy: the total, MACs, L1, L2 and DRAM; dram_bytes: bytes of the DRAM blocks the chosen "
+          "mappings\n"
+          "move, dram_energy: their part of the energy; status: ok, or why the point failed, e.g. a layer "
+          "with\n"
+          "no mapping fitting its buffers; then the runtime, energy, edp, utilization and DRAM fields are\n"
+          "empty). Rows are appended as points finish, then\n"
           "sorted into the grid order (pes slowest, offchip_bw fastest, values ascending). Area and power: "
           "the\n"
           "cost model's area/power model for the buffers' capacities. The design points no other beats on\n"
@@ -193,6 +197,8 @@ nlohmann::json pointJson(const sweep::PointResult& r)
     j["power"] = r.power;
     j["utilization"] = r.utilization;
     j["roofline_cycles"] = r.roofline;
+    j["dram_bytes"] = r.dramBytes;
+    j["dram_energy"] = r.dramEnergy;
     return j;
 }
 

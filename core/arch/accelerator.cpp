@@ -92,6 +92,7 @@ std::vector<Diagnostic> validate(const Accelerator& acc)
     c.nonNegativeReal("energy.mac", acc.energy.mac);
     c.nonNegativeReal("energy.l1_access", acc.energy.l1Access);
     c.nonNegativeReal("energy.l2_access", acc.energy.l2Access);
+    c.nonNegativeReal("energy.dram_access", acc.energy.dramAccess);
     c.nonNegativeReal("energy.mac_energy_nj", acc.energy.macEnergyNanojoule);
     return std::move(c.diagnostics);
 }

@@ -10,13 +10,16 @@
 
 namespace marvel::arch {
 
-/// Energy per event in units of one MAC's energy (MAESTRO's defaults).
+/// Energy per event in units of one MAC's energy (MAESTRO's defaults; DRAM: none).
 struct EnergyModel
 {
     double mac = 1.0;
     double l1Access = 1.68;
     double l2Access = 18.61;
     double macEnergyNanojoule = 0.00023; ///< converts MAC units to nJ (MAESTRO's CSV constant)
+    /// One element moved between DRAM and L2 (read or written). MAESTRO charges none: 0, so MAESTRO's
+    /// hardware files and the paper's platforms keep MAESTRO's energies.
+    double dramAccess = 0.0;
 };
 
 /// Hardware parameters. Sizes are bytes; bandwidths are elements per cycle (as MAESTRO counts them).

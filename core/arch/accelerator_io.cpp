@@ -187,10 +187,11 @@ Accelerator acceleratorFromJson(
     std::vector<Diagnostic> diagnostics = std::move(fields.diagnostics());
     if (energy) {
         JsonFields e(*energy, fileName, prefix + "energy.");
-        e.rejectUnknown({"mac", "l1_access", "l2_access", "mac_energy_nj"});
+        e.rejectUnknown({"mac", "l1_access", "l2_access", "dram_access", "mac_energy_nj"});
         e.real("mac", acc.energy.mac);
         e.real("l1_access", acc.energy.l1Access);
         e.real("l2_access", acc.energy.l2Access);
+        e.real("dram_access", acc.energy.dramAccess);
         e.real("mac_energy_nj", acc.energy.macEnergyNanojoule);
         diagnostics.insert(diagnostics.end(), e.diagnostics().begin(), e.diagnostics().end());
     }
@@ -221,8 +222,9 @@ nlohmann::ordered_json acceleratorToJson(const Accelerator& acc)
     j["simd_lanes"] = acc.simdLanes;
     j["multicast"] = acc.multicast;
     j["spatial_reduction"] = acc.spatialReduction;
-    j["energy"] = {{"mac", acc.energy.mac}, {"l1_access", acc.energy.l1Access},
-        {"l2_access", acc.energy.l2Access}, {"mac_energy_nj", acc.energy.macEnergyNanojoule}};
+    j["energy"]
+        = {{"mac", acc.energy.mac}, {"l1_access", acc.energy.l1Access}, {"l2_access", acc.energy.l2Access},
+            {"dram_access", acc.energy.dramAccess}, {"mac_energy_nj", acc.energy.macEnergyNanojoule}};
     return j;
 }
 
@@ -240,7 +242,7 @@ std::string writeMaestroHardware(const Accelerator& acc)
         << "elements per cycle.\n"
         << "// Not expressible here: clock " << acc.clockMHz << " MHz, DRAM block " << acc.dramBlockBytes
         << " B, SIMD lanes " << acc.simdLanes << ", energies " << acc.energy.mac << "/" << acc.energy.l1Access
-        << "/" << acc.energy.l2Access << " MAC units.\n";
+        << "/" << acc.energy.l2Access << "/" << acc.energy.dramAccess << " MAC units (MAC/L1/L2/DRAM).\n";
     out << "num_pes: " << acc.numPes << "\n"
         << "l1_size_cstr: " << acc.l1Bytes / bpe << "\n"
         << "l2_size_cstr: " << acc.l2Bytes / bpe << "\n"
@@ -309,6 +311,7 @@ bool sameParameters(const Accelerator& a, const Accelerator& b)
         && a.simdLanes == b.simdLanes && a.multicast == b.multicast
         && a.spatialReduction == b.spatialReduction && a.energy.mac == b.energy.mac
         && a.energy.l1Access == b.energy.l1Access && a.energy.l2Access == b.energy.l2Access
+        && a.energy.dramAccess == b.energy.dramAccess
         && a.energy.macEnergyNanojoule == b.energy.macEnergyNanojoule;
 }
 

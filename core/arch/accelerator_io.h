@@ -14,8 +14,10 @@
 //   number "dram_block_bytes": 64                            integer, DRAM burst granularity of the off-chip
 //   model "bytes_per_element": 1                            integer, data word size "simd_lanes": 1 integer,
 //   MACs per PE per cycle "multicast": true, "spatial_reduction": true      booleans, NoC capabilities
-//   "energy": {"mac": 1, "l1_access": 1.68, "l2_access": 18.61, "mac_energy_nj": 0.00023}
-//                                                     numbers, per event in MAC units; all optional
+//   "energy": {"mac": 1, "l1_access": 1.68, "l2_access": 18.61, "dram_access": 0, "mac_energy_nj": 0.00023}
+//                                                     numbers, per event in MAC units; all optional;
+//                                                     dram_access: per element moved between DRAM and
+//                                                     L2 (0 when absent: MAESTRO charges none)
 // Unknown fields are errors (a misspelt optional field would otherwise silently take its default).
 //
 // MAESTRO hardware files (.m): `key: value` pairs with MAESTRO's tokeniser (see mdc-cost-model.md §2.1,

@@ -195,6 +195,15 @@ struct Evaluator::Impl
     // ---- DRAM traffic of level 0 ----
     dram::Engine dramEngine;
     dram::Traffic dramTraffic[kMaxTensors];
+    /// Corrected fidelity: the last top-level step whose DRAM time was taken (its on-chip time, elements
+    /// moved, positions and the previous step's), so that the final write-back can be added to it.
+    struct LastTop
+    {
+        bool valid = false;
+        i64 t = 0, moved = 0;
+        bool hasPrev = false;
+        i64 pos[kMaxLevelDirectives] = {}, prev[kMaxLevelDirectives] = {};
+    } lastTop;
     i64 dramBlockBytes = 1; ///< bytes of one DRAM block as the engine counts them
 
     // ---- per evaluation ----
@@ -1159,7 +1168,27 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             for (int k = 0; k < nInputs; ++k)
                 reqIn += reqUp[k];
             i64 off = acc.offchipBandwidth;
-            t = std::max({(reqIn / off) / 2, t, (reqUp[o] / off) / 2});
+            if (corrected) {
+                // The case's steps move their own DRAM traffic (the representative step of the case: which
+                // directive advanced, full or edge tiles), overlapped with their on-chip time.
+                if (t < 1 || dramEngine.stepBound() > off) {
+                    i64 cur[kMaxLevelDirectives], prv[kMaxLevelDirectives];
+                    for (int k = 0; k < L.n; ++k) {
+                        const i64 N = dramEngine.positions(k);
+                        cur[k] = s[k]->pos == PosI ? 0 : s[k]->pos == PosS ? std::min<i64>(1, N - 1) : N - 1;
+                        prv[k] = k < ch ? cur[k] : k == ch ? std::max<i64>(cur[k] - 1, 0) : N - 1;
+                    }
+                    const i64 moved = dramEngine.stepElements(cur, ch < 0 ? nullptr : prv, false);
+                    lastTop = {true, t, moved, ch >= 0};
+                    std::copy(cur, cur + L.n, lastTop.pos);
+                    std::copy(prv, prv + L.n, lastTop.prev);
+                    t = std::max(t, ceilDivSigned(moved, off));
+                } else {
+                    lastTop.valid = false; // every transfer fits in the step's cycles
+                }
+            } else {
+                t = std::max({(reqIn / off) / 2, t, (reqUp[o] / off) / 2}); // MAESTRO's off-chip bound
+            }
             i64 compG = comp;
             if (compG == 0) {
                 if (!(opt.guardZeroCompute || corrected)) { // FIX Q-EDGE-3
@@ -1199,6 +1228,14 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     if (ovf) {
         fail(Err::TooLarge, -1, -1, l);
         return res;
+    }
+    if (isTop && corrected && lastTop.valid) {
+        // The last step also writes its outputs back.
+        const i64 off = acc.offchipBandwidth;
+        const i64 moved
+            = dramEngine.stepElements(lastTop.pos, lastTop.hasPrev ? lastTop.prev : nullptr, true);
+        res.runtime += std::max(lastTop.t, ceilDivSigned(moved, off))
+            - std::max(lastTop.t, ceilDivSigned(lastTop.moved, off));
     }
     // A level whose cases are all empty counts as one busy unit: this is what MAESTRO's guard-fixed
     // build reports for such sub-clusters (layers_guardfix.csv, repo vgg16_rs).
@@ -1445,7 +1482,19 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
                 walkReqIn = 2 * allIn;
             }
             const i64 reqIn = walkReqIn, reqOut = top.t[o].l2Req;
-            t = std::max({(reqIn / off) / 2, t, (reqOut / off) / 2});
+            // The step's DRAM traffic at the off-chip bandwidth, overlapped with its on-chip time.
+            if (t < 1 || dramEngine.stepBound() > off) {
+                const i64 moved = dramEngine.stepElements(idx, executed > 0 ? lastTop.pos : nullptr, false);
+                lastTop.valid = true;
+                lastTop.t = t;
+                lastTop.moved = moved;
+                lastTop.hasPrev = executed > 0;
+                std::copy(lastTop.pos, lastTop.pos + n, lastTop.prev);
+                t = std::max(t, ceilDivSigned(moved, off));
+            } else {
+                lastTop.valid = false;
+            }
+            std::copy(idx, idx + n, lastTop.pos);
             top.t[o].l2Write += out;
             const i64 compP = std::max<i64>(comp, 1);
             top.offchip = std::max({top.offchip, reqOut / compP, reqIn / compP}) / 2;
@@ -1476,6 +1525,13 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
             hadPrev[j] = 1;
             prevMine[j] = mine[j];
         }
+    }
+    if (isTop && lastTop.valid) {
+        // The last step also writes its outputs back.
+        const i64 moved
+            = dramEngine.stepElements(lastTop.pos, lastTop.hasPrev ? lastTop.prev : nullptr, true);
+        res.runtime += std::max(lastTop.t, ceilDivSigned(moved, off))
+            - std::max(lastTop.t, ceilDivSigned(lastTop.moved, off));
     }
     res.util = executed > 0 ? utilSum / double(executed) : 1.0;
     res.executed = executed;
@@ -1510,6 +1566,7 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
     err = Err::None;
     errSrc = errDim = errLevel = -1;
     haveFirst = false;
+    lastTop.valid = false;
     for (auto& m : memo)
         m.clear();
     top = Top{};
@@ -1551,7 +1608,11 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
         l1 += double(tc.l1Read + tc.l1Write);
         l2 += double(tc.l2Read + tc.l2Write);
     }
-    out.energy = acc.energy.l2Access * l2 + acc.energy.l1Access * l1 + acc.energy.mac * double(top.macs);
+    out.macEnergy = acc.energy.mac * double(top.macs);
+    out.l1Energy = acc.energy.l1Access * l1;
+    out.l2Energy = acc.energy.l2Access * l2;
+    out.energy = out.l2Energy + out.l1Energy + out.macEnergy;
+    out.dramEnergy = acc.energy.dramAccess * double(out.dramReads() + out.dramWrites());
     out.peakBwReq = top.peak;
     out.avgUtilizedPes = r.avgUtil;
     out.activePes = activePes();

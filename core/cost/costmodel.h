@@ -71,7 +71,12 @@ struct Metrics
 {
     std::int64_t runtimeCycles = 0;
     std::int64_t macs = 0;
-    double energy = 0.0; ///< MAESTRO screen total, MAC-energy units: L1/L2 accesses and MACs
+    double energy = 0.0; ///< MAESTRO screen total, MAC-energy units: L1/L2 accesses and MACs (on-chip)
+    /// Its parts: MACs, L1 reads and writes, L2 reads and writes (energy is their sum).
+    double macEnergy = 0.0, l1Energy = 0.0, l2Energy = 0.0;
+    /// DRAM: accelerator energy.dram_access per element read or written (dramReads() + dramWrites()); 0 for
+    /// accelerators that give none (MAESTRO's).
+    double dramEnergy = 0.0;
     std::int64_t l1SizeReq = 0;
     std::int64_t l2SizeReq = 0;
     std::int64_t peakBwReq = 0;
@@ -82,6 +87,8 @@ struct Metrics
     int numTensors = 0; ///< input-class tensors first, then the output
     std::array<TensorCounts, kMaxTensors> tensors{};
 
+    /// On-chip energy and DRAM energy: what mappings are ranked by.
+    double totalEnergy() const { return energy + dramEnergy; }
     /// DRAM traffic of the layer: the tensors' TensorCounts::dramRead ... summed.
     std::int64_t dramReads() const { return sum(&TensorCounts::dramRead); }
     std::int64_t dramWrites() const { return sum(&TensorCounts::dramWrite); }

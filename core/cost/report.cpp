@@ -96,7 +96,13 @@ std::vector<ReportValue> reportRow(const Result& res)
         l1w += double(m.tensors[size_t(t)].l1Write);
     }
     real("scr_overall_reuse", l1r / l1w);
-    // DRAM traffic over the top level's steps (not in MAESTRO's table): the layer, then each tensor.
+    // Not in MAESTRO's table: the energy's parts (MAC, L1, L2 as scr_total_energy_macu sums them, DRAM) and
+    // their total; the DRAM traffic over the top level's steps, of the layer, then of each tensor.
+    real("mac_energy_macu", m.macEnergy);
+    real("l1_energy_macu", m.l1Energy);
+    real("l2_energy_macu", m.l2Energy);
+    real("dram_energy_macu", m.dramEnergy);
+    real("total_energy_macu", m.totalEnergy());
     integer("dram_reads", m.dramReads());
     integer("dram_writes", m.dramWrites());
     integer("dram_read_bytes", m.dramReadBytes());

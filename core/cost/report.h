@@ -22,10 +22,11 @@ struct ReportValue
 };
 
 /// Every metric of `result` in the reference table's column order (layer_name is not included), then the
-/// DRAM traffic MAESTRO does not report: dram_reads, dram_writes (elements), dram_read_bytes,
-/// dram_write_bytes of the layer, and per tensor <tensor>_dram_read, _dram_write, _dram_read_bytes,
-/// _dram_write_bytes. The first two input-class tensors are reported as "input" and "filter", the output
-/// as "output"; further input tensors under their own names.
+/// columns MAESTRO does not report: mac_energy_macu, l1_energy_macu, l2_energy_macu (the parts of
+/// scr_total_energy_macu), dram_energy_macu and total_energy_macu (their sum),
+/// dram_reads, dram_writes (elements), dram_read_bytes, dram_write_bytes of the layer, and per tensor
+/// <tensor>_dram_read, _dram_write, _dram_read_bytes, _dram_write_bytes. The first two input-class tensors
+/// are reported as "input" and "filter", the output as "output"; further input tensors under their own names.
 std::vector<ReportValue> reportRow(const Result& result);
 
 /// "ok", or "maestro-undercount" when the evaluation's Maestro figure is impossible (Result::undercount;

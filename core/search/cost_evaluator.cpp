@@ -49,7 +49,15 @@ public:
         }
         Metrics out;
         out.runtime = m.runtimeCycles;
-        out.energy = m.energy;
+        out.energy = m.totalEnergy();
+        out.macEnergy = m.macEnergy;
+        out.l1Energy = m.l1Energy;
+        out.l2Energy = m.l2Energy;
+        out.dramEnergy = m.dramEnergy;
+        out.dramReads = m.dramReads();
+        out.dramWrites = m.dramWrites();
+        out.dramReadBytes = m.dramReadBytes();
+        out.dramWriteBytes = m.dramWriteBytes();
         out.macs = m.macs;
         out.l1Requirement = m.l1SizeReq;
         out.l2Requirement = m.l2SizeReq;

@@ -34,7 +34,11 @@ enum class Fidelity { Maestro, Corrected };
 struct Metrics
 {
     std::int64_t runtime = 0; ///< cycles
-    double energy = 0.0; ///< MAC units
+    double energy = 0.0; ///< MAC units: on-chip (MAESTRO's) and DRAM; what the energy and EDP objectives rank
+    /// The parts of `energy`: MACs, L1 and L2 accesses, DRAM transfers (cost::Metrics).
+    double macEnergy = 0.0, l1Energy = 0.0, l2Energy = 0.0, dramEnergy = 0.0;
+    /// DRAM traffic of the layer: elements read into L2 and written back, and the bytes of their blocks.
+    std::int64_t dramReads = 0, dramWrites = 0, dramReadBytes = 0, dramWriteBytes = 0;
     std::int64_t macs = 0;
     std::int64_t l1Requirement = 0; ///< elements per PE
     std::int64_t l2Requirement = 0; ///< elements

@@ -117,7 +117,9 @@ Roofline roofline(
         return std::max(ceilDiv(r.readElements, bandwidth), ceilDiv(r.writeElements, bandwidth));
     };
     r.nocCycles = transferCycles(acc.nocBandwidth);
-    r.offchipCycles = transferCycles(acc.offchipBandwidth);
+    // DRAM has one data bus: reads and writes share the off-chip bandwidth (doc/cost-model.md).
+    r.offchipCycles
+        = ceilDiv(r.readElements + r.writeElements, std::max<std::int64_t>(acc.offchipBandwidth, 1));
     r.cycles = std::max({r.computeCycles, r.nocCycles, r.offchipCycles});
     return r;
 }

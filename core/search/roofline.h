@@ -4,12 +4,15 @@
 //   roofline cycles = max(compute bound, NoC bound, off-chip bound)
 //   compute bound   = ceil(MACs / usable PEs),  usable PEs = numPes * simdLanes
 //   NoC bound       = max(ceil(compulsory reads / nocBandwidth), ceil(compulsory writes / nocBandwidth))
-//   off-chip bound  = the same over offchipBandwidth
+//   off-chip bound  = ceil((compulsory reads + compulsory writes) / offchipBandwidth)
 //   compulsory reads  = distinct elements of the tensors only read (inputs and weights), each once;
 //   compulsory writes = distinct elements of the tensors written (outputs), each once.
-// Reads and writes are bounded separately because the NoC is bidirectional, as in the paper's platforms
-// and in the MDC cost model, where a step costs max(ingress, compute, egress), not their sum (and the
-// off-chip term likewise takes the larger of the input and output transfers).
+// NoC reads and writes are bounded separately because the NoC is bidirectional, as in the paper's
+// platforms and in the MDC cost model, where a step costs max(ingress, compute, egress), not their sum.
+// DRAM has one data bus: reads and writes share the off-chip bandwidth, as in the cost model's corrected
+// fidelity, where each top-level step lasts at least its DRAM reads and writes at that bandwidth, and a
+// mapping moves at least the compulsory traffic (doc/cost-model.md, "Off-chip bandwidth"). (MAESTRO's
+// formula, kept in maestro fidelity, bounds a step by the first tile's transfer only and can go below.)
 // MACs = statement instances (one multiply-accumulate per statement per iteration; triangular loops
 // counted exactly). Bandwidths are elements per cycle, as in MAESTRO. The geometric mean of
 // runtime / roofline is the search's quality figure (paper: 1.31 on P1, 1.10 on P2).

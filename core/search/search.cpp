@@ -111,8 +111,14 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
         out.offChip = {};
         out.offChip.level3 = off.tile;
         out.offChip.level3Order = off.order;
-        for (const TensorLayout& l : off.layouts)
+        std::vector<cost::SubscriptLayout> dramLayouts;
+        for (const TensorLayout& l : off.layouts) {
             out.offChip.layouts.push_back({l.tensor, l.dimOrder});
+            dramLayouts.push_back({l.tensor, l.dimOrder});
+        }
+        // The cost model counts DRAM blocks under the off-chip solution's layouts.
+        out.problem = prepared.problem;
+        cost::setDramLayouts(out.problem, op, dramLayouts);
         out.result = searchOnChip(out.space, out.offChip, acc, constrained,
             costModelEvaluators(out.problem, acc, options.fidelity), sink, stop);
         out.result.stats.offChipAttempts = attempt;

@@ -17,7 +17,8 @@ namespace marvel::search {
 struct LayerSearchResult
 {
     SearchResult result;
-    cost::Problem problem; ///< the cost model's view of the operator
+    cost::Problem
+        problem; ///< the cost model's view of the operator, with the off-chip solution's DRAM layouts
     LayerSpace space; ///< loops, tensors and whole loops the search used
     OffChipChoice offChip; ///< level-3 tiles, order and layouts from the off-chip search
     SearchSpaceSizes sizes; ///< the paper's search-space table row

@@ -249,6 +249,7 @@ struct Simulator::Impl
     };
     std::vector<DramTensor> dram;
     std::uint32_t dramStepId = 0;
+    i64 lastStepCycles = 0, lastStepMoved = 0; ///< the last executed step of level 0: on-chip time, DRAM
     i64 dramStep(const std::vector<Box>& box, const std::vector<char>& valid, const std::vector<i64>& work);
     i64 dramFinish();
     i64 runLevel(int l, const Box& region, i64 frameOffset, i64 peBase, i64& framesOut);
@@ -698,8 +699,6 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
     std::vector<i64> idx(size_t(n), 0);
     std::vector<i64> unionIn(size_t(nt), 0), sumIn(size_t(nt), 0);
     i64 runtime = 0;
-    i64 reqIn = 0, reqOut = 0;
-    bool haveReq = false;
 
     for (i64 s = 0; s < total && !stopped; ++s) {
         {
@@ -732,7 +731,6 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
         if (allWork == 0) continue; // nothing to compute anywhere: the step is not executed
 
         const i64 dramMoved = top ? dramStep(box, valid, work) : 0;
-        (void)dramMoved;
         const i64 frameHere = frameOffset + framesOut;
         const bool wantFrame = innermost && frameAt(frameHere) != nullptr;
         Frame* frame = wantFrame ? frameAt(frameHere) : nullptr;
@@ -853,13 +851,12 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
         const i64 din = delay(allIn), dout = delay(out);
         i64 t = s == 0 ? comp + din : std::max({dout, comp, din});
         if (top) {
-            if (!haveReq) { // double-buffered first tiles from DRAM bound every step (cost model §5.3)
-                reqIn = 2 * allIn;
-                reqOut = 2 * out;
-                haveReq = true;
-            }
+            // The step's DRAM traffic at the off-chip bandwidth, overlapped with its on-chip time (see
+            // "DRAM" in simulator.h); the last step's also takes the final write-back (run()).
             const i64 off = acc.offchipBandwidth;
-            t = std::max({(reqIn / off) / 2, t, (reqOut / off) / 2});
+            lastStepCycles = t;
+            lastStepMoved = dramMoved;
+            t = std::max(t, (dramMoved + off - 1) / off);
             for (int k = 0; k < nInputs; ++k)
                 totals.tensors[size_t(k)].l2Reads += unionIn[size_t(k)];
             totals.tensors[size_t(nt - 1)].l2Writes += out;
@@ -893,7 +890,7 @@ Totals Simulator::Impl::run(const FrameSink& s, i64 firstFrame, i64 frameCount, 
 {
     totals = Totals{};
     for (const auto& t : tensors)
-        totals.tensors.push_back(TensorTotals{t.name, t.output});
+        totals.tensors.push_back(TensorTotals{t.name, t.output, t.elements});
     dramStepId = 0;
     for (size_t t = 0; t < tensors.size(); ++t) {
         dram[t].stamp.assign(size_t(tensors[t].elements), 0);
@@ -913,7 +910,11 @@ Totals Simulator::Impl::run(const FrameSink& s, i64 firstFrame, i64 frameCount, 
         region[size_t(dmn)] = Range{0, size0[size_t(dmn)]};
     i64 frames = 0;
     totals.runtimeCycles = runLevel(0, region, 0, 0, frames);
-    if (!stopped) dramFinish();
+    if (!stopped && dramStepId > 0) {
+        const i64 off = acc.offchipBandwidth, written = dramFinish();
+        totals.runtimeCycles += std::max(lastStepCycles, (lastStepMoved + written + off - 1) / off)
+            - std::max(lastStepCycles, (lastStepMoved + off - 1) / off);
+    }
     if (sink) flushBefore(std::numeric_limits<i64>::max());
     totals.frames = frames;
     totals.peSteps = frames * lay.pes;
@@ -963,6 +964,28 @@ std::vector<Frame> Simulator::frames(std::int64_t first, std::int64_t count)
         },
         first, count, {});
     return out;
+}
+
+Energy energyOf(const Totals& totals, const arch::Accelerator& acc)
+{
+    const double executed = double(totals.macs + totals.recomputedMacs);
+    double l1 = 0.0, l2 = 0.0, dram = 0.0;
+    for (const TensorTotals& t : totals.tensors) {
+        if (t.output) {
+            l1 += 2.0 * executed;
+            l2 += double(t.l2Writes + t.elements);
+        } else {
+            l1 += double(t.l1Writes) + executed;
+            l2 += double(t.l2Reads + t.elements);
+        }
+        dram += double(t.dramReads + t.dramWrites);
+    }
+    Energy e;
+    e.mac = acc.energy.mac * executed;
+    e.l1 = acc.energy.l1Access * l1;
+    e.l2 = acc.energy.l2Access * l2;
+    e.dram = acc.energy.dramAccess * dram;
+    return e;
 }
 
 Totals simulate(const cost::Problem& problem, const mdc::Dataflow& dataflow, const arch::Accelerator& acc,

@@ -21,8 +21,9 @@
 // * Timing is the cost model's: per step ingress = NoC delay of the elements sent, egress = NoC delay of
 //   the partial sums returned, compute = the slowest sub-unit (ceil(MACs / SIMD lanes) for a PE, the
 //   child level's whole runtime for a cluster); the first step costs ingress + compute, the others
-//   max(ingress, compute, egress); level 0 also waits for the off-chip transfer of its double-buffered
-//   first tiles.
+//   max(ingress, compute, egress); a step of level 0 also lasts at least its DRAM transfer (below) at the
+//   off-chip bandwidth, ceil(elements moved / offchip_bandwidth), the last step's including the final
+//   write-back (the cost model's corrected fidelity, doc/cost-model.md, "Off-chip bandwidth").
 // * DRAM: at each executed step of level 0 the L2 holds, per tensor, the product over its dimensions of
 //   the ranges its sub-units hold (input-class tensors: the sub-units with a tile; the output: those that
 //   compute). An element it holds that the previous executed step did not is read from DRAM, except an
@@ -127,6 +128,7 @@ struct TensorTotals
 {
     std::string name;
     bool output = false;
+    std::int64_t elements = 0; ///< the tensor's index space
     std::int64_t l2Reads = 0; ///< input-class: elements sent from L2 over the top NoC (multicast once)
     std::int64_t l1Writes = 0; ///< input: elements written into PE L1s; output: partial sums (MACs done)
     std::int64_t l2Writes = 0; ///< output: partial sums returned to L2 over the top NoC
@@ -202,6 +204,18 @@ struct ShrunkenLayer
 /// nullopt when the mapping is invalid for another reason or even the smallest copy does not fit.
 std::optional<ShrunkenLayer> shrunkenCopy(const cost::Problem& problem, const mdc::Dataflow& dataflow,
     const arch::Accelerator& acc, Limits limits = {});
+
+/// Energy of a simulated layer in MAC-energy units, by the cost model's rules (corrected fidelity) from the
+/// simulator's counts: MACs executed (recomputed ones included); L1: per input-class tensor its L1 writes
+/// and one read per MAC, the output one read and one write per MAC; L2: per input-class tensor its L2 reads
+/// and one write per element (the fill), the output its L2 writes and one read per element; DRAM: every
+/// element read or written, at the accelerator's energy.dram_access.
+struct Energy
+{
+    double mac = 0.0, l1 = 0.0, l2 = 0.0, dram = 0.0;
+    double total() const { return mac + l1 + l2 + dram; }
+};
+Energy energyOf(const Totals& totals, const arch::Accelerator& acc);
 
 /// Convenience: the totals of one mapped layer, every frame to `sink`.
 Totals simulate(const cost::Problem& problem, const mdc::Dataflow& dataflow, const arch::Accelerator& acc,

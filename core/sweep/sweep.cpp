@@ -241,11 +241,11 @@ std::optional<std::size_t> Grid::indexOf(const Parameters& parameters) const
 std::string csvHeader()
 {
     return "pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,"
-           "roofline_cycles,status";
+           "roofline_cycles,dram_bytes,dram_energy,status";
 }
 
 namespace {
-constexpr std::size_t kColumns = 14;
+constexpr std::size_t kColumns = 16;
 } // namespace
 
 std::string formatRow(const PointResult& row)
@@ -259,7 +259,9 @@ std::string formatRow(const PointResult& row)
         out += ",,,";
     out += exactNumber(row.area) + ',' + exactNumber(row.power) + ',';
     out += row.ok ? exactNumber(row.utilization) : std::string();
-    out += ',' + std::to_string(row.roofline) + ',' + csvField(row.status);
+    out += ',' + std::to_string(row.roofline) + ',';
+    out += row.ok ? std::to_string(row.dramBytes) + ',' + exactNumber(row.dramEnergy) : std::string(",");
+    out += ',' + csvField(row.status);
     return out;
 }
 
@@ -282,15 +284,16 @@ std::optional<PointResult> parseRow(std::string_view line, const Grid& grid)
     const std::optional<std::size_t> index = grid.indexOf(r.parameters);
     if (!index) return std::nullopt;
     r.index = *index;
-    r.status = f[13];
+    r.status = f[15];
     r.ok = r.status == "ok";
     if (r.status.empty()) return std::nullopt;
     if (!real(f[9], r.area) || !real(f[10], r.power) || !integer(f[12], r.roofline)) return std::nullopt;
     if (r.ok) {
         if (!integer(f[6], r.runtime) || !real(f[7], r.energy) || !real(f[8], r.edp)
-            || !real(f[11], r.utilization))
+            || !real(f[11], r.utilization) || !integer(f[13], r.dramBytes) || !real(f[14], r.dramEnergy))
             return std::nullopt;
-    } else if (!f[6].empty() || !f[7].empty() || !f[8].empty() || !f[11].empty()) {
+    } else if (!f[6].empty() || !f[7].empty() || !f[8].empty() || !f[11].empty() || !f[13].empty()
+        || !f[14].empty()) {
         return std::nullopt;
     }
     return r;
@@ -356,11 +359,13 @@ std::string paretoCsv(const DesignFronts& fronts)
 
 std::string formatLayerOutcome(const LayerOutcome& o)
 {
-    char energy[64], busy[64];
+    char energy[64], busy[64], dram[64];
     const auto e = std::to_chars(energy, energy + sizeof energy, o.energy, std::chars_format::hex);
     const auto b = std::to_chars(busy, busy + sizeof busy, o.busy, std::chars_format::hex);
+    const auto d = std::to_chars(dram, dram + sizeof dram, o.dramEnergy, std::chars_format::hex);
     return std::string(o.ok ? "1 " : "0 ") + std::to_string(o.runtime) + ' ' + std::string(energy, e.ptr)
-        + ' ' + std::string(busy, b.ptr) + ' ' + o.status;
+        + ' ' + std::string(busy, b.ptr) + ' ' + std::to_string(o.dramBytes) + ' ' + std::string(dram, d.ptr)
+        + ' ' + o.status;
 }
 
 std::optional<LayerOutcome> parseLayerOutcome(std::string_view text)
@@ -373,15 +378,17 @@ std::optional<LayerOutcome> parseLayerOutcome(std::string_view text)
         text.remove_prefix(space + 1);
         return f;
     };
-    const std::optional<std::string_view> ok = field(), runtime = field(), energy = field(), busy = field();
-    if (!busy || (*ok != "0" && *ok != "1")) return std::nullopt;
+    const std::optional<std::string_view> ok = field(), runtime = field(), energy = field(), busy = field(),
+                                          dramBytes = field(), dramEnergy = field();
+    if (!dramEnergy || (*ok != "0" && *ok != "1")) return std::nullopt;
     o.ok = *ok == "1";
     auto whole = [](std::string_view f, auto& value, auto... format) {
         const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), value, format...);
         return !f.empty() && ec == std::errc() && end == f.data() + f.size();
     };
     if (!whole(*runtime, o.runtime) || !whole(*energy, o.energy, std::chars_format::hex)
-        || !whole(*busy, o.busy, std::chars_format::hex))
+        || !whole(*busy, o.busy, std::chars_format::hex) || !whole(*dramBytes, o.dramBytes)
+        || !whole(*dramEnergy, o.dramEnergy, std::chars_format::hex))
         return std::nullopt;
     o.status = std::string(text);
     return o;
@@ -460,6 +467,8 @@ std::optional<LayerOutcome> Sweeper::evaluateLayer(
     out.runtime = best->metrics.runtime * l.layer.repeat;
     out.energy = best->metrics.energy * l.layer.repeat;
     out.busy = best->metrics.utilization * static_cast<double>(best->metrics.runtime) * l.layer.repeat;
+    out.dramBytes = (best->metrics.dramReadBytes + best->metrics.dramWriteBytes) * l.layer.repeat;
+    out.dramEnergy = best->metrics.dramEnergy * l.layer.repeat;
     return out;
 }
 
@@ -475,8 +484,8 @@ PointResult Sweeper::combine(std::size_t index, const std::vector<LayerOutcome>&
     r.power = ap.power;
     for (const Layer& l : m_layers)
         r.roofline += search::roofline(l.nest, l.layer.op.sizes, acc).cycles * l.layer.repeat;
-    std::int64_t runtime = 0;
-    double energy = 0.0, busy = 0.0;
+    std::int64_t runtime = 0, dramBytes = 0;
+    double energy = 0.0, busy = 0.0, dramEnergy = 0.0;
     for (const LayerOutcome& o : layers) {
         if (!o.ok) {
             r.status = o.status;
@@ -486,12 +495,16 @@ PointResult Sweeper::combine(std::size_t index, const std::vector<LayerOutcome>&
         runtime += o.runtime;
         energy += o.energy;
         busy += o.busy;
+        dramBytes += o.dramBytes;
+        dramEnergy += o.dramEnergy;
     }
     r.ok = true;
     r.runtime = runtime;
     r.energy = energy;
     r.edp = static_cast<double>(runtime) * energy;
     r.utilization = runtime > 0 ? busy / static_cast<double>(runtime) : 0.0;
+    r.dramBytes = dramBytes;
+    r.dramEnergy = dramEnergy;
     return r;
 }
 

@@ -104,11 +104,15 @@ struct PointResult
     double area = 0.0; ///< of the design (capacities), see the file comment
     double power = 0.0;
     std::int64_t roofline = 0; ///< cycles, layers times their repeat
+    /// DRAM traffic of the chosen mappings (read and written, bytes of the DRAM blocks moved) and its part
+    /// of `energy`, layers times their repeat.
+    std::int64_t dramBytes = 0;
+    double dramEnergy = 0.0;
     std::string status = "ok"; ///< "ok" or why the point failed ("LAYER: ...")
 };
 
 /// `pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,
-/// roofline_cycles,status`.
+/// roofline_cycles,dram_bytes,dram_energy,status`.
 std::string csvHeader();
 /// One line without its line break; numbers read back exactly.
 std::string formatRow(const PointResult& row);
@@ -144,9 +148,12 @@ struct LayerOutcome
     std::int64_t runtime = 0; ///< cycles
     double energy = 0.0;
     double busy = 0.0; ///< utilization x runtime: busy PE-cycles over all PEs
+    std::int64_t dramBytes = 0;
+    double dramEnergy = 0.0;
     std::string status; ///< "LAYER: why" when not ok, one line
 };
-/// `ok runtime energy busy status` with the numbers exact (hexadecimal floating point), for messages.
+/// `ok runtime energy busy dram_bytes dram_energy status` with the numbers exact (hexadecimal floating
+/// point), for messages.
 std::string formatLayerOutcome(const LayerOutcome& outcome);
 /// The outcome `text` holds; nullopt when it is not one formatLayerOutcome wrote.
 std::optional<LayerOutcome> parseLayerOutcome(std::string_view text);

@@ -181,6 +181,27 @@ private slots:
         selected["layer"] = layer["name"];
         p["selected_mapping"] = selected;
         writeProject(dir.filePath("selected.json"), p);
+        // The same numbers but the DRAM bytes: the project counts them under the mapping's DRAM layouts,
+        // which a MAESTRO file cannot express (it is read row-major).
+        auto withoutBytes = [](const QString& out, const char* format) {
+            QList<QStringList> rows;
+            const bool table = QString(format) == "table";
+            for (const QString& line : out.split('\n', Qt::SkipEmptyParts))
+                rows.push_back(table ? line.split(' ', Qt::SkipEmptyParts) : line.split(','));
+            QList<int> bytes;
+            for (int c = 0; c < rows.value(0).size(); ++c)
+                if (rows[0][c].endsWith("_bytes")) bytes.prepend(c);
+            for (QStringList& r : rows)
+                for (int c : bytes)
+                    if (c < r.size()) r.removeAt(c);
+            return rows;
+        };
+        auto jsonWithoutBytes = [](const QString& out) {
+            QJsonObject o = QJsonDocument::fromJson(out.toUtf8()).array().at(0).toObject();
+            for (const QString& key : o.keys())
+                if (key.endsWith("_bytes")) o.remove(key);
+            return o;
+        };
         for (const char* format : {"json", "csv", "table"}) {
             const auto byProject
                 = runMarvel({"evaluate", "--project", dir.filePath("selected.json"), "--format", format});
@@ -188,7 +209,11 @@ private slots:
             const auto byFile
                 = runMarvel({"evaluate", "--hw", kP1, "--mapping", mdcPath, "--format", format});
             QVERIFY2(byFile.exitCode == 0, qPrintable(byFile.err));
-            QCOMPARE(byProject.out, byFile.out);
+            if (QString(format) == "json") {
+                QCOMPARE(jsonWithoutBytes(byProject.out), jsonWithoutBytes(byFile.out));
+            } else {
+                QCOMPARE(withoutBytes(byProject.out, format), withoutBytes(byFile.out, format));
+            }
         }
         const auto eval
             = runMarvel({"evaluate", "--project", dir.filePath("selected.json"), "--format", "json"});
@@ -196,8 +221,14 @@ private slots:
         QCOMPARE(row["layer_name"].toString(), QString("smallconv"));
         QCOMPARE(row["num_macs"].toInteger(), layer["macs"].toInteger());
         QCOMPARE(row["runtime_cycles"].toInteger(), layer["runtime_cycles"].toInteger());
-        QVERIFY(qAbs(row["scr_total_energy_macu"].toDouble() - layer["energy"].toDouble())
+        QVERIFY(qAbs(row["total_energy_macu"].toDouble() - layer["energy"].toDouble())
             <= 1e-9 * layer["energy"].toDouble());
+        // The DRAM traffic the search reported, bytes under its layouts included.
+        const QJsonObject dram = layer["dram"].toObject();
+        QCOMPARE(row["dram_reads"].toInteger(), dram["reads"].toInteger());
+        QCOMPARE(row["dram_writes"].toInteger(), dram["writes"].toInteger());
+        QCOMPARE(row["dram_read_bytes"].toInteger(), dram["read_bytes"].toInteger());
+        QCOMPARE(row["dram_write_bytes"].toInteger(), dram["write_bytes"].toInteger());
 
         // The layer name may be left out when the workload has one layer; --fidelity overrides.
         selected.remove("layer");
@@ -212,7 +243,7 @@ private slots:
         QVERIFY2(corrected.exitCode == 0, qPrintable(corrected.err));
         const auto correctedFile = runMarvel(
             {"evaluate", "--hw", kP1, "--mapping", mdcPath, "--format", "json", "--fidelity", "corrected"});
-        QCOMPARE(corrected.out, correctedFile.out);
+        QCOMPARE(jsonWithoutBytes(corrected.out), jsonWithoutBytes(correctedFile.out));
     }
 
     void sampleProjectsRun()

@@ -56,8 +56,11 @@ void checkExportReadsBack(const QString& mdcPath, const QJsonObject& layer, QJso
     const QJsonObject r = rows.at(0).toObject();
     QCOMPARE(r["num_macs"].toInteger(), layer["macs"].toInteger());
     QCOMPARE(r["runtime_cycles"].toInteger(), layer["runtime_cycles"].toInteger());
-    QVERIFY(qAbs(r["scr_total_energy_macu"].toDouble() - layer["energy"].toDouble())
+    QVERIFY(qAbs(r["total_energy_macu"].toDouble() - layer["energy"].toDouble())
         <= 1e-9 * layer["energy"].toDouble());
+    // The DRAM elements too (the bytes follow layouts, which a MAESTRO file cannot hold).
+    QCOMPARE(r["dram_reads"].toInteger(), layer["dram"].toObject()["reads"].toInteger());
+    QCOMPARE(r["dram_writes"].toInteger(), layer["dram"].toObject()["writes"].toInteger());
     if (row) *row = r;
 }
 
@@ -117,7 +120,11 @@ QList<QStringList> csvRows(const QString& path)
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return {};
     QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
-    if (lines.isEmpty() || lines.takeFirst() != "layer,runtime_cycles,energy,edp,utilization") return {};
+    if (lines.isEmpty()
+        || lines.takeFirst()
+            != "layer,runtime_cycles,energy,edp,utilization,mac_energy,l1_energy,l2_energy,dram_energy,"
+               "dram_reads,dram_writes,dram_read_bytes,dram_write_bytes")
+        return {};
     QList<QStringList> rows;
     for (const QString& line : lines)
         rows.push_back(line.split(','));
@@ -324,12 +331,22 @@ private slots:
         QCOMPARE(rows.size(), front.size());
         for (int i = 0; i < rows.size(); ++i) {
             const QJsonObject p = front.at(i).toObject();
-            QCOMPARE(rows[i].size(), 5);
+            QCOMPARE(rows[i].size(), 13);
             QCOMPARE(rows[i][0], QString("smallconv"));
             QCOMPARE(rows[i][1].toLongLong(), p["runtime_cycles"].toInteger());
             QCOMPARE(rows[i][2].toDouble(), p["energy"].toDouble());
             QCOMPARE(rows[i][3].toDouble(), p["edp"].toDouble());
             QCOMPARE(rows[i][4].toDouble(), p["utilization"].toDouble());
+            // The energy's parts add up to it; P1 charges no DRAM energy, but the traffic is there.
+            const QJsonObject parts = p["energy_parts"].toObject();
+            QCOMPARE(rows[i][5].toDouble(), parts["mac"].toDouble());
+            QCOMPARE(rows[i][8].toDouble(), 0.0);
+            QVERIFY(qAbs(rows[i][5].toDouble() + rows[i][6].toDouble() + rows[i][7].toDouble()
+                        + rows[i][8].toDouble() - rows[i][2].toDouble())
+                <= 1e-9 * rows[i][2].toDouble());
+            QCOMPARE(rows[i][9].toLongLong(), p["dram"].toObject()["reads"].toInteger());
+            QVERIFY(rows[i][9].toLongLong() > 0 && rows[i][10].toLongLong() > 0);
+            QCOMPARE(rows[i][12].toLongLong(), p["dram"].toObject()["write_bytes"].toInteger());
         }
         QVERIFY(!QFile::exists(csvPath + ".tmp"));
     }

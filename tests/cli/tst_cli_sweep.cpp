@@ -67,7 +67,7 @@ private slots:
         const QByteArray csv = readAll(out);
         QVERIFY(csv.startsWith(
             "pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,"
-            "utilization,roofline_cycles,status\n"));
+            "utilization,roofline_cycles,dram_bytes,dram_energy,status\n"));
         const QList<QStringList> rows = rowsOf(csv);
         // pes outermost, both ascending, whatever the order of the --vary arguments.
         const QList<QPair<int, int>> grid = {{2, 1}, {2, 4}, {4, 1}, {4, 4}, {8, 1}, {8, 4}};
@@ -77,14 +77,14 @@ private slots:
         const QJsonObject baseJson = QJsonDocument::fromJson(base.readAll()).object();
         for (int i = 0; i < rows.size(); ++i) {
             const QStringList& row = rows[i];
-            QCOMPARE(row.size(), 14);
+            QCOMPARE(row.size(), 16);
             QCOMPARE(row[0].toInt(), grid[i].first);
             QCOMPARE(row[4].toInt(), grid[i].second);
             QCOMPARE(row[1], QString("1")); // the base's simd, l1, l2, offchip_bw
             QCOMPARE(row[2], QString("64"));
             QCOMPARE(row[3], QString("1024"));
             QCOMPARE(row[5], QString("1000000"));
-            QCOMPARE(row[13], QString("ok"));
+            QCOMPARE(row[15], QString("ok"));
             // The same accelerator searched on its own.
             QJsonObject acc = baseJson;
             acc["num_pes"] = grid[i].first;
@@ -99,6 +99,11 @@ private slots:
             QCOMPARE(row[7].toDouble(), layer["energy"].toDouble());
             QCOMPARE(row[8].toDouble(), layer["edp"].toDouble());
             QCOMPARE(row[12].toLongLong(), layer["roofline_cycles"].toInteger());
+            // The chosen mapping's DRAM bytes and DRAM energy (the base charges none).
+            const QJsonObject dram = layer["dram"].toObject();
+            QCOMPARE(row[13].toLongLong(), dram["read_bytes"].toInteger() + dram["write_bytes"].toInteger());
+            QVERIFY(row[13].toLongLong() > 0);
+            QCOMPARE(row[14].toDouble(), layer["energy_parts"].toObject()["dram"].toDouble());
         }
     }
 

@@ -80,6 +80,9 @@ private slots:
                                              << "energy.mac: must be a non-negative number (got -1)";
         QTest::newRow("negative L2 energy") << Mutate([](Accelerator& a) { a.energy.l2Access = -0.5; })
                                             << "energy.l2_access: must be a non-negative number (got -0.5)";
+        QTest::newRow("negative DRAM energy")
+            << Mutate([](Accelerator& a) { a.energy.dramAccess = -200; })
+            << "energy.dram_access: must be a non-negative number (got -200)";
     }
     void validationNamesTheField()
     {
@@ -117,7 +120,7 @@ private slots:
         a.simdLanes = 4;
         a.multicast = false;
         a.spatialReduction = false;
-        a.energy = {0.5, 2.25, 30.125, 0.001};
+        a.energy = {0.5, 2.25, 30.125, 0.001, 210.5};
         const Accelerator b
             = marvel::arch::readAcceleratorJson(marvel::arch::writeAcceleratorJson(a), "x.json");
         QVERIFY(marvel::arch::sameParameters(a, b));
@@ -125,6 +128,9 @@ private slots:
         // sameParameters must notice a difference, or the round trip above proves nothing.
         Accelerator c = b;
         c.energy.l1Access = 2.0;
+        QVERIFY(!marvel::arch::sameParameters(a, c));
+        c = b;
+        c.energy.dramAccess = 200.0;
         QVERIFY(!marvel::arch::sameParameters(a, c));
     }
 
@@ -138,6 +144,7 @@ private slots:
         QCOMPARE(a.l2Bytes, 110592);
         QCOMPARE(a.nocLatency, 1);
         QCOMPARE(a.energy.l2Access, 18.61);
+        QCOMPARE(a.energy.dramAccess, 0.0); // MAESTRO charges no DRAM energy
         QVERIFY(a.multicast);
     }
 

@@ -82,7 +82,7 @@ Project fullProject()
     a.simdLanes = 4;
     a.multicast = false;
     a.spatialReduction = false;
-    a.energy = {0.5, 2.25, 30.125, 0.001};
+    a.energy = {0.5, 2.25, 30.125, 0.001, 210.5};
     marvel::search::SearchOptions& s = p.search;
     s.objective = marvel::search::Objective::Edp;
     s.fidelity = marvel::search::Fidelity::Corrected;

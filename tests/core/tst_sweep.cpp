@@ -245,6 +245,8 @@ private slots:
         ok.area = 7007.6142422;
         ok.power = 6.8055752;
         ok.roofline = 24;
+        ok.dramBytes = 987654321;
+        ok.dramEnergy = 0.1 + 0.7;
         const std::string line = sweep::formatRow(ok);
         QCOMPARE(line.substr(0, 23), std::string("4,1,64,1024,4,1000000,1"));
         const std::optional<sweep::PointResult> back = sweep::parseRow(line, grid);
@@ -254,6 +256,8 @@ private slots:
         QCOMPARE(back->edp, 1e300 / 3);
         QCOMPARE(back->utilization, 2.0 / 3.0);
         QCOMPARE(back->runtime, std::int64_t(123456789012));
+        QCOMPARE(back->dramBytes, std::int64_t(987654321));
+        QCOMPARE(back->dramEnergy, 0.1 + 0.7);
         QCOMPARE(sweep::formatRow(*back), line);
 
         sweep::PointResult failed = ok;
@@ -264,7 +268,7 @@ private slots:
         const std::string failedLine = sweep::formatRow(failed);
         // The metrics of a failed point are empty; the status is one quoted field.
         QCOMPARE(failedLine,
-            std::string("2,1,64,1024,4,1000000,,,,7007.6142422,6.8055752,,24,\"conv: no mapping fits, "
+            std::string("2,1,64,1024,4,1000000,,,,7007.6142422,6.8055752,,24,,,\"conv: no mapping fits, "
                         "\"\"really\"\"\""));
         const std::optional<sweep::PointResult> failedBack = sweep::parseRow(failedLine, grid);
         QVERIFY(failedBack);
@@ -277,7 +281,7 @@ private slots:
         QVERIFY(!sweep::parseRow("8" + line.substr(1), grid));
         QVERIFY(!sweep::parseRow(sweep::csvHeader(), grid));
         const std::string header = sweep::csvHeader();
-        QCOMPARE(std::count(header.begin(), header.end(), ','), 13);
+        QCOMPARE(std::count(header.begin(), header.end(), ','), 15);
     }
 
     void paretoFronts()
@@ -413,6 +417,8 @@ private slots:
                 QVERIFY(back);
                 QCOMPARE(back->energy, o->energy); // bit for bit
                 QCOMPARE(back->busy, o->busy);
+                QCOMPARE(back->dramBytes, o->dramBytes);
+                QCOMPARE(back->dramEnergy, o->dramEnergy);
                 QCOMPARE(back->status, o->status);
                 layers.insert(layers.begin(), *back);
             }
