@@ -72,7 +72,9 @@ private slots:
         QVERIFY2(one.json.contains("\"pareto\""), qPrintable(one.json.left(500)));
         QVERIFY(one.json.contains("\"elapsed_seconds\": <time>"));
         QVERIFY(one.mdc.startsWith("Network "));
-        QVERIFY(one.pareto.startsWith("layer,runtime_cycles,energy,edp,utilization\n"));
+        QVERIFY(one.pareto.startsWith(
+            "layer,runtime_cycles,energy,edp,utilization,mac_energy,l1_energy,l2_energy,"
+            "dram_energy,dram_reads,dram_writes,dram_read_bytes,dram_write_bytes\n"));
         for (const auto& [threads, run] : {std::pair{2, 0}, std::pair{4, 0}, std::pair{4, 1}}) {
             const Outputs other = search(workload, objective, threads,
                 tag + "-t" + QString::number(threads) + "-" + QString::number(run));
