@@ -1,5 +1,6 @@
 // `marvel simulate` end to end: JSON totals of the spec's worked example 1, frames, and exit 2 with the
 // file and position or field on bad input.
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include <QFile>
@@ -58,6 +59,21 @@ private slots:
         QCOMPARE(l["tensors"]["input"]["l1_writes"].get<long long>(), 576LL);
         QCOMPARE(l["tensors"]["filter"]["l2_reads"].get<long long>(), 72LL);
         QCOMPARE(l["tensors"]["output"]["l2_writes"].get<long long>(), 128LL);
+        // DRAM over the 32 steps (one level: its steps are the L2 tiles). Per channel the 3x3 input tile
+        // slides along X (3 new elements a step) and restarts each row (9): 2 x 4 x (9 + 3 x 3) = 144; the
+        // filter's 4x3x3 tile changes with C: 72; the output's 4 elements change every step: written 32 x 4,
+        // and the second channel's pass reads the first's partial sums back: 16 x 4.
+        QCOMPARE(l["tensors"]["input"]["dram_reads"].get<long long>(), 144LL);
+        QCOMPARE(l["tensors"]["filter"]["dram_reads"].get<long long>(), 72LL);
+        QCOMPARE(l["tensors"]["output"]["dram_reads"].get<long long>(), 64LL);
+        QCOMPARE(l["tensors"]["output"]["dram_writes"].get<long long>(), 128LL);
+        // Energy with its parts; a MAESTRO hardware file charges no DRAM energy.
+        const auto& parts = l["energy_parts"];
+        QCOMPARE(parts["dram"].get<double>(), 0.0);
+        QCOMPARE(parts["mac"].get<double>(), 1152.0);
+        QVERIFY(std::abs(parts["mac"].get<double>() + parts["l1"].get<double>() + parts["l2"].get<double>()
+                    - l["energy"].get<double>())
+            < 1e-9 * l["energy"].get<double>());
         QVERIFY(!l.contains("frames"));
     }
 
