@@ -52,6 +52,7 @@ std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options)
     if (args.has("no-l2-check")) options.l2Capacity = false;
     if (args.has("no-bound-skipping")) options.boundSkipping = false;
     if (args.has("exhaustive")) options.exhaustive = true;
+    if (args.has("no-refine")) options.refine = false;
     if (args.has("genetic-evaluations")) {
         auto n = args.integer("genetic-evaluations", 1, 1'000'000'000);
         if (!n) return args.error();
@@ -379,6 +380,7 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
         // Mappings whose figure no execution can have (status maestro-undercount in `marvel evaluate`):
         // refused, never ranked (doc/search.md, "Impossible figures").
         j["maestro_undercount_refused"] = l.search.result.stats.impossibleFigures;
+        j["refined"] = l.search.result.stats.refined;
         j["repeat"] = l.layer.repeat;
         j["search_space"] = sizesJson(l.search);
         if (!l.convForm.empty()) j["conv_form"] = l.convForm;

@@ -63,7 +63,7 @@ void readSearch(const json& object, const std::string& file, search::SearchOptio
 {
     JsonFields fields(object, file, "search.");
     fields.rejectUnknown({"objective", "fidelity", "pe_util_bound", "divisors_only", "l1_check", "l2_check",
-        "bound_skipping", "threads"});
+        "bound_skipping", "threads", "refine"});
     std::string objective;
     if (fields.member("objective")) {
         fields.string("objective", objective);
@@ -95,6 +95,7 @@ void readSearch(const json& object, const std::string& file, search::SearchOptio
     fields.boolean("l1_check", out.l1Capacity);
     fields.boolean("l2_check", out.l2Capacity);
     fields.boolean("bound_skipping", out.boundSkipping);
+    fields.boolean("refine", out.refine);
     std::int64_t threads = out.threads;
     fields.integer("threads", threads);
     if (threads < 0 || threads > std::int64_t(kMaxThreads))
@@ -234,6 +235,7 @@ std::string writeProject(const Project& project)
     settings["l1_check"] = s.l1Capacity;
     settings["l2_check"] = s.l2Capacity;
     settings["bound_skipping"] = s.boundSkipping;
+    settings["refine"] = s.refine;
     settings["threads"] = s.threads;
     j["search"] = std::move(settings);
     if (project.selectedMapping) {

@@ -28,6 +28,8 @@
 //     "l1_check": true,                     the cost model's L1 requirement must fit in L1
 //     "l2_check": true,                     the cost model's L2 requirement must fit in L2
 //     "bound_skipping": true,               skip candidates an exact lower bound rules out
+//     "refine": true,                       the genetic search and local moves after the decoupled
+//                                           search (false: the paper's search alone)
 //     "threads": 0}                         integer in [0, 1024], 0: every core
 //   "selected_mapping": {                   optional: the mapping the user picked, in the JSON form of
 //                                           mapping::toJson (core/mapping/loop_nest_mapping.h):

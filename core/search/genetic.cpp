@@ -71,6 +71,7 @@ public:
         , m_stop(std::move(stop))
         , m_pool(space, acc, options, evaluators, sink)
         , m_random(options.genetic.seed)
+        , m_maestro(options.fidelity == Fidelity::Maestro)
     {
         for (std::size_t i = 0; i < space.loops.size(); ++i) {
             if (space.loops[i].extent < 2) continue;
@@ -113,6 +114,7 @@ private:
     std::stop_token m_stop;
     MappingPool m_pool;
     Random m_random;
+    bool m_maestro;
     std::vector<int> m_outer; ///< loops that may spread over the clusters (not whole, extent > 1)
     std::vector<int> m_inner; ///< loops that may spread inside a cluster (extent > 1)
     Clock::time_point m_start, m_lastProgress;
@@ -189,6 +191,12 @@ void Genetic::repair(Genome& g) const
         g.tile1[i] = std::clamp<std::int64_t>(g.tile1[i], 1, g.tile0[i]);
     }
     g.cluster = std::clamp<std::int64_t>(g.cluster, 1, std::max<std::int64_t>(1, m_acc.numPes));
+    if (m_maestro)
+        // MAESTRO counts a strided window's output rows exactly only when level 0 maps them one at a
+        // time (the decoupled search's row loops, search.cpp): one row per cluster (the level-0 tile of
+        // the loop spread over the clusters), else tiles of one row.
+        for (std::size_t i = 0; i < n; ++i)
+            if (m_space.loops[i].windowStride > 1) g.tile0[i] = g.tile1[i] = 1;
     if (g.par1 == g.par0) {
         // Two levels cannot spread the same loop: the inner level takes another one, if any.
         g.par1 = -1;

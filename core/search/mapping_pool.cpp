@@ -15,6 +15,23 @@ MappingPool::MappingPool(const LayerSpace& space, const arch::Accelerator& acc, 
     , m_sink(sink)
 {
     m_stats.minL1Bytes = m_stats.minL2Bytes = -1;
+    std::vector<std::int64_t> whole;
+    for (const mapping::MappedLoop& l : space.loops)
+        whole.push_back(l.extent);
+    std::map<std::string, std::pair<std::int64_t, bool>> byName; // largest reference, written
+    for (const SpaceTensor& t : space.tensors) {
+        auto& [elements, written] = byName[t.name];
+        elements = std::max(elements, space.footprint(t, whole));
+        written = written || t.written;
+    }
+    std::int64_t reads = 0, writes = 0;
+    for (const auto& [name, e] : byName)
+        (e.second ? writes : reads) += e.first;
+    auto cycles = [&](std::int64_t bandwidth) {
+        if (bandwidth <= 0) return std::int64_t{0};
+        return std::max((reads + bandwidth - 1) / bandwidth, (writes + bandwidth - 1) / bandwidth);
+    };
+    m_transferFloor = std::max(cycles(acc.nocBandwidth), cycles(acc.offchipBandwidth));
 }
 
 std::size_t MappingPool::KeyHash::operator()(const Key& k) const
@@ -68,12 +85,15 @@ MappingPool::Outcome MappingPool::evaluateOne(
         out.impossible = evaluator.lastImpossible();
         return out;
     }
-    // No mapping runs faster than its MACs over the PEs it keeps busy: a lower figure is a quirk of
-    // MAESTRO's accounting (issue 22), which a search proposing its own mappings finds all too easily.
-    // The evaluator already refuses such figures by the cost model's count of busy PEs
-    // (cost_evaluator.cpp); this checks them against the loop nest's own count as well.
+    // No mapping runs faster than its MACs over the PEs it keeps busy, nor than its compulsory traffic
+    // over the NoC: a lower figure is a quirk of MAESTRO's accounting (issue 22; depth-wise layers in
+    // maestro fidelity came out below their NoC bound), which a search proposing its own mappings finds
+    // all too easily. The evaluator already refuses figures below the compute bound by the cost model's
+    // count of busy PEs (cost_evaluator.cpp); this checks them against the loop nest's own count and the
+    // transfer bound as well.
     const std::int64_t pes = std::min<std::int64_t>(std::max<std::int64_t>(1, m.activePes()), m_acc.numPes);
-    if (metrics->runtime < runtimeLowerBound(m_space.macs, pes, m_acc.simdLanes)) {
+    if (metrics->runtime < runtimeLowerBound(m_space.macs, pes, m_acc.simdLanes)
+        || metrics->runtime < m_transferFloor) {
         out.impossible = true;
         return out;
     }

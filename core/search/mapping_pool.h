@@ -2,8 +2,9 @@
 // Batches of complete loop-nest mappings evaluated with the cost model, in parallel but with results that
 // do not depend on the thread count: the searches that propose mappings themselves (the genetic baseline,
 // the refinement after the decoupled search) share it. It applies the search's capacity rules, refuses
-// any figure below the compute bound, remembers every mapping it evaluated and keeps the three bests and
-// the runtime-energy front as the decoupled search does.
+// any runtime no mapping can reach (below the compute bound of its PEs or the layer's transfer bounds),
+// remembers every mapping it evaluated and keeps the three bests and the runtime-energy front as the
+// decoupled search does.
 
 #include <cstdint>
 #include <map>
@@ -47,6 +48,11 @@ public:
 
     /// Cost-model evaluations so far (seeds and repeats excluded).
     std::uint64_t evaluated() const { return m_evaluated; }
+    /// Cycles no mapping of the layer can beat whatever its PEs: its compulsory NoC and off-chip traffic
+    /// (each distinct element of the tensors read, and of those written, once) over the bandwidths, as
+    /// the roofline counts them (search::roofline; a tensor referenced twice counts its larger reference
+    /// here, so this never exceeds the roofline's transfer bounds).
+    std::int64_t transferFloor() const { return m_transferFloor; }
     /// The objective's value of a fitting mapping (lower is better).
     double objectiveValue(const Metrics& m) const;
     /// The best fitting mapping for the search's objective so far.
@@ -74,6 +80,7 @@ private:
     const SearchOptions& m_options;
     const EvaluatorFactory& m_factory;
     SearchSink* m_sink;
+    std::int64_t m_transferFloor = 0;
     std::vector<std::unique_ptr<MappingEvaluator>> m_evaluators;
     std::unordered_map<Key, Outcome, KeyHash> m_seen;
     std::uint64_t m_nextIndex = 0;

@@ -141,6 +141,9 @@ LayerSpace makeLayerSpace(
             addRef(r);
         if (space.body.empty()) space.body = s.text;
     }
+    for (SpaceTensor& t : space.tensors)
+        t.written = std::any_of(nest.statements.begin(), nest.statements.end(),
+            [&](const ir::Statement& s) { return s.target.tensor == t.name; });
     return space;
 }
 

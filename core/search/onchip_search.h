@@ -70,6 +70,7 @@ struct SpaceTensor
     };
     std::string name;
     std::vector<std::vector<Term>> subscripts;
+    bool written = false; ///< a statement writes the tensor (every reference to it says so)
 };
 
 /// The operator as the search sees it: loops (nest order, extents), the tensors for footprints, the
@@ -123,7 +124,7 @@ struct Candidate
 struct GeneticOptions
 {
     std::uint64_t seed = 1;
-    std::uint64_t evaluations = 10'000; ///< cost-model evaluations at most (a repeated mapping is free)
+    std::uint64_t evaluations = 5'000; ///< cost-model evaluations at most (a repeated mapping is free)
     std::uint32_t population = 64;
     /// 0: none; else the search also stops after the generation that passes this many seconds (the
     /// result then depends on the machine's speed).
@@ -185,6 +186,12 @@ struct SearchOptions
     /// searchLayer only: builds `constraint` from the operator's space (core/styles); null: keep it.
     std::function<SearchConstraint(const LayerSpace&)> constraintFor;
     GeneticOptions genetic; ///< the genetic search's (core/search/genetic.h)
+    /// searchLayer only, without a constraint: after the decoupled search, the anytime refinement
+    /// (core/search/refine.h): the genetic search with `genetic`'s seed and budget, then at most
+    /// refineLocalEvaluations local moves from the best mapping found; never worse than the decoupled
+    /// result nor than the genetic search alone. false: the paper's decoupled search (with the widening).
+    bool refine = true;
+    std::uint64_t refineLocalEvaluations = 2'000;
 };
 
 struct Progress
@@ -250,6 +257,7 @@ struct SearchStats
     /// tile sizes that need not divide as well (SearchOptions::widenWhenEmpty, widenAboveRoofline). The
     /// space sizes above and LayerSearchResult::sizes stay those of the divisor-only space.
     bool widened = false;
+    bool refined = false; ///< the refinement stage ran after the decoupled search (SearchOptions::refine)
 };
 
 struct SearchResult

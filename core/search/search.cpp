@@ -4,6 +4,7 @@
 
 #include "core/search/nest_util.h"
 #include "core/search/offchip.h"
+#include "core/search/refine.h"
 #include "core/search/roofline.h"
 
 namespace marvel::search {
@@ -197,12 +198,38 @@ LayerSearchResult searchLayerWidening(const ir::Operator& op, const PreparedLaye
     return out;
 }
 
-} // namespace
+/// The refinement stage after the decoupled search (SearchOptions::refine): its bests and front replace
+/// the decoupled ones (never worse), its evaluations and time are added.
+void refineLayer(LayerSearchResult& out, const arch::Accelerator& acc, const SearchOptions& options,
+    SearchSink* sink, std::stop_token stop)
+{
+    // A style's constraint describes the decoupled search's space; the refinement does not keep to it.
+    if (!options.refine || out.result.cancelled || options.constraintFor || !options.constraint.empty())
+        return;
+    SearchResult r = refineSearch(out.space, acc, options, out.result,
+        costModelEvaluators(out.problem, acc, options.fidelity), sink, std::move(stop));
+    SearchResult& o = out.result;
+    o.bestRuntime = std::move(r.bestRuntime);
+    o.bestEnergy = std::move(r.bestEnergy);
+    o.bestEdp = std::move(r.bestEdp);
+    o.pareto = std::move(r.pareto);
+    o.evaluated += r.evaluated;
+    o.seconds += r.seconds;
+    o.cancelled = r.cancelled;
+    // The statistics describe the decoupled search's space (the paper's table: candidates, evaluated,
+    // skipped, rejected); what fits or overflows counts every mapping evaluated, for the report of a layer
+    // that nothing fits.
+    o.stats.overL1 += r.stats.overL1;
+    o.stats.overL2 += r.stats.overL2;
+    for (auto [mine, theirs] : {std::pair{&o.stats.minL1Bytes, r.stats.minL1Bytes},
+             std::pair{&o.stats.minL2Bytes, r.stats.minL2Bytes}})
+        if (theirs >= 0 && (*mine < 0 || theirs < *mine)) *mine = theirs;
+    o.stats.refined = true;
+}
 
-LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepared,
+LayerSearchResult searchLayerDecoupled(const ir::Operator& op, const PreparedLayer& prepared,
     const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
 {
-    if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
     if (!options.exhaustive) return searchLayerWidening(op, prepared, acc, options, sink, std::move(stop));
     // The exhaustive space holds every level-3 choice, the decoupled one's among them, but on a big
     // layer a limit or a stop cuts it short long before it gets there (MobileNetV2's b1_project on P2:
@@ -217,6 +244,17 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
     exhaustiveOptions.seeds = seedsFrom(decoupled.result);
     LayerSearchResult out = searchLayerWidening(op, prepared, acc, exhaustiveOptions, sink, std::move(stop));
     addSeedingPass(out.result, decoupled.result);
+    return out;
+}
+
+} // namespace
+
+LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepared,
+    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
+{
+    if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
+    LayerSearchResult out = searchLayerDecoupled(op, prepared, acc, options, sink, stop);
+    refineLayer(out, acc, options, sink, std::move(stop));
     return out;
 }
 

@@ -36,7 +36,8 @@ struct PreparedLayer
 PreparedLayer prepareLayer(const ir::Operator& op);
 
 /// Searches `op` (conformable and perfectly nested; check conformability first) on `acc`; with
-/// divisorsOnly false, after the divisor-only search, which seeds the larger one (never worse). Throws
+/// divisorsOnly false, after the divisor-only search, which seeds the larger one (never worse); then, with
+/// options.refine and no style constraint, refines the result (core/search/refine.h: never worse). Throws
 /// InputError when the operator has no perfect-nest form, the cost model cannot describe it, the
 /// accelerator is invalid or not even the smallest level-3 tile fits in L2.
 LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& acc,

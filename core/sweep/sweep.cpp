@@ -437,6 +437,9 @@ std::optional<LayerOutcome> Sweeper::evaluateLayer(
     search::SearchOptions options = m_options.search;
     options.threads = std::max(1u, searchThreads);
     options.offChipCache = m_cache;
+    // A design point is one search per layer among thousands: the decoupled search alone, as the paper's
+    // sweeps; the refinement (a genetic search per layer) would multiply a sweep's time several times.
+    options.refine = false;
     LayerOutcome out;
     search::LayerSearchResult s;
     try {

@@ -135,7 +135,7 @@ std::string paretoCsv(const DesignFronts& fronts);
 /// How to search each point.
 struct SweepOptions
 {
-    search::SearchOptions search; ///< objective and pruning; its threads and offChipCache are ignored
+    search::SearchOptions search; ///< objective and pruning; its threads, offChipCache and refine are ignored
     unsigned threads = 0; ///< all the sweep's threads; 0: every core. Results do not depend on it.
     bool reuse = true; ///< share off-chip solutions and prepared layers between points
 };

@@ -138,6 +138,7 @@ private slots:
             QStringList args{"search", "--model", "alexnet", "--layer", "CONV5", "--hw", kP1, "--json",
                 "--threads", "2", "--genetic-evaluations", "2000"};
             if (!style.isEmpty()) args << "--style" << style;
+            if (style.isEmpty()) args << "--no-refine"; // reproduce measures the paper's search
             const auto r = runMarvel(args);
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
             const QJsonObject layer

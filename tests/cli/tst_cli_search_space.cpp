@@ -39,7 +39,7 @@ private slots:
             "      for (k = 0; k < K; k++)\n        C[m][n] += A[m][k] * B[k][n];\n}\n");
         write(dir, "acc.json", R"({"num_pes": 4, "noc_bandwidth_elements_per_cycle": 4})");
         const auto r = runMarvel({"search", "--op", dir.filePath("g.loop"), "--hw", dir.filePath("acc.json"),
-            "--objective", "runtime", "--json"});
+            "--objective", "runtime", "--json", "--no-refine"});
         QCOMPARE(r.exitCode, 0);
         const auto doc = nlohmann::json::parse(r.out.toStdString());
         const auto& layer = doc["layers"].at(0)["search_space"];

@@ -1,13 +1,15 @@
 // The GAMMA-like genetic search (issue 22): the same result for a seed and budget whatever the threads,
 // every mapping it returns sound (its MDC form reloads to the same figures, it fits the buffers, counts
 // every MAC and runs no faster than its PEs can), the budget kept, seeds that only add to the bests,
-// and the pool refusing figures below the compute bound.
+// and the pool refusing figures below the compute and transfer bounds. And the refinement that follows
+// the decoupled search: never worse than it nor than the genetic search alone, whatever the threads.
 #include <QtTest>
 
 #include "core/cost/costmodel.h"
 #include "core/ir/parser.h"
 #include "core/search/genetic.h"
 #include "core/search/mapping_pool.h"
+#include "core/search/refine.h"
 #include "core/styles/styles.h"
 #include "core/workloads/workloads.h"
 
@@ -158,11 +160,12 @@ private slots:
     }
 
     /// The pool's rules on figures it cannot trust or keep, with an evaluator whose answer is fixed:
-    /// a runtime below ceil(MACs / active PEs) is refused, one at the bound kept, an overflow measured.
-    void poolRefusesFiguresBelowTheComputeBound()
+    /// a runtime below ceil(MACs / active PEs) or below the layer's compulsory traffic over the NoC is
+    /// refused, one at the bound kept, an overflow measured.
+    void poolRefusesFiguresBelowTheBounds()
     {
         const ir::Operator op = conv(8, 4, 6, 6, 1);
-        const arch::Accelerator acc = accelerator(16);
+        arch::Accelerator acc = accelerator(16);
         const PreparedLayer prepared = prepareLayer(op);
         mapping::LoopNestMapping m;
         m.loops = prepared.space.loops;
@@ -172,7 +175,7 @@ private slots:
         m.level2Order = m.level3Order = {0, 1, 2, 3, 4, 5};
         QCOMPARE(m.activePes(), std::int64_t{8});
         const std::int64_t bound = (8 * 4 * 6 * 6 + 7) / 8; // 144
-        auto outcome = [&](std::int64_t runtime, std::int64_t l1) {
+        auto outcome = [&](std::int64_t runtime, std::int64_t l1, std::int64_t floor = 24) {
             Metrics metrics;
             metrics.runtime = runtime;
             metrics.macs = 8 * 4 * 6 * 6;
@@ -182,6 +185,9 @@ private slots:
             SearchOptions o;
             o.threads = 1;
             MappingPool pool(prepared.space, acc, o, factory, nullptr);
+            // Writes: O, 8 x 6 x 6 = 288 elements; reads: W 8 x 4 and I 4 x 6 x 6, 176; over 12 or 1 per
+            // cycle.
+            [&] { QCOMPARE(pool.transferFloor(), floor); }();
             const MappingPool::Outcome out = pool.evaluate({m}, 10, {}).front();
             return std::make_pair(out, pool.result());
         };
@@ -199,6 +205,73 @@ private slots:
         QCOMPARE(overResult.stats.overL1, std::uint64_t{1});
         QCOMPARE(overResult.stats.minL1Bytes, std::int64_t{1024});
         QVERIFY(overResult.notMappable());
+        // A NoC of one element per cycle: the 288 output elements take longer than the MACs.
+        acc.nocBandwidth = 1;
+        QCOMPARE(outcome(287, 10, 288).first.status, MappingPool::Status::Rejected);
+        QCOMPARE(outcome(288, 10, 288).first.status, MappingPool::Status::Fits);
+    }
+
+    /// The default search refines the decoupled result: its best on each objective is the better of the
+    /// decoupled search's and the genetic search's (same seed and budget) or better still, its front
+    /// dominates the decoupled front, and neither the threads nor anything but the seed changes it.
+    void refinementIsNeverWorse()
+    {
+        const ir::Operator op = conv(32, 16, 14, 14, 3);
+        const arch::Accelerator acc = accelerator(168);
+        SearchOptions o = geneticOptions(800, 1);
+        o.refineLocalEvaluations = 300;
+        SearchOptions paper = o;
+        paper.refine = false;
+        const LayerSearchResult decoupled = searchLayer(op, acc, paper);
+        const LayerSearchResult genetic = searchLayerGenetic(op, acc, o);
+        const LayerSearchResult refined = searchLayer(op, acc, o);
+        QVERIFY(refined.result.stats.refined && !decoupled.result.stats.refined);
+        QVERIFY(decoupled.result.bestRuntime && genetic.result.bestRuntime && refined.result.bestRuntime);
+        QVERIFY(
+            refined.result.bestRuntime->metrics.runtime <= std::min(
+                decoupled.result.bestRuntime->metrics.runtime, genetic.result.bestRuntime->metrics.runtime));
+        QVERIFY(refined.result.bestEnergy->metrics.energy <= std::min(
+                    decoupled.result.bestEnergy->metrics.energy, genetic.result.bestEnergy->metrics.energy));
+        QVERIFY(refined.result.bestEdp->metrics.edp() <= decoupled.result.bestEdp->metrics.edp());
+        for (const Candidate& d : decoupled.result.pareto)
+            QVERIFY(std::any_of(
+                refined.result.pareto.begin(), refined.result.pareto.end(), [&](const Candidate& r) {
+                    return r.metrics.runtime <= d.metrics.runtime && r.metrics.energy <= d.metrics.energy;
+                }));
+        // Both stages' evaluations are counted, at most their budgets; the space's statistics stay the
+        // decoupled search's.
+        QVERIFY(refined.result.evaluated > decoupled.result.evaluated);
+        QVERIFY(refined.result.evaluated <= decoupled.result.evaluated + 800 + 300);
+        QCOMPARE(refined.result.stats.evaluated, decoupled.result.stats.evaluated);
+        o.threads = 3;
+        const LayerSearchResult three = searchLayer(op, acc, o);
+        QVERIFY(three.result.bestRuntime->mapping == refined.result.bestRuntime->mapping);
+        QCOMPARE(three.result.evaluated, refined.result.evaluated);
+        QCOMPARE(three.result.pareto.size(), refined.result.pareto.size());
+        // A style keeps to its restriction: no refinement.
+        const styles::StyleSearch ws = styles::searchLayerStyle(op, acc, styles::Style::WeightStationary, o);
+        QVERIFY(ws.best && !ws.search.result.stats.refined);
+    }
+
+    /// The local stage alone: never worse than its seeds, at most its budget, every mapping it keeps one
+    /// the MDC transformation writes and the buffers hold.
+    void localMovesKeepTheBudget()
+    {
+        const ir::Operator op = conv(24, 8, 12, 10, 3);
+        const arch::Accelerator acc = accelerator(64);
+        SearchOptions paper = geneticOptions(0, 2);
+        paper.refine = false;
+        const LayerSearchResult decoupled = searchLayer(op, acc, paper);
+        QVERIFY(decoupled.result.bestRuntime);
+        const SearchResult local = localSearch(decoupled.space, acc, paper, seedsFrom(decoupled.result), 400,
+            costModelEvaluators(decoupled.problem, acc, paper.fidelity));
+        QVERIFY(local.evaluated <= 400);
+        QVERIFY(local.evaluated > 0);
+        QVERIFY(local.bestRuntime->metrics.runtime <= decoupled.result.bestRuntime->metrics.runtime);
+        QVERIFY(local.bestEnergy->metrics.energy <= decoupled.result.bestEnergy->metrics.energy);
+        QCOMPARE(mapping::toMdc(local.bestRuntime->mapping, acc), local.bestRuntime->dataflow);
+        QVERIFY(local.bestRuntime->metrics.l1Requirement * acc.bytesPerElement <= acc.l1Bytes);
+        QVERIFY(local.bestRuntime->metrics.l2Requirement * acc.bytesPerElement <= acc.l2Bytes);
     }
 
     /// The style API runs the genetic search with the options' budget.

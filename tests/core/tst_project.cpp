@@ -91,6 +91,7 @@ Project fullProject()
     s.l1Capacity = false;
     s.l2Capacity = false;
     s.boundSkipping = false;
+    s.refine = false;
     s.threads = 3;
     p.selectedMapping = marvel::project::SelectedMapping{"gemm", gemmMapping()};
     return p;
@@ -108,6 +109,7 @@ void compareProjects(const Project& a, const Project& b)
     QCOMPARE(a.search.l1Capacity, b.search.l1Capacity);
     QCOMPARE(a.search.l2Capacity, b.search.l2Capacity);
     QCOMPARE(a.search.boundSkipping, b.search.boundSkipping);
+    QCOMPARE(a.search.refine, b.search.refine);
     QCOMPARE(a.search.threads, b.search.threads);
     QCOMPARE(a.selectedMapping.has_value(), b.selectedMapping.has_value());
     if (a.selectedMapping) {
@@ -155,7 +157,7 @@ private slots:
             (std::vector<std::string>{
                 "schema_version", "workload", "accelerator", "search", "selected_mapping"}));
         QCOMPARE(j["selected_mapping"].begin().key(), std::string("layer"));
-        QCOMPARE(j["search"].size(), std::size_t{8});
+        QCOMPARE(j["search"].size(), std::size_t{9});
     }
 
     void roundTripModelWorkloadAndDefaults()

@@ -23,6 +23,14 @@ using namespace marvel::search;
 
 namespace {
 
+/// The paper's decoupled search (with the widening), which these tests are about: no refinement.
+SearchOptions decoupledOptions()
+{
+    SearchOptions o;
+    o.refine = false;
+    return o;
+}
+
 cost::Problem gemmProblem(std::int64_t M, std::int64_t N, std::int64_t K)
 {
     mdc::Layer layer;
@@ -211,7 +219,7 @@ private slots:
         const LayerSpace space = gemmSpace(8, 8, 4);
         const arch::Accelerator acc = smallAccelerator();
         Recorder rec;
-        SearchOptions o;
+        SearchOptions o = decoupledOptions();
         o.boundSkipping = false;
         o.threads = 2;
         const SearchResult r = searchOnChip(space, wholeTile(space), acc, o,
@@ -254,7 +262,7 @@ private slots:
         const LayerSpace space = gemmSpace(16, 8, 8);
         const arch::Accelerator acc = smallAccelerator();
         const auto factory = costModelEvaluators(gemmProblem(16, 8, 8), acc, Fidelity::Maestro);
-        SearchOptions o;
+        SearchOptions o = decoupledOptions();
         o.objective = static_cast<Objective>(objective);
         o.boundSkipping = bounds;
         o.batchSize = 64;
@@ -280,7 +288,7 @@ private slots:
         const LayerSpace space = gemmSpace(64, 64, 64);
         arch::Accelerator acc = smallAccelerator(64);
         acc.l1Bytes = 512;
-        SearchOptions o;
+        SearchOptions o = decoupledOptions();
         o.boundSkipping = false;
         o.threads = 2;
         o.divisorsOnly = false;
@@ -320,7 +328,7 @@ private slots:
         } sink;
         const LayerSpace space = gemmSpace(8, 8, 4);
         const arch::Accelerator acc = smallAccelerator();
-        SearchOptions o;
+        SearchOptions o = decoupledOptions();
         o.boundSkipping = false;
         o.batchSize = 16;
         const SearchResult r = searchOnChip(space, wholeTile(space), acc, o,
@@ -335,7 +343,7 @@ private slots:
         const LayerSpace space = gemmSpace(12, 8, 6);
         const arch::Accelerator acc = smallAccelerator();
         const auto factory = costModelEvaluators(gemmProblem(12, 8, 6), acc, Fidelity::Maestro);
-        SearchOptions base;
+        SearchOptions base = decoupledOptions();
         base.boundSkipping = false;
         const SearchResult r0 = searchOnChip(space, wholeTile(space), acc, base, factory);
 
@@ -381,7 +389,7 @@ private slots:
         const LayerSpace space = gemmSpace(16, 16, 8);
         const arch::Accelerator acc = smallAccelerator();
         const auto factory = costModelEvaluators(gemmProblem(16, 16, 8), acc, Fidelity::Maestro);
-        SearchOptions o;
+        SearchOptions o = decoupledOptions();
         o.objective = static_cast<Objective>(objective);
         o.boundSkipping = false;
         const SearchResult all = searchOnChip(space, wholeTile(space), acc, o, factory);
@@ -402,7 +410,7 @@ private slots:
         const LayerSpace space = gemmSpace(8, 8, 4);
         arch::Accelerator acc = smallAccelerator();
         const auto factory = costModelEvaluators(gemmProblem(8, 8, 4), acc, Fidelity::Maestro);
-        SearchOptions o;
+        SearchOptions o = decoupledOptions();
         const SearchResult decoupled = searchOnChip(space, wholeTile(space), acc, o, factory);
         o.exhaustive = true;
         const SearchResult exhaustive = searchOnChip(space, wholeTile(space), acc, o, factory);
@@ -471,7 +479,7 @@ private slots:
             c->accepted = &acceptedMacs;
             return c;
         };
-        SearchOptions o;
+        SearchOptions o = decoupledOptions();
         o.threads = 1;
         o.boundSkipping = false;
         const SearchResult r = searchOnChip(space, whole, acc, o, checking);
@@ -496,7 +504,7 @@ private slots:
         arch::Accelerator acc = smallAccelerator(64);
         acc.l1Bytes = 512;
         acc.l2Bytes = 1 << 16;
-        SearchOptions o;
+        SearchOptions o = decoupledOptions();
         o.threads = 2;
         const LayerSearchResult r = searchLayer(op, acc, o);
         const std::int64_t macs = 16 * 4 * 8 * 8 * 3 * 3;
@@ -527,19 +535,19 @@ private slots:
     {
         const ir::Operator op = ir::parseOperator(workloads::gemmLoopText(17, 17, 17), "prime.loop");
         arch::Accelerator acc = smallAccelerator(16);
-        SearchOptions narrow;
+        SearchOptions narrow = decoupledOptions();
         narrow.widenWhenEmpty = false;
         const LayerSearchResult none = searchLayer(op, acc, narrow);
         QVERIFY(!none.result.bestRuntime);
         QVERIFY(!none.result.notMappable());
-        const LayerSearchResult widened = searchLayer(op, acc, SearchOptions{});
+        const LayerSearchResult widened = searchLayer(op, acc, decoupledOptions());
         QVERIFY(widened.result.bestRuntime);
         QVERIFY(widened.result.stats.widened);
         const Candidate& best = *widened.result.bestRuntime;
         QCOMPARE(best.metrics.macs, std::int64_t(17 * 17 * 17));
         QVERIFY(best.mapping.activePes() >= 2); // 0.1 of 16 PEs
         QVERIFY(best.metrics.runtime >= (17 * 17 * 17 + 15) / 16);
-        SearchOptions nonDivisors;
+        SearchOptions nonDivisors = decoupledOptions();
         nonDivisors.divisorsOnly = false;
         const LayerSearchResult direct = searchLayer(op, acc, nonDivisors);
         QVERIFY(!direct.result.stats.widened);
@@ -557,18 +565,18 @@ private slots:
         const arch::Accelerator acc = smallAccelerator(16);
         const std::int64_t roof = roofline(*ir::perfectNest(op), op.sizes, acc).cycles;
         QVERIFY(roof >= 34 * 34 * 34 / 16);
-        SearchOptions strict;
+        SearchOptions strict = decoupledOptions();
         strict.widenAboveRoofline = 0;
         const LayerSearchResult divisors = searchLayer(op, acc, strict);
         QVERIFY(divisors.result.bestRuntime);
         QVERIFY(!divisors.result.stats.widened);
         QVERIFY(divisors.result.bestRuntime->mapping.activePes() <= 8);
         QVERIFY(divisors.result.bestRuntime->metrics.runtime > 2 * roof);
-        const LayerSearchResult widened = searchLayer(op, acc, SearchOptions{});
+        const LayerSearchResult widened = searchLayer(op, acc, decoupledOptions());
         QVERIFY(widened.result.stats.widened);
         QVERIFY(widened.result.bestRuntime->metrics.runtime < divisors.result.bestRuntime->metrics.runtime);
         QVERIFY(widened.result.bestRuntime->mapping.activePes() > 8);
-        SearchOptions nonDivisors;
+        SearchOptions nonDivisors = decoupledOptions();
         nonDivisors.divisorsOnly = false;
         QVERIFY(
             sameCandidate(widened.result.bestRuntime, searchLayer(op, acc, nonDivisors).result.bestRuntime));
@@ -584,7 +592,7 @@ private slots:
     {
         const ir::Operator op = ir::parseOperator(workloads::gemmLoopText(64, 64, 64), "gemm64.loop");
         const arch::Accelerator acc = smallAccelerator(16);
-        SearchOptions cut;
+        SearchOptions cut = decoupledOptions();
         cut.maxCandidates = 20;
         const LayerSearchResult decoupled = searchLayer(op, acc, cut);
         QVERIFY(decoupled.result.bestRuntime);
@@ -615,9 +623,9 @@ private slots:
         arch::Accelerator acc = smallAccelerator();
         acc.numPes = 64;
         acc.l2Bytes = 16 * 1024;
-        SearchOptions cached;
+        SearchOptions cached = decoupledOptions();
         cached.offChipCache = std::make_shared<OffChipCache>();
-        const SearchOptions plain;
+        const SearchOptions plain = decoupledOptions();
         auto check = [&](const arch::Accelerator& a) {
             const LayerSearchResult withCache = searchLayer(op, a, cached);
             const LayerSearchResult without = searchLayer(op, a, plain);

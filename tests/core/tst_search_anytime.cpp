@@ -61,6 +61,7 @@ double objectiveValue(const SearchResult& r, Objective o)
 SearchOptions options(Objective objective, bool divisorsOnly)
 {
     SearchOptions o;
+    o.refine = false; // the decoupled search's anytime behaviour
     o.objective = objective;
     o.divisorsOnly = divisorsOnly;
     o.threads = 2;

@@ -16,6 +16,14 @@ using namespace marvel::search;
 
 namespace {
 
+/// The paper's decoupled search (with the widening), which these tests are about: no refinement.
+SearchOptions decoupledOptions()
+{
+    SearchOptions o;
+    o.refine = false;
+    return o;
+}
+
 struct TestWorkload
 {
     const char* name;
@@ -134,7 +142,7 @@ private slots:
             ? std::vector<Objective>{Objective::Edp}
             : std::vector<Objective>{Objective::Runtime, Objective::Energy, Objective::Edp};
         for (Objective objective : objectives) {
-            SearchOptions options;
+            SearchOptions options = decoupledOptions();
             options.objective = objective;
             options.fidelity = fidelity ? Fidelity::Corrected : Fidelity::Maestro;
             options.threads = 2;
@@ -155,7 +163,7 @@ private slots:
             = ir::parseOperator(workloads::conv2dLoopText(32, 32, 14, 14, 3, 3, 1, 1), "capacity.loop");
         arch::Accelerator big = sample("P2_edge.json");
         big.l1Bytes = 4096;
-        SearchOptions options;
+        SearchOptions options = decoupledOptions();
         options.threads = 2;
         const LayerSearchResult wide = searchLayer(op, big, options);
         QVERIFY(wide.result.bestRuntime);
@@ -182,7 +190,7 @@ private slots:
     {
         const ir::Operator op = ir::parseOperator(testWorkloads()[1].text, "capacity.loop");
         const arch::Accelerator base = sample("P2_edge.json");
-        SearchOptions options;
+        SearchOptions options = decoupledOptions();
         options.threads = 2;
         const LayerSearchResult wide = searchLayer(op, base, options);
         QVERIFY(wide.result.bestRuntime);
@@ -205,7 +213,7 @@ private slots:
     {
         const ir::Operator op
             = ir::parseOperator(workloads::conv2dLoopText(32, 32, 28, 28, 3, 3, 2, 2), "capacity.loop");
-        SearchOptions options;
+        SearchOptions options = decoupledOptions();
         options.threads = 2;
         int retried = 0;
         for (std::int64_t l2 : {32768, 16384, 8192, 2048}) {
@@ -229,7 +237,7 @@ private slots:
         const ir::Operator op = ir::parseOperator(testWorkloads()[0].text, "capacity.loop");
         arch::Accelerator acc = sample("P2_edge.json");
         acc.l1Bytes = 8;
-        SearchOptions options;
+        SearchOptions options = decoupledOptions();
         options.threads = 2;
         const LayerSearchResult r = searchLayer(op, acc, options);
         QVERIFY(!r.result.bestRuntime && !r.result.bestEnergy && !r.result.bestEdp);
@@ -257,7 +265,7 @@ private slots:
         for (const TestWorkload& w : testWorkloads()) {
             const ir::Operator op = ir::parseOperator(w.text, "capacity.loop");
             for (const arch::Accelerator& acc : {sample("P1_eyeriss.json"), smallBuffers()}) {
-                SearchOptions options;
+                SearchOptions options = decoupledOptions();
                 options.l1Capacity = false;
                 options.threads = 2;
                 const LayerSearchResult r = searchLayer(op, acc, options);

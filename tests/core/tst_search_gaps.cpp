@@ -47,9 +47,11 @@ double objectiveValue(const SearchResult& r, Objective o)
     return 0;
 }
 
+/// The decoupled search's space unpruned (the refinement is left out: its mappings may lie outside it).
 SearchOptions unpruned(Objective objective)
 {
     SearchOptions o;
+    o.refine = false;
     o.objective = objective;
     o.exhaustive = true;
     o.divisorsOnly = false;
@@ -112,6 +114,7 @@ private slots:
         decoupled.exhaustive = false;
         variants.push_back({"decoupled (DB off-chip choice)", decoupled});
         SearchOptions paper;
+        paper.refine = false;
         paper.objective = obj;
         paper.threads = 2;
         variants.push_back({"decoupled + paper pruning", paper});

@@ -352,7 +352,9 @@ private slots:
             QCOMPARE(a[i].index, i);
             QCOMPARE(sweep::formatRow(a[i]), sweep::formatRow(b[i])); // reuse and threads change nothing
             const arch::Accelerator acc = grid.point(i);
-            const search::LayerSearchResult s = search::searchLayer(w.layers[0].op, acc, options.search);
+            search::SearchOptions decoupled = options.search;
+            decoupled.refine = false; // a design point is the decoupled search alone (sweep.h)
+            const search::LayerSearchResult s = search::searchLayer(w.layers[0].op, acc, decoupled);
             const search::Candidate& best = *s.result.best(search::Objective::Runtime);
             QVERIFY(a[i].ok);
             QCOMPARE(a[i].status, std::string("ok"));

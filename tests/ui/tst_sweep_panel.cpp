@@ -59,6 +59,7 @@ private slots:
         const ir::Operator op = ir::parseOperatorFile(kGemm.toStdString());
         search::SearchOptions options = w.searchPanel()->options();
         options.objective = search::Objective::Runtime;
+        options.refine = false; // a design point is the decoupled search alone (core/sweep/sweep.h)
         for (std::size_t i = 0; i < panel->grid()->size(); ++i) {
             const arch::Accelerator acc = panel->grid()->point(i);
             const search::LayerSearchResult direct = search::searchLayer(op, acc, options);
@@ -114,7 +115,9 @@ private slots:
         QCOMPARE(w.acceleratorPanel()->accelerator().l1Bytes, 256);
         QVERIFY(searchDone.wait(60000));
         QVERIFY(w.lastResult());
-        QCOMPARE(double(w.lastResult()->result.bestRuntime->metrics.runtime), panel->cellValue(target));
+        // The app's search refines the decoupled result the sweep shows (never worse).
+        QVERIFY(w.searchPanel()->options().refine);
+        QVERIFY(double(w.lastResult()->result.bestRuntime->metrics.runtime) <= panel->cellValue(target));
     }
 
     /// A range that does not parse, or both axes on one parameter, is reported in the tab and runs

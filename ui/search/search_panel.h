@@ -51,6 +51,7 @@ private:
     QCheckBox* m_l1 = nullptr;
     QCheckBox* m_l2 = nullptr;
     QCheckBox* m_bounds = nullptr;
+    QCheckBox* m_refine = nullptr;
     QCheckBox* m_styles = nullptr;
     QSpinBox* m_threads = nullptr;
     QPushButton* m_run = nullptr;

@@ -1,0 +1,222 @@
+#include "core/search/refine.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/search/genetic.h"
+#include "core/search/mapping_pool.h"
+#include "core/search/nest_util.h"
+
+namespace marvel::search {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// The sizes a move may give a tile of `value` within [1, bound]: one more or less, and the smallest
+/// size for each number of tiles of the bound (ceil(bound / k), every divisor among them: what matters
+/// when sizes need not divide; about 2 sqrt(bound) of them). Ascending, without `value`.
+std::vector<std::int64_t> sizesNear(std::int64_t value, std::int64_t bound)
+{
+    std::vector<std::int64_t> out = tileSizes(bound, false, false);
+    out.push_back(value - 1);
+    out.push_back(value + 1);
+    std::erase_if(out, [&](std::int64_t v) { return v < 1 || v > bound || v == value; });
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+class Neighbourhood
+{
+public:
+    Neighbourhood(const LayerSpace& space, const arch::Accelerator& acc, Fidelity fidelity)
+        : m_space(space)
+        , m_acc(acc)
+        , m_maestro(fidelity == Fidelity::Maestro)
+    { }
+
+    /// Every mapping one move away from `m` that the MDC transformation can write, in a fixed order.
+    std::vector<mapping::LoopNestMapping> of(const mapping::LoopNestMapping& m) const
+    {
+        std::vector<mapping::LoopNestMapping> out;
+        const std::size_t n = m.loops.size();
+        auto add = [&](mapping::LoopNestMapping c) {
+            if (!fix(c)) return;
+            try {
+                (void)mapping::toMdc(c, m_acc);
+            } catch (const InputError&) {
+                return;
+            }
+            out.push_back(std::move(c)); // the pool evaluates a repeat once
+        };
+        for (std::size_t i = 0; i < n; ++i) {
+            const mapping::MappedLoop& l = m.loops[i];
+            if (!whole(i))
+                for (std::int64_t t : sizesNear(l.level3, l.extent)) {
+                    mapping::LoopNestMapping c = m;
+                    c.loops[i].level3 = t;
+                    add(std::move(c));
+                }
+            // Level 2: with level 1 when the loop is not parallel (T1 = T2), alone when it is, including
+            // the size that fills the PEs the other parallel loops leave.
+            std::vector<std::int64_t> level2 = sizesNear(l.level2, l.level3);
+            if (l.isParallel()) {
+                const std::int64_t others = m.activePes() / l.parallelism();
+                const std::int64_t fill
+                    = std::min(l.level3, l.level1 * std::max<std::int64_t>(1, m_acc.numPes / others));
+                if (fill != l.level2) level2.push_back(fill);
+            }
+            for (std::int64_t t : level2) {
+                mapping::LoopNestMapping c = m;
+                c.loops[i].level2 = t;
+                if (!l.isParallel()) c.loops[i].level1 = t;
+                add(std::move(c));
+            }
+            // Level 1: a parallel loop's PE tile, or a loop made parallel (its level-2 tile spread).
+            for (std::int64_t t : sizesNear(l.level1, l.level2)) {
+                if (!l.isParallel() && t > l.level1) continue;
+                mapping::LoopNestMapping c = m;
+                c.loops[i].level1 = t;
+                add(std::move(c));
+            }
+        }
+        for (std::size_t k = 0; k + 1 < n; ++k) {
+            mapping::LoopNestMapping c = m;
+            std::swap(c.level2Order[k], c.level2Order[k + 1]);
+            add(std::move(c));
+            c = m;
+            std::swap(c.level3Order[k], c.level3Order[k + 1]);
+            add(std::move(c));
+        }
+        for (mapping::Level2Form form :
+            {mapping::Level2Form::Separate, mapping::Level2Form::Fused, mapping::Level2Form::TopSpatial})
+            if (form != m.level2Form) {
+                mapping::LoopNestMapping c = m;
+                c.level2Form = form;
+                add(std::move(c));
+            }
+        return out;
+    }
+
+private:
+    bool whole(std::size_t i) const { return i < m_space.wholeLoops.size() && m_space.wholeLoops[i]; }
+
+    /// Restores the rules a move may break: T1 <= T2 <= T3 <= extent, whole loops whole, strided rows
+    /// as MAESTRO counts them (maestro fidelity), and in the TopSpatial form the outer parallel loop's
+    /// tiles derived from its level-1 tile as the genetic search writes them; false when the mapping
+    /// needs more PEs than there are.
+    bool fix(mapping::LoopNestMapping& c) const
+    {
+        for (std::size_t i = 0; i < c.loops.size(); ++i) {
+            mapping::MappedLoop& l = c.loops[i];
+            if (whole(i)) {
+                l.level3 = l.extent;
+                if (l.level1 == l.level2) l.level1 = l.extent;
+                l.level2 = l.extent;
+            }
+            l.level3 = std::clamp<std::int64_t>(l.level3, 1, l.extent);
+            l.level2 = std::clamp<std::int64_t>(l.level2, 1, l.level3);
+            l.level1 = std::clamp<std::int64_t>(l.level1, 1, l.level2);
+        }
+        std::vector<int> parallel = c.parallelLoops();
+        const bool topSpatial = c.level2Form == mapping::Level2Form::TopSpatial && parallel.size() >= 2;
+        if (m_maestro)
+            // MAESTRO counts a strided window's output rows exactly only when level 0 maps them one at a
+            // time (the decoupled search's row loops, search.cpp): one row per cluster, else rows of one.
+            for (std::size_t i = 0; i < c.loops.size(); ++i) {
+                mapping::MappedLoop& l = c.loops[i];
+                if (l.windowStride < 2) continue;
+                l.level1 = 1;
+                if (!topSpatial || static_cast<int>(i) != parallel.front()) l.level2 = l.level3 = 1;
+            }
+        parallel = c.parallelLoops();
+        if (topSpatial && parallel.size() >= 2) {
+            // The outer parallel loop gives each cluster its level-1 tile, and one spatial step covers
+            // the clusters: its level-3 tile is its level-2 tile, as many tiles as the inner loops
+            // leave clusters (as the genetic search writes it).
+            mapping::MappedLoop& p = c.loops[static_cast<std::size_t>(parallel.front())];
+            const std::int64_t inner = std::max<std::int64_t>(1, c.activePes() / p.parallelism());
+            p.level2 = p.level3
+                = std::min(p.extent, p.level1 * std::max<std::int64_t>(1, m_acc.numPes / inner));
+        }
+        return c.activePes() <= m_acc.numPes;
+    }
+
+    const LayerSpace& m_space;
+    const arch::Accelerator& m_acc;
+    bool m_maestro;
+};
+
+} // namespace
+
+SearchResult localSearch(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
+    const std::vector<Candidate>& seeds, std::uint64_t evaluations, const EvaluatorFactory& evaluators,
+    SearchSink* sink, std::stop_token stop)
+{
+    const auto start = Clock::now();
+    MappingPool pool(space, acc, options, evaluators, sink);
+    pool.addSeeds(seeds);
+    const Neighbourhood neighbourhood(space, acc, options.fidelity);
+    bool cancelled = false;
+    // Starts: the seeds by the objective, best first; the next one once a descent ends at a local
+    // optimum, while the budget lasts.
+    std::vector<Candidate> starts = seeds;
+    std::stable_sort(starts.begin(), starts.end(), [&](const Candidate& a, const Candidate& b) {
+        return pool.objectiveValue(a.metrics) < pool.objectiveValue(b.metrics);
+    });
+    for (std::size_t s = 0; s < starts.size() && !cancelled && pool.evaluated() < evaluations; ++s) {
+        Candidate current = starts[s];
+        for (;;) {
+            const std::vector<mapping::LoopNestMapping> moves = neighbourhood.of(current.mapping);
+            const std::vector<MappingPool::Outcome> outcomes
+                = pool.evaluate(moves, evaluations - pool.evaluated(), stop);
+            if (stop.stop_requested()) {
+                cancelled = true;
+                break;
+            }
+            // Steepest descent: the best fitting neighbour, when it beats the current mapping (ties to
+            // the first in move order); none: a local optimum.
+            std::optional<std::size_t> next;
+            for (std::size_t i = 0; i < moves.size(); ++i) {
+                if (outcomes[i].status != MappingPool::Status::Fits) continue;
+                const double v = pool.objectiveValue(outcomes[i].metrics);
+                if (v < pool.objectiveValue(next ? outcomes[*next].metrics : current.metrics)) next = i;
+            }
+            if (!next || pool.evaluated() >= evaluations) break;
+            current.mapping = moves[*next];
+            current.metrics = outcomes[*next].metrics;
+        }
+    }
+    SearchResult r = pool.result();
+    r.cancelled = cancelled;
+    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return r;
+}
+
+SearchResult refineSearch(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
+    const SearchResult& decoupled, const EvaluatorFactory& evaluators, SearchSink* sink, std::stop_token stop)
+{
+    SearchOptions genetic = options;
+    genetic.seeds = seedsFrom(decoupled);
+    SearchResult first = genetic.genetic.evaluations > 0
+        ? searchGenetic(space, acc, genetic, evaluators, sink, stop)
+        : SearchResult{};
+    if (genetic.genetic.evaluations == 0) {
+        // No genetic stage: the local one starts from the decoupled result itself.
+        first.bestRuntime = decoupled.bestRuntime;
+        first.bestEnergy = decoupled.bestEnergy;
+        first.bestEdp = decoupled.bestEdp;
+        first.pareto = decoupled.pareto;
+    }
+    if (first.cancelled || options.refineLocalEvaluations == 0) return first;
+    SearchResult second = localSearch(space, acc, options, seedsFrom(first), options.refineLocalEvaluations,
+        evaluators, sink, std::move(stop));
+    addSeedingPass(second, first);
+    second.stats.rejected += first.stats.rejected;
+    second.stats.overL1 += first.stats.overL1;
+    second.stats.overL2 += first.stats.overL2;
+    return second;
+}
+
+} // namespace marvel::search

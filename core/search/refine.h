@@ -1,0 +1,30 @@
+#pragma once
+// The anytime refinement that follows the decoupled search (SearchOptions::refine, issue 22): the genetic
+// search (core/search/genetic.h) with the decoupled result as seeds, then local moves from the best
+// mapping either found. The decoupled search keeps to the off-chip solver's level-3 tiles and the tile
+// shapes it enumerates; GAMMA-like two-level mappings whose clusters fill the PE array (56 clusters of 3
+// PEs on 168) and tile sizes that do not divide lie outside it. Deterministic for a given seed and
+// budget, whatever the threads; a stop returns the best found so far.
+
+#include <stop_token>
+
+#include "core/search/onchip_search.h"
+
+namespace marvel::search {
+
+/// Refines `decoupled` (a search of `space` with `options`): never worse than it on any objective, its
+/// front dominated by the result's; and, the genetic stage running exactly as searchGenetic with the
+/// same options does (seeds change its course in nothing), never worse than that search either. The
+/// result counts both stages' evaluations and time, not the decoupled search's.
+SearchResult refineSearch(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
+    const SearchResult& decoupled, const EvaluatorFactory& evaluators, SearchSink* sink = nullptr,
+    std::stop_token stop = {});
+
+/// The local stage alone: steepest descent over single moves (one tile size of one loop at one level, two
+/// neighbouring loops of an order, the MDC form) from the best of `seeds` for options.objective, at most
+/// `evaluations` cost-model evaluations. Never worse than the seeds.
+SearchResult localSearch(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
+    const std::vector<Candidate>& seeds, std::uint64_t evaluations, const EvaluatorFactory& evaluators,
+    SearchSink* sink = nullptr, std::stop_token stop = {});
+
+} // namespace marvel::search
