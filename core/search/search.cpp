@@ -209,6 +209,15 @@ void refineLayer(LayerSearchResult& out, const arch::Accelerator& acc, const Sea
     SearchResult r = refineSearch(out.space, acc, options, out.result,
         costModelEvaluators(out.problem, acc, options.fidelity), sink, std::move(stop));
     SearchResult& o = out.result;
+    // The refinement's own mappings were evaluated with the problem's DRAM layouts, the off-chip
+    // solution's: they say so, as the decoupled search's do.
+    auto withLayouts = [&](std::optional<Candidate>& c) {
+        if (c && c->mapping.layouts.empty()) c->mapping.layouts = out.offChip.layouts;
+    };
+    for (std::optional<Candidate>* c : {&r.bestRuntime, &r.bestEnergy, &r.bestEdp})
+        withLayouts(*c);
+    for (Candidate& c : r.pareto)
+        if (c.mapping.layouts.empty()) c.mapping.layouts = out.offChip.layouts;
     o.bestRuntime = std::move(r.bestRuntime);
     o.bestEnergy = std::move(r.bestEnergy);
     o.bestEdp = std::move(r.bestEdp);
