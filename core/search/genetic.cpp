@@ -369,11 +369,6 @@ SearchResult Genetic::run()
                 population.push_back({std::move(genomes[i]), outcomes[i], born++});
         return m_pool.evaluated() - before;
     };
-    auto timeUp = [&] {
-        return m_options.genetic.maxSeconds > 0
-            && std::chrono::duration<double>(Clock::now() - m_start).count() >= m_options.genetic.maxSeconds;
-    };
-
     if (!m_outer.empty()) {
         std::vector<Genome> first;
         for (std::size_t i = 0; i < size; ++i)
@@ -381,7 +376,7 @@ SearchResult Genetic::run()
         evaluate(std::move(first));
     }
     int idle = 0; // generations in a row that evaluated nothing new: the reachable space is exhausted
-    while (!cancelled && !population.empty() && m_pool.evaluated() < budget && idle < 32 && !timeUp()) {
+    while (!cancelled && !population.empty() && m_pool.evaluated() < budget && idle < 32) {
         std::stable_sort(population.begin(), population.end(),
             [&](const Member& a, const Member& b) { return better(a, b); });
         // One member per mapping (a repeat would only narrow the population), the best `size` survive.

@@ -120,15 +120,13 @@ struct Candidate
 };
 
 /// The genetic search's settings (`--style genetic`, core/search/genetic.h): its random seed and budget.
-/// With the evaluation budget alone the result is a function of the seed (not of the threads).
+/// The result is a function of the seed and the budget (not of the threads); a time limit is the search's
+/// stop token (`--max-seconds`), which ends it with the generations finished.
 struct GeneticOptions
 {
     std::uint64_t seed = 1;
     std::uint64_t evaluations = 5'000; ///< cost-model evaluations at most (a repeated mapping is free)
     std::uint32_t population = 64;
-    /// 0: none; else the search also stops after the generation that passes this many seconds (the
-    /// result then depends on the machine's speed).
-    double maxSeconds = 0.0;
 };
 
 struct SearchOptions

@@ -130,8 +130,8 @@ private slots:
     /// better of the seeds and the unseeded search, which evaluates exactly as much.
     void seedsOnlyAddToTheBests()
     {
-        const ir::Operator op = conv(32, 16, 14, 14, 3);
-        const arch::Accelerator acc = accelerator(168);
+        const ir::Operator op = conv(32, 8, 7, 7, 3);
+        const arch::Accelerator acc = accelerator(56);
         const LayerSearchResult plain = searchLayerGenetic(op, acc, geneticOptions(800, 2));
         SearchOptions decoupledOptions;
         decoupledOptions.threads = 2;
@@ -216,8 +216,8 @@ private slots:
     /// dominates the decoupled front, and neither the threads nor anything but the seed changes it.
     void refinementIsNeverWorse()
     {
-        const ir::Operator op = conv(32, 16, 14, 14, 3);
-        const arch::Accelerator acc = accelerator(168);
+        const ir::Operator op = conv(32, 8, 7, 7, 3);
+        const arch::Accelerator acc = accelerator(56);
         SearchOptions o = geneticOptions(800, 1);
         o.refineLocalEvaluations = 300;
         SearchOptions paper = o;
@@ -257,8 +257,8 @@ private slots:
     /// the MDC transformation writes and the buffers hold.
     void localMovesKeepTheBudget()
     {
-        const ir::Operator op = conv(24, 8, 12, 10, 3);
-        const arch::Accelerator acc = accelerator(64);
+        const ir::Operator op = conv(12, 8, 6, 5, 3);
+        const arch::Accelerator acc = accelerator(24);
         SearchOptions paper = geneticOptions(0, 2);
         paper.refine = false;
         const LayerSearchResult decoupled = searchLayer(op, acc, paper);
