@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -60,7 +61,9 @@ const FieldSpec kNetwork[] = {
         "Elements every NoC level moves per cycle (between L2 and the PEs).", 1e9, 0},
     {"noc_latency_cycles", "NoC latency", "cycles", "Cycles added to every NoC transfer (hops).", 1e6, 0},
     {"offchip_bandwidth_elements_per_cycle", "Off-chip bandwidth", "elem/cycle",
-        "Elements per cycle between DRAM and L2.", 1e12, 0},
+        "Elements per cycle between DRAM and L2. A finite bandwidth makes the runtime wait for DRAM: in "
+        "corrected fidelity for each level-3 step's DRAM traffic, in maestro fidelity by MAESTRO's formula.",
+        1e12, 0},
     {"dram_block_bytes", "DRAM block", "bytes",
         "DRAM burst size; the off-chip search counts the distinct blocks a tile touches.", 1e6, 0},
 };
@@ -70,6 +73,11 @@ const FieldSpec kEnergy[] = {
         3},
     {"energy.l2_access", "L2 access", "MAC units", "Energy of one L2 read or write, in MAC energies.", 1e9,
         3},
+    {"energy.dram_access", "DRAM access", "MAC units",
+        "Energy of one element moved between DRAM and L2 (read or written back), in MAC energies. 0 charges "
+        "none, as MAESTRO and the paper's platforms do; the Eyeriss paper puts a DRAM access at about 200 "
+        "MACs.",
+        1e9, 3},
     {"energy.mac_energy_nj", "MAC energy", "nJ", "One MAC's energy in nanojoules (converts to nJ).", 1e6, 6},
 };
 
@@ -88,6 +96,7 @@ double valueOf(const arch::Accelerator& a, const QString& key)
     if (key == "energy.mac") return a.energy.mac;
     if (key == "energy.l1_access") return a.energy.l1Access;
     if (key == "energy.l2_access") return a.energy.l2Access;
+    if (key == "energy.dram_access") return a.energy.dramAccess;
     if (key == "energy.mac_energy_nj") return a.energy.macEnergyNanojoule;
     return 0;
 }
@@ -108,6 +117,7 @@ void setValue(arch::Accelerator& a, const QString& key, double v)
     if (key == "energy.mac") a.energy.mac = v;
     if (key == "energy.l1_access") a.energy.l1Access = v;
     if (key == "energy.l2_access") a.energy.l2Access = v;
+    if (key == "energy.dram_access") a.energy.dramAccess = v;
     if (key == "energy.mac_energy_nj") a.energy.macEnergyNanojoule = v;
 }
 
@@ -221,11 +231,31 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
         if (isValid()) emit acceleratorChanged(accelerator());
     });
     if (m_presets->count() > 0) {
-        // P2, the edge platform, is the app's default.
-        const int p2 = m_presets->findText(QStringLiteral("P2"), Qt::MatchStartsWith);
-        m_presets->setCurrentIndex(p2 >= 0 ? p2 : 0);
+        m_presets->setCurrentIndex(defaultPresetIndex());
         loadPreset(m_presets->currentData().toString());
     }
+}
+
+int AcceleratorPanel::defaultPresetIndex() const
+{
+    // A platform with a memory system: the sample preset that charges DRAM accesses with the most PEs (the
+    // edge one), so a new user sees DRAM traffic and runtime-energy trade-offs. The paper's P1/P2 charge
+    // none (they reproduce its figures); P2 is the default only when no sample charges DRAM.
+    const QString samples = QDir(acceleratorsDirectory()).absolutePath();
+    int best = -1;
+    std::int64_t bestPes = -1;
+    for (int i = 0; i < m_presets->count(); ++i) {
+        const QString path = m_presets->itemData(i).toString();
+        const auto it = m_presetCache.constFind(path);
+        if (it == m_presetCache.constEnd() || QFileInfo(path).absolutePath() != samples) continue;
+        if (it->energy.dramAccess > 0 && it->numPes > bestPes) {
+            best = i;
+            bestPes = it->numPes;
+        }
+    }
+    if (best >= 0) return best;
+    const int p2 = m_presets->findText(QStringLiteral("P2"), Qt::MatchStartsWith);
+    return p2 >= 0 ? p2 : 0;
 }
 
 QString AcceleratorPanel::message() const

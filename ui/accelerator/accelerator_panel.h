@@ -44,6 +44,9 @@ public:
     /// Fills the preset list again: the samples, then the user's presets.
     void reloadPresets();
     QComboBox* presetList() const { return m_presets; }
+    /// The preset a new window opens on: the sample with the most PEs among those that charge DRAM
+    /// accesses (a platform with a memory system); the paper's P2 when no sample does.
+    int defaultPresetIndex() const;
 
 signals:
     /// A valid accelerator: after the typing pause, or at once when a preset or a file is loaded.

@@ -181,13 +181,15 @@ void MappingView::setMapping(const search::Candidate& c, const cost::Problem& pr
         row(tr("Over roofline"),
             QStringLiteral("%1\u00d7")
                 .arg(static_cast<double>(r.m.runtimeCycles) / rooflineCycles, 0, 'f', 3));
-    row(tr("Energy"), tr("%1 MAC units").arg(r.m.energy, 0, 'g', 6));
-    row(tr("&nbsp;&nbsp;MAC / L1 / L2"),
-        QStringLiteral("%1 / %2 / %3")
-            .arg(r.macEnergy, 0, 'g', 4)
-            .arg(r.l1ReadEnergy + r.l1WriteEnergy, 0, 'g', 4)
-            .arg(r.l2ReadEnergy + r.l2WriteEnergy, 0, 'g', 4));
-    row(tr("EDP"), QString::number(static_cast<double>(r.m.runtimeCycles) * r.m.energy, 'g', 6));
+    // Total energy, as the plot and the search rank it: MAESTRO's on-chip energy and the DRAM transfers.
+    row(tr("Energy"), tr("%1 MAC units").arg(r.m.totalEnergy(), 0, 'g', 6));
+    row(tr("&nbsp;&nbsp;MAC / L1 / L2 / DRAM"),
+        QStringLiteral("%1 / %2 / %3 / %4")
+            .arg(r.m.macEnergy, 0, 'g', 4)
+            .arg(r.m.l1Energy, 0, 'g', 4)
+            .arg(r.m.l2Energy, 0, 'g', 4)
+            .arg(r.m.dramEnergy, 0, 'g', 4));
+    row(tr("EDP"), QString::number(static_cast<double>(r.m.runtimeCycles) * r.m.totalEnergy(), 'g', 6));
     row(tr("PE utilisation"),
         QStringLiteral("%1 of %2 PEs (%3%)")
             .arg(r.m.avgUtilizedPes, 0, 'f', 1)
@@ -206,6 +208,20 @@ void MappingView::setMapping(const search::Candidate& c, const cost::Problem& pr
                     .arg(tc.l2Write)
                     .arg(tc.l1Read)
                     .arg(tc.l1Write);
+    }
+    // DRAM <-> L2 over the level-3 steps: elements read into L2 and written back, and the bytes of the DRAM
+    // blocks those transfers touch (what the DRAM energy and a finite off-chip bandwidth charge).
+    html += QStringLiteral("</table><br><table cellspacing=3><tr><th align=left>DRAM</th><th>read</th>"
+                           "<th>written</th><th>read bytes</th><th>written bytes</th></tr>");
+    for (int t = 0; t < r.m.numTensors; ++t) {
+        const cost::TensorCounts& tc = r.m.tensors[static_cast<std::size_t>(t)];
+        html += QStringLiteral("<tr><td>%1</td><td align=right>%L2</td><td align=right>%L3</td>"
+                               "<td align=right>%L4</td><td align=right>%L5</td></tr>")
+                    .arg(QString::fromStdString(r.tensorNames[static_cast<std::size_t>(t)]))
+                    .arg(tc.dramRead)
+                    .arg(tc.dramWrite)
+                    .arg(tc.dramReadBytes)
+                    .arg(tc.dramWriteBytes);
     }
     html += QStringLiteral("</table>");
     m_metricsHtml = html;

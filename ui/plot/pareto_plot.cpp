@@ -79,7 +79,9 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     m_plot->xAxis2->setScaleType(QCPAxis::stLogarithmic);
     m_plot->xAxis2->setTicker(QSharedPointer<SecondsTicker>(new SecondsTicker));
     m_plot->xAxis->setLabel(tr("runtime (cycles)"));
-    m_plot->yAxis->setLabel(tr("energy (MAC units)"));
+    // What the search ranks: MAESTRO's on-chip energy plus the DRAM transfers (0 when the accelerator
+    // charges none, as P1/P2 and MAESTRO's files do).
+    m_plot->yAxis->setLabel(tr("total energy with DRAM (MAC units)"));
     m_plot->xAxis->setRange(1e3, 1e7);
     m_plot->yAxis->setRange(1e6, 1e10);
 
@@ -470,7 +472,8 @@ double ParetoPlot::replotNowMs()
 QString ParetoPlot::describe(std::int64_t runtime, double energy, double utilisation) const
 {
     const double seconds = static_cast<double>(runtime) / (m_clockMhz * 1e6);
-    return tr("runtime %L1 cycles (%2 ms at %3 MHz)\nenergy %4 MAC units\nEDP %5\nPE utilisation %6%")
+    return tr("runtime %L1 cycles (%2 ms at %3 MHz)\ntotal energy %4 MAC units (with DRAM)\n"
+              "EDP %5\nPE utilisation %6%")
         .arg(runtime)
         .arg(seconds * 1e3, 0, 'g', 4)
         .arg(m_clockMhz)

@@ -139,7 +139,7 @@ QStringList acceleratorFields(const arch::Accelerator& a, const arch::Accelerato
     add(a.multicast != b.multicast, "multicast");
     add(a.spatialReduction != b.spatialReduction, "spatial reduction");
     add(a.energy.mac != b.energy.mac || a.energy.l1Access != b.energy.l1Access
-            || a.energy.l2Access != b.energy.l2Access
+            || a.energy.l2Access != b.energy.l2Access || a.energy.dramAccess != b.energy.dramAccess
             || a.energy.macEnergyNanojoule != b.energy.macEnergyNanojoule,
         "energy");
     return f;

@@ -88,7 +88,7 @@ QString metricLabel(SweepPanel::Metric m)
     case SweepPanel::Metric::Runtime:
         return QObject::tr("runtime (cycles)");
     case SweepPanel::Metric::Energy:
-        return QObject::tr("energy (MAC units)");
+        return QObject::tr("total energy (MAC units)");
     case SweepPanel::Metric::Edp:
         return QObject::tr("energy-delay product");
     case SweepPanel::Metric::Area:
@@ -99,6 +99,10 @@ QString metricLabel(SweepPanel::Metric m)
         return QObject::tr("PE utilization (%)");
     case SweepPanel::Metric::RooflineRatio:
         return QObject::tr("runtime / roofline");
+    case SweepPanel::Metric::DramBytes:
+        return QObject::tr("DRAM traffic (bytes)");
+    case SweepPanel::Metric::DramEnergy:
+        return QObject::tr("DRAM energy (MAC units)");
     }
     return {};
 }
@@ -153,8 +157,8 @@ SweepPanel::SweepPanel(QWidget* parent)
     controls->setColumnStretch(5, 1);
 
     m_metric = new QComboBox;
-    for (Metric m : {Metric::Runtime, Metric::Energy, Metric::Edp, Metric::Area, Metric::Power,
-             Metric::Utilization, Metric::RooflineRatio})
+    for (Metric m : {Metric::Runtime, Metric::Energy, Metric::Edp, Metric::DramBytes, Metric::DramEnergy,
+             Metric::Area, Metric::Power, Metric::Utilization, Metric::RooflineRatio})
         m_metric->addItem(metricLabel(m), int(m));
     m_objective = new QComboBox;
     m_objective->addItem(tr("runtime"), int(search::Objective::Runtime));
@@ -387,6 +391,10 @@ double SweepPanel::valueOf(const sweep::PointResult& p) const
         return 100.0 * p.utilization;
     case Metric::RooflineRatio:
         return p.roofline > 0 ? double(p.runtime) / double(p.roofline) : 0.0;
+    case Metric::DramBytes:
+        return double(p.dramBytes);
+    case Metric::DramEnergy:
+        return p.dramEnergy;
     }
     return 0.0;
 }
@@ -603,6 +611,8 @@ bool SweepPanel::eventFilter(QObject* watched, QEvent* event)
                              .arg(shortNumber(p.energy), shortNumber(p.area))
                              .arg(p.power, 0, 'f', 1)
                              .arg(100.0 * p.utilization, 0, 'f', 0)
+                      << tr("DRAM traffic %1B, DRAM energy %2")
+                             .arg(shortNumber(double(p.dramBytes)), shortNumber(p.dramEnergy))
                       << tr("Click to load this accelerator and search it.");
             else
                 lines << QString::fromStdString(p.status);

@@ -32,8 +32,19 @@ class SweepPanel : public QWidget
 {
     Q_OBJECT
 public:
-    /// What a cell's colour shows.
-    enum class Metric { Runtime, Energy, Edp, Area, Power, Utilization, RooflineRatio };
+    /// What a cell's colour shows. DramBytes and DramEnergy: the chosen mappings' DRAM traffic (bytes of
+    /// the DRAM blocks read and written) and its energy, where a bigger L2 stops paying.
+    enum class Metric {
+        Runtime,
+        Energy,
+        Edp,
+        Area,
+        Power,
+        Utilization,
+        RooflineRatio,
+        DramBytes,
+        DramEnergy
+    };
 
     explicit SweepPanel(QWidget* parent = nullptr);
 

@@ -1,0 +1,186 @@
+// DRAM in the app (issue 21, point 7): the cost panel's energy parts (MAC, L1, L2, DRAM) and per-tensor DRAM
+// traffic are core's figures for the same mapping and add up to the total the search ranks; the accelerator
+// panel's DRAM access energy reaches the accelerator and a saved preset; the sweep colours cells by core's
+// DRAM energy and traffic of each design point.
+#include <QDoubleSpinBox>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+
+#include "core/arch/accelerator_io.h"
+#include "core/cost/costmodel.h"
+#include "core/search/search.h"
+#include "core/sweep/sweep.h"
+#include "core/workloads/workloads.h"
+#include "ui/accelerator/accelerator_panel.h"
+#include "ui/mapping/mapping_view.h"
+#include "ui/sweep/sweep_panel.h"
+
+using namespace marvel;
+using namespace marvel::ui;
+
+namespace {
+
+const std::string kSamples = MARVEL_SAMPLES_DIR;
+
+/// P2 with a memory system: 200 MAC energies per DRAM element, 64 elements per cycle off chip.
+arch::Accelerator edgeWithDram()
+{
+    arch::Accelerator acc = arch::loadAccelerator(kSamples + "/accelerators/P2_edge.json");
+    acc.energy.dramAccess = 200.0;
+    acc.offchipBandwidth = 64;
+    return acc;
+}
+
+search::SearchOptions fastOptions()
+{
+    search::SearchOptions o;
+    o.threads = 2;
+    o.refine = false;
+    o.fidelity = search::Fidelity::Corrected;
+    return o;
+}
+
+} // namespace
+
+class TestDramApp : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void costPanelShowsCoresEnergyPartsAndDramTraffic()
+    {
+        const arch::Accelerator acc = edgeWithDram();
+        const workloads::WorkloadLayer layer = workloads::gemmLayer("g", 256, 128, 512);
+        const search::LayerSearchResult found = search::searchLayer(layer.op, acc, fastOptions());
+        QVERIFY(found.result.bestEnergy);
+        const search::Candidate& best = *found.result.bestEnergy;
+
+        MappingView view;
+        view.setMapping(best, found.problem, found.space.body, acc, search::Fidelity::Corrected, 0);
+        QVERIFY(view.result());
+        const cost::Metrics& shown = view.result()->m;
+
+        // Core's figures for the same mapping, evaluated on their own.
+        cost::Options options;
+        options.fidelity = cost::Fidelity::Corrected;
+        cost::Evaluator evaluator(found.problem, acc, options);
+        const cost::Result core = evaluator.evaluate(best.dataflow);
+        QCOMPARE(shown.macEnergy, core.m.macEnergy);
+        QCOMPARE(shown.l1Energy, core.m.l1Energy);
+        QCOMPARE(shown.l2Energy, core.m.l2Energy);
+        QCOMPARE(shown.dramEnergy, core.m.dramEnergy);
+        QCOMPARE(shown.totalEnergy(), core.m.totalEnergy());
+        // The DRAM part is charged (the layer does not fit L2 whole), and is 200 per element moved.
+        QVERIFY(core.m.dramReads() >= 256 * 512 + 512 * 128); // at least the compulsory reads of A and B
+        QCOMPARE(core.m.dramEnergy, 200.0 * double(core.m.dramReads() + core.m.dramWrites()));
+        // The parts add up to the total, which is what the search ranked the mapping by.
+        const double parts = core.m.macEnergy + core.m.l1Energy + core.m.l2Energy + core.m.dramEnergy;
+        QVERIFY(qAbs(parts - core.m.totalEnergy()) <= 1e-9 * core.m.totalEnergy());
+        QCOMPARE(best.metrics.energy, core.m.totalEnergy());
+        QCOMPARE(best.metrics.dramEnergy, core.m.dramEnergy);
+
+        // The panel prints the total and each part as computed, and every tensor's DRAM traffic.
+        const QString text = view.metricsText();
+        QVERIFY2(text.contains(QStringLiteral("%1 MAC units").arg(core.m.totalEnergy(), 0, 'g', 6)),
+            qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("%1 / %2 / %3 / %4")
+                                   .arg(core.m.macEnergy, 0, 'g', 4)
+                                   .arg(core.m.l1Energy, 0, 'g', 4)
+                                   .arg(core.m.l2Energy, 0, 'g', 4)
+                                   .arg(core.m.dramEnergy, 0, 'g', 4)),
+            qPrintable(text));
+        QCOMPARE(core.tensorNames.size(), std::size_t(3));
+        for (int t = 0; t < core.m.numTensors; ++t) {
+            const cost::TensorCounts& tc = core.m.tensors[std::size_t(t)];
+            const QString row
+                = QStringLiteral("<tr><td>%1</td><td align=right>%L2</td><td align=right>%L3</td>"
+                                 "<td align=right>%L4</td><td align=right>%L5</td></tr>")
+                      .arg(QString::fromStdString(core.tensorNames[std::size_t(t)]))
+                      .arg(tc.dramRead)
+                      .arg(tc.dramWrite)
+                      .arg(tc.dramReadBytes)
+                      .arg(tc.dramWriteBytes);
+            QVERIFY2(text.contains(row), qPrintable(row));
+        }
+        // Only the output is written back; the bytes are whole 64-byte blocks.
+        QCOMPARE(core.m.tensors[0].dramWrite + core.m.tensors[1].dramWrite, std::int64_t(0));
+        QVERIFY(core.m.tensors[2].dramWrite >= 256 * 128);
+        QCOMPARE(core.m.dramReadBytes() % 64, std::int64_t(0));
+    }
+
+    void dramEnergyFieldRoundTrips()
+    {
+        AcceleratorPanel panel;
+        auto* field = qobject_cast<QDoubleSpinBox*>(panel.field(QStringLiteral("energy.dram_access")));
+        QVERIFY(field);
+        arch::Accelerator acc = edgeWithDram();
+        panel.setAccelerator(acc);
+        QCOMPARE(field->value(), 200.0);
+        QCOMPARE(panel.accelerator().energy.dramAccess, 200.0);
+
+        // An edit reaches the accelerator the window searches, after the typing pause.
+        QSignalSpy changed(&panel, &AcceleratorPanel::acceleratorChanged);
+        field->setValue(150.5);
+        QCOMPARE(panel.accelerator().energy.dramAccess, 150.5);
+        QVERIFY(changed.wait(3000));
+        QCOMPARE(changed.last().at(0).value<arch::Accelerator>().energy.dramAccess, 150.5);
+
+        // ... and a saved preset's JSON (energy.dram_access), read back by core.
+        QVERIFY(panel.saveAsPreset(QStringLiteral("dram round trip")));
+        const arch::Accelerator saved = arch::loadAccelerator(
+            (AcceleratorPanel::userPresetsDirectory() + QStringLiteral("/dram_round_trip.json"))
+                .toStdString());
+        QCOMPARE(saved.energy.dramAccess, 150.5);
+        QCOMPARE(saved.offchipBandwidth, std::int64_t(64));
+        QFile::remove(AcceleratorPanel::userPresetsDirectory() + QStringLiteral("/dram_round_trip.json"));
+
+        // A negative energy is core's error, flagged on the field; nothing is emitted.
+        field->setValue(-1);
+        QVERIFY(!panel.isValid());
+        QVERIFY(panel.message().contains(QStringLiteral("dram_access")));
+    }
+
+    void sweepColoursByCoresDramFigures()
+    {
+        // An L2 x PEs grid on a GEMM: core's sweep gives each design point's DRAM traffic and energy.
+        const arch::Accelerator acc = edgeWithDram();
+        auto grid = std::make_shared<const sweep::Grid>(
+            acc, std::vector<sweep::Axis>{sweep::parseVary("pes=64,256"), sweep::parseVary("l2=8K:32K:x2")});
+        workloads::Workload workload;
+        workload.name = "gemm";
+        workload.layers.push_back(workloads::gemmLayer("g", 128, 128, 256));
+        sweep::SweepOptions options;
+        options.threads = 2;
+        options.search.objective = search::Objective::Energy;
+        const sweep::Sweeper sweeper(*grid, workload, options);
+        std::vector<std::size_t> all(grid->size());
+        for (std::size_t i = 0; i < all.size(); ++i)
+            all[i] = i;
+        const std::vector<sweep::PointResult> rows = sweeper.run(all);
+        QCOMPARE(rows.size(), std::size_t(6));
+
+        SweepPanel panel;
+        panel.startGrid(grid);
+        panel.addPoints(rows);
+        panel.setMetric(SweepPanel::Metric::DramEnergy);
+        QCOMPARE(panel.metric(), SweepPanel::Metric::DramEnergy);
+        double smallest = 0, largest = 0;
+        for (const sweep::PointResult& p : rows) {
+            QVERIFY(p.ok);
+            QVERIFY(p.dramEnergy > 0);
+            QCOMPARE(panel.cellValue(p.index), p.dramEnergy);
+            smallest = smallest == 0 ? p.dramEnergy : std::min(smallest, p.dramEnergy);
+            largest = std::max(largest, p.dramEnergy);
+        }
+        QVERIFY(largest > smallest); // the buffer size shows in the colours
+        panel.setMetric(SweepPanel::Metric::DramBytes);
+        for (const sweep::PointResult& p : rows)
+            QCOMPARE(panel.cellValue(p.index), double(p.dramBytes));
+    }
+};
+
+QTEST_MAIN(TestDramApp)
+#include "tst_dram_app.moc"
