@@ -20,7 +20,7 @@ int run(const std::vector<std::string>& argv);
 
 const cli::Command kCommand{"bench-search",
     "benchmark of the mapping search: time, mappings per second, runtime / roofline",
-    "usage: marvel bench-search [--model NAME_OR_FILE[,...]|cnns] [--hw P1|P2|FILE]\n"
+    "usage: marvel bench-search [--model NAME_OR_FILE[,...]|cnns] [--hw P1|P2|PRESET|FILE]\n"
     "                           [--objective runtime|energy|edp]\n"
     "                           [--threads N] [--no-divisors-only] [--fidelity maestro|corrected]\n"
     "                           [--genetic-evaluations N] [--genetic-seed S] [--no-genetic]\n"
@@ -37,7 +37,8 @@ const cli::Command kCommand{"bench-search",
     "options and its budget): per layer its runtime and Marvel's runtime over it, then per model and over\n"
     "every layer the geometric mean of that ratio (below 1: Marvel is faster), the layers where the genetic\n"
     "search is faster, and its search time; --no-genetic leaves it out. --no-refine measures the paper's\n"
-    "decoupled search alone (`marvel search --no-refine`).\n"
+    "decoupled search alone (`marvel search --no-refine`). PRESET: a file of samples/accelerators by its\n"
+    "stem (eyeriss_dram, edge1024_dram: the presets with a memory system).\n"
     "",
     run};
 
@@ -106,7 +107,7 @@ int run(const std::vector<std::string>& argv)
     }
     arch::Accelerator acc;
     try {
-        acc = arch::loadAccelerator(hw == "P1" || hw == "P2" ? cli::presetAcceleratorPath(hw) : hw);
+        acc = arch::loadAccelerator(cli::acceleratorArgPath(hw));
     } catch (const InputError& e) {
         std::cerr << "marvel bench-search: " << e.what() << '\n';
         return cli::InputError;

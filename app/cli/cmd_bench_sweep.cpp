@@ -28,9 +28,11 @@ int run(const std::vector<std::string>& argv);
 
 const cli::Command kCommand{"bench-sweep",
     "benchmark of design-space sweeps: points per second, reuse, MPI scaling",
-    "usage: marvel bench-sweep [--model NAME_OR_FILE] [--hw P1|P2|FILE] [--threads N] [--no-reuse-run]\n"
+    "usage: marvel bench-sweep [--model NAME_OR_FILE] [--hw P1|P2|PRESET|FILE] [--threads N] "
+    "[--no-reuse-run]\n"
     "                          [--no-mpi]\n\n"
-    "Sweeps the model (default resnet50) over 36 design points around the accelerator (default P2):\n"
+    "Sweeps the model (default resnet50) over 36 design points around the accelerator (default P2; PRESET:\n"
+    "a file of samples/accelerators by its stem, e.g. edge1024_dram):\n"
     "pes=256,512,1024 x l2=64K:256K:x2 x noc_bw=32,64,128,256, runtime objective, and prints\n"
     "  sweep: 36 points in S s (P points/s)\n"
     "  reuse: saved S s (X%)          the same sweep without sharing off-chip solutions and prepared\n"
@@ -104,7 +106,7 @@ int run(const std::vector<std::string>& argv)
     options.threads = options.search.threads;
     const std::string model = args.valueOr("model", "resnet50");
     const std::string hwArg = args.valueOr("hw", "P2");
-    const std::string hw = hwArg == "P1" || hwArg == "P2" ? cli::presetAcceleratorPath(hwArg) : hwArg;
+    const std::string hw = cli::acceleratorArgPath(hwArg);
 
     std::unique_ptr<sweep::Grid> grid;
     workloads::Workload workload;

@@ -117,12 +117,19 @@ std::string nonConformableReason(const std::vector<SearchLayer>& layers)
 
 std::string presetAcceleratorPath(const std::string& hw)
 {
-    const std::string name = hw == "P1" ? "P1_eyeriss.json" : "P2_edge.json";
+    const std::string name = hw == "P1" ? "P1_eyeriss.json" : hw == "P2" ? "P2_edge.json" : hw + ".json";
     for (const char* dir : {"samples/accelerators", "../samples/accelerators"}) {
         const std::filesystem::path p = std::filesystem::path(dir) / name;
         if (std::filesystem::exists(p)) return p.string();
     }
     return "samples/accelerators/" + name;
+}
+
+std::string acceleratorArgPath(const std::string& hw)
+{
+    if (std::filesystem::exists(hw)) return hw;
+    if (hw.find('/') != std::string::npos || std::filesystem::path(hw).has_extension()) return hw;
+    return presetAcceleratorPath(hw);
 }
 
 SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,

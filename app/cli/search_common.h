@@ -69,9 +69,12 @@ std::string notMappableReason(const SearchedLayer& layer, const arch::Accelerato
 /// Warnings for capacity checks the options switch off (empty when both are on).
 std::string capacityWarning(const search::SearchOptions& options);
 
-/// The sample accelerator file of the paper's platform "P1" or "P2" (samples/accelerators/, looked up
-/// from the working directory and its parent), for the benchmarks.
+/// The sample accelerator file of the paper's platform "P1" or "P2", or of another preset named by its
+/// file's stem ("eyeriss_dram", "edge1024_dram"): samples/accelerators/, looked up from the working
+/// directory and its parent, for the benchmarks.
 std::string presetAcceleratorPath(const std::string& hw);
+/// A benchmark's --hw argument as a file: an existing file as it is, otherwise a preset's name.
+std::string acceleratorArgPath(const std::string& hw);
 
 /// Searches one layer with the roofline attached, under `style` when given (the roofline and the
 /// name stay the original layer's when an optimiser searches its convolution form).

@@ -26,6 +26,8 @@ struct EnergyModel
 struct Accelerator
 {
     std::string name;
+    /// Free text kept with the parameters: where the figures come from (a preset's citations).
+    std::string description;
     std::int64_t numPes = 1;
     std::int64_t l1Bytes = 512; ///< per PE
     std::int64_t l2Bytes = 110592; ///< shared

@@ -160,10 +160,10 @@ Accelerator acceleratorFromJson(
             "an accelerator must be a JSON object, not " + JsonFields::describe(root)));
     Accelerator acc;
     JsonFields fields(root, fileName, prefix);
-    fields.rejectUnknown(
-        {"schema_version", "name", "num_pes", "l1_bytes", "l2_bytes", "noc_bandwidth_elements_per_cycle",
-            "noc_latency_cycles", "offchip_bandwidth_elements_per_cycle", "clock_mhz", "dram_block_bytes",
-            "bytes_per_element", "simd_lanes", "multicast", "spatial_reduction", "energy"});
+    fields.rejectUnknown({"schema_version", "name", "description", "num_pes", "l1_bytes", "l2_bytes",
+        "noc_bandwidth_elements_per_cycle", "noc_latency_cycles", "offchip_bandwidth_elements_per_cycle",
+        "clock_mhz", "dram_block_bytes", "bytes_per_element", "simd_lanes", "multicast", "spatial_reduction",
+        "energy"});
     std::int64_t schema = kSchemaVersion;
     fields.integer("schema_version", schema);
     if (schema != kSchemaVersion)
@@ -171,6 +171,7 @@ Accelerator acceleratorFromJson(
             "unsupported version " + std::to_string(schema) + " (this program reads "
                 + std::to_string(kSchemaVersion) + ")");
     fields.string("name", acc.name);
+    fields.string("description", acc.description);
     fields.integer("num_pes", acc.numPes, true);
     fields.integer("l1_bytes", acc.l1Bytes);
     fields.integer("l2_bytes", acc.l2Bytes);
@@ -210,6 +211,8 @@ nlohmann::ordered_json acceleratorToJson(const Accelerator& acc)
     nlohmann::ordered_json j;
     j["schema_version"] = kSchemaVersion;
     j["name"] = acc.name;
+    // Only when there is one, so files without it (P1, P2, MAESTRO conversions) read back unchanged.
+    if (!acc.description.empty()) j["description"] = acc.description;
     j["num_pes"] = acc.numPes;
     j["l1_bytes"] = acc.l1Bytes;
     j["l2_bytes"] = acc.l2Bytes;

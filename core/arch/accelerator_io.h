@@ -5,16 +5,22 @@
 // noc_bandwidth_elements_per_cycle is optional and defaults to the Accelerator member's default:
 //   "schema_version": 1                               integer, must be 1 when present
 //   "name": "P1 (Eyeriss-like)"                       string
+//   "description": "..."                              string, free text: where the figures come from
+//                                                     (written only when not empty)
 //   "num_pes": 168                                    integer, processing elements
 //   "l1_bytes": 512                                   integer, private L1 per PE, bytes
 //   "l2_bytes": 110592                                integer, shared L2, bytes
 //   "noc_bandwidth_elements_per_cycle": 12            integer, every NoC level
-//   "noc_latency_cycles": 1                           integer, added to every NoC transfer (MAESTRO
-//   NoC_NumHops) "offchip_bandwidth_elements_per_cycle": 1000000   integer, DRAM <-> L2 "clock_mhz": 200
-//   number "dram_block_bytes": 64                            integer, DRAM burst granularity of the off-chip
-//   model "bytes_per_element": 1                            integer, data word size "simd_lanes": 1 integer,
-//   MACs per PE per cycle "multicast": true, "spatial_reduction": true      booleans, NoC capabilities
-//   "energy": {"mac": 1, "l1_access": 1.68, "l2_access": 18.61, "dram_access": 0, "mac_energy_nj": 0.00023}
+//   "noc_latency_cycles": 1                           integer, added to every NoC transfer
+//                                                     (MAESTRO's NoC_NumHops)
+//   "offchip_bandwidth_elements_per_cycle": 1000000   integer, DRAM <-> L2
+//   "clock_mhz": 200                                  number
+//   "dram_block_bytes": 64                            integer, DRAM burst granularity of the off-chip model
+//   "bytes_per_element": 1                            integer, data word size
+//   "simd_lanes": 1                                   integer, MACs per PE per cycle
+//   "multicast": true, "spatial_reduction": true      booleans, NoC capabilities
+//   "energy": {"mac": 1, "l1_access": 1.68, "l2_access": 18.61, "dram_access": 0,
+//              "mac_energy_nj": 0.00023}
 //                                                     numbers, per event in MAC units; all optional;
 //                                                     dram_access: per element moved between DRAM and
 //                                                     L2 (0 when absent: MAESTRO charges none)

@@ -125,6 +125,14 @@ private slots:
             = marvel::arch::readAcceleratorJson(marvel::arch::writeAcceleratorJson(a), "x.json");
         QVERIFY(marvel::arch::sameParameters(a, b));
         QCOMPARE(b.name, a.name);
+        QVERIFY(b.description.empty());
+        // The description is written only when there is one, and comes back.
+        QVERIFY(marvel::arch::writeAcceleratorJson(a).find("description") == std::string::npos);
+        Accelerator described = a;
+        described.description = "from \"a paper\", table 2";
+        QCOMPARE(marvel::arch::readAcceleratorJson(marvel::arch::writeAcceleratorJson(described), "x.json")
+                     .description,
+            described.description);
         // sameParameters must notice a difference, or the round trip above proves nothing.
         Accelerator c = b;
         c.energy.l1Access = 2.0;
@@ -367,6 +375,56 @@ private slots:
         if (!std::filesystem::exists(reference))
             QSKIP("MAESTRO reference hardware files not available (MARVEL_REFERENCE_DIR)");
         QVERIFY(marvel::arch::sameParameters(json, marvel::arch::loadAccelerator(reference)));
+    }
+
+    // The DRAM-aware presets (issue 21): the figures their descriptions cite, worked out again here.
+    void dramPresets_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<qint64>("pes");
+        QTest::addColumn<qint64>("bytesPerElement");
+        QTest::addColumn<qint64>("interfaceBytes"); // LPDDR4 data bus width
+        QTest::addColumn<qint64>("dramBlock");
+        QTest::addColumn<double>("l1");
+        QTest::addColumn<double>("l2");
+        QTest::newRow("Eyeriss, LPDDR4-3200 x16")
+            << "eyeriss_dram"
+            << "Eyeriss-like with DRAM" << qint64{168} << qint64{2} << qint64{2} << qint64{32} << 1.0 << 6.0;
+        QTest::newRow("edge 1024, LPDDR4-3200 x32")
+            << "edge1024_dram"
+            << "Edge 1024 with DRAM" << qint64{1024} << qint64{1} << qint64{4} << qint64{64} << 1.68 << 18.61;
+    }
+    void dramPresets()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QString, name);
+        QFETCH(qint64, pes);
+        QFETCH(qint64, bytesPerElement);
+        QFETCH(qint64, interfaceBytes);
+        QFETCH(qint64, dramBlock);
+        QFETCH(double, l1);
+        QFETCH(double, l2);
+        const Accelerator acc = marvel::arch::loadAccelerator(
+            std::string(MARVEL_SAMPLES_DIR) + "/accelerators/" + preset.toStdString() + ".json");
+        QCOMPARE(QString::fromStdString(acc.name), name);
+        QCOMPARE(acc.numPes, pes);
+        QCOMPARE(acc.bytesPerElement, bytesPerElement);
+        QCOMPARE(acc.l1Bytes, 512);
+        QCOMPARE(acc.l2Bytes, 108 * 1024);
+        QCOMPARE(acc.clockMHz, 200.0);
+        // 3200 MT/s times the bus width, per 200 MHz cycle, in elements.
+        const qint64 bytesPerCycle = 3200 * interfaceBytes / 200;
+        QCOMPARE(acc.offchipBandwidth, bytesPerCycle / bytesPerElement);
+        QCOMPARE(acc.dramBlockBytes, dramBlock); // one BL16 burst on the bus
+        QCOMPARE(acc.dramBlockBytes, 16 * interfaceBytes);
+        QCOMPARE(acc.energy.mac, 1.0);
+        QCOMPARE(acc.energy.l1Access, l1);
+        QCOMPARE(acc.energy.l2Access, l2);
+        QCOMPARE(acc.energy.dramAccess, 200.0);
+        // The sources are kept with the figures.
+        for (const char* cited : {"ISCA 2016", "JESD209-4", "LPDDR4-3200"})
+            QVERIFY2(acc.description.find(cited) != std::string::npos, cited);
     }
 };
 
