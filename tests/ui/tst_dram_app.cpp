@@ -2,18 +2,26 @@
 // traffic are core's figures for the same mapping and add up to the total the search ranks; the accelerator
 // panel's DRAM access energy reaches the accelerator and a saved preset; the sweep colours cells by core's
 // DRAM energy and traffic of each design point.
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTest>
+#include <qcustomplot.h>
 
 #include "core/arch/accelerator_io.h"
 #include "core/cost/costmodel.h"
+#include "core/ir/parser.h"
 #include "core/search/search.h"
 #include "core/sweep/sweep.h"
 #include "core/workloads/workloads.h"
 #include "ui/accelerator/accelerator_panel.h"
+#include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
+#include "ui/plot/pareto_plot.h"
+#include "ui/search/search_panel.h"
 #include "ui/sweep/sweep_panel.h"
 
 using namespace marvel;
@@ -39,6 +47,29 @@ search::SearchOptions fastOptions()
     o.refine = false;
     o.fidelity = search::Fidelity::Corrected;
     return o;
+}
+
+/// The plot's Pareto front as (runtime, energy) pairs.
+std::vector<std::pair<double, double>> plottedFront(MainWindow& w)
+{
+    std::vector<std::pair<double, double>> out;
+    QCustomPlot* plot = w.paretoPlot()->findChild<QCustomPlot*>();
+    for (int g = 0; plot && g < plot->graphCount(); ++g)
+        if (plot->graph(g)->name() == QStringLiteral("Pareto front"))
+            for (int i = 0; i < plot->graph(g)->dataCount(); ++i)
+                out.emplace_back(plot->graph(g)->data()->at(i)->key, plot->graph(g)->data()->at(i)->value);
+    return out;
+}
+
+/// Core's front for the window's operator, accelerator and options.
+std::vector<std::pair<double, double>> coreFront(MainWindow& w, const ir::Operator& op)
+{
+    const search::LayerSearchResult r
+        = search::searchLayer(op, w.acceleratorPanel()->accelerator(), w.searchPanel()->options());
+    std::vector<std::pair<double, double>> out;
+    for (const search::Candidate& c : r.result.pareto)
+        out.emplace_back(double(c.metrics.runtime), c.metrics.energy);
+    return out;
 }
 
 } // namespace
@@ -141,6 +172,52 @@ private slots:
         field->setValue(-1);
         QVERIFY(!panel.isValid());
         QVERIFY(panel.message().contains(QStringLiteral("dram_access")));
+    }
+
+    void retuningL2OrTheDramBandwidthMovesTheFront()
+    {
+        // A GEMM whose operands do not fit L2 together, so the L2 tiles decide its DRAM traffic.
+        const QString file = QDir(QDir::tempPath()).filePath(QStringLiteral("tst_dram_app_gemm.loop"));
+        {
+            QFile out(file);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(QByteArray::fromStdString(workloads::gemmLoopText(128, 64, 256)));
+        }
+        const ir::Operator op = ir::parseOperatorFile(file.toStdString());
+        MainWindow w;
+        QVERIFY(w.openFile(file));
+        w.searchPanel()->setCompareStyles(false);
+        search::SearchOptions options = w.searchPanel()->options();
+        options.refine = false; // the decoupled search alone: a fraction of the time, the same point
+        w.searchPanel()->setOptions(options);
+        arch::Accelerator acc = edgeWithDram();
+        acc.numPes = 256; // a smaller search space: the test stays fast
+        w.acceleratorPanel()->setAccelerator(acc);
+        QSignalSpy finished(&w, &MainWindow::searchFinished);
+        QVERIFY(w.runSearch());
+        QVERIFY(finished.wait(60000));
+        const auto first = plottedFront(w);
+        QVERIFY(!first.empty());
+        QCOMPARE(first, coreFront(w, op));
+
+        // Each edit of the panel searches again; the plot then shows core's front for the new accelerator,
+        // which differs: 16 KiB of L2 instead of 108, then 2 elements per cycle from DRAM instead of 64.
+        auto retune = [&](const char* key, int value) {
+            auto* box = qobject_cast<QSpinBox*>(w.acceleratorPanel()->field(QString::fromLatin1(key)));
+            QVERIFY(box);
+            finished.clear();
+            box->setValue(value);
+            QVERIFY(finished.wait(60000));
+        };
+        retune("l2_bytes", 16384);
+        const auto smallL2 = plottedFront(w);
+        QCOMPARE(smallL2, coreFront(w, op));
+        QVERIFY(smallL2 != first);
+        retune("offchip_bandwidth_elements_per_cycle", 2);
+        const auto narrow = plottedFront(w);
+        QCOMPARE(narrow, coreFront(w, op));
+        QVERIFY(narrow != smallL2);
+        QFile::remove(file);
     }
 
     void sweepColoursByCoresDramFigures()
