@@ -16,10 +16,13 @@ shot() {
 shot tuning-loop samples/operators/gemm.loop --search
 shot model-view samples/projects/mobilenetv2_p2.json --search
 shot styles-compared samples/projects/vgg16_conv_p2.json --search
-shot sweep --sweep pes=64,128,256,512,1024 --sweep l2=32K:512K:x2
+shot sweep samples/projects/vgg16_conv_p2.json --sweep pes=64,128,256,512,1024 --sweep l2=32K:512K:x2
+shot dram-front samples/projects/vgg16_conv_eyeriss_dram.json --search
+shot dram-sweep samples/projects/vgg16_conv_edge_dram.json --sweep pes=64,128,256,512,1024 \
+  --sweep l2=16K:1M:x2 --sweep-colour dram-energy
 shot editor-ddg samples/operators/nonconformable/ddg_cycle.loop
 shot animation samples/projects/conv1d_classroom.json \
   --animation-directives "SpatialMap(1,1) X; TemporalMap(Sz(S),Sz(S)) S;" --animation-step 2
 for size in 1280x800 1440x900 1920x1080; do
-  SIZE=$size shot "layout-$size" samples/projects/vgg16_conv_p2.json --search
+  SIZE=$size shot "layout-$size" samples/projects/vgg16_conv_edge_dram.json --search
 done

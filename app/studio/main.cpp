@@ -1,4 +1,5 @@
 // `marvel-studio`: the desktop application.
+#include <cstdio>
 #include <string_view>
 
 #include <QApplication>
@@ -69,6 +70,11 @@ int main(int argc, char** argv)
             "way `marvel sweep --vary` takes them (e.g. --sweep pes=64,256 --sweep l2=32K:1M:x2)."),
         QStringLiteral("spec"));
     parser.addOption(sweep);
+    QCommandLineOption sweepColour(QStringLiteral("sweep-colour"),
+        QStringLiteral("Colour the sweep's heat map by <metric>: runtime, energy, edp, dram-bytes, "
+                       "dram-energy, area, power, utilization or roofline."),
+        QStringLiteral("metric"));
+    parser.addOption(sweepColour);
     parser.addPositionalArgument(
         QStringLiteral("file"), QStringLiteral("Project (.json) or operator (.loop) to open."));
     parser.process(app);
@@ -77,7 +83,7 @@ int main(int argc, char** argv)
     marvel::ui::MainWindow window;
     const QStringList files = parser.positionalArguments();
     window.openFile(files.isEmpty()
-            ? marvel::ui::MainWindow::projectSamplesDirectory() + QStringLiteral("/vgg16_conv_p2.json")
+            ? marvel::ui::MainWindow::projectSamplesDirectory() + QStringLiteral("/vgg16_conv_edge_dram.json")
             : files.first());
     QSize windowSize(1440, 900);
     if (parser.isSet(size)) {
@@ -124,6 +130,15 @@ int main(int argc, char** argv)
             return i < specs.size() ? specs[i].section(QLatin1Char('='), field, field) : QString();
         };
         window.sweepPanel()->setAxes(part(0, 0), part(0, 1), part(1, 0), part(1, 1));
+        if (parser.isSet(sweepColour)) {
+            const auto metric = marvel::ui::SweepPanel::metricByName(parser.value(sweepColour));
+            if (!metric) {
+                std::fprintf(stderr, "marvel-studio: unknown --sweep-colour '%s'\n",
+                    qPrintable(parser.value(sweepColour)));
+                return 2;
+            }
+            window.sweepPanel()->setMetric(*metric);
+        }
         if (parser.isSet(screenshot)) {
             const QString path = parser.value(screenshot);
             QObject::connect(window.sweepController(), &marvel::ui::SweepController::finished, &window,

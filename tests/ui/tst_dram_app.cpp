@@ -242,6 +242,9 @@ private slots:
         SweepPanel panel;
         panel.startGrid(grid);
         panel.addPoints(rows);
+        QCOMPARE(SweepPanel::metricByName(QStringLiteral("dram-energy")), SweepPanel::Metric::DramEnergy);
+        QCOMPARE(SweepPanel::metricByName(QStringLiteral("dram-bytes")), SweepPanel::Metric::DramBytes);
+        QVERIFY(!SweepPanel::metricByName(QStringLiteral("dram")));
         panel.setMetric(SweepPanel::Metric::DramEnergy);
         QCOMPARE(panel.metric(), SweepPanel::Metric::DramEnergy);
         double smallest = 0, largest = 0;

@@ -77,7 +77,8 @@ private slots:
         QFETCH(bool, mappingWhole);
         QSettings().remove(QStringLiteral("window"));
         MainWindow w;
-        QVERIFY(w.openFile(QStringLiteral(MARVEL_SAMPLES_DIR "/projects/vgg16_conv_p2.json")));
+        QVERIFY(w.openFile(
+            QStringLiteral(MARVEL_SAMPLES_DIR "/projects/vgg16_conv_edge_dram.json"))); // the default
         QVERIFY(!w.mappingView()->loopNestText().isEmpty()); // the project's saved mapping
         w.resize(size);
         w.show();

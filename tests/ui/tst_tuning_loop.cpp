@@ -109,14 +109,17 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const ir::Operator op = ir::parseOperator(f.readAll().toStdString(), "gemm.loop");
         const arch::Accelerator acc = w.acceleratorPanel()->accelerator();
+        // A new window opens on the edge platform with a memory system (issue 21): DRAM is charged.
         QVERIFY(arch::sameParameters(
-            acc, arch::loadAccelerator(MARVEL_SAMPLES_DIR "/accelerators/P2_edge.json")));
+            acc, arch::loadAccelerator(MARVEL_SAMPLES_DIR "/accelerators/edge1024_dram.json")));
+        QCOMPARE(acc.energy.dramAccess, 200.0);
         const search::LayerSearchResult direct = search::searchLayer(op, acc, w.searchPanel()->options());
         QVERIFY(direct.result.bestRuntime);
         const auto& shown = w.mappingView()->result();
         QVERIFY(shown);
         QCOMPARE(shown->m.runtimeCycles, direct.result.bestRuntime->metrics.runtime);
-        QCOMPARE(shown->m.energy, direct.result.bestRuntime->metrics.energy);
+        QCOMPARE(shown->m.totalEnergy(), direct.result.bestRuntime->metrics.energy);
+        QVERIFY(shown->m.dramEnergy > 0);
         QVERIFY(w.mappingView()->mdcText().contains(QStringLiteral("SpatialMap")));
         QVERIFY(w.mappingView()->loopNestText().contains(QStringLiteral("parallel_for")));
         // Every evaluated point the plot holds fits: the numbers of the front agree with core's front.
@@ -386,7 +389,8 @@ private slots:
 
         QProcess cli;
         cli.start(QStringLiteral(MARVEL_CLI_PATH),
-            {"search", "--model", model, "--hw", MARVEL_SAMPLES_DIR "/accelerators/P2_edge.json", "--json"});
+            {"search", "--model", model, "--hw", MARVEL_SAMPLES_DIR "/accelerators/edge1024_dram.json",
+                "--json"}); // the window's default accelerator
         QVERIFY(cli.waitForFinished(120000));
         QCOMPARE(cli.exitCode(), 0);
         const QJsonObject j = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();

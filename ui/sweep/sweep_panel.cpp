@@ -331,6 +331,17 @@ void SweepPanel::setMetric(Metric metric)
     m_metric->setCurrentIndex(m_metric->findData(int(metric)));
 }
 
+std::optional<SweepPanel::Metric> SweepPanel::metricByName(const QString& name)
+{
+    static const std::pair<const char*, Metric> kNames[] = {{"runtime", Metric::Runtime},
+        {"energy", Metric::Energy}, {"edp", Metric::Edp}, {"dram-bytes", Metric::DramBytes},
+        {"dram-energy", Metric::DramEnergy}, {"area", Metric::Area}, {"power", Metric::Power},
+        {"utilization", Metric::Utilization}, {"roofline", Metric::RooflineRatio}};
+    for (const auto& [text, metric] : kNames)
+        if (name == QLatin1String(text)) return metric;
+    return std::nullopt;
+}
+
 SweepPanel::Metric SweepPanel::metric() const
 {
     return static_cast<Metric>(m_metric->currentData().toInt());

@@ -57,6 +57,9 @@ public:
     search::Objective objective() const;
     void setMetric(Metric metric);
     Metric metric() const;
+    /// The metric called `name` ("runtime", "energy", "edp", "dram-bytes", "dram-energy", "area", "power",
+    /// "utilization", "roofline"), for the command line; nullopt when unknown.
+    static std::optional<Metric> metricByName(const QString& name);
 
     /// Design points received for the current grid, in completion order.
     const std::vector<sweep::PointResult>& points() const { return m_points; }
