@@ -303,7 +303,8 @@ QVariant ModelTableModel::headerData(int section, Qt::Orientation orientation, i
     static const char* const tips[FirstStyle] = {"The layer's name in the model",
         "The layer's loop bounds (/2: a stride of 2)", "How many times the model runs this layer",
         "Multiply-accumulates of one run of the layer", "Runtime of the best mapping, in cycles",
-        "Energy of the best mapping, in MAC energies", "Average share of the PEs the best mapping keeps busy",
+        "Total energy of the best mapping (on chip and DRAM), in MAC energies",
+        "Average share of the PEs the best mapping keeps busy",
         "Runtime of the best mapping over the layer's roofline (1 is the bound)"};
     if (section == Status) {
         if (role == Qt::DisplayRole) return tr("Status");
