@@ -33,6 +33,7 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                     [--widen-above X] [--no-divisors-only] [--no-l1-check] [--no-l2-check]\n"
     "                     [--no-bound-skipping] [--exhaustive] [--fidelity maestro|corrected]\n"
     "                     [--max-seconds S] [--no-refine] [--genetic-evaluations N] [--genetic-seed S]\n"
+    "                     [--offchip-candidates K]\n"
     "                     [--style rs|ws|os|interstellar|dmazerunner|genetic | --compare-styles]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
     "and level-1 tiles with the MDC cost model (paper Algorithm 1), then refines the result with the\n"
@@ -64,6 +65,9 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "  --fidelity            cost model mode (default maestro)\n"
     "  --no-refine           the paper's decoupled search only: no genetic search and local moves after\n"
     "                        it (each layer then takes a fraction of the time)\n"
+    "  --offchip-candidates K  search the on-chip space under K off-chip solutions (default 2): the\n"
+    "                        distinct-block optimum, then the optimum of an L2 budget just below the\n"
+    "                        previous one's footprint, ...; one merged front (1: the paper's search)\n"
 
     "  --json                one JSON object on stdout (each layer with a \"pareto\" array)\n"
     "  --export-mdc OUT.m    write every layer's best mapping as one MAESTRO mapping file\n"
@@ -122,7 +126,7 @@ int run(const std::vector<std::string>& argv)
     cli::Args args(argv,
         {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
             "pe-util-bound", "fidelity", "max-seconds", "style", "widen-above", "genetic-evaluations",
-            "genetic-seed"},
+            "genetic-seed", "offchip-candidates"},
         {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive",
             "compare-styles", "no-refine"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());

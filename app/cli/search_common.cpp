@@ -53,6 +53,11 @@ std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options)
     if (args.has("no-bound-skipping")) options.boundSkipping = false;
     if (args.has("exhaustive")) options.exhaustive = true;
     if (args.has("no-refine")) options.refine = false;
+    if (args.has("offchip-candidates")) {
+        auto k = args.integer("offchip-candidates", 1, 64);
+        if (!k) return args.error();
+        options.offChipCandidates = static_cast<int>(*k);
+    }
     if (args.has("genetic-evaluations")) {
         auto n = args.integer("genetic-evaluations", 1, 1'000'000'000);
         if (!n) return args.error();
@@ -388,6 +393,7 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
         // refused, never ranked (doc/search.md, "Impossible figures").
         j["maestro_undercount_refused"] = l.search.result.stats.impossibleFigures;
         j["refined"] = l.search.result.stats.refined;
+        j["offchip_solutions"] = l.search.result.stats.offChipSolutions;
         j["repeat"] = l.layer.repeat;
         j["search_space"] = sizesJson(l.search);
         if (!l.convForm.empty()) j["conv_form"] = l.convForm;

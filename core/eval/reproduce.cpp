@@ -504,6 +504,7 @@ std::vector<LayerRow> runPlan(const Plan& plan,
         // Marvel is the paper's decoupled search (with the widening): the refinement is ours, measured by
         // `marvel bench search`.
         o.refine = false;
+        o.offChipCandidates = 1; // the paper keeps one off-chip solution
         const auto t0 = std::chrono::steady_clock::now();
         bool stopped = false;
         for (search::Objective objective : {search::Objective::Runtime, search::Objective::Energy}) {

@@ -63,7 +63,7 @@ void readSearch(const json& object, const std::string& file, search::SearchOptio
 {
     JsonFields fields(object, file, "search.");
     fields.rejectUnknown({"objective", "fidelity", "pe_util_bound", "divisors_only", "l1_check", "l2_check",
-        "bound_skipping", "threads", "refine"});
+        "bound_skipping", "threads", "refine", "offchip_candidates"});
     std::string objective;
     if (fields.member("objective")) {
         fields.string("objective", objective);
@@ -96,6 +96,13 @@ void readSearch(const json& object, const std::string& file, search::SearchOptio
     fields.boolean("l2_check", out.l2Capacity);
     fields.boolean("bound_skipping", out.boundSkipping);
     fields.boolean("refine", out.refine);
+    std::int64_t candidates = out.offChipCandidates;
+    fields.integer("offchip_candidates", candidates);
+    if (candidates < 1 || candidates > 64)
+        fields.error("offchip_candidates",
+            "must be between 1 (the paper's search) and 64 (got " + std::to_string(candidates) + ")");
+    else
+        out.offChipCandidates = static_cast<int>(candidates);
     std::int64_t threads = out.threads;
     fields.integer("threads", threads);
     if (threads < 0 || threads > std::int64_t(kMaxThreads))
@@ -236,6 +243,7 @@ std::string writeProject(const Project& project)
     settings["l2_check"] = s.l2Capacity;
     settings["bound_skipping"] = s.boundSkipping;
     settings["refine"] = s.refine;
+    settings["offchip_candidates"] = s.offChipCandidates;
     settings["threads"] = s.threads;
     j["search"] = std::move(settings);
     if (project.selectedMapping) {

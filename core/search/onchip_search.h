@@ -190,6 +190,12 @@ struct SearchOptions
     /// result nor than the genetic search alone. false: the paper's decoupled search (with the widening).
     bool refine = true;
     std::uint64_t refineLocalEvaluations = 2'000;
+    /// searchLayer only: off-chip solutions the decoupled search explores the on-chip space under (K,
+    /// `--offchip-candidates`): the distinct-block optimum, then the optimum for an L2 budget just below
+    /// the previous one's footprint, and so on (doc/search.md, "Several off-chip solutions"). Their fronts
+    /// merge into one; 1: the paper's search.
+    static constexpr int kDefaultOffChipCandidates = 2;
+    int offChipCandidates = kDefaultOffChipCandidates;
 };
 
 struct Progress
@@ -256,6 +262,9 @@ struct SearchStats
     /// space sizes above and LayerSearchResult::sizes stay those of the divisor-only space.
     bool widened = false;
     bool refined = false; ///< the refinement stage ran after the decoupled search (SearchOptions::refine)
+    /// Off-chip solutions whose on-chip space was searched (SearchOptions::offChipCandidates, fewer when
+    /// the L2 holds fewer distinct tilings)
+    int offChipSolutions = 1;
 };
 
 struct SearchResult

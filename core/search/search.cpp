@@ -44,6 +44,102 @@ LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& a
 
 namespace {
 
+/// Merges the on-chip search `r`, seeded with `o`'s result, into `o` (the statistics add up; the space
+/// sizes stay the first search's, the paper's table).
+void mergeSeededPass(SearchResult& o, SearchResult r)
+{
+    r.stats.evaluated += o.stats.evaluated;
+    r.stats.boundSkipped += o.stats.boundSkipped;
+    r.stats.rejected += o.stats.rejected;
+    r.stats.impossibleFigures += o.stats.impossibleFigures;
+    r.stats.overL1 += o.stats.overL1;
+    r.stats.overL2 += o.stats.overL2;
+    for (auto [theirs, mine] : {std::pair{&r.stats.minL1Bytes, o.stats.minL1Bytes},
+             std::pair{&r.stats.minL2Bytes, o.stats.minL2Bytes}})
+        if (mine >= 0 && (*theirs < 0 || mine < *theirs)) *theirs = mine;
+    r.stats.tiles += o.stats.tiles;
+    r.stats.footprintPruned += o.stats.footprintPruned;
+    r.stats.boundPrunedTiles += o.stats.boundPrunedTiles;
+    r.stats.notRepresentable += o.stats.notRepresentable;
+    r.stats.originalSpace = o.stats.originalSpace;
+    r.stats.offChipSpace = o.stats.offChipSpace;
+    r.stats.onChipSpace = o.stats.onChipSpace;
+    r.stats.onChipPruned = o.stats.onChipPruned;
+    r.stats.offChipAttempts = o.stats.offChipAttempts;
+    r.stats.widened = o.stats.widened;
+    r.stats.refined = o.stats.refined;
+    r.stats.offChipSolutions = o.stats.offChipSolutions + 1;
+    r.evaluated += o.evaluated;
+    r.seconds += o.seconds;
+    r.truncated = r.truncated || o.truncated;
+    o = std::move(r);
+}
+
+/// Several off-chip solutions (SearchOptions::offChipCandidates). The distinct-block model ranks level-3
+/// tiles by DRAM blocks per iteration and sets the order by its derivatives, but the cost model's DRAM
+/// traffic depends on which tensor the order keeps in L2 from step to step, and its runtime on the tile
+/// shapes the PEs get. So after the search under the optimum `first`, the next solutions are (1) its tile
+/// with each other loop that has several level-3 tiles moved innermost (in the order's own ranking: the
+/// tensors it does not index stay in L2 across that loop), then (2) the optimum for an L2 budget one byte
+/// below the previous tile's footprint (the staircase of least DRAM traffic against footprint: distinct
+/// tilings with room for what the cost model's L2 requirement adds). The on-chip space under each is
+/// searched seeded with the results so far (their bests and front come first: the merged result is never
+/// worse than any pass, its front the union's). Every solution keeps the first one's DRAM layouts: a tensor
+/// has one layout in DRAM, and one problem evaluates every mapping of the result.
+void searchMoreOffChipSolutions(LayerSearchResult& out, const ir::Operator& op, const ir::PerfectNest& nest,
+    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
+{
+    const OffChipSolution& first = out.offChipSolve->solution;
+    arch::Accelerator budget = acc;
+    budget.l2Bytes = out.offChipSolve->l2Budget;
+    OffChipOptions offOptions = out.offChipSolve->options;
+    offOptions.stop = stop;
+    const EvaluatorFactory evaluators = costModelEvaluators(out.problem, acc, options.fidelity);
+    int searched = 1;
+    auto searchUnder = [&](const std::vector<std::int64_t>& tile, const std::vector<int>& order) {
+        OffChipChoice choice;
+        choice.level3 = tile;
+        choice.level3Order = order;
+        choice.layouts = out.offChip.layouts;
+        SearchOptions seeded = options;
+        seeded.seeds = seedsFrom(out.result);
+        mergeSeededPass(out.result, searchOnChip(out.space, choice, acc, seeded, evaluators, sink, stop));
+        ++searched;
+        return !out.result.cancelled && searched < options.offChipCandidates;
+    };
+    // (1) The optimum's tile under other orders. Loops of one level-3 tile do not change the steps.
+    const std::size_t n = first.tile.size();
+    auto trips = [&](int loop) {
+        const std::int64_t t = std::max<std::int64_t>(1, first.tile[std::size_t(loop)]);
+        return (out.space.loops[std::size_t(loop)].extent + t - 1) / t;
+    };
+    std::vector<int> stepping; // loops with several level-3 tiles, innermost first
+    for (std::size_t i = n; i-- > 0;)
+        if (trips(first.order[i]) > 1) stepping.push_back(first.order[i]);
+    for (std::size_t j = 1; j < stepping.size(); ++j) {
+        std::vector<int> order = first.order;
+        std::erase(order, stepping[j]);
+        order.push_back(stepping[j]);
+        if (!searchUnder(first.tile, order)) return;
+    }
+    // (2) The staircase of smaller footprints.
+    OffChipSolution previous = first;
+    for (;;) {
+        budget.l2Bytes = previous.l2FootprintBytes - 1;
+        if (budget.l2Bytes < budget.bytesPerElement) return;
+        OffChipSolution next = options.offChipCache
+            ? options.offChipCache->solve(nest, op.sizes, budget, offOptions)
+            : solveOffChip(nest, op.sizes, budget, offOptions);
+        if (next.cancelled) {
+            out.result.cancelled = true;
+            return;
+        }
+        if (!next.feasible || next.l2FootprintBytes >= previous.l2FootprintBytes) return;
+        if (!searchUnder(next.tile, next.order)) return;
+        previous = std::move(next);
+    }
+}
+
 /// One decoupled search of the space `options` describe (no divisor-only first pass).
 LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& prepared,
     const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
@@ -131,6 +227,10 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
         const auto next = static_cast<std::int64_t>(static_cast<double>(budget.l2Bytes) * shrink);
         budget.l2Bytes = std::min(next, budget.l2Bytes - 1);
         if (budget.l2Bytes < budget.bytesPerElement) break;
+    }
+    if (off.feasible) {
+        out.offChipSolve = LayerSearchResult::OffChipSolve{off, budget.l2Bytes, offOptions};
+        out.offChipSolve->options.stop = {}; // each use passes its own
     }
     SpaceSizeOptions sizeOptions;
     sizeOptions.divisorsOnly = options.divisorsOnly;
@@ -263,7 +363,15 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
 {
     if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
     LayerSearchResult out = searchLayerDecoupled(op, prepared, acc, options, sink, stop);
-    refineLayer(out, acc, options, sink, std::move(stop));
+    refineLayer(out, acc, options, sink, stop);
+    // The further off-chip solutions come last, seeded with everything before: the result (bests and
+    // front) is never worse than the single-solution search's with the refinement, and their passes start
+    // from its incumbent, which lets the bounds skip more.
+    if (options.offChipCandidates > 1 && !options.exhaustive && out.offChipSolve && !out.result.cancelled) {
+        SearchOptions constrained = options;
+        if (options.constraintFor) constrained.constraint = options.constraintFor(out.space);
+        searchMoreOffChipSolutions(out, op, prepared.nest, acc, constrained, sink, std::move(stop));
+    }
     return out;
 }
 

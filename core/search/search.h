@@ -8,6 +8,7 @@
 #include "core/arch/accelerator.h"
 #include "core/cost/problem.h"
 #include "core/ir/operator.h"
+#include "core/search/offchip.h"
 #include "core/search/onchip_search.h"
 #include "core/search/space_size.h"
 
@@ -22,6 +23,15 @@ struct LayerSearchResult
     LayerSpace space; ///< loops, tensors and whole loops the search used
     OffChipChoice offChip; ///< level-3 tiles, order and layouts from the off-chip search
     SearchSpaceSizes sizes; ///< the paper's search-space table row
+    /// The off-chip solve the on-chip search ran under (its solution, L2 budget and options), from which
+    /// searchLayer takes the further off-chip solutions (SearchOptions::offChipCandidates).
+    struct OffChipSolve
+    {
+        OffChipSolution solution;
+        std::int64_t l2Budget = 0;
+        OffChipOptions options;
+    };
+    std::optional<OffChipSolve> offChipSolve;
 };
 
 /// What a search derives from the operator alone, whatever the accelerator: its perfect nest, the cost

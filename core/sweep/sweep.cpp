@@ -440,6 +440,8 @@ std::optional<LayerOutcome> Sweeper::evaluateLayer(
     // A design point is one search per layer among thousands: the decoupled search alone, as the paper's
     // sweeps; the refinement (a genetic search per layer) would multiply a sweep's time several times.
     options.refine = false;
+    // One off-chip solution per layer, as the paper's sweeps (several multiply a sweep's time).
+    options.offChipCandidates = 1;
     LayerOutcome out;
     search::LayerSearchResult s;
     try {

@@ -23,7 +23,8 @@ class TestCliSearchSpace : public QObject
 {
     Q_OBJECT
 private slots:
-    // A 2x2x2 GEMM on 4 PEs, small enough to count the spaces by hand.
+    // A 2x2x2 GEMM on 4 PEs, small enough to count the spaces by hand (the paper's search: one off-chip
+    // solution, whose space the table describes).
     // Per loop (extent 2) the tile chains t1 <= t2 <= t3 <= 2 are 111, 112, 122, 222: 4 of them.
     // Layouts: each of A, B, C has 2 choices of innermost dimension: 8. Orders: 3! = 6 per level.
     //   original = 4^3 * 6 * 6 * 8 = 18432
@@ -39,7 +40,7 @@ private slots:
             "      for (k = 0; k < K; k++)\n        C[m][n] += A[m][k] * B[k][n];\n}\n");
         write(dir, "acc.json", R"({"num_pes": 4, "noc_bandwidth_elements_per_cycle": 4})");
         const auto r = runMarvel({"search", "--op", dir.filePath("g.loop"), "--hw", dir.filePath("acc.json"),
-            "--objective", "runtime", "--json", "--no-refine"});
+            "--objective", "runtime", "--json", "--no-refine", "--offchip-candidates", "1"});
         QCOMPARE(r.exitCode, 0);
         const auto doc = nlohmann::json::parse(r.out.toStdString());
         const auto& layer = doc["layers"].at(0)["search_space"];

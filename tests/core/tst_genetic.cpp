@@ -220,6 +220,7 @@ private slots:
         const arch::Accelerator acc = accelerator(56);
         SearchOptions o = geneticOptions(800, 1);
         o.refineLocalEvaluations = 300;
+        o.offChipCandidates = 1; // the refinement against the paper's search (tst_offchip_candidates: K > 1)
         SearchOptions paper = o;
         paper.refine = false;
         const LayerSearchResult decoupled = searchLayer(op, acc, paper);

@@ -92,6 +92,7 @@ Project fullProject()
     s.l2Capacity = false;
     s.boundSkipping = false;
     s.refine = false;
+    s.offChipCandidates = 5;
     s.threads = 3;
     p.selectedMapping = marvel::project::SelectedMapping{"gemm", gemmMapping()};
     return p;
@@ -110,6 +111,7 @@ void compareProjects(const Project& a, const Project& b)
     QCOMPARE(a.search.l2Capacity, b.search.l2Capacity);
     QCOMPARE(a.search.boundSkipping, b.search.boundSkipping);
     QCOMPARE(a.search.refine, b.search.refine);
+    QCOMPARE(a.search.offChipCandidates, b.search.offChipCandidates);
     QCOMPARE(a.search.threads, b.search.threads);
     QCOMPARE(a.selectedMapping.has_value(), b.selectedMapping.has_value());
     if (a.selectedMapping) {
@@ -157,7 +159,7 @@ private slots:
             (std::vector<std::string>{
                 "schema_version", "workload", "accelerator", "search", "selected_mapping"}));
         QCOMPARE(j["selected_mapping"].begin().key(), std::string("layer"));
-        QCOMPARE(j["search"].size(), std::size_t{9});
+        QCOMPARE(j["search"].size(), std::size_t{10});
     }
 
     void roundTripModelWorkloadAndDefaults()
@@ -316,6 +318,9 @@ private slots:
         row(
             "threads fraction", [](json& j) { j["search"]["threads"] = 1.5; },
             "p.json: search.threads: must be an integer, not the number 1.5\n");
+        row(
+            "offchip candidates zero", [](json& j) { j["search"]["offchip_candidates"] = 0; },
+            "p.json: search.offchip_candidates: must be between 1 (the paper's search) and 64 (got 0)\n");
         row(
             "search unknown", [](json& j) { j["search"]["exhaustive"] = true; },
             "p.json: search.exhaustive: unknown field\n");

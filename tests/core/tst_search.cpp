@@ -23,11 +23,13 @@ using namespace marvel::search;
 
 namespace {
 
-/// The paper's decoupled search (with the widening), which these tests are about: no refinement.
+/// The paper's decoupled search (with the widening), which these tests are about: no refinement, one
+/// off-chip solution.
 SearchOptions decoupledOptions()
 {
     SearchOptions o;
     o.refine = false;
+    o.offChipCandidates = 1;
     return o;
 }
 
