@@ -65,9 +65,10 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "  --fidelity            cost model mode (default maestro)\n"
     "  --no-refine           the paper's decoupled search only: no genetic search and local moves after\n"
     "                        it (each layer then takes a fraction of the time)\n"
-    "  --offchip-candidates K  search the on-chip space under K off-chip solutions (default 2): the\n"
-    "                        distinct-block optimum, then the optimum of an L2 budget just below the\n"
-    "                        previous one's footprint, ...; one merged front (1: the paper's search)\n"
+    "  --offchip-candidates K  also search the on-chip space under further off-chip solutions, K in all\n"
+    "                        (default 1: one, as the paper): the optimum's tile with other loops\n"
+    "                        innermost, then the optimum of an L2 budget just below the previous tile's\n"
+    "                        footprint, ...; one merged front, never worse than K=1's (doc/search.md)\n"
 
     "  --json                one JSON object on stdout (each layer with a \"pareto\" array)\n"
     "  --export-mdc OUT.m    write every layer's best mapping as one MAESTRO mapping file\n"

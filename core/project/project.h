@@ -30,7 +30,7 @@
 //     "bound_skipping": true,               skip candidates an exact lower bound rules out
 //     "refine": true,                       the genetic search and local moves after the decoupled
 //                                           search (false: the paper's search alone)
-//     "offchip_candidates": 2,              integer in [1, 64]: off-chip solutions searched under
+//     "offchip_candidates": 1,              integer in [1, 64]: off-chip solutions searched under
 //                                           (1: the paper's search; default SearchOptions')
 //     "threads": 0}                         integer in [0, 1024], 0: every core
 //   "selected_mapping": {                   optional: the mapping the user picked, in the JSON form of
