@@ -15,6 +15,7 @@
 #include "ui/ddg/graph_view.h"
 #include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
+#include "ui/search/search_panel.h"
 
 using marvel::ui::MainWindow;
 
@@ -186,6 +187,34 @@ private slots:
         QCOMPARE(QString::fromUtf8(saved.readAll()), text);
         // No temporary file is left beside it.
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 1);
+    }
+
+    /// A project's off-chip solutions (issue 21: "offchip_candidates", no widget of its own) survive
+    /// opening and saving it in the app, and are what the app searches with.
+    void projectKeepsOffChipCandidates()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QFile sample(QStringLiteral(MARVEL_SAMPLES_DIR "/projects/gemm_classroom.json"));
+        QVERIFY(sample.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(sample.readAll());
+        QVERIFY(text.contains(QStringLiteral("\"offchip_candidates\": 1,")));
+        text.replace(
+            QStringLiteral("\"offchip_candidates\": 1,"), QStringLiteral("\"offchip_candidates\": 3,"));
+        const QString path = dir.filePath(QStringLiteral("k3.json"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(text.toUtf8());
+        out.close();
+        MainWindow w;
+        QVERIFY2(w.openProject(path), qPrintable(w.lastError()));
+        QCOMPARE(w.searchPanel()->options().offChipCandidates, 3);
+        QCOMPARE(w.currentProject().search.offChipCandidates, 3);
+        const QString saved = dir.filePath(QStringLiteral("saved.json"));
+        QVERIFY(w.saveProjectTo(saved));
+        QFile back(saved);
+        QVERIFY(back.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(back.readAll()).contains(QStringLiteral("\"offchip_candidates\": 3,")));
     }
 
     void unreadableFileKeepsEditor()

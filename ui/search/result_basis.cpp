@@ -110,7 +110,7 @@ bool sameResultOptions(const search::SearchOptions& a, const search::SearchOptio
         && a.maxCandidates == b.maxCandidates && a.nonDivisorBudget == b.nonDivisorBudget
         && a.maxTileAssignments == b.maxTileAssignments && a.maxTileVisits == b.maxTileVisits
         && a.widenWhenEmpty == b.widenWhenEmpty && a.widenAboveRoofline == b.widenAboveRoofline
-        && a.seeds.size() == b.seeds.size();
+        && a.offChipCandidates == b.offChipCandidates && a.seeds.size() == b.seeds.size();
 }
 
 namespace {
@@ -157,6 +157,7 @@ QStringList optionFields(const search::SearchOptions& a, const search::SearchOpt
     add(a.divisorsOnly != b.divisorsOnly, "tile sizes");
     add(a.l1Capacity != b.l1Capacity || a.l2Capacity != b.l2Capacity, "buffer checks");
     add(a.boundSkipping != b.boundSkipping, "bound skipping");
+    add(a.offChipCandidates != b.offChipCandidates, "off-chip solutions");
     return f;
 }
 } // namespace

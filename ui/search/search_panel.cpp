@@ -119,6 +119,7 @@ search::SearchOptions SearchPanel::options() const
     o.l2Capacity = m_l2->isChecked();
     o.boundSkipping = m_bounds->isChecked();
     o.refine = m_refine->isChecked();
+    o.offChipCandidates = m_offChipCandidates;
     o.threads = static_cast<unsigned>(m_threads->value());
     return o;
 }
@@ -136,6 +137,7 @@ void SearchPanel::setOptions(const search::SearchOptions& o)
     m_l2->setChecked(o.l2Capacity);
     m_bounds->setChecked(o.boundSkipping);
     m_refine->setChecked(o.refine);
+    m_offChipCandidates = o.offChipCandidates;
     m_threads->setValue(static_cast<int>(o.threads));
 }
 
