@@ -176,8 +176,8 @@ private slots:
                 std::size_t declared = 0;
                 for (const auto& [dim, column] : columns) {
                     const std::string& expected = row[column];
-                    auto it = std::find_if(
-                        layer.dims.begin(), layer.dims.end(), [&](const auto& d) { return d.name == dim; });
+                    auto it = std::find_if(layer.dims.begin(), layer.dims.end(),
+                        [&name = dim](const auto& d) { return d.name == name; });
                     if (expected.empty()) {
                         QVERIFY2(it == layer.dims.end(), (where + " " + dim).c_str());
                         continue;

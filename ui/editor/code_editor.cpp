@@ -74,7 +74,7 @@ FindBar::FindBar(CodeEditor* editor)
     m_input->setClearButtonEnabled(true);
     m_input->installEventFilter(this);
     layout->addWidget(m_input, 1);
-    auto button = [this, layout](const QString& text, const QString& tip) {
+    auto button = [layout](const QString& text, const QString& tip) {
         auto* b = new QToolButton;
         b->setText(text);
         b->setToolTip(tip);

@@ -104,6 +104,9 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    // metric() above is the colour's metric; QWidget's paint-device metric(PaintDeviceMetric) stays
+    // visible beside it (clang's -Woverloaded-virtual).
+    using QWidget::metric;
 
 private:
     void rebuildHeatMap();
