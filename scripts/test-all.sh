@@ -20,17 +20,20 @@ phase "release build"
 ctest --test-dir build --output-on-failure -j"$jobs"
 phase "release tests"
 
+# The sanitizer build uses clang: a second compiler's warnings and checks beside GCC's, precompiled headers
+# that pay off (clang loads only what a source uses), and the libFuzzer targets in the same tree, so core is
+# compiled twice in the run, not three times.
 # -O1: AddressSanitizer's recommended level; the searches in the tests run several times faster than at -O0.
 # -g1: line tables, all a sanitizer report needs, and a much faster build than -g.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" \
-  -DMARVEL_SANITIZE=address,undefined
+  -DCMAKE_CXX_COMPILER="$(command -v clang++-14 || command -v clang++)" -DMARVEL_SANITIZE=address,undefined
 cmake --build build-asan -j"$jobs"
-phase "sanitizer build"
+phase "sanitizer build (with the fuzz targets)"
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
 phase "sanitizer tests"
 
-scripts/fuzz.sh "${MARVEL_FUZZ_SECONDS:-36}"
-phase "fuzz build and fuzzing"
+FUZZ_BUILD_DIR=build-asan scripts/fuzz.sh "${MARVEL_FUZZ_SECONDS:-36}"
+phase "fuzzing"
 
 scripts/check-format.sh
 echo "test-all: every test passed (optimised and sanitizer builds), fuzzers clean, formatting clean"

@@ -21,7 +21,7 @@ constexpr std::size_t kMaxDiagnostics = 20;
 struct StopParsing
 { };
 
-std::string quoted(std::string_view s)
+std::string inQuotes(std::string_view s)
 {
     return "'" + std::string(s) + "'";
 }
@@ -111,7 +111,7 @@ private:
         const Token& t = expectToken("'{'", keyword, std::string(keyword.text));
         if (t.text != "{")
             fatal(t.loc,
-                "expected '{' after " + std::string(keyword.text) + ", found " + quoted(t.text)
+                "expected '{' after " + std::string(keyword.text) + ", found " + inQuotes(t.text)
                     + (t.text.starts_with("{") ? " (braces must be separated by spaces)" : ""));
     }
 
@@ -120,7 +120,7 @@ private:
     {
         if (t.text.find_first_of("{}") != std::string_view::npos)
             fatal(t.loc,
-                "unexpected " + quoted(t.text) + " as " + std::string(what)
+                "unexpected " + inQuotes(t.text) + " as " + std::string(what)
                     + " (braces must be separated by spaces)");
     }
 
@@ -145,8 +145,8 @@ private:
         const auto v = parseMaestroInteger(value.text);
         if (!v || value.afterMinus) {
             error(value.loc,
-                "value of constant " + quoted(name.text) + " must be a non-negative integer, not "
-                    + quoted(value.afterMinus ? "-" + std::string(value.text) : value.text));
+                "value of constant " + inQuotes(name.text) + " must be a non-negative integer, not "
+                    + inQuotes(value.afterMinus ? "-" + std::string(value.text) : value.text));
             return;
         }
         m_constants[std::string(name.text)] = *v;
@@ -162,7 +162,7 @@ private:
         }
         if (auto v = parseMaestroInteger(t.text)) return v;
         if (const auto it = m_constants.find(t.text); it != m_constants.end()) return it->second;
-        error(t.loc, what + " must be an integer or a declared constant, not " + quoted(t.text));
+        error(t.loc, what + " must be an integer or a declared constant, not " + inQuotes(t.text));
         return std::nullopt;
     }
 
@@ -179,7 +179,7 @@ private:
             else if (t.text == "Constant")
                 parseConstant(t);
             else
-                fatal(t.loc, "unexpected " + quoted(t.text) + " in Network block (expected Layer or '}')");
+                fatal(t.loc, "unexpected " + inQuotes(t.text) + " in Network block (expected Layer or '}')");
         }
     }
 
@@ -188,7 +188,7 @@ private:
         Layer layer;
         layer.loc = keyword.loc;
         layer.name = parseNamesUntilBrace(keyword);
-        const std::string block = "Layer " + quoted(layer.name);
+        const std::string block = "Layer " + inQuotes(layer.name);
         bool haveType = false;
         bool haveDimensions = false;
         bool haveDataflow = false;
@@ -198,7 +198,7 @@ private:
             if (t.text == "}") break;
             if (t.text == "Type") {
                 const Token& type = expectToken("a layer type", keyword, block);
-                if (haveType) error(t.loc, "layer " + quoted(layer.name) + " has more than one Type");
+                if (haveType) error(t.loc, "layer " + inQuotes(layer.name) + " has more than one Type");
                 haveType = true;
                 parseType(type, layer);
             } else if (t.text == "Stride") {
@@ -209,16 +209,16 @@ private:
                 haveDimensions = true;
             } else if (t.text == "Dataflow") {
                 if (haveDataflow)
-                    error(t.loc, "layer " + quoted(layer.name) + " has more than one Dataflow block");
+                    error(t.loc, "layer " + inQuotes(layer.name) + " has more than one Dataflow block");
                 haveDataflow = true;
                 parseDataflow(t, block, layer);
             } else {
                 fatal(t.loc,
-                    "unexpected " + quoted(t.text) + " in " + block
+                    "unexpected " + inQuotes(t.text) + " in " + block
                         + " (expected Type, Stride, Dimensions, Dataflow or '}')");
             }
         }
-        if (!haveType) error(keyword.loc, "layer " + quoted(layer.name) + " has no Type");
+        if (!haveType) error(keyword.loc, "layer " + inQuotes(layer.name) + " has no Type");
         m_network.layers.push_back(std::move(layer));
     }
 
@@ -233,7 +233,7 @@ private:
             error(type.loc, "layer type " + std::string(t) + " is not supported by the MDC cost model");
         else
             error(type.loc,
-                "unknown layer type " + quoted(t) + " (expected CONV, DSCONV, NGCONV, GEMM or TRCONV)");
+                "unknown layer type " + inQuotes(t) + " (expected CONV, DSCONV, NGCONV, GEMM or TRCONV)");
     }
 
     // `{ NAME VALUE ... }`, calling `entry` for each pair.
@@ -248,7 +248,7 @@ private:
             checkName(name, "a name in the " + what);
             const Token& value = expectToken("a value", keyword, what);
             if (value.text == "}" || value.text == "{")
-                fatal(value.loc, "missing value for " + quoted(name.text) + " in " + what);
+                fatal(value.loc, "missing value for " + inQuotes(name.text) + " in " + what);
             entry(name, value);
         }
     }
@@ -306,7 +306,7 @@ private:
             if (it == layer.dims.end()) {
                 error(dim.loc,
                     "Sz(" + std::string(dim.text) + "): dimension " + std::string(dim.text)
-                        + " is not declared in the Dimensions of layer " + quoted(layer.name)
+                        + " is not declared in the Dimensions of layer " + inQuotes(layer.name)
                         + " before this point");
                 return std::nullopt;
             }
@@ -359,7 +359,7 @@ private:
             const Token& type = expectToken("a cluster type", t, what);
             if (type.text != "P" && type.text != "L") {
                 if (type.text == "}") fatal(type.loc, "missing cluster type (P or L) in Cluster");
-                error(type.loc, "cluster type must be P or L, not " + quoted(type.text));
+                error(type.loc, "cluster type must be P or L, not " + inQuotes(type.text));
                 return;
             }
             if (!size) return;
@@ -367,7 +367,7 @@ private:
             layer.dataflow.push_back(std::move(d));
         } else {
             fatal(t.loc,
-                "unknown directive " + quoted(t.text) + " in " + what
+                "unknown directive " + inQuotes(t.text) + " in " + what
                     + " (expected TemporalMap, SpatialMap, Cluster or '}')");
         }
     }
@@ -525,7 +525,7 @@ const TypeRule* ruleFor(std::string_view type)
 std::vector<Diagnostic> checkMaestroRules(const Layer& layer, const std::string& file)
 {
     std::vector<Diagnostic> out;
-    const std::string layerName = quoted(layer.name);
+    const std::string layerName = inQuotes(layer.name);
     auto add = [&](SourceLoc loc, std::string message) {
         Diagnostic d;
         d.file = file;
@@ -542,7 +542,7 @@ std::vector<Diagnostic> checkMaestroRules(const Layer& layer, const std::string&
     const TypeRule* rule = ruleFor(layer.type);
     if (!rule) {
         add(layer.loc,
-            "layer " + layerName + ": layer type " + quoted(layer.type)
+            "layer " + layerName + ": layer type " + inQuotes(layer.type)
                 + " is not supported by the MDC cost model");
         return out;
     }

@@ -19,11 +19,8 @@ QProcess* startBounded(const QStringList& args)
 {
     auto* p = new QProcess;
     const QString prlimit = QStandardPaths::findExecutable("prlimit");
-#if defined(__SANITIZE_ADDRESS__)
-    const bool limit = false;
-#else
-    const bool limit = !prlimit.isEmpty();
-#endif
+    // AddressSanitizer reserves terabytes of address space.
+    const bool limit = !MARVEL_ADDRESS_SANITIZER && !prlimit.isEmpty();
     if (limit)
         p->start(prlimit, QStringList{"--as=1500000000", QStringLiteral(MARVEL_CLI_PATH)} + args);
     else

@@ -42,6 +42,17 @@ std::vector<TestWorkload> testWorkloads()
     };
 }
 
+/// Corrected fidelity walks small mappings step by step, so its rows cost far more than MAESTRO's:
+/// the 3x3 convolution and the GEMM on P1 and on the small buffers (widened spaces) took 54 of the
+/// file's 75 s in a release build. The capacity rule in corrected fidelity is still checked on
+/// every workload and every accelerator: each workload on P2, the stride-4 and the depth-wise
+/// convolutions also on P1 and on the small buffers.
+bool correctedRowChecked(int workload, int accelerator)
+{
+    const std::string name = testWorkloads()[static_cast<std::size_t>(workload)].name;
+    return accelerator == 1 || name == "alexnet-conv1-stride4" || name == "depthwise5x5";
+}
+
 arch::Accelerator sample(const char* file)
 {
     return arch::loadAccelerator(std::string(MARVEL_SAMPLES_DIR) + "/accelerators/" + file);
@@ -123,10 +134,12 @@ private slots:
         const char* accelerators[] = {"P1", "P2", "small"};
         for (int w = 0; w < static_cast<int>(testWorkloads().size()); ++w)
             for (int a = 0; a < 3; ++a)
-                for (int f = 0; f < 2; ++f)
+                for (int f = 0; f < 2; ++f) {
+                    if (f == 1 && !correctedRowChecked(w, a)) continue;
                     QTest::addRow("%s/%s/%s", testWorkloads()[static_cast<std::size_t>(w)].name,
                         accelerators[a], f ? "corrected" : "maestro")
                         << w << a << f;
+                }
     }
     void everyMappingFits()
     {

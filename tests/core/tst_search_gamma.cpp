@@ -12,11 +12,7 @@
 #include "core/search/search.h"
 #include "core/workloads/workloads.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = MARVEL_ADDRESS_SANITIZER != 0;
 
 using namespace marvel;
 using namespace marvel::search;
