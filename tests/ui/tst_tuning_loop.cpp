@@ -58,7 +58,8 @@ std::int64_t residentBytes()
     return fields.size() > 1 ? fields.at(1).toLongLong() * sysconf(_SC_PAGESIZE) : -1;
 }
 
-constexpr bool kAddressSanitizer = MARVEL_ADDRESS_SANITIZER != 0; // its quarantine keeps freed memory: RSS says nothing there
+// AddressSanitizer's quarantine keeps freed memory: the resident size says nothing there.
+constexpr bool kAddressSanitizer = MARVEL_ADDRESS_SANITIZER != 0;
 // The widened search on 1023 PEs takes about a second in a release build and over a minute under the
 // sanitizers on a busy machine.
 constexpr int kWidenedSearchMs = kAddressSanitizer ? 600000 : 60000;
