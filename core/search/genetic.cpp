@@ -395,7 +395,17 @@ SearchResult Genetic::run()
         };
         std::vector<Genome> children;
         for (std::size_t i = elite; i < size + elite; ++i) {
-            Genome child = m_random.chance(0.7) ? crossover(parent(), parent()) : parent();
+            Genome child;
+            if (m_random.chance(0.7)) {
+                // Drawn one statement at a time: the order in which a call's arguments are evaluated is
+                // unspecified (GCC and clang differ), and a seed must give the same mappings whichever
+                // compiler built the search. The second parent first, as GCC's builds always drew them.
+                const Genome& second = parent();
+                const Genome& first = parent();
+                child = crossover(first, second);
+            } else {
+                child = parent();
+            }
             mutate(child);
             children.push_back(std::move(child));
         }
