@@ -19,7 +19,7 @@ class CostModelEvaluator final : public MappingEvaluator
 public:
     CostModelEvaluator(const cost::Problem& problem, const arch::Accelerator& acc, cost::Options options)
         : m_evaluator(problem, acc, options)
-        , m_pes(std::max<std::int64_t>(1, acc.numPes))
+        , m_pes(acc.numPes)
         , m_simdLanes(acc.simdLanes)
         , m_requiredMacs(problem.analyticMacs())
     { }
@@ -47,22 +47,7 @@ public:
             m_impossible = true;
             return std::nullopt;
         }
-        Metrics out;
-        out.runtime = m.runtimeCycles;
-        out.energy = m.totalEnergy();
-        out.macEnergy = m.macEnergy;
-        out.l1Energy = m.l1Energy;
-        out.l2Energy = m.l2Energy;
-        out.dramEnergy = m.dramEnergy;
-        out.dramReads = m.dramReads();
-        out.dramWrites = m.dramWrites();
-        out.dramReadBytes = m.dramReadBytes();
-        out.dramWriteBytes = m.dramWriteBytes();
-        out.macs = m.macs;
-        out.l1Requirement = m.l1SizeReq;
-        out.l2Requirement = m.l2SizeReq;
-        out.utilization = m.avgUtilizedPes / static_cast<double>(m_pes);
-        return out;
+        return toSearchMetrics(m, m_pes);
     }
 
     bool lastImpossible() const override { return m_impossible; }
@@ -87,6 +72,26 @@ private:
 };
 
 } // namespace
+
+Metrics toSearchMetrics(const cost::Metrics& m, std::int64_t numPes)
+{
+    Metrics out;
+    out.runtime = m.runtimeCycles;
+    out.energy = m.totalEnergy();
+    out.macEnergy = m.macEnergy;
+    out.l1Energy = m.l1Energy;
+    out.l2Energy = m.l2Energy;
+    out.dramEnergy = m.dramEnergy;
+    out.dramReads = m.dramReads();
+    out.dramWrites = m.dramWrites();
+    out.dramReadBytes = m.dramReadBytes();
+    out.dramWriteBytes = m.dramWriteBytes();
+    out.macs = m.macs;
+    out.l1Requirement = m.l1SizeReq;
+    out.l2Requirement = m.l2SizeReq;
+    out.utilization = m.avgUtilizedPes / static_cast<double>(std::max<std::int64_t>(1, numPes));
+    return out;
+}
 
 EvaluatorFactory costModelEvaluators(
     const cost::Problem& problem, const arch::Accelerator& acc, Fidelity fidelity)

@@ -58,6 +58,10 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
     const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink = nullptr,
     std::stop_token stop = {});
 
+/// The search's figures of one cost-model evaluation (energy with DRAM, its parts, the DRAM traffic, the
+/// buffer requirements, the PE utilisation of `numPes`).
+Metrics toSearchMetrics(const cost::Metrics& m, std::int64_t numPes);
+
 /// One cost::Evaluator per call, configured with `fidelity`: the search's evaluator factory.
 EvaluatorFactory costModelEvaluators(
     const cost::Problem& problem, const arch::Accelerator& acc, Fidelity fidelity);

@@ -12,6 +12,7 @@
 #include "core/search/search.h"
 #include "core/sim/model_check.h"
 #include "core/sim/simulator.h"
+#include "tests/unguarded_evaluator.h"
 
 using namespace marvel;
 
@@ -314,30 +315,9 @@ private slots:
             QCOMPARE(why(maestro.evaluate(c.dataflow).undercount), why(cost::Undercount::None));
 
         // The plain figures, as the search ranked them before.
-        struct Plain final : search::MappingEvaluator
-        {
-            cost::Evaluator ev;
-            std::int64_t macs;
-            Plain(const cost::Problem& p, const arch::Accelerator& a)
-                : ev(p, a)
-                , macs(p.analyticMacs())
-            { }
-            std::optional<search::Metrics> evaluate(const mdc::Dataflow& df) override
-            {
-                cost::Metrics m;
-                if (!ev.evaluateMetrics(df, m) || m.macs != macs) return std::nullopt;
-                search::Metrics out;
-                out.runtime = m.runtimeCycles;
-                out.energy = m.energy;
-                out.macs = m.macs;
-                out.l1Requirement = m.l1SizeReq;
-                out.l2Requirement = m.l2SizeReq;
-                return out;
-            }
-        };
         const search::SearchResult plain = search::searchOnChip(
             r.space, r.offChip, acc, o, [&]() -> std::unique_ptr<search::MappingEvaluator> {
-                return std::make_unique<Plain>(r.problem, acc);
+                return std::make_unique<marvel::testing::UnguardedCostEvaluator>(r.problem, acc);
             });
         QVERIFY(plain.bestRuntime);
         QCOMPARE(plain.bestRuntime->metrics.runtime, std::int64_t(4556));

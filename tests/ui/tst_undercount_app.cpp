@@ -10,6 +10,7 @@
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
 #include "core/search/search.h"
+#include "tests/unguarded_evaluator.h"
 #include "ui/animation/animation_panel.h"
 #include "ui/animation/simulation_controller.h"
 #include "ui/mapping/mapping_view.h"
@@ -54,30 +55,6 @@ search::SearchOptions options()
     return o;
 }
 
-// The cost model's plain figures (only a wrong MAC count rejected), as the search ranked them before the
-// guard: its best mapping of kConv is one MAESTRO undercounts.
-struct Plain final : search::MappingEvaluator
-{
-    cost::Evaluator ev;
-    std::int64_t macs;
-    Plain(const cost::Problem& p, const arch::Accelerator& a)
-        : ev(p, a)
-        , macs(p.analyticMacs())
-    { }
-    std::optional<search::Metrics> evaluate(const mdc::Dataflow& df) override
-    {
-        cost::Metrics m;
-        if (!ev.evaluateMetrics(df, m) || m.macs != macs) return std::nullopt;
-        search::Metrics out;
-        out.runtime = m.runtimeCycles;
-        out.energy = m.energy;
-        out.macs = m.macs;
-        out.l1Requirement = m.l1SizeReq;
-        out.l2Requirement = m.l2SizeReq;
-        return out;
-    }
-};
-
 } // namespace
 
 class TestUndercountApp : public QObject
@@ -94,7 +71,7 @@ private slots:
         QVERIFY(guarded->result.bestRuntime);
         const search::SearchResult plain = search::searchOnChip(guarded->space, guarded->offChip, acc,
             options(), [&]() -> std::unique_ptr<search::MappingEvaluator> {
-                return std::make_unique<Plain>(guarded->problem, acc);
+                return std::make_unique<marvel::testing::UnguardedCostEvaluator>(guarded->problem, acc);
             });
         QVERIFY(plain.bestRuntime);
 
