@@ -12,6 +12,10 @@
 #include "core/search/onchip_search.h"
 #include "core/search/space_size.h"
 
+namespace marvel::cost {
+struct Metrics;
+}
+
 namespace marvel::search {
 
 /// The search result of one operator with what is needed to report and export it.
