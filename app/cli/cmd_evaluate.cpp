@@ -11,6 +11,7 @@
 #include "core/cost/costmodel.h"
 #include "core/cost/problem.h"
 #include "core/cost/report.h"
+#include "core/export/timeloop.h"
 #include "core/ir/operator.h"
 #include "core/mdc/maestro_io.h"
 #include "core/project/project.h"
@@ -28,7 +29,8 @@ const marvel::cli::Command kCommand{"evaluate",
     "usage: marvel evaluate (--hw FILE --mapping FILE | --project FILE.json [--hw FILE]\n"
     "                        | --hw FILE --dataflow NAME --model NAME_OR_FILE [--layer NAME]\n"
     "                          [--export-mdc OUT.m])\n"
-    "                       [--format table|csv|json] [--fidelity maestro|corrected]\n\n"
+    "                       [--format table|csv|json] [--fidelity maestro|corrected]\n"
+    "                       [--export-timeloop DIR]\n\n"
     "  --hw FILE         accelerator: MAESTRO hardware file (.m) or JSON (.json)\n"
     "  --mapping FILE    MAESTRO mapping file (Network / Layer / Dimensions / Dataflow)\n"
     "  --project FILE    a Marvel Studio project: its selected mapping on its accelerator (--hw overrides\n"
@@ -47,7 +49,11 @@ const marvel::cli::Command kCommand{"evaluate",
     "                    moved) and their sum total_energy_macu, and the DRAM traffic: dram_reads,\n"
     "                    dram_writes in elements, dram_read_bytes, dram_write_bytes, and the same per\n"
     "                    tensor) or json (array of objects with the same fields)\n"
-    "  --fidelity F      maestro (default: reproduces MAESTRO, quirks included) or corrected\n\n"
+    "  --fidelity F      maestro (default: reproduces MAESTRO, quirks included) or corrected\n"
+    "  --export-timeloop DIR  with --mapping: write each layer as Timeloop input, DIR/<layer>/problem.yaml,\n"
+    "                    arch.yaml, map.yaml, ert.yaml (run: cd DIR/<layer> && timeloop-model arch.yaml\n"
+    "                    problem.yaml map.yaml ert.yaml); says per layer on stderr exported, with our\n"
+    "                    counts Timeloop defines the same way, or why not (doc/timeloop.md)\n\n"
     "A layer with an invalid mapping does not hide the others: every layer is reported, each bad one with\n"
     "its located error (csv: the status column, json: \"status\" and \"errors\", table: a line).\n"
     "A figure no execution can have - a runtime below the compute bound ceil(MACs / (busy PEs x SIMD\n"
@@ -227,7 +233,9 @@ int run(const std::vector<std::string>& argv)
 {
     using namespace marvel;
     cli::Args args(argv,
-        {"hw", "mapping", "project", "format", "fidelity", "dataflow", "model", "layer", "export-mdc"}, {});
+        {"hw", "mapping", "project", "format", "fidelity", "dataflow", "model", "layer", "export-mdc",
+            "export-timeloop"},
+        {});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
         return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
@@ -247,6 +255,8 @@ int run(const std::vector<std::string>& argv)
     } else if (args.has("model") || args.has("layer") || args.has("export-mdc")) {
         return cli::usageError(kCommand, "--model, --layer and --export-mdc go with --dataflow");
     }
+    if (args.has("export-timeloop") && !args.has("mapping"))
+        return cli::usageError(kCommand, "--export-timeloop goes with --mapping");
     if (!fixed && !args.has("project") && (!args.has("hw") || !args.has("mapping")))
         return cli::usageError(kCommand, "--hw and --mapping are required (or --project, or --dataflow)");
     std::string format = args.valueOr("format", "table");
@@ -281,6 +291,31 @@ int run(const std::vector<std::string>& argv)
             if (net.layers.empty())
                 throw InputError(Diagnostic{mappingPath, {}, {}, "the file has no layer"});
             layers = cost::evaluateNetwork(net, acc, options, mappingPath);
+            if (auto dir = args.value("export-timeloop")) {
+                // Each layer's problem as the cost model reads it; a layer it rejects is reported, not
+                // written.
+                std::vector<cost::Problem> problems;
+                std::vector<std::string> bad;
+                problems.reserve(net.layers.size());
+                for (const auto& l : net.layers) {
+                    try {
+                        problems.push_back(cost::fromMaestroLayer(l, std::nullopt, mappingPath));
+                        bad.emplace_back();
+                    } catch (const InputError& e) {
+                        problems.emplace_back();
+                        bad.push_back(e.what());
+                    }
+                }
+                std::vector<timeloop::LayerToExport> todo;
+                for (std::size_t i = 0; i < net.layers.size(); ++i)
+                    if (bad[i].empty())
+                        todo.push_back({net.layers[i].name, &problems[i], &net.layers[i].dataflow});
+                    else
+                        std::cerr << "timeloop: " << net.layers[i].name << ": not exported: " << bad[i]
+                                  << '\n';
+                for (const auto& r : timeloop::exportLayers(todo, acc, *dir))
+                    std::cerr << "timeloop: " << r.layer << ": " << r.message << '\n';
+            }
         }
     } catch (const InputError& e) {
         std::cerr << "marvel evaluate: " << formatDiagnostics(e.diagnostics());

@@ -1,0 +1,730 @@
+#include "core/export/timeloop.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "core/cost/costmodel.h"
+#include "core/util/text_file.h"
+
+namespace marvel::timeloop {
+
+namespace {
+
+using i64 = std::int64_t;
+using Kind = mdc::Directive::Kind;
+
+/// Refusal of a mapping: carries the message up to translateMdc.
+struct NotTranslatable
+{
+    std::string reason;
+};
+
+[[noreturn]] void refuse(std::string reason)
+{
+    throw NotTranslatable{std::move(reason)};
+}
+
+std::string num(double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
+}
+
+/// How the problem's dimensions appear in Timeloop.
+struct Shape
+{
+    struct Dim
+    {
+        std::string name; ///< Timeloop name (one letter)
+        int problemDim = -1; ///< index into Problem::dims
+        int window = -1; ///< >= 0: the output dimension of that window
+        i64 size = 1;
+    };
+    std::vector<Dim> dims; ///< Timeloop order: filter taps, window outputs, then the others
+    /// Per problem dimension: the Timeloop dimension (-1 for a window's input dimension).
+    std::vector<int> tlOf;
+    /// Per problem dimension: the window whose input (reference) it is, or whose tap (sliding) it is.
+    std::vector<int> refOf, slideOf;
+    std::vector<std::pair<std::string, std::string>> coeffNames; ///< per window: stride, dilation names
+    std::vector<std::string> spaceNames; ///< per tensor
+};
+
+int findDim(const cost::Problem& p, const std::string& name)
+{
+    for (std::size_t i = 0; i < p.dims.size(); ++i)
+        if (p.dims[i].name == name) return int(i);
+    return -1;
+}
+
+Shape shapeOf(const cost::Problem& p)
+{
+    Shape s;
+    const int n = int(p.dims.size());
+    s.tlOf.assign(std::size_t(n), -1);
+    s.refOf.assign(std::size_t(n), -1);
+    s.slideOf.assign(std::size_t(n), -1);
+    std::vector<int> outOf(std::size_t(n), -1);
+    for (std::size_t w = 0; w < p.windows.size(); ++w) {
+        const auto& win = p.windows[w];
+        const int r = findDim(p, win.reference), sl = findDim(p, win.sliding), o = findDim(p, win.output);
+        if (r < 0 || sl < 0 || o < 0) refuse("window " + win.output + " names a dimension the problem lacks");
+        s.refOf[std::size_t(r)] = int(w);
+        s.slideOf[std::size_t(sl)] = int(w);
+        outOf[std::size_t(o)] = int(w);
+        if (w == 0)
+            s.coeffNames.emplace_back("Wstride", "Wdilation");
+        else if (w == 1)
+            s.coeffNames.emplace_back("Hstride", "Hdilation");
+        else
+            s.coeffNames.emplace_back("Stride" + std::to_string(w), "Dilation" + std::to_string(w));
+    }
+    auto add = [&](int d) {
+        Shape::Dim td;
+        td.problemDim = d;
+        const int w = outOf[std::size_t(d)];
+        td.window = w;
+        if (w >= 0) {
+            if (w > 1) refuse("more than two sliding windows: Timeloop's output dimensions here are P and Q");
+            td.name = w == 0 ? "P" : "Q";
+            const auto& win = p.windows[std::size_t(w)];
+            const i64 ref = p.dim(win.reference)->size;
+            const i64 taps = p.dim(win.sliding)->size;
+            const i64 span = win.dilation * (taps - 1) + 1;
+            // The true output extent (MAESTRO derives Y' ignoring the stride: Q-PARSE-3).
+            td.size = ref >= span ? (ref - span) / win.stride + 1 : 0;
+        } else {
+            td.name = p.dims[std::size_t(d)].name;
+            td.size = p.dims[std::size_t(d)].size;
+        }
+        s.tlOf[std::size_t(d)] = int(s.dims.size());
+        s.dims.push_back(td);
+    };
+    // Filter taps, then window outputs, each in window order (R, S, P, Q as Timeloop writes a CONV2D).
+    for (const auto& win : p.windows)
+        add(findDim(p, win.sliding));
+    for (const auto& win : p.windows)
+        add(findDim(p, win.output));
+    for (int d = 0; d < n; ++d)
+        if (s.slideOf[std::size_t(d)] < 0 && outOf[std::size_t(d)] < 0 && s.refOf[std::size_t(d)] < 0) add(d);
+    for (const auto& td : s.dims) {
+        if (td.size < 1)
+            refuse("dimension " + td.name + " has no output (its window is larger than the input)");
+        if (td.name.size() != 1 || !(td.name[0] >= 'A' && td.name[0] <= 'Z'))
+            refuse(
+                "dimension '" + td.name + "': Timeloop's permutations take one capital letter per dimension");
+        if (td.window < 0 && (td.name == "P" || td.name == "Q") && !p.windows.empty())
+            refuse("dimension " + td.name + " clashes with the window outputs Timeloop names P and Q");
+    }
+    s.spaceNames = dataSpaceNames(p);
+    return s;
+}
+
+/// One cluster level as Timeloop sees it.
+struct LevelLoops
+{
+    std::vector<Loop> temporal; ///< the level's steps, outermost first (spatial folds included)
+    std::vector<Loop> spatial;
+    std::map<std::string, i64> tile; ///< per Timeloop dimension: the per-step tile (output rows for P/Q)
+    std::vector<std::string> tileOrder; ///< Timeloop dimensions in the level's directive order
+};
+
+/// Elements of each data space in a tile of `cum` (per Timeloop dimension, the product of the factors at
+/// and below the level), summed.
+i64 tileElements(const cost::Problem& p, const Shape& s, const std::map<std::string, i64>& cum)
+{
+    auto f = [&](const std::string& name) {
+        auto it = cum.find(name);
+        return it == cum.end() ? i64(1) : it->second;
+    };
+    i64 total = 0;
+    for (const auto& t : p.tensors) {
+        i64 e = 1;
+        for (const auto& dn : t.dims) {
+            const int d = findDim(p, dn);
+            if (d < 0) continue;
+            if (const int w = s.refOf[std::size_t(d)]; w >= 0) {
+                const auto& win = p.windows[std::size_t(w)];
+                const auto& out = s.dims[std::size_t(s.tlOf[std::size_t(findDim(p, win.output))])].name;
+                const auto& tap = s.dims[std::size_t(s.tlOf[std::size_t(findDim(p, win.sliding))])].name;
+                e *= (f(out) - 1) * win.stride + (f(tap) - 1) * win.dilation + 1;
+            } else if (s.tlOf[std::size_t(d)] >= 0) {
+                e *= f(s.dims[std::size_t(s.tlOf[std::size_t(d)])].name);
+            }
+        }
+        total += e;
+    }
+    return total;
+}
+
+LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
+    const cost::Evaluator::CompletedLevel& level, const std::vector<int>& problemDimOfId,
+    std::vector<i64>& parent, const mdc::Dataflow& userFlow)
+{
+    LevelLoops out;
+    int spatialMaps = 0;
+    for (const auto& dir : level.directives) {
+        const int d = problemDimOfId[std::size_t(dir.dim)];
+        const std::string& name = p.dims[std::size_t(d)].name;
+        const bool spatial = dir.kind == Kind::SpatialMap;
+        const std::string text = mdc::Directive{dir.kind, dir.size, dir.offset, name, {}}.toString();
+        // Point at the user's directive when there is one on this dimension.
+        std::string where = text;
+        for (const auto& u : userFlow)
+            if (u.kind != Kind::Cluster && u.dim == name && u.loc.line > 0)
+                where = text + " (line " + std::to_string(u.loc.line) + ")";
+        if (spatial && ++spatialMaps > 1)
+            refuse(where
+                + ": a second SpatialMap in one cluster level moves together with the first; Timeloop's"
+                  " spatial loops are independent");
+        const i64 par = parent[std::size_t(d)];
+        const i64 sz = std::min(dir.size, par);
+        i64 count = 1;
+        std::string tlName;
+        i64 tileSize = sz;
+        if (const int w = s.slideOf[std::size_t(d)]; w >= 0) {
+            tlName = s.dims[std::size_t(s.tlOf[std::size_t(d)])].name;
+            if (spatial && p.dims[std::size_t(d)].size > 1)
+                refuse(where
+                    + ": spreading a filter dimension over PEs (row-stationary) reads input rows and"
+                      " filter rows together; Timeloop's spatial loops cannot couple them");
+            if (sz < p.dims[std::size_t(d)].size)
+                refuse(where + ": the filter dimension " + name
+                    + " is split; exported only when each tile covers the whole filter");
+        } else if (const int w2 = s.refOf[std::size_t(d)]; w2 >= 0) {
+            const auto& win = p.windows[std::size_t(w2)];
+            const i64 taps = p.dim(win.sliding)->size;
+            const i64 span = win.dilation * (taps - 1) + 1;
+            tlName = s.dims[std::size_t(s.tlOf[std::size_t(findDim(p, win.output))])].name;
+            const i64 parentOut = par >= span ? (par - span) / win.stride + 1 : 0;
+            if (sz >= par) {
+                tileSize = parentOut;
+            } else {
+                if (sz < span || (sz - span) % win.stride != 0)
+                    refuse(where + ": a tile of " + std::to_string(sz)
+                        + " input rows is not a whole number of" + " output rows of the "
+                        + std::to_string(span) + "-row window with stride " + std::to_string(win.stride));
+                const i64 rows = (sz - span) / win.stride + 1;
+                if (dir.offset != rows * win.stride)
+                    refuse(where + ": the offset " + std::to_string(dir.offset) + " is not the tile's "
+                        + std::to_string(rows) + " output row(s) x stride " + std::to_string(win.stride)
+                        + ": consecutive tiles would overlap or skip outputs");
+                if (parentOut % rows != 0)
+                    refuse(where + ": tiles of " + std::to_string(rows) + " output rows do not divide the "
+                        + std::to_string(parentOut) + " rows they cover; Timeloop would count the last"
+                        + " partial tile as a full one");
+                tileSize = rows;
+                count = parentOut / rows;
+            }
+        } else {
+            tlName = s.dims[std::size_t(s.tlOf[std::size_t(d)])].name;
+            if (sz < par) {
+                if (dir.offset != dir.size)
+                    refuse(where + ": tiles of " + std::to_string(dir.size) + " at offset "
+                        + std::to_string(dir.offset) + " "
+                        + (dir.offset < dir.size ? "overlap" : "skip indices") + " on " + name
+                        + ", which is not a sliding window's input");
+                if (par % sz != 0)
+                    refuse(where + ": tiles of " + std::to_string(sz) + " do not divide the "
+                        + std::to_string(par) + " indices of " + name
+                        + " they cover; Timeloop would count the last partial tile as a full one");
+                count = par / sz;
+            }
+        }
+        if (spatial) {
+            const i64 units = level.subUnits;
+            if (count <= units) {
+                if (count > 1) out.spatial.push_back({tlName, count});
+            } else {
+                if (count % units != 0)
+                    refuse(where + ": " + std::to_string(count) + " tiles over " + std::to_string(units)
+                        + " sub-units leave a partial fold; Timeloop would count it as a full one");
+                out.spatial.push_back({tlName, units});
+                out.temporal.push_back({tlName, count / units});
+            }
+        } else if (count > 1) {
+            out.temporal.push_back({tlName, count});
+        }
+        out.tile[tlName] = tileSize;
+        out.tileOrder.push_back(tlName);
+        parent[std::size_t(d)] = sz;
+    }
+    return out;
+}
+
+void multiply(std::map<std::string, i64>& cum, const std::vector<Loop>& loops)
+{
+    for (const auto& l : loops)
+        cum[l.dim] = (cum.count(l.dim) ? cum[l.dim] : 1) * l.factor;
+}
+
+// ---- YAML emission -------------------------------------------------------------------------------
+
+std::string factorsLine(const Mapping& m, const std::vector<Loop>& loops)
+{
+    std::map<std::string, i64> f;
+    for (const auto& l : loops)
+        f[l.dim] = (f.count(l.dim) ? f[l.dim] : 1) * l.factor;
+    std::string s;
+    for (const auto& d : m.dims)
+        s += (s.empty() ? "" : " ") + d + "=" + std::to_string(f.count(d) ? f[d] : 1);
+    return s;
+}
+
+/// Innermost first: the loops (outermost first) reversed, then every other dimension in problem order.
+std::string permutation(const Mapping& m, const std::vector<Loop>& loops)
+{
+    std::string s;
+    for (auto it = loops.rbegin(); it != loops.rend(); ++it)
+        if (s.find(it->dim) == std::string::npos) s += it->dim;
+    for (const auto& d : m.dims)
+        if (s.find(d) == std::string::npos) s += d;
+    return s;
+}
+
+std::string quoted(const std::string& s)
+{
+    std::string q = "'";
+    for (char c : s)
+        q += c == '\'' ? std::string("''") : std::string(1, c);
+    return q + "'";
+}
+
+std::string problemYaml(const cost::Problem& p, const Shape& s, const Mapping& m, const std::string& layer)
+{
+    std::ostringstream o;
+    o << "# Layer " << layer << " as a Timeloop problem (written by Marvel Studio). Output dimensions P, Q\n"
+      << "# are output sizes; each pairs with the filter dimension of its window.\n";
+    o << "problem:\n  shape:\n    name: " << quoted(layer) << "\n    dimensions: [ ";
+    for (std::size_t i = 0; i < m.dims.size(); ++i)
+        o << (i ? ", " : "") << m.dims[i];
+    o << " ]\n";
+    if (!s.coeffNames.empty()) {
+        o << "    coefficients:\n";
+        for (const auto& [st, dl] : s.coeffNames)
+            o << "      - { name: " << st << ", default: 1 }\n      - { name: " << dl << ", default: 1 }\n";
+    }
+    o << "    data_spaces:\n";
+    for (std::size_t t = 0; t < p.tensors.size(); ++t) {
+        const auto& ten = p.tensors[t];
+        o << "      - name: " << s.spaceNames[t] << "\n        projection:\n";
+        for (const auto& dn : ten.dims) {
+            const int d = findDim(p, dn);
+            if (const int w = s.refOf[std::size_t(d)]; w >= 0) {
+                const auto& win = p.windows[std::size_t(w)];
+                o << "          - [ ["
+                  << s.dims[std::size_t(s.tlOf[std::size_t(findDim(p, win.sliding))])].name << ", "
+                  << s.coeffNames[std::size_t(w)].second << "], ["
+                  << s.dims[std::size_t(s.tlOf[std::size_t(findDim(p, win.output))])].name << ", "
+                  << s.coeffNames[std::size_t(w)].first << "] ]\n";
+            } else {
+                o << "          - [ [" << s.dims[std::size_t(s.tlOf[std::size_t(d)])].name << "] ]\n";
+            }
+        }
+        if (ten.role == cost::ProblemTensor::Role::Output) o << "        read_write: True\n";
+    }
+    o << "  instance:\n";
+    for (std::size_t i = 0; i < m.dims.size(); ++i)
+        o << "    " << m.dims[i] << ": " << m.sizes[i] << "\n";
+    for (const auto& [name, value] : m.coefficients)
+        o << "    " << name << ": " << value << "\n";
+    return o.str();
+}
+
+std::string archYaml(const arch::Accelerator& acc, const Mapping& m, const Options& opt)
+{
+    const i64 bits = 8 * acc.bytesPerElement;
+    const std::string mb = opt.multipleBuffering > 1
+        ? "            multiple_buffering: " + std::to_string(opt.multipleBuffering) + "\n"
+        : std::string();
+    const std::string n = std::to_string(m.pesUsed() - 1);
+    std::ostringstream o;
+    o << "# Accelerator " << acc.name << " (written by Marvel Studio): DRAM, the L2 as GlobalBuffer, the\n"
+      << "# PEs the mapping uses (" << m.pesUsed() << " of " << acc.numPes
+      << ") with their L1 as PEBuffer, one word a " << bits << "-bit element.\n"
+      << "architecture:\n  version: '0.4'\n  subtree:\n    - name: system\n      local:\n"
+      << "        - name: DRAM\n          class: DRAM\n          attributes:\n"
+      << "            width: " << bits << "\n            datawidth: " << bits << "\n"
+      << "            read_bandwidth: " << acc.offchipBandwidth << "\n"
+      << "            write_bandwidth: " << acc.offchipBandwidth << "\n"
+      << "        - name: GlobalBuffer\n          class: SRAM\n          attributes:\n"
+      << "            depth: " << acc.l2Elements() << "\n            width: " << bits << "\n"
+      << "            datawidth: " << bits << "\n"
+      << "            read_bandwidth: " << acc.nocBandwidth << "\n"
+      << "            write_bandwidth: " << acc.nocBandwidth << "\n"
+      << mb << "        - name: PEBuffer[0.." << n << "]\n          class: regfile\n          attributes:\n"
+      << "            depth: " << acc.l1Elements() << "\n            width: " << bits << "\n"
+      << "            datawidth: " << bits << "\n"
+      << "            meshX: " << m.meshX << "\n            meshY: " << m.meshY << "\n"
+      << mb << "        - name: MAC[0.." << n << "]\n          class: intmac\n          attributes:\n"
+      << "            datawidth: " << bits << "\n"
+      << "            meshX: " << m.meshX << "\n            meshY: " << m.meshY << "\n";
+    return o.str();
+}
+
+std::string mapYaml(const Mapping& m)
+{
+    std::ostringstream o;
+    o << "# Outermost loops last; permutations list dimensions innermost first (written by Marvel Studio).\n"
+      << "mapping:\n";
+    auto level = [&](const char* target, const char* type, const std::vector<Loop>& loops, const char* note) {
+        o << "  - target: " << target << "  # " << note << "\n    type: " << type
+          << "\n    factors: " << factorsLine(m, loops) << "\n    permutation: " << permutation(m, loops)
+          << "\n";
+    };
+    level("PEBuffer", "temporal", m.peBuffer, "one PE's tile (the innermost level's step)");
+    std::vector<Loop> spatial = m.spatialX;
+    spatial.insert(spatial.end(), m.spatialY.begin(), m.spatialY.end());
+    // Innermost first: X dimensions first, so `split` of them go to meshX.
+    std::vector<Loop> reversed(spatial.rbegin(), spatial.rend());
+    level("GlobalBuffer", "spatial", reversed, "SpatialMaps: innermost cluster level on X, top level on Y");
+    o << "    split: " << m.spatialX.size() << "\n";
+    level("GlobalBuffer", "temporal", m.globalBuffer, "the top level's loops the global buffer holds");
+    level("DRAM", "temporal", m.dram, "level-3 (DRAM) loops in the top level's order");
+    return o.str();
+}
+
+std::string ertYaml(const arch::Accelerator& acc, const Mapping& m)
+{
+    const double pj = acc.energy.macEnergyNanojoule * 1000.0;
+    const std::string n = std::to_string(m.pesUsed() - 1);
+    std::ostringstream o;
+    o << "# Energy per action in pJ (written by Marvel Studio): our energy constants in MAC units x "
+      << num(pj) << " pJ per MAC.\n# One action moves one element. DRAM: energy.dram_access (0 when the "
+      << "accelerator gives none, as MAESTRO's).\n"
+      << "ERT:\n  version: '0.4'\n  tables:\n";
+    auto table = [&](const std::string& name, double e) {
+        o << "    - name: system." << name << "\n      actions:\n";
+        for (const char* a : {"read", "write", "update"})
+            o << "        - { name: " << a << ", energy: " << num(e) << " }\n";
+        o << "        - { name: leak, energy: 0 }\n";
+    };
+    table("DRAM", acc.energy.dramAccess * pj);
+    table("GlobalBuffer", acc.energy.l2Access * pj);
+    table("PEBuffer[0.." + n + "]", acc.energy.l1Access * pj);
+    o << "    - name: system.MAC[0.." << n << "]\n      actions:\n"
+      << "        - { name: compute, energy: " << num(acc.energy.mac * pj) << " }\n"
+      << "        - { name: leak, energy: 0 }\n";
+    return o.str();
+}
+
+} // namespace
+
+std::int64_t Mapping::factorProduct(const std::string& dim) const
+{
+    i64 f = 1;
+    for (const auto* list : {&dram, &globalBuffer, &spatialX, &spatialY, &peBuffer})
+        for (const auto& l : *list)
+            if (l.dim == dim) f *= l.factor;
+    return f;
+}
+
+std::vector<std::string> dataSpaceNames(const cost::Problem& p)
+{
+    std::vector<std::string> names;
+    int inputs = 0;
+    for (const auto& t : p.tensors)
+        inputs += t.role == cost::ProblemTensor::Role::Input;
+    // The input read through a window (or, without windows, the first) is Inputs, the other Weights.
+    int windowed = -1;
+    for (std::size_t i = 0; i < p.tensors.size() && windowed < 0; ++i)
+        for (const auto& w : p.windows)
+            if (std::find(p.tensors[i].dims.begin(), p.tensors[i].dims.end(), w.reference)
+                != p.tensors[i].dims.end())
+                windowed = int(i);
+    for (std::size_t i = 0; i < p.tensors.size(); ++i) {
+        const auto& t = p.tensors[i];
+        if (t.role == cost::ProblemTensor::Role::Output) {
+            names.push_back("Outputs");
+        } else if (inputs == 2) {
+            bool isInputs = windowed >= 0 ? int(i) == windowed : names.empty();
+            names.push_back(isInputs ? "Inputs" : "Weights");
+        } else {
+            std::string n;
+            for (char c : t.name)
+                n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+            names.push_back(n);
+        }
+    }
+    return names;
+}
+
+Export translateMdc(const std::string& layerName, const cost::Problem& problem, const mdc::Dataflow& dataflow,
+    const arch::Accelerator& acc, const Options& options)
+{
+    Export e;
+    e.layer = layerName;
+    try {
+        if (acc.simdLanes != 1)
+            refuse("the accelerator has " + std::to_string(acc.simdLanes)
+                + " SIMD lanes per PE; the export lays out one MAC per PE");
+        const Shape s = shapeOf(problem);
+        cost::Options co;
+        co.fidelity = cost::Fidelity::Corrected;
+        cost::Evaluator ev(problem, acc, co);
+        std::vector<cost::Evaluator::CompletedLevel> levels;
+        try {
+            levels = ev.completedLevels(dataflow);
+        } catch (const InputError& err) {
+            refuse(std::string("the cost model rejects the mapping: ") + err.what());
+        }
+        if (levels.size() > 2)
+            refuse(std::to_string(levels.size())
+                + " cluster levels: the export's PE array is one 2-D fan-out under the global buffer, and a "
+                  "middle"
+                  " level's steps have no Timeloop buffer to run in");
+        std::vector<int> problemDimOfId;
+        for (std::size_t d = 0; d < problem.dims.size(); ++d) {
+            const int id = ev.dimId(problem.dims[d].name);
+            if (id < 0) continue;
+            if (std::size_t(id) >= problemDimOfId.size()) problemDimOfId.resize(std::size_t(id) + 1, -1);
+            problemDimOfId[std::size_t(id)] = int(d);
+        }
+        std::vector<i64> parent;
+        for (const auto& d : problem.dims)
+            parent.push_back(d.size);
+        std::vector<LevelLoops> lv;
+        for (const auto& level : levels)
+            lv.push_back(translateLevel(problem, s, level, problemDimOfId, parent, dataflow));
+
+        Mapping m;
+        for (const auto& d : s.dims) {
+            m.dims.push_back(d.name);
+            m.sizes.push_back(d.size);
+        }
+        for (std::size_t w = 0; w < problem.windows.size(); ++w) {
+            m.coefficients.emplace_back(s.coeffNames[w].first, problem.windows[w].stride);
+            m.coefficients.emplace_back(s.coeffNames[w].second, problem.windows[w].dilation);
+        }
+        const LevelLoops& inner = lv.back();
+        // PEBuffer: the inner level's steps (two levels) around its per-step tile, in directive order.
+        if (lv.size() == 2) m.peBuffer = inner.temporal;
+        for (const auto& d : inner.tileOrder)
+            if (inner.tile.at(d) > 1) m.peBuffer.push_back({d, inner.tile.at(d)});
+        if (lv.size() == 2) {
+            m.spatialX = inner.spatial;
+            m.spatialY = lv.front().spatial;
+            for (const auto& x : m.spatialX)
+                for (const auto& y : m.spatialY)
+                    if (x.dim == y.dim)
+                        refuse("dimension " + x.dim
+                            + " is spread both over the clusters and within them; one Timeloop spatial level"
+                              " gives it one fan-out");
+        } else {
+            m.spatialX = inner.spatial;
+        }
+        for (const auto& l : m.spatialX)
+            m.meshX *= l.factor;
+        for (const auto& l : m.spatialY)
+            m.meshY *= l.factor;
+
+        const double mb = std::max(1, options.multipleBuffering);
+        const i64 l1Cap = i64(double(acc.l1Elements()) / mb), l2Cap = i64(double(acc.l2Elements()) / mb);
+        std::map<std::string, i64> cum;
+        multiply(cum, m.peBuffer);
+        m.peBufferTile = tileElements(problem, s, cum);
+        if (m.peBufferTile > l1Cap)
+            refuse("one PE's tile holds " + std::to_string(m.peBufferTile) + " elements, more than the "
+                + std::to_string(l1Cap) + " its L1 gives a tile" + (mb > 1 ? " (double-buffered)" : ""));
+        multiply(cum, m.spatialX);
+        multiply(cum, m.spatialY);
+        if (tileElements(problem, s, cum) > l2Cap)
+            refuse("one step of the PE array needs " + std::to_string(tileElements(problem, s, cum))
+                + " elements, more than the " + std::to_string(l2Cap) + " the L2 gives a tile");
+        // The top level's loops: the global buffer keeps the innermost ones while its tile fits.
+        const std::vector<Loop>& top = lv.front().temporal;
+        std::vector<Loop> gbInnerFirst, dramInnerFirst;
+        bool full = false;
+        for (auto it = top.rbegin(); it != top.rend(); ++it) {
+            if (full) {
+                dramInnerFirst.push_back(*it);
+                continue;
+            }
+            auto trial = cum;
+            multiply(trial, {*it});
+            if (tileElements(problem, s, trial) <= l2Cap) {
+                gbInnerFirst.push_back(*it);
+                cum = trial;
+                continue;
+            }
+            full = true;
+            i64 best = 1;
+            for (i64 g = it->factor - 1; g > 1; --g) {
+                if (it->factor % g != 0) continue;
+                auto t2 = cum;
+                multiply(t2, {{it->dim, g}});
+                if (tileElements(problem, s, t2) <= l2Cap) {
+                    best = g;
+                    break;
+                }
+            }
+            if (best > 1) {
+                gbInnerFirst.push_back({it->dim, best});
+                multiply(cum, {{it->dim, best}});
+            }
+            dramInnerFirst.push_back({it->dim, it->factor / best});
+        }
+        m.globalBuffer.assign(gbInnerFirst.rbegin(), gbInnerFirst.rend());
+        m.dram.assign(dramInnerFirst.rbegin(), dramInnerFirst.rend());
+        m.globalBufferTile = tileElements(problem, s, cum);
+        for (std::size_t i = 0; i < m.dims.size(); ++i)
+            if (m.factorProduct(m.dims[i]) != m.sizes[i])
+                refuse("internal: the factors of " + m.dims[i] + " multiply to "
+                    + std::to_string(m.factorProduct(m.dims[i])) + ", not its size "
+                    + std::to_string(m.sizes[i]));
+
+        // The DRAM-level tiles as one level of the cost model (input-space sizes on window inputs).
+        auto gbTile = [&](const std::string& tl) { return cum.count(tl) ? cum.at(tl) : i64(1); };
+        auto directiveFor = [&](int d, bool spatialMap) {
+            const auto& pd = problem.dims[std::size_t(d)];
+            i64 size = pd.size, offset = pd.size;
+            if (const int w = s.refOf[std::size_t(d)]; w >= 0) {
+                const auto& win = problem.windows[std::size_t(w)];
+                const i64 rows
+                    = gbTile(s.dims[std::size_t(s.tlOf[std::size_t(findDim(problem, win.output))])].name);
+                const i64 taps = problem.dim(win.sliding)->size;
+                size = (rows - 1) * win.stride + win.dilation * (taps - 1) + 1;
+                offset = rows * win.stride;
+            } else if (s.tlOf[std::size_t(d)] >= 0) {
+                size = offset = gbTile(s.dims[std::size_t(s.tlOf[std::size_t(d)])].name);
+            }
+            return spatialMap ? mdc::Directive::spatial(size, offset, pd.name)
+                              : mdc::Directive::temporal(size, offset, pd.name);
+        };
+        // Problem dimension carrying each Timeloop dimension's tiles (a window output: its input dimension).
+        auto carrier = [&](const std::string& tl) {
+            for (const auto& td : s.dims)
+                if (td.name == tl)
+                    return td.window >= 0
+                        ? findDim(problem, problem.windows[std::size_t(td.window)].reference)
+                        : td.problemDim;
+            return -1;
+        };
+        std::vector<int> written;
+        for (std::size_t i = 0; i < m.dram.size(); ++i) {
+            const int d = carrier(m.dram[i].dim);
+            if (std::find(written.begin(), written.end(), d) != written.end()) continue;
+            written.push_back(d);
+        }
+        for (std::size_t i = 0; i < written.size(); ++i)
+            m.dramTiling.push_back(directiveFor(written[i], i + 1 == written.size()));
+        for (std::size_t d = 0; d < problem.dims.size(); ++d) {
+            if (std::find(written.begin(), written.end(), int(d)) != written.end()) continue;
+            const bool isOutput = s.tlOf[d] >= 0 && s.dims[std::size_t(s.tlOf[d])].window >= 0;
+            if (isOutput) continue; // carried by its window's input dimension
+            const bool spatialHere = written.empty() && m.dramTiling.empty();
+            m.dramTiling.push_back(directiveFor(int(d), spatialHere));
+            if (spatialHere) written.push_back(int(d));
+        }
+
+        e.files.problem = problemYaml(problem, s, m, layerName);
+        e.files.arch = archYaml(acc, m, options);
+        e.files.map = mapYaml(m);
+        e.files.ert = ertYaml(acc, m);
+        e.mapping = std::move(m);
+    } catch (const NotTranslatable& n) {
+        e.reason = n.reason;
+    }
+    return e;
+}
+
+Counts ourCounts(const cost::Problem& problem, const mdc::Dataflow& dataflow, const arch::Accelerator& acc,
+    const Mapping& mapping)
+{
+    cost::Options co;
+    co.fidelity = cost::Fidelity::Corrected;
+    const auto names = dataSpaceNames(problem);
+    auto spaceOf = [&](const std::string& tensor) {
+        for (std::size_t i = 0; i < problem.tensors.size(); ++i)
+            if (problem.tensors[i].name == tensor) return names[i];
+        return tensor;
+    };
+    Counts c;
+    const cost::Result r = cost::Evaluator(problem, acc, co).evaluate(dataflow);
+    c.macs = r.m.macs;
+    for (int t = 0; t < r.m.numTensors; ++t) {
+        const auto& tc = r.m.tensors[std::size_t(t)];
+        const std::string& tn = r.tensorNames[std::size_t(t)];
+        if (problem.output() && tn == problem.output()->name)
+            c.outputUpdates = tc.l2Write;
+        else
+            c.globalBufferReads.emplace_back(spaceOf(tn), tc.l2Read);
+    }
+    arch::Accelerator one = acc;
+    one.numPes = 1;
+    const cost::Result d = cost::Evaluator(problem, one, co).evaluate(mapping.dramTiling);
+    for (int t = 0; t < d.m.numTensors; ++t) {
+        const auto& tc = d.m.tensors[std::size_t(t)];
+        c.dramReads.emplace_back(spaceOf(d.tensorNames[std::size_t(t)]), tc.dramRead);
+        if (problem.output() && d.tensorNames[std::size_t(t)] == problem.output()->name)
+            c.outputDramWrites = tc.dramWrite;
+    }
+    return c;
+}
+
+void writeFiles(const Export& e, const std::string& dir)
+{
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+        Diagnostic diag;
+        diag.message = dir + ": cannot create the folder (" + ec.message() + ")";
+        throw InputError(diag);
+    }
+    const std::filesystem::path base(dir);
+    writeTextFileAtomically((base / "problem.yaml").string(), e.files.problem, "the Timeloop problem");
+    writeTextFileAtomically((base / "arch.yaml").string(), e.files.arch, "the Timeloop architecture");
+    writeTextFileAtomically((base / "map.yaml").string(), e.files.map, "the Timeloop mapping");
+    writeTextFileAtomically((base / "ert.yaml").string(), e.files.ert, "the Timeloop energy table");
+}
+
+std::vector<LayerReport> exportLayers(const std::vector<LayerToExport>& layers, const arch::Accelerator& acc,
+    const std::string& dir, const Options& options)
+{
+    std::vector<LayerReport> out;
+    for (const auto& l : layers) {
+        LayerReport r;
+        r.layer = l.name;
+        const Export e = translateMdc(l.name, *l.problem, *l.dataflow, acc, options);
+        if (!e.ok()) {
+            r.message = "not exported: " + e.reason;
+            out.push_back(std::move(r));
+            continue;
+        }
+        const std::string folder = (std::filesystem::path(dir) / folderName(l.name)).string();
+        writeFiles(e, folder);
+        r.exported = true;
+        std::ostringstream m;
+        m << "exported to " << folder << " (" << e.mapping->pesUsed() << " PEs)";
+        try {
+            const Counts c = ourCounts(*l.problem, *l.dataflow, acc, *e.mapping);
+            m << "; our counts that Timeloop's stats give the same way: computes " << c.macs;
+            for (const auto& [n, v] : c.globalBufferReads)
+                m << ", GlobalBuffer " << n << " reads " << v;
+            m << ", GlobalBuffer Outputs updates " << c.outputUpdates;
+            for (const auto& [n, v] : c.dramReads)
+                m << ", DRAM " << n << " reads " << v;
+            m << ", DRAM Outputs updates " << c.outputDramWrites;
+        } catch (const InputError& err) {
+            m << "; our counts unavailable: " << err.what();
+        }
+        r.message = m.str();
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::string folderName(const std::string& layer)
+{
+    std::string s;
+    for (char c : layer)
+        s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ? c : '_';
+    if (s.empty() || s == "." || s == "..") s = "layer" + s;
+    return s;
+}
+
+} // namespace marvel::timeloop

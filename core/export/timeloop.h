@@ -1,0 +1,141 @@
+#pragma once
+// Export of one mapped layer to Timeloop's v0.4 input format (problem, architecture, mapping and energy
+// reference table, one YAML file each with a single top-level key; doc/timeloop.md). The YAML is written
+// by a small emitter of our own: core takes no YAML library.
+//
+// Translation of an MDC mapping (its cost-model-completed levels, corrected fidelity):
+//  - the problem is the cost::Problem: every dimension but a window's input (reference) dimension is a
+//    Timeloop dimension (window outputs named P, Q in window order, as Timeloop pairs P with R), each
+//    tensor a data space (a window's input dimension projected as sliding * dilation + output * stride);
+//  - the innermost level's per-step tile is the PEBuffer's temporal tile (its steps, with two levels,
+//    PEBuffer loops around it); SpatialMaps are the GlobalBuffer's spatial fan-out: the innermost cluster
+//    level's along meshX, the top level's along meshY; a SpatialMap folded over its sub-units adds a
+//    temporal loop where the directive stands;
+//  - the top level's temporal loops, in their order, are the GlobalBuffer's from the innermost outwards as
+//    long as the global buffer holds the tile (a loop that does not fit whole is split into the largest
+//    divisor that does), the rest the DRAM's: the level-3 tiling. Only the PEs the mapping uses are laid out.
+// What Timeloop cannot express is refused with a message naming the directive (see translateMdc).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/arch/accelerator.h"
+#include "core/cost/problem.h"
+#include "core/mdc/dataflow.h"
+
+namespace marvel::timeloop {
+
+/// Export settings.
+struct Options
+{
+    /// `multiple_buffering` of the global buffer and the PE buffers: 2 (the default) is our cost model's
+    /// double-buffered requirement, halving the capacity a tile may use; 1 gives the whole buffer to one
+    /// tile (and writes no multiple_buffering attribute).
+    int multipleBuffering = 2;
+};
+
+/// One loop of a Timeloop mapping level: a Timeloop dimension and its bound.
+struct Loop
+{
+    std::string dim;
+    std::int64_t factor = 1;
+};
+
+/// The translated mapping. Loop lists are outermost first; a dimension missing from a list has factor 1.
+struct Mapping
+{
+    /// Timeloop dimensions in problem order, their sizes and the problem's coefficients (name, value).
+    std::vector<std::string> dims;
+    std::vector<std::int64_t> sizes;
+    std::vector<std::pair<std::string, std::int64_t>> coefficients;
+    std::vector<Loop> dram; ///< DRAM temporal loops
+    std::vector<Loop> globalBuffer; ///< GlobalBuffer temporal loops
+    std::vector<Loop> spatialX; ///< GlobalBuffer spatial fan-out along meshX (innermost cluster level)
+    std::vector<Loop> spatialY; ///< along meshY (the top level, with two levels)
+    std::vector<Loop> peBuffer; ///< PEBuffer temporal loops
+    std::int64_t meshX = 1, meshY = 1; ///< PEs used: meshX * meshY
+    std::int64_t pesUsed() const { return meshX * meshY; }
+    /// Product of the factors of `dim` over every level.
+    std::int64_t factorProduct(const std::string& dim) const;
+    /// Tile sizes (elements, summed over the data spaces) the global buffer and one PE buffer hold.
+    std::int64_t globalBufferTile = 0, peBufferTile = 0;
+    /// A one-level MDC dataflow (for an accelerator of one PE) whose steps are the DRAM-level tiles in the
+    /// DRAM order: our cost model's DRAM traffic of the exported level-3 tiling (ourCounts).
+    mdc::Dataflow dramTiling;
+};
+
+/// The four files' text.
+struct Files
+{
+    std::string problem, arch, map, ert;
+};
+
+/// A layer's export: the files, or why Timeloop cannot express the mapping.
+struct Export
+{
+    std::string layer;
+    std::optional<Mapping> mapping; ///< nullopt: not translatable, `reason` says why
+    std::string reason;
+    Files files;
+    bool ok() const { return mapping.has_value(); }
+};
+
+/// Translates `dataflow` over `problem` on `acc` (see the file comment). Not translatable, with the reason
+/// naming the directive: tiles that overlap or skip indices on a dimension that is not a window's input
+/// (offset != size), a filter dimension (R, S) split at any level or spread over PEs (row-stationary), a
+/// window tile whose offset is not its output rows times the stride, tiles or spatial folds that do not
+/// divide what they cover (Timeloop counts a remainder as a full tile), two SpatialMaps in one level, more
+/// than two cluster levels, SIMD lanes, dimension names Timeloop cannot take (one letter each), and tiles
+/// that overflow a buffer.
+Export translateMdc(const std::string& layerName, const cost::Problem& problem, const mdc::Dataflow& dataflow,
+    const arch::Accelerator& acc, const Options& options = {});
+
+/// The counts Timeloop defines as our cost model does, from our cost model (corrected fidelity): MACs,
+/// per data space (Timeloop's names) the global buffer's reads of the input-class tensors (our L2 reads)
+/// and the output updates (our output L2 writes), and the DRAM reads and writes of the exported level-3
+/// tiling (dramTiling). Throws InputError when the cost model rejects the mapping.
+struct Counts
+{
+    std::int64_t macs = 0;
+    std::vector<std::pair<std::string, std::int64_t>> globalBufferReads; ///< input-class data spaces
+    std::int64_t outputUpdates = 0;
+    std::vector<std::pair<std::string, std::int64_t>> dramReads; ///< every data space (outputs: read back)
+    std::int64_t outputDramWrites = 0;
+};
+Counts ourCounts(const cost::Problem& problem, const mdc::Dataflow& dataflow, const arch::Accelerator& acc,
+    const Mapping& mapping);
+
+/// The Timeloop name of each of `problem`'s tensors (Inputs, Weights, Outputs for the usual two inputs and
+/// an output), in problem order.
+std::vector<std::string> dataSpaceNames(const cost::Problem& problem);
+
+/// Writes `e`'s four files into `dir` (created when missing): problem.yaml, arch.yaml, map.yaml, ert.yaml.
+/// Throws InputError naming the file that cannot be written.
+void writeFiles(const Export& e, const std::string& dir);
+
+/// One layer to export.
+struct LayerToExport
+{
+    std::string name;
+    const cost::Problem* problem = nullptr;
+    const mdc::Dataflow* dataflow = nullptr;
+};
+/// What exportLayers did with one layer: `message` is "exported to DIR/NAME: MACs ..., our counts Timeloop
+/// defines the same way" or "not exported: why".
+struct LayerReport
+{
+    std::string layer;
+    bool exported = false;
+    std::string message;
+};
+/// Translates and writes each layer into `dir`/folderName(layer)/ (a layer Timeloop cannot express is
+/// reported and skipped; the others are still written). Throws InputError when a folder cannot be written.
+std::vector<LayerReport> exportLayers(const std::vector<LayerToExport>& layers, const arch::Accelerator& acc,
+    const std::string& dir, const Options& options = {});
+
+/// A file-system-safe folder name for a layer (letters, digits, '_', '-', '.'; others become '_').
+std::string folderName(const std::string& layer);
+
+} // namespace marvel::timeloop

@@ -1,0 +1,401 @@
+// Timeloop export (core/export/timeloop.h): the worked case of ../shared/reference/timeloop/vgg16_conv2_1_ws
+// (VGG16 CONV2_1 weight-stationary on 128 PEs: its mapping, and our counts against the counts in Timeloop's
+// own timeloop-output/ stats, copied below), depth-wise, strided and GEMM layers against hand-worked counts,
+// every refused mapping's message, and the YAML read back with yaml-cpp.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <QTest>
+
+#ifdef MARVEL_HAVE_YAML_CPP
+#include <yaml-cpp/yaml.h>
+#endif
+
+#include "core/arch/accelerator_io.h"
+#include "core/cost/problem.h"
+#include "core/export/timeloop.h"
+#include "core/mdc/maestro_io.h"
+
+using namespace marvel;
+
+namespace {
+
+using i64 = std::int64_t;
+
+// conv2_1_ws.m of the reference folder.
+const char* kConv21 = R"(Network vgg16_conv2_1 {
+  Layer CONV2_1 {
+    Type: CONV
+    Dimensions { K: 128, C: 64, R: 3, S: 3, Y: 114, X: 114 }
+    Dataflow {
+      SpatialMap(1,1) K; TemporalMap(8,8) C; TemporalMap(3,3) R; TemporalMap(3,3) S;
+      TemporalMap(3,1) Y; TemporalMap(3,1) X;
+      Cluster(8,P);
+      SpatialMap(1,1) C; TemporalMap(3,3) R; TemporalMap(3,3) S;
+    }
+  }
+})";
+
+// P1_128pe.json of the reference folder.
+arch::Accelerator p1With128Pes()
+{
+    arch::Accelerator a;
+    a.name = "P1 with 128 PEs";
+    a.numPes = 128;
+    a.l1Bytes = 512;
+    a.l2Bytes = 110592;
+    a.nocBandwidth = 12;
+    a.offchipBandwidth = 1000000;
+    return a;
+}
+
+struct Layer
+{
+    cost::Problem problem;
+    mdc::Dataflow dataflow;
+};
+
+Layer layerOf(const std::string& text)
+{
+    const mdc::Network n = mdc::readMaestroMapping(text, "test.m");
+    return {cost::fromMaestroLayer(n.layers.at(0)), n.layers.at(0).dataflow};
+}
+
+std::string loops(const std::vector<timeloop::Loop>& ls)
+{
+    std::string s;
+    for (const auto& l : ls)
+        s += (s.empty() ? "" : " ") + l.dim + "=" + std::to_string(l.factor);
+    return s;
+}
+
+i64 countOf(const std::vector<std::pair<std::string, i64>>& v, const std::string& name)
+{
+    for (const auto& [n, c] : v)
+        if (n == name) return c;
+    return -1;
+}
+
+std::string referenceDir()
+{
+    return std::string(MARVEL_REFERENCE_DIR) + "/../timeloop/vgg16_conv2_1_ws";
+}
+
+#ifdef MARVEL_HAVE_YAML_CPP
+// Reads all four files as Timeloop does: each on its own must have exactly one top-level key, and their
+// concatenation must parse as one document.
+YAML::Node readBack(const timeloop::Files& f)
+{
+    for (const auto* text : {&f.problem, &f.arch, &f.map, &f.ert}) {
+        const YAML::Node n = YAML::Load(*text);
+        if (!n.IsMap() || n.size() != 1) throw std::runtime_error("not one top-level key:\n" + *text);
+    }
+    const YAML::Node all = YAML::Load(f.problem + f.arch + f.map + f.ert);
+    if (all.size() != 4) throw std::runtime_error("the four files do not have four distinct top-level keys");
+    return all;
+}
+
+std::map<std::string, i64> factors(const std::string& line)
+{
+    std::map<std::string, i64> f;
+    std::istringstream in(line);
+    std::string tok;
+    while (in >> tok) {
+        const auto eq = tok.find('=');
+        f[tok.substr(0, eq)] = std::stoll(tok.substr(eq + 1));
+    }
+    return f;
+}
+
+// One mapping entry of `map` by target and type, or a null node.
+YAML::Node entry(const YAML::Node& map, const std::string& target, const std::string& type)
+{
+    for (const auto& e : map)
+        if (e["target"].as<std::string>() == target && e["type"].as<std::string>() == type) return e;
+    return YAML::Node();
+}
+
+// Structure of a read-back export: factor products equal the problem sizes, the mesh the PEs used.
+void checkStructure(const YAML::Node& all, i64 pesUsed)
+{
+    const YAML::Node inst = all["problem"]["instance"];
+    const YAML::Node dims = all["problem"]["shape"]["dimensions"];
+    QVERIFY(dims.IsSequence());
+    const YAML::Node map = all["mapping"];
+    QCOMPARE(int(map.size()), 4);
+    for (const auto& d : dims) {
+        const std::string name = d.as<std::string>();
+        i64 product = 1;
+        for (const auto& e : map)
+            product *= factors(e["factors"].as<std::string>()).at(name);
+        QCOMPARE(product, inst[name].as<i64>());
+    }
+    const YAML::Node local = all["architecture"]["subtree"][0]["local"];
+    QCOMPARE(int(local.size()), 4);
+    const YAML::Node pe = local[2]["attributes"];
+    QCOMPARE(pe["meshX"].as<i64>() * pe["meshY"].as<i64>(), pesUsed);
+    QCOMPARE(local[2]["name"].as<std::string>(), "PEBuffer[0.." + std::to_string(pesUsed - 1) + "]");
+    // The spatial fan-out is the mesh: meshX the product of the first `split` dimensions.
+    const YAML::Node sp = entry(map, "GlobalBuffer", "spatial");
+    const auto f = factors(sp["factors"].as<std::string>());
+    const std::string perm = sp["permutation"].as<std::string>();
+    const int split = sp["split"].as<int>();
+    i64 x = 1, y = 1;
+    for (int i = 0; i < int(perm.size()); ++i)
+        (i < split ? x : y) *= f.at(std::string(1, perm[std::size_t(i)]));
+    QCOMPARE(x, pe["meshX"].as<i64>());
+    QCOMPARE(y, pe["meshY"].as<i64>());
+    QCOMPARE(all["ERT"]["tables"][0]["name"].as<std::string>(), std::string("system.DRAM"));
+}
+#endif
+
+} // namespace
+
+class TstTimeloopExport : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void workedCaseMapping_data()
+    {
+        QTest::addColumn<int>("buffering");
+        QTest::addColumn<QString>("globalBuffer");
+        QTest::addColumn<QString>("dram");
+        // Single-buffered: the reference's own split (map_maestro_ws_128.yaml): 4 strips of 28 output rows.
+        QTest::newRow("single") << 1 << "P=28 Q=112"
+                                << "K=8 C=8 P=4";
+        // Double-buffered (the default): a strip of 28 rows needs 78,688 of the 55,296 elements half the
+        // L2 gives; 16 rows (the largest divisor of 112 that fits) need 1,152 + 8 x 18 x 114 + 16 x 16 x 112
+        // = 46,240.
+        QTest::newRow("double") << 2 << "P=16 Q=112"
+                                << "K=8 C=8 P=7";
+    }
+    void workedCaseMapping()
+    {
+        QFETCH(int, buffering);
+        QFETCH(QString, globalBuffer);
+        QFETCH(QString, dram);
+        const Layer l = layerOf(kConv21);
+        timeloop::Options o;
+        o.multipleBuffering = buffering;
+        const auto e = timeloop::translateMdc("CONV2_1", l.problem, l.dataflow, p1With128Pes(), o);
+        QVERIFY2(e.ok(), e.reason.c_str());
+        const auto& m = *e.mapping;
+        QCOMPARE(QString::fromStdString(loops(m.peBuffer)), QString("R=3 S=3"));
+        QCOMPARE(QString::fromStdString(loops(m.spatialX)), QString("C=8"));
+        QCOMPARE(QString::fromStdString(loops(m.spatialY)), QString("K=16"));
+        QCOMPARE(QString::fromStdString(loops(m.globalBuffer)), globalBuffer);
+        QCOMPARE(QString::fromStdString(loops(m.dram)), dram);
+        QCOMPARE(m.meshX, i64(8));
+        QCOMPARE(m.meshY, i64(16));
+        // The reference's order: PCKRSQN (innermost first) at DRAM, QPRSCKN in the global buffer.
+        QVERIFY(e.files.map.find("permutation: PCK") != std::string::npos);
+        QVERIFY(e.files.map.find("permutation: QP") != std::string::npos);
+        QVERIFY(e.files.map.find("permutation: SR") != std::string::npos);
+        QVERIFY(e.files.map.find("split: 1") != std::string::npos);
+    }
+
+    // Our counts for the worked case equal timeloop-output/tl_128/timeloop-model.stats.txt: MACs
+    // (Computes), GlobalBuffer scalar reads of Weights and Inputs, GlobalBuffer Outputs updates, DRAM reads
+    // of every data space and DRAM Outputs updates (what Timeloop writes back).
+    void workedCaseCounts()
+    {
+        const Layer l = layerOf(kConv21);
+        for (int buffering : {1, 2}) {
+            timeloop::Options o;
+            o.multipleBuffering = buffering;
+            const auto e = timeloop::translateMdc("CONV2_1", l.problem, l.dataflow, p1With128Pes(), o);
+            QVERIFY2(e.ok(), e.reason.c_str());
+            const auto c = timeloop::ourCounts(l.problem, l.dataflow, p1With128Pes(), *e.mapping);
+            QCOMPARE(c.macs, i64(924844032));
+            QCOMPARE(countOf(c.globalBufferReads, "Weights"), i64(73728));
+            QCOMPARE(countOf(c.globalBufferReads, "Inputs"), i64(19611648));
+            QCOMPARE(c.outputUpdates, i64(12845056));
+            QCOMPARE(countOf(c.dramReads, "Weights"), i64(73728));
+            QCOMPARE(countOf(c.dramReads, "Inputs"), i64(6653952));
+            QCOMPARE(countOf(c.dramReads, "Outputs"), i64(11239424));
+            QCOMPARE(c.outputDramWrites, i64(12845056));
+        }
+    }
+
+    // The worked case read back: one top-level key per file, factor products, the mesh; and, when the
+    // reference folder is there, the same problem, PE array and mapping as its hand translation (single
+    // buffered, as the reference ran).
+    void workedCaseReadBack()
+    {
+#ifndef MARVEL_HAVE_YAML_CPP
+        QSKIP("yaml-cpp not found (libyaml-cpp-dev)");
+#else
+        const Layer l = layerOf(kConv21);
+        timeloop::Options o;
+        o.multipleBuffering = 1;
+        const auto e = timeloop::translateMdc("CONV2_1", l.problem, l.dataflow, p1With128Pes(), o);
+        QVERIFY2(e.ok(), e.reason.c_str());
+        const YAML::Node all = readBack(e.files);
+        checkStructure(all, 128);
+        const std::string dir = referenceDir();
+        if (!std::filesystem::exists(dir + "/map_maestro_ws_128.yaml"))
+            QSKIP("reference folder ../shared/reference/timeloop not found");
+        const YAML::Node refProblem = YAML::LoadFile(dir + "/problem.yaml")["problem"];
+        for (const auto& kv : refProblem["instance"]) {
+            const std::string k = kv.first.as<std::string>();
+            if (k == "N") continue; // the reference adds the batch, which the layer does not declare
+            QCOMPARE(all["problem"]["instance"][k].as<i64>(), kv.second.as<i64>());
+        }
+        const YAML::Node refArch = YAML::LoadFile(dir + "/arch_clusters8_128.yaml")["architecture"];
+        const YAML::Node ours = all["architecture"]["subtree"][0]["local"];
+        const YAML::Node theirs = refArch["subtree"][0]["local"];
+        for (int i = 0; i < 4; ++i) {
+            QCOMPARE(ours[i]["name"].as<std::string>(), theirs[i]["name"].as<std::string>());
+            QCOMPARE(ours[i]["class"].as<std::string>(), theirs[i]["class"].as<std::string>());
+            for (const auto& kv : theirs[i]["attributes"])
+                QCOMPARE(ours[i]["attributes"][kv.first.as<std::string>()].as<i64>(), kv.second.as<i64>());
+        }
+        const YAML::Node refMap = YAML::LoadFile(dir + "/map_maestro_ws_128.yaml")["mapping"];
+        for (const auto& r : refMap) {
+            const YAML::Node m
+                = entry(all["mapping"], r["target"].as<std::string>(), r["type"].as<std::string>());
+            QVERIFY(m);
+            auto ref = factors(r["factors"].as<std::string>());
+            ref.erase("N");
+            QCOMPARE(factors(m["factors"].as<std::string>()), ref);
+            // Permutations agree on the dimensions that iterate (factor > 1), innermost first.
+            auto iterating = [&](const std::string& perm) {
+                std::string s;
+                for (char c : perm)
+                    if (ref.count(std::string(1, c)) && ref.at(std::string(1, c)) > 1) s += c;
+                return s;
+            };
+            QCOMPARE(
+                iterating(m["permutation"].as<std::string>()), iterating(r["permutation"].as<std::string>()));
+            if (r["split"]) QCOMPARE(m["split"].as<int>(), r["split"].as<int>());
+        }
+#endif
+    }
+
+    // Hand-worked layers: the mapping and our counts (what Timeloop counts the same way, doc/timeloop.md).
+    void handWorked_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("pes");
+        QTest::addColumn<QString>("pe");
+        QTest::addColumn<QString>("spatial");
+        QTest::addColumn<QString>("gb");
+        QTest::addColumn<QString>("counts");
+        // Depth-wise 3x3 over 4 channels of 6x6 (4x4 outputs), a channel per PE. Weights reach each PE once
+        // (9 x 4); inputs: per channel and output row 9 + 3 x 3 new elements as the window slides, rows do
+        // not overlap the previous step's columns: 18 x 4 rows x 4 channels = 288; one update per output
+        // (64); everything fits in L2: DRAM reads the tensors once (36, 144), writes the 64 outputs.
+        QTest::newRow("depthwise")
+            << "Network n { Layer DW { Type: DSCONV Dimensions { C: 4, R: 3, S: 3, Y: 6, X: 6 } Dataflow {"
+               " SpatialMap(1,1) C; TemporalMap(3,3) R; TemporalMap(3,3) S; TemporalMap(3,1) Y;"
+               " TemporalMap(3,1) X; } } }"
+            << 4 << "R=3 S=3"
+            << "C=4"
+            << "P=4 Q=4"
+            << "macs=576 gb:Inputs=288 gb:Weights=36 updates=64 dram:Inputs=144 dram:Weights=36 "
+               "dram:Outputs=0 writes=64";
+        // Stride 2: K 2, C 2, 3x3 over 7x7 (3x3 outputs), a K per PE. Weights 18 per PE (36); inputs per
+        // output row: 2 x 3 x 3 = 18, then 2 new columns x 3 rows x 2 channels = 12 per step (the windows
+        // overlap by one column): 18 + 2 x 12 = 42 per row, 126 in all, sent once to both PEs; 2 x 9 output
+        // updates; DRAM: 36, 2 x 49 = 98, 18 written.
+        QTest::newRow("strided")
+            << "Network n { Layer S2 { Type: CONV Stride { X: 2, Y: 2 } Dimensions { K: 2, C: 2, R: 3, S: 3, "
+               "Y: 7,"
+               " X: 7 } Dataflow { SpatialMap(1,1) K; TemporalMap(2,2) C; TemporalMap(3,3) R; "
+               "TemporalMap(3,3) S;"
+               " TemporalMap(3,2) Y; TemporalMap(3,2) X; } } }"
+            << 2 << "C=2 R=3 S=3"
+            << "K=2"
+            << "P=3 Q=3"
+            << "macs=324 gb:Inputs=126 gb:Weights=36 updates=18 dram:Inputs=98 dram:Weights=36 "
+               "dram:Outputs=0 writes=18";
+        // GEMM M 4, N 4, K 8, a row of A per PE: A reaches each PE once (4 x 8 = 32), a column of B per N
+        // step to all four PEs at once (8 x 4 = 32), each output updated once (16); DRAM: 32, 32, 16 written.
+        QTest::newRow("gemm")
+            << "Network n { Layer G { Type: GEMM Dimensions { M: 4, N: 4, K: 8 } Dataflow { SpatialMap(1,1) "
+               "M;"
+               " TemporalMap(1,1) N; TemporalMap(8,8) K; } } }"
+            << 4 << "K=8"
+            << "M=4"
+            << "N=4"
+            << "macs=128 gb:Inputs=32 gb:Weights=32 updates=16 dram:Inputs=32 dram:Weights=32 "
+               "dram:Outputs=0 writes=16";
+    }
+    void handWorked()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, pes);
+        QFETCH(QString, pe);
+        QFETCH(QString, spatial);
+        QFETCH(QString, gb);
+        QFETCH(QString, counts);
+        const Layer l = layerOf(text.toStdString());
+        arch::Accelerator acc;
+        acc.numPes = pes;
+        const auto e = timeloop::translateMdc("L", l.problem, l.dataflow, acc);
+        QVERIFY2(e.ok(), e.reason.c_str());
+        QCOMPARE(QString::fromStdString(loops(e.mapping->peBuffer)), pe);
+        QCOMPARE(QString::fromStdString(loops(e.mapping->spatialX)), spatial);
+        QCOMPARE(QString::fromStdString(loops(e.mapping->globalBuffer)), gb);
+        QCOMPARE(QString::fromStdString(loops(e.mapping->dram)), QString());
+        const auto c = timeloop::ourCounts(l.problem, l.dataflow, acc, *e.mapping);
+        std::ostringstream got;
+        got << "macs=" << c.macs << " gb:Inputs=" << countOf(c.globalBufferReads, "Inputs")
+            << " gb:Weights=" << countOf(c.globalBufferReads, "Weights") << " updates=" << c.outputUpdates
+            << " dram:Inputs=" << countOf(c.dramReads, "Inputs")
+            << " dram:Weights=" << countOf(c.dramReads, "Weights")
+            << " dram:Outputs=" << countOf(c.dramReads, "Outputs") << " writes=" << c.outputDramWrites;
+        QCOMPARE(QString::fromStdString(got.str()), counts);
+#ifdef MARVEL_HAVE_YAML_CPP
+        checkStructure(readBack(e.files), pes);
+#endif
+    }
+
+    // Mappings Timeloop cannot express get a message naming the directive and why.
+    void notTranslatable_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("pes");
+        QTest::addColumn<QString>("message");
+        const QString conv
+            = "Network n { Layer L { Type: CONV Dimensions { K: %1, C: 4, R: 3, S: 3, Y: 6, X: 6 }"
+              " Dataflow { %2 } } }";
+        QTest::newRow("overlap on K")
+            << conv.arg(8).arg(
+                   "SpatialMap(1,1) C; TemporalMap(2,1) K; TemporalMap(3,1) Y; TemporalMap(3,1) X;")
+            << 4 << "TemporalMap(2,1) K (line 1): tiles of 2 at offset 1 overlap on K";
+        QTest::newRow("row-stationary")
+            << conv.arg(8).arg("SpatialMap(1,1) R; TemporalMap(3,1) Y; TemporalMap(3,1) X;") << 4
+            << "row-stationary";
+        QTest::newRow("remainder")
+            << conv.arg(10).arg("SpatialMap(1,1) K; TemporalMap(3,1) Y; TemporalMap(3,1) X;") << 4
+            << "SpatialMap(1,1) K (line 1): 10 tiles over 4 sub-units leave a partial fold";
+        QTest::newRow("two spatial maps") << conv.arg(8).arg(
+            "SpatialMap(1,1) K; SpatialMap(1,1) C; TemporalMap(3,1) Y; TemporalMap(3,1) X;")
+                                          << 4 << "a second SpatialMap in one cluster level";
+        QTest::newRow("three levels")
+            << conv.arg(8).arg("SpatialMap(1,1) K; Cluster(4,P); SpatialMap(1,1) C; Cluster(2,P); "
+                               "SpatialMap(1,1) X;")
+            << 16 << "3 cluster levels";
+        QTest::newRow("window offset")
+            << conv.arg(8).arg("SpatialMap(1,1) K; TemporalMap(4,1) Y; TemporalMap(3,1) X;") << 4
+            << "TemporalMap(4,1) Y (line 1): the offset 1 is not the tile's 2 output row(s) x stride 1";
+    }
+    void notTranslatable()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, pes);
+        QFETCH(QString, message);
+        const Layer l = layerOf(text.toStdString());
+        arch::Accelerator acc;
+        acc.numPes = pes;
+        const auto e = timeloop::translateMdc("L", l.problem, l.dataflow, acc);
+        QVERIFY(!e.ok());
+        QVERIFY2(QString::fromStdString(e.reason).contains(message), e.reason.c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TstTimeloopExport)
+#include "tst_timeloop_export.moc"
