@@ -9,5 +9,8 @@ apt-get install -y -qq --no-install-recommends \
   nlohmann-json3-dev libgraphviz-dev libyaml-cpp-dev \
   xvfb xauth fonts-dejavu-core clang-format \
   clang libclang-rt-14-dev \
-  libopenmpi-dev openmpi-bin >/dev/null
+  libopenmpi-dev openmpi-bin \
+  libonnx-dev libprotobuf-dev protobuf-compiler >/dev/null
+# The ONNX test models are committed; re-exporting them (scripts/export-onnx-models.py) also needs
+# python3-torch python3-torchvision python3-onnx, which the build and the tests do not.
 echo "install-deps: packages ready"

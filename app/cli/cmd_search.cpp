@@ -33,7 +33,7 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                     [--widen-above X] [--no-divisors-only] [--no-l1-check] [--no-l2-check]\n"
     "                     [--no-bound-skipping] [--exhaustive] [--fidelity maestro|corrected]\n"
     "                     [--max-seconds S] [--no-refine] [--genetic-evaluations N] [--genetic-seed S]\n"
-    "                     [--offchip-candidates K]\n"
+    "                     [--offchip-candidates K] [--batch N]\n"
     "                     [--style rs|ws|os|interstellar|dmazerunner|genetic | --compare-styles]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
     "and level-1 tiles with the MDC cost model (paper Algorithm 1), then refines the result with the\n"
@@ -42,7 +42,9 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "both runtime and energy).\n"
     "  --op FILE.loop        one operator\n"
     "  --model NAME|FILE     a built-in model (alexnet, vgg16, resnet50, mobilenetv2, ...), a MAESTRO\n"
-    "                        model file (.m) or a JSON model; --layer picks one layer\n"
+    "                        model file (.m), a JSON model or an ONNX model (.onnx: its Conv, Gemm and\n"
+    "                        MatMul nodes; the others are listed as not mapped); --layer picks one layer\n"
+    "  --batch N             an ONNX model's symbolic batch size (default 1)\n"
     "  --project FILE.json   a Marvel Studio project: its workload, accelerator and search settings\n"
     "                        (the options below override the settings; --layer picks a model layer)\n"
     "  --hw FILE             accelerator (.json or MAESTRO .m); required unless --project gives one\n"
@@ -127,7 +129,7 @@ int run(const std::vector<std::string>& argv)
     cli::Args args(argv,
         {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
             "pe-util-bound", "fidelity", "max-seconds", "style", "widen-above", "genetic-evaluations",
-            "genetic-seed", "offchip-candidates"},
+            "genetic-seed", "offchip-candidates", "batch"},
         {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive",
             "compare-styles", "no-refine"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
@@ -149,6 +151,8 @@ int run(const std::vector<std::string>& argv)
     }
     search::SearchOptions options = proj ? proj->search : search::SearchOptions{};
     if (std::string error = cli::searchOptionsFromArgs(args, options); !error.empty())
+        return cli::usageError(kCommand, error);
+    if (std::string error = cli::modelOptionsFromArgs(args); !error.empty())
         return cli::usageError(kCommand, error);
     std::optional<styles::Style> style;
     if (auto name = args.value("style")) {

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "app/cli/command.h"
+#include "importers/onnx/onnx_import.h"
 
 namespace {
 void printHelp()
@@ -17,6 +18,8 @@ void printHelp()
 
 int main(int argc, char** argv)
 {
+    // Every command that takes a model file takes ONNX models (`--batch` registers again with its size).
+    marvel::onnx_import::registerOnnxReader();
     if (argc < 2) {
         printHelp();
         return marvel::cli::InputError;

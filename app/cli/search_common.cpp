@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "core/mdc/maestro_io.h"
 #include "core/util/csv.h"
 #include "core/util/text_file.h"
+#include "importers/onnx/onnx_import.h"
 
 namespace marvel::cli {
 
@@ -71,6 +73,23 @@ std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options)
     return {};
 }
 
+void printImportSummary(const workloads::Workload& workload, const std::string& path)
+{
+    // An imported graph always says what it left out (never dropped silently), on stderr beside the
+    // results so that the JSON and CSV outputs stay as they are.
+    if (!workload.notMapped.empty() || !workload.notes.empty())
+        std::cerr << path << ": " << onnx_import::formatImportSummary(workload, true);
+}
+
+std::string modelOptionsFromArgs(Args& args)
+{
+    if (!args.has("batch")) return {};
+    auto batch = args.integer("batch", 1, 1'000'000);
+    if (!batch) return args.error();
+    onnx_import::registerOnnxReader({.batch = *batch});
+    return {};
+}
+
 std::vector<SearchLayer> layersFromOperatorFile(const std::string& path)
 {
     ir::Operator op = ir::parseOperatorFile(path);
@@ -81,6 +100,7 @@ std::vector<SearchLayer> layersFromModel(
     const std::string& nameOrPath, const std::optional<std::string>& layer, workloads::LayerErrors mode)
 {
     workloads::Workload w = workloads::loadWorkload(nameOrPath, mode);
+    printImportSummary(w, nameOrPath);
     std::string names;
     for (const workloads::WorkloadLayer& l : w.layers)
         names += (names.empty() ? "" : ", ") + l.name;

@@ -52,6 +52,12 @@ struct ComparedLayer
 /// the arguments give (so they override a project's settings); an error message or empty.
 std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options);
 
+/// `--batch N`: the batch of an ONNX model whose batch dimension is symbolic (default 1); an error
+/// message or empty.
+std::string modelOptionsFromArgs(Args& args);
+/// Prints to stderr what an imported model (ONNX) left out: its not-mapped nodes by op type.
+void printImportSummary(const workloads::Workload& workload, const std::string& path);
+
 /// Every operator of a `.loop` file (parse errors throw InputError).
 std::vector<SearchLayer> layersFromOperatorFile(const std::string& path);
 /// The layers of a built-in model or a model file, or only `layer` (InputError naming the choices).

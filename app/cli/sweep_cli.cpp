@@ -21,7 +21,7 @@ std::string sweepUsage(const std::string& program)
         + "       " + pad + "       [--objective runtime|energy|edp] [--threads N] [--json]\n" + "       "
         + pad + "       [--pe-util-bound P] [--fidelity maestro|corrected] [--no-divisors-only]\n" + "       "
         + pad
-        + "       [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n\n"
+        + "       [--no-l1-check] [--no-l2-check] [--no-bound-skipping] [--batch N]\n\n"
           "Searches the whole workload (every layer, totals times each layer's repeat) at every design "
           "point\n"
           "of a grid around the base accelerator and writes one CSV row per point:\n"
@@ -39,7 +39,8 @@ std::string sweepUsage(const std::string& program)
           "runtime and area, and on energy and area, go to FILE.pareto.csv\n"
           "(front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power).\n"
           "  --op, --model, --project  the workload, as for marvel search (a project also gives the base\n"
-          "                        accelerator and the search settings; the options override them)\n"
+          "                        accelerator and the search settings; the options override them;\n"
+          "                        --model takes ONNX models, --batch N their symbolic batch)\n"
           "  --hw BASE             the base accelerator (.json or MAESTRO .m)\n"
           "  --vary NAME=VALUES    a parameter and its values; NAME is pes, simd, l1, l2 (bytes), noc_bw or\n"
           "                        offchip_bw (elements per cycle); VALUES a list (pes=256,512,1024), a\n"
@@ -85,7 +86,8 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
         return printed(printErrors, program, formatDiagnostics(e.diagnostics()), InputError, false);
     };
     Args args(argv,
-        {"op", "model", "project", "hw", "vary", "out", "objective", "threads", "pe-util-bound", "fidelity"},
+        {"op", "model", "project", "hw", "vary", "out", "objective", "threads", "pe-util-bound", "fidelity",
+            "batch"},
         {"resume", "json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping"});
     if (!args.ok()) return usageError(args.error());
     if (!args.positionals().empty())
@@ -106,6 +108,7 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
     job.options.search.threads = defaultThreads;
     if (std::string error = searchOptionsFromArgs(args, job.options.search); !error.empty())
         return usageError(error);
+    if (std::string error = modelOptionsFromArgs(args); !error.empty()) return usageError(error);
     job.options.threads = job.options.search.threads;
     job.out = *args.value("out");
     job.resume = args.has("resume");
@@ -126,6 +129,7 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
             job.workload.layers.push_back({parsed.name, {}, std::move(parsed), 1, {}});
         } else {
             job.workload = workloads::loadWorkload(*args.value("model"));
+            if (printErrors) printImportSummary(job.workload, *args.value("model"));
         }
     } catch (const marvel::InputError& e) {
         return inputError(e);

@@ -26,6 +26,7 @@
 
 #include "app/cli/command.h"
 #include "app/cli/sweep_cli.h"
+#include "importers/onnx/onnx_import.h"
 
 namespace {
 
@@ -297,6 +298,7 @@ int main(int argc, char** argv)
         MPI_Finalize();
         return marvel::cli::InputError;
     }
+    marvel::onnx_import::registerOnnxReader(); // ONNX models for --model (sweep's --batch replaces it)
     const int code = run(argc, argv, rank, ranks);
     MPI_Finalize();
     return code;

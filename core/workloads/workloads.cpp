@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -225,9 +226,10 @@ std::vector<WorkloadLayer> mergeRepeats(std::vector<WorkloadLayer> layers)
             return !l.maestro.type.empty() && o.maestro.type == l.maestro.type
                 && o.maestro.dims == l.maestro.dims;
         });
-        if (same != out.end())
+        if (same != out.end()) {
             same->repeat += l.repeat;
-        else
+            same->sources.insert(same->sources.end(), l.sources.begin(), l.sources.end());
+        } else
             out.push_back(std::move(l));
     }
     return out;
@@ -657,6 +659,64 @@ Workload readWorkloadJson(
     return w;
 }
 
+namespace {
+
+std::map<std::string, ModelFileReader>& modelFileReaders()
+{
+    static std::map<std::string, ModelFileReader> readers;
+    return readers;
+}
+
+} // namespace
+
+void registerModelFileReader(const std::string& extension, ModelFileReader reader)
+{
+    modelFileReaders()[extension] = std::move(reader);
+}
+
+bool hasModelFileReader(const std::string& extension)
+{
+    return modelFileReaders().count(extension) != 0;
+}
+
+std::string writeWorkloadJson(const Workload& workload, const std::string& fileName)
+{
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (const WorkloadLayer& l : workload.layers) {
+        const mdc::Layer& m = l.maestro;
+        auto fail = [&](const std::string& why) {
+            throw InputError(Diagnostic{fileName, {}, "", "layer " + l.name + ": " + why});
+        };
+        if (!l.ok()) fail("has errors");
+        if (m.type != "CONV" && m.type != "DSCONV" && m.type != "GEMM")
+            fail("the JSON model format holds CONV, DSCONV and GEMM layers only");
+        nlohmann::ordered_json j;
+        j["name"] = l.name;
+        j["type"] = m.type;
+        if (m.type == "GEMM") {
+            for (const char* d : {"M", "N", "K"})
+                j[d] = dimSize(m, d, 1);
+        } else {
+            if (dimSize(m, "N", 1) != 1) fail("the JSON model format has no batch (write a MAESTRO .m file)");
+            if (strideOf(m, "Y") != strideOf(m, "X"))
+                fail("the JSON model format has one stride for Y and X (write a MAESTRO .m file)");
+            if (m.type == "CONV") j["K"] = dimSize(m, "K", 1);
+            for (const char* d : {"C", "R", "S"})
+                j[d] = dimSize(m, d, 1);
+            j["Y"] = outputSize(m, "Y", "Y'", "R");
+            j["X"] = outputSize(m, "X", "X'", "S");
+            j["stride"] = strideOf(m, "X");
+        }
+        if (l.repeat != 1) j["repeat"] = l.repeat;
+        layers.push_back(std::move(j));
+    }
+    nlohmann::ordered_json doc;
+    doc["schema_version"] = 1;
+    doc["name"] = workload.name;
+    doc["layers"] = std::move(layers);
+    return doc.dump(2) + "\n";
+}
+
 Workload loadWorkload(const std::string& nameOrPath, LayerErrors mode)
 {
     std::string n = lower(nameOrPath);
@@ -683,7 +743,12 @@ Workload loadWorkload(const std::string& nameOrPath, LayerErrors mode)
         if (w.name.empty()) w.name = p.stem().string();
         return w;
     }
-    throw InputError(Diagnostic{nameOrPath, {}, "", "unknown model file extension (expected .json or .m)"});
+    auto reader = modelFileReaders().find(ext);
+    if (reader != modelFileReaders().end()) return reader->second(nameOrPath, mode);
+    if (ext == ".onnx")
+        throw InputError(Diagnostic{nameOrPath, {}, "", "this program is built without the ONNX reader"});
+    throw InputError(
+        Diagnostic{nameOrPath, {}, "", "unknown model file extension (expected .json, .m or .onnx)"});
 }
 
 } // namespace marvel::workloads

@@ -35,6 +35,7 @@
 // parameters (each must exist). Unknown fields are errors; every error names the file and field.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,8 @@ struct WorkloadLayer
     /// Why the layer cannot be used, each naming the file and the layer's line:col or field. Only a
     /// workload read with LayerErrors::Keep holds such layers (then `op` is empty); empty: usable.
     std::vector<Diagnostic> errors;
+    /// The nodes of an imported model (ONNX) this layer stands for, after merging; empty otherwise.
+    std::vector<std::string> sources{};
     bool ok() const { return errors.empty(); }
 };
 
@@ -65,11 +68,23 @@ enum class LayerErrors {
     Keep, ///< keep each bad layer in its place with its `errors`, so that the good ones can still be used
 };
 
+/// A node of an imported model (ONNX) that is not a layer: its name and operator type.
+struct SourceNode
+{
+    std::string name;
+    std::string opType;
+};
+
 /// A model: its layers in execution order.
 struct Workload
 {
     std::string name;
     std::vector<WorkloadLayer> layers;
+    /// Nodes of an imported model that no layer stands for (pooling, activations...), in file order, so
+    /// that what was left out is always said. Empty for the other formats.
+    std::vector<SourceNode> notMapped{};
+    /// Remarks of an importer on how it mapped a node (an approximation, a folded shape), one a line.
+    std::vector<std::string> notes{};
     /// Usable layers counted with their repeats.
     std::int64_t layerCount() const;
     /// MACs of all layers, with repeats (from the MAESTRO dims; the operator's own count for custom
@@ -109,8 +124,22 @@ Workload workloadFromNetwork(
 Workload readWorkloadJson(std::string_view text, const std::string& fileName,
     const std::string& baseDir = ".", LayerErrors mode = LayerErrors::Throw);
 
-/// A built-in name, or a path to a `.json` model or a MAESTRO `.m` model/mapping file.
+/// A built-in name, or a path to a `.json` model or a MAESTRO `.m` model/mapping file, or a file of a
+/// format registered with registerModelFileReader (`.onnx`, when the program links marvel_onnx).
 Workload loadWorkload(const std::string& nameOrPath, LayerErrors mode = LayerErrors::Throw);
+
+/// Reads a model file of a format core cannot read itself (ONNX needs protobuf, which core does not link).
+using ModelFileReader = std::function<Workload(const std::string& path, LayerErrors mode)>;
+/// Makes loadWorkload read files ending in `extension` (lower case, with the dot) with `reader`,
+/// replacing an earlier registration of the same extension. Programs register at start-up.
+void registerModelFileReader(const std::string& extension, ModelFileReader reader);
+/// Whether a reader for `extension` (lower case, with the dot) is registered.
+bool hasModelFileReader(const std::string& extension);
+
+/// The JSON model format of the layers of a workload built of CONV, DSCONV and GEMM layers (what an
+/// importer produces). Throws InputError naming `fileName` and the layer for one the format cannot
+/// hold: a custom operator, a batch above 1, different strides on Y and X.
+std::string writeWorkloadJson(const Workload& workload, const std::string& fileName);
 
 /// Merges layers with the same MAESTRO type, dims and strides (or the same operator text for custom
 /// operators) into the first, adding up `repeat`.

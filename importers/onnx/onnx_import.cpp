@@ -1,0 +1,715 @@
+#include "importers/onnx/onnx_import.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+#include <vector>
+
+#include "core/ir/parser.h"
+#include "core/mdc/maestro_io.h"
+#include "core/util/checked_math.h"
+
+namespace marvel::onnx_import {
+
+namespace {
+
+using workloads::Workload;
+using workloads::WorkloadLayer;
+
+// Larger sizes are certainly not a real network's and would only overflow the products downstream.
+constexpr std::int64_t kMaxDimension = std::int64_t(1) << 31;
+constexpr std::int64_t kMaxRepeat = 1'000'000'000;
+// The constant folder only evaluates small shape tensors.
+constexpr std::size_t kMaxFoldedElements = 64;
+
+/// A statically known int64 tensor (shape arithmetic): dims and row-major values.
+struct IntTensor
+{
+    std::vector<std::int64_t> dims;
+    std::vector<std::int64_t> values;
+};
+
+/// Dimensions of a tensor; -1 where unknown.
+using Shape = std::vector<std::int64_t>;
+
+class Importer
+{
+public:
+    Importer(std::string fileName, ImportOptions options, workloads::LayerErrors mode)
+        : m_file(std::move(fileName))
+        , m_options(options)
+        , m_mode(mode)
+    { }
+
+    Workload run(std::string_view bytes);
+
+private:
+    [[noreturn]] void fail(const std::string& field, const std::string& message) const
+    {
+        throw InputError(Diagnostic{m_file, {}, field, message});
+    }
+    static std::string nodeField(const onnx::NodeProto& node, int index)
+    {
+        return "node " + nodeName(node, index) + " (" + node.op_type() + ")";
+    }
+    static std::string nodeName(const onnx::NodeProto& node, int index)
+    {
+        return node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+    }
+
+    void fixInputs();
+    void inferShapes();
+    bool foldConstants();
+    void collectShapes();
+    std::optional<IntTensor> evaluate(const onnx::NodeProto& node) const;
+    const IntTensor* constant(const onnx::NodeProto& node, int input) const;
+
+    const Shape* shapeOf(const std::string& name) const
+    {
+        auto it = m_shapes.find(name);
+        return it == m_shapes.end() ? nullptr : &it->second;
+    }
+    // The fully known shape of a node's input or output, else an error naming the node.
+    Shape known(const onnx::NodeProto& node, int index, const std::string& tensor, const char* role) const;
+
+    void mapConv(const onnx::NodeProto& node, int index, std::vector<WorkloadLayer>& out) const;
+    void mapGemm(const onnx::NodeProto& node, int index, std::vector<WorkloadLayer>& out) const;
+    void mapMatMul(const onnx::NodeProto& node, int index, std::vector<WorkloadLayer>& out) const;
+
+    std::string m_file;
+    ImportOptions m_options;
+    workloads::LayerErrors m_mode;
+    onnx::ModelProto m_model;
+    std::unordered_map<std::string, Shape> m_shapes;
+    std::unordered_map<std::string, IntTensor> m_constants;
+    int m_folded = 0;
+    std::vector<std::string> m_opTypes; ///< each node's op type as in the file (folding replaces nodes)
+};
+
+std::int64_t attrInt(const onnx::NodeProto& node, const char* name, std::int64_t fallback)
+{
+    for (const auto& a : node.attribute())
+        if (a.name() == name) return a.i();
+    return fallback;
+}
+
+std::vector<std::int64_t> attrInts(const onnx::NodeProto& node, const char* name)
+{
+    for (const auto& a : node.attribute())
+        if (a.name() == name) return {a.ints().begin(), a.ints().end()};
+    return {};
+}
+
+std::int64_t product(const std::vector<std::int64_t>& v, std::size_t from = 0, std::size_t to = SIZE_MAX)
+{
+    std::int64_t p = 1;
+    for (std::size_t i = from; i < std::min(to, v.size()); ++i)
+        p = saturatingMul(p, v[i]);
+    return p;
+}
+
+// The int64 (or int32) values of a tensor, when it holds at most kMaxFoldedElements of them.
+std::optional<IntTensor> intTensor(const onnx::TensorProto& t)
+{
+    IntTensor out{{t.dims().begin(), t.dims().end()}, {}};
+    for (std::int64_t d : out.dims)
+        if (d < 0 || d > std::int64_t(kMaxFoldedElements)) return std::nullopt;
+    const std::int64_t count = product(out.dims);
+    if (count > std::int64_t(kMaxFoldedElements)) return std::nullopt;
+    if (t.data_type() == onnx::TensorProto::INT64) {
+        if (t.has_raw_data()) {
+            if (t.raw_data().size() != std::size_t(count) * 8) return std::nullopt;
+            out.values.resize(std::size_t(count));
+            std::memcpy(out.values.data(), t.raw_data().data(), t.raw_data().size());
+        } else {
+            out.values.assign(t.int64_data().begin(), t.int64_data().end());
+        }
+    } else if (t.data_type() == onnx::TensorProto::INT32) {
+        if (t.has_raw_data()) {
+            if (t.raw_data().size() != std::size_t(count) * 4) return std::nullopt;
+            std::vector<std::int32_t> v(static_cast<std::size_t>(count));
+            std::memcpy(v.data(), t.raw_data().data(), t.raw_data().size());
+            out.values.assign(v.begin(), v.end());
+        } else {
+            out.values.assign(t.int32_data().begin(), t.int32_data().end());
+        }
+    } else {
+        return std::nullopt;
+    }
+    if (std::int64_t(out.values.size()) != count) return std::nullopt;
+    return out;
+}
+
+Shape shapeFromType(const onnx::TypeProto& type)
+{
+    Shape s;
+    for (const auto& d : type.tensor_type().shape().dim())
+        s.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    return s;
+}
+
+bool fullyKnown(const Shape& s)
+{
+    return std::all_of(s.begin(), s.end(), [](std::int64_t d) { return d > 0; });
+}
+
+std::string shapeText(const Shape& s)
+{
+    std::string out = "[";
+    for (std::size_t i = 0; i < s.size(); ++i)
+        out += (i ? "x" : "") + (s[i] < 0 ? std::string("?") : std::to_string(s[i]));
+    return out + "]";
+}
+
+void Importer::fixInputs()
+{
+    std::set<std::string> initializers;
+    for (const auto& t : m_model.graph().initializer())
+        initializers.insert(t.name());
+    for (auto& input : *m_model.mutable_graph()->mutable_input()) {
+        if (initializers.count(input.name()) || !input.type().has_tensor_type()) continue;
+        auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+        for (int i = 0; i < shape->dim_size(); ++i) {
+            auto* d = shape->mutable_dim(i);
+            const std::string field = "graph input " + input.name() + " dimension " + std::to_string(i);
+            if (!d->has_dim_value()) {
+                // The batch: symbolic ("batch", "N") or missing. Other symbolic sizes have no value here.
+                if (i == 0) {
+                    d->set_dim_value(m_options.batch);
+                    continue;
+                }
+                fail(field,
+                    "is symbolic ('" + d->dim_param()
+                        + "'); only the batch (first) dimension may be, export with fixed sizes");
+            }
+            if (d->dim_value() <= 0) fail(field, "is " + std::to_string(d->dim_value()) + ", not positive");
+            if (d->dim_value() > kMaxDimension)
+                fail(field, "is " + std::to_string(d->dim_value()) + ", too large");
+        }
+    }
+}
+
+void Importer::inferShapes()
+{
+    try {
+        onnx::ShapeInferenceOptions options(false, 0, true);
+        onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(), options);
+    } catch (const std::exception& e) {
+        fail("", std::string("shape inference failed: ") + e.what());
+    }
+}
+
+void Importer::collectShapes()
+{
+    m_shapes.clear();
+    const auto& g = m_model.graph();
+    for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+        for (const auto& v : *list)
+            if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+                m_shapes[v.name()] = shapeFromType(v.type());
+    for (const auto& t : g.initializer())
+        m_shapes[t.name()] = Shape(t.dims().begin(), t.dims().end());
+}
+
+const IntTensor* Importer::constant(const onnx::NodeProto& node, int input) const
+{
+    if (input >= node.input_size() || node.input(input).empty()) return nullptr;
+    auto it = m_constants.find(node.input(input));
+    return it == m_constants.end() ? nullptr : &it->second;
+}
+
+std::optional<IntTensor> Importer::evaluate(const onnx::NodeProto& node) const
+{
+    const std::string& op = node.op_type();
+    if (op == "Constant") {
+        for (const auto& a : node.attribute()) {
+            if (a.name() == "value") return intTensor(a.t());
+            if (a.name() == "value_int") return IntTensor{{}, {a.i()}};
+            if (a.name() == "value_ints" && a.ints_size() <= int(kMaxFoldedElements))
+                return IntTensor{{a.ints_size()}, {a.ints().begin(), a.ints().end()}};
+        }
+        return std::nullopt;
+    }
+    if (op == "Shape") {
+        const Shape* s = node.input_size() ? shapeOf(node.input(0)) : nullptr;
+        if (!s || !fullyKnown(*s)) return std::nullopt;
+        const std::int64_t rank = std::int64_t(s->size());
+        auto clampAxis
+            = [&](std::int64_t a) { return std::clamp<std::int64_t>(a < 0 ? a + rank : a, 0, rank); };
+        const std::int64_t start = clampAxis(attrInt(node, "start", 0)),
+                           end = clampAxis(attrInt(node, "end", rank));
+        IntTensor t;
+        for (std::int64_t i = start; i < end; ++i)
+            t.values.push_back((*s)[std::size_t(i)]);
+        t.dims = {std::int64_t(t.values.size())};
+        return t;
+    }
+    if (op == "Identity" || op == "Cast") {
+        const IntTensor* in = constant(node, 0);
+        if (!in) return std::nullopt;
+        if (op == "Cast") {
+            const std::int64_t to = attrInt(node, "to", 0);
+            if (to != onnx::TensorProto::INT64 && to != onnx::TensorProto::INT32) return std::nullopt;
+        }
+        return *in;
+    }
+    if (op == "Gather") {
+        const IntTensor *data = constant(node, 0), *indices = constant(node, 1);
+        if (!data || !indices || data->dims.size() != 1 || attrInt(node, "axis", 0) != 0) return std::nullopt;
+        IntTensor t{indices->dims, {}};
+        const std::int64_t n = std::int64_t(data->values.size());
+        for (std::int64_t i : indices->values) {
+            if (i < -n || i >= n) return std::nullopt;
+            t.values.push_back(data->values[std::size_t(i < 0 ? i + n : i)]);
+        }
+        return t;
+    }
+    if (op == "Unsqueeze" || op == "Squeeze") {
+        const IntTensor* data = constant(node, 0);
+        if (!data) return std::nullopt;
+        std::vector<std::int64_t> axes = attrInts(node, "axes");
+        if (const IntTensor* a = constant(node, 1)) axes = a->values;
+        IntTensor t = *data;
+        if (op == "Squeeze") {
+            std::erase(t.dims, std::int64_t(1));
+        } else {
+            const std::int64_t rank = std::int64_t(t.dims.size() + axes.size());
+            for (std::int64_t& a : axes)
+                a = a < 0 ? a + rank : a;
+            std::sort(axes.begin(), axes.end());
+            for (std::int64_t a : axes) {
+                if (a < 0 || a > std::int64_t(t.dims.size())) return std::nullopt;
+                t.dims.insert(t.dims.begin() + a, 1);
+            }
+        }
+        return t;
+    }
+    if (op == "Concat") {
+        IntTensor t;
+        for (int i = 0; i < node.input_size(); ++i) {
+            const IntTensor* in = constant(node, i);
+            if (!in || in->dims.size() > 1) return std::nullopt;
+            t.values.insert(t.values.end(), in->values.begin(), in->values.end());
+        }
+        if (t.values.size() > kMaxFoldedElements) return std::nullopt;
+        t.dims = {std::int64_t(t.values.size())};
+        return t;
+    }
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+        const IntTensor *a = constant(node, 0), *b = constant(node, 1);
+        if (!a || !b) return std::nullopt;
+        const std::size_t n = std::max(a->values.size(), b->values.size());
+        if ((a->values.size() != n && a->values.size() != 1)
+            || (b->values.size() != n && b->values.size() != 1))
+            return std::nullopt;
+        IntTensor t{a->values.size() == n ? a->dims : b->dims, {}};
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::int64_t x = a->values[a->values.size() == 1 ? 0 : i];
+            const std::int64_t y = b->values[b->values.size() == 1 ? 0 : i];
+            std::optional<std::int64_t> r;
+            if (op == "Add") r = checkedAdd(x, y);
+            if (op == "Sub" && y != kInt64Min) r = checkedAdd(x, -y);
+            if (op == "Mul") r = checkedMul(x, y);
+            if (op == "Div" && y != 0 && !(x == kInt64Min && y == -1)) r = x / y;
+            if (!r) return std::nullopt;
+            t.values.push_back(*r);
+        }
+        return t;
+    }
+    if (op == "Slice") {
+        const IntTensor *data = constant(node, 0), *starts = constant(node, 1), *ends = constant(node, 2);
+        if (!data || !starts || !ends || data->dims.size() != 1 || starts->values.size() != 1
+            || ends->values.size() != 1)
+            return std::nullopt;
+        const IntTensor *axes = constant(node, 3), *steps = constant(node, 4);
+        if (axes && (axes->values.size() != 1 || (axes->values[0] != 0 && axes->values[0] != -1)))
+            return std::nullopt;
+        const std::int64_t step = steps && steps->values.size() == 1 ? steps->values[0] : 1;
+        if (step != 1) return std::nullopt;
+        const std::int64_t n = std::int64_t(data->values.size());
+        auto clampIndex = [&](std::int64_t i) {
+            return std::clamp<std::int64_t>(i < 0 ? (i < -n ? 0 : i + n) : i, 0, n);
+        };
+        const std::int64_t from = clampIndex(starts->values[0]), to = clampIndex(ends->values[0]);
+        IntTensor t;
+        for (std::int64_t i = from; i < to; ++i)
+            t.values.push_back(data->values[std::size_t(i)]);
+        t.dims = {std::int64_t(t.values.size())};
+        return t;
+    }
+    return std::nullopt;
+}
+
+bool Importer::foldConstants()
+{
+    m_constants.clear();
+    for (const auto& t : m_model.graph().initializer())
+        if (auto v = intTensor(t)) m_constants[t.name()] = *v;
+    bool replaced = false;
+    for (auto& node : *m_model.mutable_graph()->mutable_node()) {
+        if (node.output_size() != 1) continue;
+        std::optional<IntTensor> value = evaluate(node);
+        if (!value) continue;
+        m_constants[node.output(0)] = *value;
+        if (node.op_type() == "Constant") continue;
+        // Replaced by a Constant holding its value, so that ONNX's shape inference, run again, sees the
+        // sizes the shape arithmetic computes (a Reshape's target, a Slice's bounds).
+        onnx::NodeProto c;
+        c.set_name(node.name());
+        c.set_op_type("Constant");
+        c.add_output(node.output(0));
+        auto* attr = c.add_attribute();
+        attr->set_name("value");
+        attr->set_type(onnx::AttributeProto::TENSOR);
+        auto* t = attr->mutable_t();
+        t->set_data_type(onnx::TensorProto::INT64);
+        for (std::int64_t d : value->dims)
+            t->add_dims(d);
+        for (std::int64_t v : value->values)
+            t->add_int64_data(v);
+        node = std::move(c);
+        replaced = true;
+        ++m_folded;
+    }
+    return replaced;
+}
+
+Shape Importer::known(
+    const onnx::NodeProto& node, int index, const std::string& tensor, const char* role) const
+{
+    const Shape* s = shapeOf(tensor);
+    if (!s || s->empty() || !fullyKnown(*s)) {
+        if (s && std::any_of(s->begin(), s->end(), [](std::int64_t d) { return d == 0; }))
+            fail(nodeField(node, index),
+                std::string(role) + " '" + tensor + "' has a zero dimension " + shapeText(*s));
+        fail(nodeField(node, index),
+            std::string("the shape of ") + role + " '" + tensor + "' is "
+                + (s && !s->empty() ? "not fully known " + shapeText(*s) : "unknown")
+                + " and shape inference cannot fill it");
+    }
+    for (std::int64_t d : *s)
+        if (d > kMaxDimension)
+            fail(nodeField(node, index),
+                std::string(role) + " '" + tensor + "' has a dimension too large " + shapeText(*s));
+    return *s;
+}
+
+WorkloadLayer convolution(const std::string& name, bool depthwise, std::int64_t n, std::int64_t k,
+    std::int64_t c, std::int64_t y, std::int64_t x, std::int64_t r, std::int64_t s, std::int64_t sy,
+    std::int64_t sx)
+{
+    if (n == 1 && sy == sx)
+        return depthwise ? workloads::depthwiseLayer(name, c, y, x, r, s, sy)
+                         : workloads::convLayer(name, k, c, y, x, r, s, sy);
+    WorkloadLayer l;
+    l.name = name;
+    l.maestro.name = name;
+    l.maestro.type = depthwise ? "DSCONV" : "CONV";
+    l.maestro.dims = {{"N", n, 1}, {"K", depthwise ? 1 : k, 1}, {"C", c, 1}, {"R", r, 1}, {"S", s, 1},
+        {"Y", (y - 1) * sy + r, sy}, {"X", (x - 1) * sx + s, sx}};
+    l.op = ir::parseOperator(depthwise ? workloads::depthwiseLoopText(c, y, x, r, s, sy, sx, n)
+                                       : workloads::conv2dLoopText(k, c, y, x, r, s, sy, sx, n),
+        "<workload layer " + name + ">");
+    return l;
+}
+
+void Importer::mapConv(const onnx::NodeProto& node, int index, std::vector<WorkloadLayer>& out) const
+{
+    const std::string field = nodeField(node, index);
+    if (node.input_size() < 2 || node.output_size() < 1) fail(field, "needs inputs X and W and an output");
+    const Shape in = known(node, index, node.input(0), "input");
+    const Shape w = known(node, index, node.input(1), "weight");
+    if (in.size() != 3 && in.size() != 4)
+        fail(field, "only 1-D and 2-D convolutions map (input " + shapeText(in) + ")");
+    if (w.size() != in.size())
+        fail(field, "weight " + shapeText(w) + " does not match input " + shapeText(in));
+    const bool oneD = in.size() == 3;
+    const std::int64_t batch = in[0], channels = in[1], filters = w[0];
+    const std::int64_t group = attrInt(node, "group", 1);
+    if (group < 1 || channels % group != 0 || filters % group != 0 || w[1] * group != channels)
+        fail(field,
+            "group " + std::to_string(group) + " does not divide input " + shapeText(in) + " and weight "
+                + shapeText(w));
+    // Output sizes: from shape inference (which knows pads, auto_pad, dilations), else an error.
+    const Shape o = known(node, index, node.output(0), "output");
+    if (o.size() != in.size() || o[1] != filters)
+        fail(field, "output " + shapeText(o) + " does not match weight " + shapeText(w));
+    std::vector<std::int64_t> strides = attrInts(node, "strides");
+    strides.resize(in.size() - 2, 1);
+    for (std::int64_t s : strides)
+        if (s < 1) fail(field, "stride " + std::to_string(s) + " is not positive");
+    const std::int64_t r = oneD ? 1 : w[2], s = oneD ? w[2] : w[3];
+    const std::int64_t y = oneD ? 1 : o[2], x = oneD ? o[2] : o[3];
+    const std::int64_t sy = oneD ? strides[0] : strides[0], sx = oneD ? strides[0] : strides[1];
+    const std::string name = nodeName(node, index);
+    WorkloadLayer l;
+    if (group == 1) {
+        l = convolution(name, false, batch, filters, channels, y, x, r, s, sy, sx);
+    } else if (group == channels && filters == channels) {
+        l = convolution(name, true, batch, 1, channels, y, x, r, s, sy, sx);
+    } else {
+        l = convolution(name, false, batch, filters / group, channels / group, y, x, r, s, sy, sx);
+        l.repeat = int(group);
+    }
+    l.sources = {name};
+    out.push_back(std::move(l));
+}
+
+void Importer::mapGemm(const onnx::NodeProto& node, int index, std::vector<WorkloadLayer>& out) const
+{
+    const std::string field = nodeField(node, index);
+    if (node.input_size() < 2) fail(field, "needs inputs A and B");
+    const Shape a = known(node, index, node.input(0), "input A");
+    const Shape b = known(node, index, node.input(1), "input B");
+    if (a.size() != 2 || b.size() != 2)
+        fail(field, "A " + shapeText(a) + " and B " + shapeText(b) + " must be matrices");
+    const bool ta = attrInt(node, "transA", 0) != 0, tb = attrInt(node, "transB", 0) != 0;
+    const std::int64_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1];
+    const std::int64_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
+    if (k != kb) fail(field, "A " + shapeText(a) + " and B " + shapeText(b) + " do not multiply");
+    WorkloadLayer l = workloads::gemmLayer(nodeName(node, index), m, n, k);
+    l.sources = {l.name};
+    out.push_back(std::move(l));
+}
+
+void Importer::mapMatMul(const onnx::NodeProto& node, int index, std::vector<WorkloadLayer>& out) const
+{
+    const std::string field = nodeField(node, index);
+    if (node.input_size() < 2) fail(field, "needs inputs A and B");
+    Shape a = known(node, index, node.input(0), "input A");
+    Shape b = known(node, index, node.input(1), "input B");
+    if (a.size() == 1) a.insert(a.begin(), 1);
+    if (b.size() == 1) b.push_back(1);
+    const std::int64_t m = a[a.size() - 2], k = a[a.size() - 1];
+    const std::int64_t kb = b[b.size() - 2], n = b[b.size() - 1];
+    if (k != kb) fail(field, "A " + shapeText(a) + " and B " + shapeText(b) + " do not multiply");
+    const Shape lead(a.begin(), a.end() - 2), leadB(b.begin(), b.end() - 2);
+    std::int64_t rows = m, batch = 1;
+    if (product(leadB) == 1) {
+        // A fully connected layer on a sequence (x @ W): every leading row of A is a row of the GEMM.
+        rows = saturatingMul(m, product(lead));
+    } else {
+        // Broadcast batch dimensions (attention's Q K^T): the GEMM repeated once per batch entry.
+        const std::size_t rank = std::max(lead.size(), leadB.size());
+        for (std::size_t i = 0; i < rank; ++i) {
+            const std::int64_t da = i < rank - lead.size() ? 1 : lead[i - (rank - lead.size())];
+            const std::int64_t db = i < rank - leadB.size() ? 1 : leadB[i - (rank - leadB.size())];
+            if (da != db && da != 1 && db != 1)
+                fail(field,
+                    "batch dimensions of A " + shapeText(a) + " and B " + shapeText(b) + " do not broadcast");
+            batch = saturatingMul(batch, std::max(da, db));
+        }
+    }
+    if (rows > kMaxDimension || batch > kMaxRepeat)
+        fail(field, "is too large (" + shapeText(a) + " x " + shapeText(b) + ")");
+    WorkloadLayer l = workloads::gemmLayer(nodeName(node, index), rows, n, k);
+    l.repeat = int(batch);
+    l.sources = {l.name};
+    out.push_back(std::move(l));
+}
+
+Workload Importer::run(std::string_view bytes)
+{
+    if (bytes.size() > std::size_t(std::numeric_limits<int>::max()))
+        fail("", "is larger than the 2 GiB a protobuf message may have");
+    if (!m_model.ParseFromArray(bytes.data(), int(bytes.size())))
+        fail(
+            "", "is not an ONNX model (the protobuf message does not parse: not ONNX, truncated or corrupt)");
+    if (!m_model.has_graph() || m_model.graph().node_size() == 0)
+        fail("graph", "the model has no graph nodes");
+    if (m_options.batch < 1 || m_options.batch > kMaxDimension) fail("batch", "must be a positive size");
+    fixInputs();
+    for (const auto& node : m_model.graph().node())
+        m_opTypes.push_back(node.op_type());
+    // Shape inference, then folding the shape arithmetic it leaves (data propagation in ONNX 1.12 covers
+    // only part of it), until nothing more folds. Each round folds at least one node.
+    inferShapes();
+    collectShapes();
+    for (int round = 0; round < 16 && foldConstants(); ++round) {
+        inferShapes();
+        collectShapes();
+    }
+
+    Workload w;
+    // The file name: exporters name every graph alike (PyTorch: "torch_jit").
+    w.name = std::filesystem::path(m_file).stem().string();
+    std::vector<WorkloadLayer> layers;
+    std::vector<Diagnostic> problems;
+    const auto& nodes = m_model.graph().node();
+    for (int i = 0; i < nodes.size(); ++i) {
+        const auto& node = nodes[i];
+        const std::string& op = node.op_type();
+        if (op != "Conv" && op != "Gemm" && op != "MatMul") {
+            // Listed with the op type of the file: folded shape arithmetic is a Constant node by now.
+            w.notMapped.push_back({nodeName(node, i), m_opTypes[std::size_t(i)]});
+            continue;
+        }
+        try {
+            if (op == "Conv") mapConv(node, i, layers);
+            if (op == "Gemm") mapGemm(node, i, layers);
+            if (op == "MatMul") mapMatMul(node, i, layers);
+            if (op == "Conv") {
+                const auto dilations = attrInts(node, "dilations");
+                if (std::any_of(dilations.begin(), dilations.end(), [](std::int64_t d) { return d != 1; }))
+                    w.notes.push_back(nodeName(node, i)
+                        + ": dilated convolution mapped with its filter taps; "
+                          "the wider input window it reads is not modelled");
+            }
+        } catch (const InputError& e) {
+            if (m_mode == workloads::LayerErrors::Throw) {
+                problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+                continue;
+            }
+            WorkloadLayer bad;
+            bad.name = nodeName(node, i);
+            bad.maestro.name = bad.name;
+            bad.sources = {bad.name};
+            bad.errors = e.diagnostics();
+            layers.push_back(std::move(bad));
+        }
+    }
+    if (!problems.empty()) throw InputError(problems);
+    if (layers.empty())
+        fail("graph",
+            "no node maps to a layer (Conv, Gemm or MatMul); " + std::to_string(w.notMapped.size())
+                + " nodes are not mapped");
+    if (m_folded > 0)
+        w.notes.push_back(std::to_string(m_folded) + " nodes of shape arithmetic folded into constants");
+    // Identical shapes merge into the first layer; repeats add up (64-bit, then bounded).
+    for (WorkloadLayer& l : layers) {
+        auto same = std::find_if(w.layers.begin(), w.layers.end(), [&](const WorkloadLayer& o) {
+            return l.ok() && o.ok() && o.maestro.type == l.maestro.type && o.maestro.dims == l.maestro.dims;
+        });
+        if (same == w.layers.end()) {
+            w.layers.push_back(std::move(l));
+            continue;
+        }
+        if (std::int64_t(same->repeat) + l.repeat > kMaxRepeat)
+            fail("graph", "layer " + same->name + " repeats too often");
+        same->repeat += l.repeat;
+        same->sources.insert(same->sources.end(), l.sources.begin(), l.sources.end());
+    }
+    return w;
+}
+
+std::string dimsText(const WorkloadLayer& l)
+{
+    std::string out;
+    for (const auto& d : l.maestro.dims)
+        if (d.name != "N" || d.size != 1)
+            out += (out.empty() ? "" : " ") + d.name + "=" + std::to_string(d.size);
+    return out;
+}
+
+std::string strideText(const WorkloadLayer& l)
+{
+    std::int64_t sy = 1, sx = 1;
+    for (const auto& d : l.maestro.dims) {
+        if (d.name == "Y") sy = d.stride;
+        if (d.name == "X") sx = d.stride;
+    }
+    return sy == sx ? std::to_string(sx) : std::to_string(sy) + "x" + std::to_string(sx);
+}
+
+} // namespace
+
+Workload importOnnx(std::string_view bytes, const std::string& fileName, const ImportOptions& options,
+    workloads::LayerErrors mode)
+{
+    return Importer(fileName, options, mode).run(bytes);
+}
+
+Workload importOnnxFile(const std::string& path, const ImportOptions& options, workloads::LayerErrors mode)
+{
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec) throw InputError(Diagnostic{path, {}, "", "cannot read the file: " + ec.message()});
+    // Refused before reading: a multi-GB file would only fill memory to fail in protobuf's parser.
+    if (size > options.maxFileBytes)
+        throw InputError(Diagnostic{path, {}, "",
+            "is " + std::to_string(size) + " bytes, more than the " + std::to_string(options.maxFileBytes)
+                + " an ONNX model may have here (export it with export_params=False: the weights are not "
+                  "needed)"});
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes(std::size_t(size), '\0');
+    if (!in.read(bytes.data(), std::streamsize(size)))
+        throw InputError(Diagnostic{path, {}, "", "cannot read the file"});
+    return importOnnx(bytes, path, options, mode);
+}
+
+void registerOnnxReader(const ImportOptions& options)
+{
+    workloads::registerModelFileReader(
+        ".onnx", [options](const std::string& path, workloads::LayerErrors mode) {
+            return importOnnxFile(path, options, mode);
+        });
+}
+
+std::string formatLayerTable(const Workload& workload)
+{
+    std::ostringstream out;
+    std::size_t nameWidth = 4;
+    for (const auto& l : workload.layers)
+        nameWidth = std::max(nameWidth, l.name.size());
+    out << std::left;
+    auto pad = [](const std::string& s, std::size_t w) {
+        return s + std::string(w > s.size() ? w - s.size() : 1, ' ');
+    };
+    out << pad("name", nameWidth + 2) << pad("type", 8) << pad("dimensions", 44) << pad("stride", 8)
+        << pad("repeat", 8) << "source nodes\n";
+    for (const auto& l : workload.layers) {
+        std::string sources;
+        for (const auto& s : l.sources)
+            sources += (sources.empty() ? "" : ", ") + s;
+        if (!l.ok()) {
+            out << pad(l.name, nameWidth + 2) << "error: " << formatDiagnostics(l.errors);
+            continue;
+        }
+        out << pad(l.name, nameWidth + 2) << pad(l.maestro.type, 8) << pad(dimsText(l), 44)
+            << pad(l.maestro.type == "GEMM" ? "-" : strideText(l), 8) << pad(std::to_string(l.repeat), 8)
+            << sources << "\n";
+    }
+    return out.str();
+}
+
+std::string formatImportSummary(const Workload& workload, bool brief)
+{
+    std::map<std::string, std::vector<std::string>> byType;
+    for (const auto& n : workload.notMapped)
+        byType[n.opType].push_back(n.name);
+    std::int64_t mapped = 0;
+    for (const auto& l : workload.layers)
+        mapped += std::int64_t(l.sources.size());
+    std::ostringstream out;
+    out << mapped << " nodes mapped to " << workload.layers.size() << " layers (" << workload.layerCount()
+        << " with repeats, " << workload.totalMacs() << " MACs); " << workload.notMapped.size()
+        << " nodes not mapped";
+    if (brief) {
+        std::string counts;
+        for (const auto& [type, names] : byType)
+            counts += (counts.empty() ? "" : ", ") + type + " x" + std::to_string(names.size());
+        out << (counts.empty() ? "" : ": " + counts) << "\n";
+        return out.str();
+    }
+    out << "\n";
+    for (const auto& [type, names] : byType) {
+        out << "  not mapped: " << type << " (" << names.size() << "):";
+        for (const auto& n : names)
+            out << " " << n;
+        out << "\n";
+    }
+    for (const auto& note : workload.notes)
+        out << "  note: " << note << "\n";
+    return out.str();
+}
+
+} // namespace marvel::onnx_import

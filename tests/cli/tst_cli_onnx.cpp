@@ -1,0 +1,143 @@
+// ONNX models through the real `marvel` (issue 24): import and its outputs, the same search as the JSON
+// model of the same layers, sweeps and projects, and bad input (exit 2 naming the file and the node).
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "cli_runner.h"
+
+using clitest::runMarvel;
+
+namespace {
+
+const QString kData = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/onnx/");
+const QString kClassroom8 = QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/classroom_8pe.json");
+
+QString readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+} // namespace
+
+class TestCliOnnx : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void importPrintsTheLayersAndWhatIsLeftOut()
+    {
+        const auto run = runMarvel({"import", kData + "resnet50.onnx"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.contains(
+            QRegularExpression("/layer1/layer1.0/conv2/Conv +CONV +K=64 C=64 R=3 S=3 Y=58 X=58 +1 +3 "
+                               "+/layer1/layer1.0/conv2/Conv, "
+                               "/layer1/layer1.1/conv2/Conv, /layer1/layer1.2/conv2/Conv\n")));
+        QVERIFY(run.out.contains(
+            "54 nodes mapped to 24 layers (54 with repeats, 4089184256 MACs); 115 nodes not mapped"));
+        QVERIFY(run.out.contains("not mapped: Relu (49): /relu/Relu /layer1/layer1.0/relu/Relu"));
+        QVERIFY(run.out.contains("not mapped: MaxPool (1): /maxpool/MaxPool\n"));
+    }
+
+    void searchEqualsTheSameLayersAsJson()
+    {
+        // The whole imported ResNet50, searched, against `marvel import --out x.json` of it: the same
+        // totals (cheap settings: 8 PEs, no genetic refinement).
+        QTemporaryDir dir;
+        const QString json = dir.filePath("resnet50.json");
+        QCOMPARE(runMarvel({"import", kData + "resnet50.onnx", "--out", json}).exitCode, 0);
+        const QStringList common{"--hw", kClassroom8, "--json", "--threads", "2", "--genetic-evaluations",
+            "1", "--no-refine", "--widen-above", "0", "--pe-util-bound", "0.5"};
+        const auto onnx = runMarvel(QStringList{"search", "--model", kData + "resnet50.onnx"} + common);
+        const auto fromJson = runMarvel(QStringList{"search", "--model", json} + common);
+        QCOMPARE(onnx.exitCode, 0);
+        QCOMPARE(fromJson.exitCode, 0);
+        const QJsonObject a = QJsonDocument::fromJson(onnx.out.toUtf8()).object();
+        const QJsonObject b = QJsonDocument::fromJson(fromJson.out.toUtf8()).object();
+        QVERIFY(a["total_runtime_cycles"].toDouble() > 0);
+        for (const char* key : {"total_runtime_cycles", "total_roofline_cycles", "total_energy"})
+            QCOMPARE(a[key].toDouble(), b[key].toDouble());
+        // 4 089 184 256 MACs on 8 PEs at best (each layer's roofline rounds up).
+        QVERIFY(a["total_roofline_cycles"].toDouble() >= 4089184256.0 / 8);
+        QVERIFY(onnx.err.contains("resnet50.onnx: 54 nodes mapped to 24 layers"));
+        QVERIFY(onnx.err.contains("Relu x49"));
+    }
+
+    void batchAndMaestroOutput()
+    {
+        QTemporaryDir dir;
+        const QString m = dir.filePath("conv1d.m");
+        const auto run = runMarvel({"import", kData + "conv1d.onnx", "--batch", "2", "--out", m});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.contains("3753472 MACs")); // twice 1 876 736
+        const QString text = readAll(m);
+        // The grouped convolution written once per group: MAESTRO has no repeat count.
+        QCOMPARE(text.count("Layer "), 9);
+        QVERIFY(text.contains("/features/features.4/Conv_4"));
+        QVERIFY(text.contains("N: 2"));
+        // The JSON model has no batch: refused, naming the layer.
+        const auto json
+            = runMarvel({"import", kData + "conv1d.onnx", "--batch", "2", "--out", dir.filePath("x.json")});
+        QCOMPARE(json.exitCode, 2);
+        QVERIFY(json.err.contains("layer /features/features.0/Conv: the JSON model format has no batch"));
+    }
+
+    void sweepAndProject()
+    {
+        QTemporaryDir dir;
+        const auto sweep = runMarvel({"sweep", "--model", kData + "transformer_encoder.onnx", "--hw",
+            kClassroom8, "--vary", "pes=4,8", "--out", dir.filePath("s.csv"), "--threads", "2"});
+        QCOMPARE(sweep.exitCode, 0);
+        // 1 638 400 MACs on 4 and 8 PEs.
+        const QString csv = readAll(dir.filePath("s.csv"));
+        QVERIFY2(csv.contains(",409600,") && csv.contains(",204800,"), qPrintable(csv));
+
+        QJsonObject project
+            = QJsonDocument::fromJson(readAll(MARVEL_SAMPLES_DIR "/projects/gemm_classroom.json").toUtf8())
+                  .object();
+        project["workload"] = QJsonObject{{"kind", "model"}, {"model", kData + "transformer_encoder.onnx"}};
+        QFile f(dir.filePath("p.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(project).toJson());
+        f.close();
+        const auto search = runMarvel({"search", "--project", dir.filePath("p.json"), "--json",
+            "--genetic-evaluations", "1", "--no-refine"});
+        QVERIFY2(search.exitCode == 0 || search.exitCode == 3, qPrintable(search.err));
+        QCOMPARE(QJsonDocument::fromJson(search.out.toUtf8()).object()["layers"].toArray().size(), 5);
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("not onnx") << "not_onnx.onnx"
+                                  << "not_onnx.onnx: is not an ONNX model";
+        QTest::newRow("missing shape")
+            << "missing_shape.onnx"
+            << "missing_shape.onnx: node conv_no_weight_shape (Conv): the shape of weight 'w' is unknown";
+        QTest::newRow("zero") << "zero_dimension.onnx"
+                              << "zero_dimension.onnx: graph input x dimension 1: is 0";
+        QTest::newRow("no layer") << "no_layers.onnx"
+                                  << "no_layers.onnx: graph: no node maps to a layer";
+    }
+
+    void badInput()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, message);
+        const QString path = MARVEL_SOURCE_DIR "/tests/data/onnx/bad/" + file;
+        for (const QStringList& args :
+            {QStringList{"import", path}, QStringList{"search", "--model", path, "--hw", kClassroom8}}) {
+            const auto run = runMarvel(args);
+            QCOMPARE(run.exitCode, 2);
+            QVERIFY2(run.err.contains(message), qPrintable(run.err));
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCliOnnx)
+#include "tst_cli_onnx.moc"
