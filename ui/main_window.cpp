@@ -9,6 +9,7 @@
 #include <QShowEvent>
 #include <QStatusBar>
 
+#include "importers/onnx/onnx_import.h"
 #include "ui/search/search_controller.h"
 
 namespace marvel::ui {
@@ -22,6 +23,9 @@ constexpr int kLayoutVersion = 2;
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
 {
+    // Model files of every format the CLI reads, ONNX included (a second window registers again: harmless).
+    onnx_import::registerOnnxReader();
+    setAcceptDrops(true);
     buildOperatorPane();
     buildCentre();
     buildDocks();

@@ -157,6 +157,10 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    /// Files dropped on the window: a model file (.onnx, .m) into the Model panel, a project (.json) or
+    /// an operator (.loop) as File > Open does.
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
     void showEvent(QShowEvent* event) override;
 
 private:

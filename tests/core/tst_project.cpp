@@ -13,6 +13,7 @@
 #include "core/arch/accelerator_io.h"
 #include "core/project/project.h"
 #include "core/util/text_file.h"
+#include "importers/onnx/onnx_import.h"
 
 using marvel::InputError;
 using marvel::project::Project;
@@ -533,6 +534,8 @@ private slots:
     {
         const fs::path folder = fs::path(MARVEL_SAMPLES_DIR) / "projects";
         QVERIFY(fs::is_directory(folder));
+        // A sample maps an ONNX model (resnet50_onnx_p2.json): the reader the programs register.
+        marvel::onnx_import::registerOnnxReader();
         int count = 0;
         for (const auto& entry : fs::directory_iterator(folder)) {
             if (entry.path().extension() != ".json") continue;

@@ -41,6 +41,7 @@ void MainWindow::openDialog()
 bool MainWindow::openFile(const QString& path)
 {
     if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) return openProject(path);
+    if (path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive)) return loadModel(path);
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, file.errorString()));

@@ -2,17 +2,23 @@
 // totals, and picking a layer to show its loop nest, plot and mapping.
 #include <QComboBox>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMimeData>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
+#include <QStatusBar>
 #include <QTableView>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include "core/workloads/workloads.h"
+#include "importers/onnx/onnx_import.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/editor/code_editor.h"
 #include "ui/main_window.h"
@@ -43,10 +49,11 @@ QWidget* MainWindow::buildModelPanel()
         markSettingsDirty();
     });
     auto* open = new QPushButton(tr("Open model file..."));
-    open->setToolTip(tr("A MAESTRO model file (.m) or a JSON model"));
+    open->setToolTip(tr("An ONNX model (.onnx), a MAESTRO model file (.m) or a JSON model; or drop one on "
+                        "the window"));
     connect(open, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(
-            this, tr("Open model"), {}, tr("Models (*.m *.json);;All files (*)"));
+            this, tr("Open model"), {}, tr("Models (*.onnx *.m *.json);;All files (*)"));
         if (!path.isEmpty() && loadModel(path)) markSettingsDirty();
     });
     auto* searchAll = new QPushButton(tr("Search whole model"));
@@ -110,10 +117,19 @@ bool MainWindow::loadModel(const QString& nameOrPath)
         m_modelCombo->addItem(QFileInfo(nameOrPath).fileName(), nameOrPath);
         m_modelCombo->setCurrentIndex(m_modelCombo->count() - 1);
     }
+    // What an imported graph left out (never dropped silently): the status bar says how much, the
+    // totals' tooltip lists the nodes by op type.
+    const QString imported = w.notMapped.empty() && w.notes.empty()
+        ? QString()
+        : QString::fromStdString(onnx_import::formatImportSummary(w, false)).trimmed();
     m_model->setWorkload(std::move(w));
     m_modelView->resizeColumnsToContents();
     selectLayer(-1);
     updateModelTotals();
+    if (!imported.isEmpty()) {
+        statusBar()->showMessage(
+            tr("%1: %2").arg(QFileInfo(nameOrPath).fileName(), imported.section('\n', 0, 0)));
+    }
     for (QDockWidget* d : m_docks)
         if (d->objectName() == QLatin1String("model")) d->raise();
     return true;
@@ -166,15 +182,49 @@ void MainWindow::selectLayer(int row)
     refreshStaleness();
 }
 
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.first().isLocalFile()) {
+        const QString suffix = QFileInfo(urls.first().toLocalFile()).suffix().toLower();
+        if (suffix == "onnx" || suffix == "m" || suffix == "json" || suffix == "loop")
+            event->acceptProposedAction();
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() != 1 || !urls.first().isLocalFile()) return;
+    const QString path = urls.first().toLocalFile();
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    event->acceptProposedAction();
+    if (suffix == "onnx" || suffix == "m") {
+        if (loadModel(path)) markSettingsDirty();
+    } else {
+        openFile(path);
+    }
+}
+
 void MainWindow::updateModelTotals()
 {
     if (m_model->rowCount() == 0) {
         m_modelTotals->setText(tr("Pick a model to map it layer by layer."));
         return;
     }
+    // An imported graph's not-mapped nodes, listed by op type in the tooltip.
+    const workloads::Workload& workload = m_model->workload();
+    const QString imported = workload.notMapped.empty()
+        ? QString()
+        : QString::fromStdString(onnx_import::formatImportSummary(workload, false)).trimmed();
     const int searched = m_model->searchedLayers();
     if (searched == 0) {
-        m_modelTotals->setText(tr("%n layer(s); not searched yet", nullptr, m_model->rowCount()));
+        QString text = tr("%n layer(s); not searched yet", nullptr, m_model->rowCount());
+        if (!imported.isEmpty())
+            text += tr("; %n node(s) of the graph not mapped (hover for the list)", nullptr,
+                int(workload.notMapped.size()));
+        m_modelTotals->setText(text);
+        m_modelTotals->setToolTip(imported);
         return;
     }
     const double ratio = m_model->totalRoofline() > 0
@@ -189,7 +239,7 @@ void MainWindow::updateModelTotals()
     const int stale = m_model->staleLayers();
     if (stale == 0) {
         m_modelTotals->setText(totals);
-        m_modelTotals->setToolTip(QString());
+        m_modelTotals->setToolTip(imported);
         return;
     }
     // Sums over layers searched on different accelerators or settings describe no design: greyed.

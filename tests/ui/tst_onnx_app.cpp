@@ -1,0 +1,90 @@
+// The app with an ONNX model (issue 24): the Model panel opens tests/data/onnx/resnet50.onnx (through
+// File > Open and by drag-and-drop), says what the graph left out, and searches the whole model with the
+// same totals as `marvel search --model` of it (tests/cli/tst_cli_onnx.cpp, same cheap settings).
+#include <QDropEvent>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QMimeData>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QUrl>
+#include <QtTest>
+
+#include "ui/accelerator/accelerator_panel.h"
+#include "ui/main_window.h"
+#include "ui/model/model_table.h"
+#include "ui/search/search_panel.h"
+
+using namespace marvel;
+using namespace marvel::ui;
+
+namespace {
+const QString kResNet = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/onnx/resnet50.onnx");
+const QString kTransformer = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/onnx/transformer_encoder.onnx");
+} // namespace
+
+class TestOnnxApp : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void opensAndSaysWhatIsLeftOut()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(kResNet));
+        QCOMPARE(w.modelTable()->rowCount(), 24);
+        QCOMPARE(w.modelTable()->workload().totalMacs(), std::int64_t(4'089'184'256));
+        QVERIFY2(w.modelTotals()->text().contains(
+                     "24 layer(s); not searched yet; 115 node(s) of the graph not mapped"),
+            qPrintable(w.modelTotals()->text()));
+        QVERIFY(w.modelTotals()->toolTip().contains("not mapped: Relu (49)"));
+    }
+
+    void dropOpensTheModel()
+    {
+        MainWindow w;
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(kTransformer)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &drop);
+        QCOMPARE(w.modelTable()->rowCount(), 5);
+        QCOMPARE(w.modelTable()->workload().layers[1].repeat, 16); // Q K^T and A V, 2 x 4 heads each
+    }
+
+    void searchesTheWholeModel()
+    {
+        MainWindow w;
+        QVERIFY(w.loadModel(kResNet));
+        QVERIFY(w.acceleratorPanel()->loadPreset(
+            QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/classroom_8pe.json")));
+        search::SearchOptions options = w.searchPanel()->options();
+        options.refine = false;
+        options.widenAboveRoofline = 0;
+        options.peUtilizationBound = 0.5;
+        w.searchPanel()->setOptions(options);
+        w.searchPanel()->setCompareStyles(false); // the six styles would search every layer six times more
+        QSignalSpy finished(&w, &MainWindow::searchFinished);
+        QVERIFY(w.searchModel());
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(w.modelTable()->searchedLayers(), 24);
+        // At least the roofline: 4 089 184 256 MACs on 8 PEs.
+        QVERIFY(w.modelTable()->totalRoofline() >= 4'089'184'256 / 8);
+        // The same totals as `marvel search` of the file with the same settings.
+        QProcess cli;
+        cli.start(QStringLiteral(MARVEL_CLI_PATH),
+            {"search", "--model", kResNet, "--hw", MARVEL_SAMPLES_DIR "/accelerators/classroom_8pe.json",
+                "--json", "--no-refine", "--widen-above", "0", "--pe-util-bound", "0.5"});
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 0);
+        const QJsonObject json = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+        QCOMPARE(double(w.modelTable()->totalRuntime()), json["total_runtime_cycles"].toDouble());
+        QCOMPARE(double(w.modelTable()->totalRoofline()), json["total_roofline_cycles"].toDouble());
+    }
+};
+
+QTEST_MAIN(TestOnnxApp)
+#include "tst_onnx_app.moc"
