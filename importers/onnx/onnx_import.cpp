@@ -278,6 +278,7 @@ std::optional<IntTensor> Importer::evaluate(const onnx::NodeProto& node) const
         if (!data) return std::nullopt;
         std::vector<std::int64_t> axes = attrInts(node, "axes");
         if (const IntTensor* a = constant(node, 1)) axes = a->values;
+        if (axes.size() > kMaxFoldedElements) return std::nullopt;
         IntTensor t = *data;
         if (op == "Squeeze") {
             std::erase(t.dims, std::int64_t(1));
@@ -435,7 +436,9 @@ void Importer::mapConv(const onnx::NodeProto& node, int index, std::vector<Workl
     const bool oneD = in.size() == 3;
     const std::int64_t batch = in[0], channels = in[1], filters = w[0];
     const std::int64_t group = attrInt(node, "group", 1);
-    if (group < 1 || channels % group != 0 || filters % group != 0 || w[1] * group != channels)
+    // Bounded by the channels first: group comes from an attribute, any int64.
+    if (group < 1 || group > channels || channels % group != 0 || filters % group != 0
+        || w[1] * group != channels)
         fail(field,
             "group " + std::to_string(group) + " does not divide input " + shapeText(in) + " and weight "
                 + shapeText(w));
@@ -446,7 +449,8 @@ void Importer::mapConv(const onnx::NodeProto& node, int index, std::vector<Workl
     std::vector<std::int64_t> strides = attrInts(node, "strides");
     strides.resize(in.size() - 2, 1);
     for (std::int64_t s : strides)
-        if (s < 1) fail(field, "stride " + std::to_string(s) + " is not positive");
+        if (s < 1 || s > kMaxDimension)
+            fail(field, "stride " + std::to_string(s) + " is not a positive size");
     const std::int64_t r = oneD ? 1 : w[2], s = oneD ? w[2] : w[3];
     const std::int64_t y = oneD ? 1 : o[2], x = oneD ? o[2] : o[3];
     const std::int64_t sy = oneD ? strides[0] : strides[0], sx = oneD ? strides[0] : strides[1];
