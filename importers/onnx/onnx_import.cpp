@@ -6,6 +6,9 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 #include <optional>
@@ -198,11 +201,99 @@ void Importer::fixInputs()
     }
 }
 
+// ONNX 1.12's shape inference is not written for hostile graphs (found by fuzz/fuzz_onnx.cpp): the
+// convolution/pooling inference (convPoolShapeInference) reads past the input's dimensions when the
+// kernel has more spatial dimensions than the input, and inference functions dereference the type of an
+// input that has none. Every operator's inference runs behind checks of what it relies on: each required
+// input typed, and for convolutions and pooling the ranks and attribute lengths. A failed check is a
+// node-level inference error, which inference in error mode 0 skips, leaving the shapes unknown (then our
+// own message names the node).
+void checkInputsTyped(onnx::InferenceContext& ctx, const onnx::OpSchema& schema)
+{
+    const auto& formal = schema.inputs();
+    for (std::size_t i = 0; i < ctx.getNumInputs(); ++i) {
+        const onnx::TypeProto* t = ctx.getInputType(i);
+        if (t && t->value_case() != onnx::TypeProto::VALUE_NOT_SET) continue;
+        const bool optional = !formal.empty()
+            && formal[std::min(i, formal.size() - 1)].GetOption() == onnx::OpSchema::Optional;
+        if (!optional) fail_shape_inference("input ", i, " has no type");
+    }
+}
+
+void checkConvPoolRanks(onnx::InferenceContext& ctx, std::size_t weightInput, bool needsWeight)
+{
+    const onnx::TypeProto* x = ctx.getNumInputs() > 0 ? ctx.getInputType(0) : nullptr;
+    if (!x || !x->has_tensor_type() || !x->tensor_type().has_shape())
+        fail_shape_inference("input without a shape");
+    const int rank = x->tensor_type().shape().dim_size();
+    if (rank < 3) fail_shape_inference("input of rank ", rank, ", not 3 or more");
+    const int spatial = rank - 2;
+    auto length = [&](const char* name) {
+        const onnx::AttributeProto* a = ctx.getAttribute(name);
+        return a ? a->ints_size() : -1;
+    };
+    for (const char* name : {"kernel_shape", "strides", "dilations"})
+        if (length(name) >= 0 && length(name) != spatial)
+            fail_shape_inference(name, " does not match the input");
+    if (length("pads") >= 0 && length("pads") != 2 * spatial)
+        fail_shape_inference("pads do not match the input");
+    // It divides by strides, dilations and the group.
+    auto allAtLeast = [&](const char* name, std::int64_t least) {
+        const onnx::AttributeProto* a = ctx.getAttribute(name);
+        return !a
+            || std::all_of(a->ints().begin(), a->ints().end(), [&](std::int64_t v) { return v >= least; });
+    };
+    if (!allAtLeast("kernel_shape", 1) || !allAtLeast("strides", 1) || !allAtLeast("dilations", 1)
+        || !allAtLeast("pads", 0))
+        fail_shape_inference("kernel_shape, strides and dilations must be positive, pads not negative");
+    if (const onnx::AttributeProto* group = ctx.getAttribute("group"); group && group->i() < 1)
+        fail_shape_inference("group must be positive");
+    if (!needsWeight || length("kernel_shape") >= 0) return;
+    const onnx::TypeProto* w = ctx.getNumInputs() > weightInput ? ctx.getInputType(weightInput) : nullptr;
+    if (!w || !w->has_tensor_type() || !w->tensor_type().has_shape()
+        || w->tensor_type().shape().dim_size() != rank)
+        fail_shape_inference("weight without a shape of the input's rank");
+}
+
+class GuardedSchemas final : public onnx::ISchemaRegistry
+{
+public:
+    const onnx::OpSchema* GetSchema(
+        const std::string& key, const int maxInclusiveVersion, const std::string& domain) const override
+    {
+        const onnx::OpSchema* real
+            = onnx::OpSchemaRegistry::Instance()->GetSchema(key, maxInclusiveVersion, domain);
+        if (!real || !real->has_type_and_shape_inference_function()) return real;
+        static const std::set<std::string> convPool{
+            "Conv", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool"};
+        std::lock_guard lock(m_mutex);
+        std::unique_ptr<onnx::OpSchema>& copy = m_copies[real];
+        if (!copy) {
+            copy = std::make_unique<onnx::OpSchema>(*real);
+            const bool guardRanks = convPool.count(key) != 0;
+            const bool conv = key.find("Conv") != std::string::npos;
+            const std::size_t weight = key == "QLinearConv" ? 3 : 1;
+            copy->TypeAndShapeInferenceFunction([inner = real->GetTypeAndShapeInferenceFunction(), real,
+                                                    guardRanks, conv, weight](onnx::InferenceContext& ctx) {
+                checkInputsTyped(ctx, *real);
+                if (guardRanks) checkConvPoolRanks(ctx, weight, conv);
+                inner(ctx);
+            });
+        }
+        return copy.get();
+    }
+
+private:
+    mutable std::mutex m_mutex;
+    mutable std::map<const onnx::OpSchema*, std::unique_ptr<onnx::OpSchema>> m_copies;
+};
+
 void Importer::inferShapes()
 {
     try {
+        static const GuardedSchemas schemas;
         onnx::ShapeInferenceOptions options(false, 0, true);
-        onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(), options);
+        onnx::shape_inference::InferShapes(m_model, &schemas, options);
     } catch (const std::exception& e) {
         fail("", std::string("shape inference failed: ") + e.what());
     }
