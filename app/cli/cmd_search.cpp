@@ -16,6 +16,7 @@
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
 #include "app/cli/search_common.h"
+#include "core/export/timeloop.h"
 #include "core/mdc/maestro_io.h"
 #include "core/project/project.h"
 #include "core/util/text_file.h"
@@ -33,7 +34,8 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                     [--widen-above X] [--no-divisors-only] [--no-l1-check] [--no-l2-check]\n"
     "                     [--no-bound-skipping] [--exhaustive] [--fidelity maestro|corrected]\n"
     "                     [--max-seconds S] [--no-refine] [--genetic-evaluations N] [--genetic-seed S]\n"
-    "                     [--offchip-candidates K] [--batch N]\n"
+    "                     [--offchip-candidates K] [--batch N] [--export-timeloop DIR]\n"
+    "                     [--timeloop-compatible]\n"
     "                     [--style rs|ws|os|interstellar|dmazerunner|genetic | --compare-styles]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
     "and level-1 tiles with the MDC cost model (paper Algorithm 1), then refines the result with the\n"
@@ -74,6 +76,12 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
 
     "  --json                one JSON object on stdout (each layer with a \"pareto\" array)\n"
     "  --export-mdc OUT.m    write every layer's best mapping as one MAESTRO mapping file\n"
+    "  --export-timeloop DIR write each layer's best mapping as Timeloop input, DIR/<layer>/problem.yaml,\n"
+    "                        arch.yaml, map.yaml, ert.yaml (cd DIR/<layer> && timeloop-model arch.yaml\n"
+    "                        problem.yaml map.yaml ert.yaml); says per layer on stderr exported, with\n"
+    "                        our counts Timeloop defines the same way, or why not (doc/timeloop.md)\n"
+    "  --timeloop-compatible search only mappings Timeloop can express, so that every layer's best\n"
+    "                        mapping exports\n"
     "  --pareto-csv OUT.csv  write every layer's Pareto set: layer,runtime_cycles,energy,edp,utilization,\n"
     "                        then the energy's parts mac_energy,l1_energy,l2_energy,dram_energy and the\n"
     "                        DRAM traffic dram_reads,dram_writes,dram_read_bytes,dram_write_bytes\n"
@@ -129,9 +137,9 @@ int run(const std::vector<std::string>& argv)
     cli::Args args(argv,
         {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
             "pe-util-bound", "fidelity", "max-seconds", "style", "widen-above", "genetic-evaluations",
-            "genetic-seed", "offchip-candidates", "batch"},
+            "genetic-seed", "offchip-candidates", "batch", "export-timeloop"},
         {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive",
-            "compare-styles", "no-refine"});
+            "compare-styles", "no-refine", "timeloop-compatible"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
         return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
@@ -154,6 +162,8 @@ int run(const std::vector<std::string>& argv)
         return cli::usageError(kCommand, error);
     if (std::string error = cli::modelOptionsFromArgs(args); !error.empty())
         return cli::usageError(kCommand, error);
+    // Only the mappings Timeloop can express (core/export/timeloop.h), on every search path.
+    if (args.has("timeloop-compatible")) options.constraint.dataflowFilter = timeloop::searchFilter();
     std::optional<styles::Style> style;
     if (auto name = args.value("style")) {
         style = styles::styleFromString(*name);
@@ -163,7 +173,7 @@ int run(const std::vector<std::string>& argv)
     }
     const bool compare = args.has("compare-styles");
     if (compare && style) return cli::usageError(kCommand, "give --style or --compare-styles, not both");
-    if (compare && (args.has("export-mdc") || args.has("pareto-csv")))
+    if (compare && (args.has("export-mdc") || args.has("pareto-csv") || args.has("export-timeloop")))
         return cli::usageError(kCommand, "--compare-styles prints a comparison; it exports no mapping");
     std::optional<double> maxSeconds;
     if (args.has("max-seconds")) {
@@ -291,6 +301,7 @@ int run(const std::vector<std::string>& argv)
 
     try {
         if (args.has("export-mdc")) cli::exportMdc(searched, *args.value("export-mdc"));
+        if (auto dir = args.value("export-timeloop")) cli::exportTimeloop(searched, acc, *dir, std::cerr);
         if (args.has("pareto-csv"))
             writeTextFileAtomically(
                 *args.value("pareto-csv"), cli::paretoCsv(searched), "the Pareto CSV file");

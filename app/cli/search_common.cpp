@@ -10,6 +10,7 @@
 
 #include "core/conform/conformability.h"
 #include "core/cost/problem.h"
+#include "core/export/timeloop.h"
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
 #include "core/util/csv.h"
@@ -709,6 +710,23 @@ void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path
         if (l.best) mapped.push_back({l.layer.name, &l.search.problem, &l.best->dataflow});
     const std::string name = layers.size() == 1 ? layers.front().layer.name : "marvel_search";
     writeTextFileAtomically(path, cost::maestroMappingFile(name, mapped, path), "the mapping file");
+}
+
+void exportTimeloop(const std::vector<SearchedLayer>& layers, const arch::Accelerator& acc,
+    const std::string& dir, std::ostream& report)
+{
+    std::vector<timeloop::LayerToExport> todo;
+    for (const SearchedLayer& l : layers) {
+        if (l.best)
+            todo.push_back({l.layer.name, &l.search.problem, &l.best->dataflow});
+        else
+            report << "timeloop: " << l.layer.name << ": not exported: "
+                   << (l.layer.ok() ? "the search found no mapping that fits the buffers"
+                                    : "the layer could not be searched")
+                   << '\n';
+    }
+    for (const auto& r : timeloop::exportLayers(todo, acc, dir))
+        report << "timeloop: " << r.layer << ": " << r.message << '\n';
 }
 
 } // namespace marvel::cli

@@ -2,6 +2,7 @@
 // What `marvel search` and `marvel bench search` share: reading the layers to search, running the
 // search of one layer, and the JSON / text / MAESTRO forms of the results.
 
+#include <iosfwd>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <stop_token>
@@ -105,6 +106,10 @@ std::string compareStylesText(const std::vector<ComparedLayer>& layers, const se
 /// One MAESTRO mapping file with each mappable layer's best mapping under the layer's name, written
 /// atomically.
 void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path);
+/// Each layer's best mapping as Timeloop input in `dir`/<layer>/ (core/export/timeloop.h), one line per
+/// layer on `report`: "timeloop: LAYER: exported to ..." or "timeloop: LAYER: not exported: why".
+void exportTimeloop(const std::vector<SearchedLayer>& layers, const arch::Accelerator& acc,
+    const std::string& dir, std::ostream& report);
 /// `layer,runtime_cycles,energy,edp,utilization,mac_energy,l1_energy,l2_energy,dram_energy,dram_reads,
 /// dram_writes,dram_read_bytes,dram_write_bytes` (energy: their total; DRAM traffic in elements and bytes)
 /// and one row per point of every layer's runtime-energy Pareto front (runtime ascending), numbers

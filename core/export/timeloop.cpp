@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include "core/cost/costmodel.h"
@@ -237,7 +238,9 @@ LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
         }
         if (spatial) {
             const i64 units = level.subUnits;
-            if (count <= units) {
+            if (units == 1) {
+                if (count > 1) out.temporal.push_back({tlName, count});
+            } else if (count <= units) {
                 if (count > 1) out.spatial.push_back({tlName, count});
             } else {
                 if (count % units != 0)
@@ -453,8 +456,18 @@ std::vector<std::string> dataSpaceNames(const cost::Problem& p)
     return names;
 }
 
-Export translateMdc(const std::string& layerName, const cost::Problem& problem, const mdc::Dataflow& dataflow,
-    const arch::Accelerator& acc, const Options& options)
+namespace {
+
+cost::Evaluator correctedEvaluator(const cost::Problem& problem, const arch::Accelerator& acc)
+{
+    cost::Options co;
+    co.fidelity = cost::Fidelity::Corrected;
+    return cost::Evaluator(problem, acc, co);
+}
+
+/// translateMdc with a compiled evaluator of the problem; `files`: also write the YAML text.
+Export translate(const std::string& layerName, const cost::Problem& problem, const mdc::Dataflow& dataflow,
+    const arch::Accelerator& acc, const Options& options, cost::Evaluator& ev, bool files)
 {
     Export e;
     e.layer = layerName;
@@ -463,20 +476,12 @@ Export translateMdc(const std::string& layerName, const cost::Problem& problem, 
             refuse("the accelerator has " + std::to_string(acc.simdLanes)
                 + " SIMD lanes per PE; the export lays out one MAC per PE");
         const Shape s = shapeOf(problem);
-        cost::Options co;
-        co.fidelity = cost::Fidelity::Corrected;
-        cost::Evaluator ev(problem, acc, co);
         std::vector<cost::Evaluator::CompletedLevel> levels;
         try {
             levels = ev.completedLevels(dataflow);
         } catch (const InputError& err) {
             refuse(std::string("the cost model rejects the mapping: ") + err.what());
         }
-        if (levels.size() > 2)
-            refuse(std::to_string(levels.size())
-                + " cluster levels: the export's PE array is one 2-D fan-out under the global buffer, and a "
-                  "middle"
-                  " level's steps have no Timeloop buffer to run in");
         std::vector<int> problemDimOfId;
         for (std::size_t d = 0; d < problem.dims.size(); ++d) {
             const int id = ev.dimId(problem.dims[d].name);
@@ -500,22 +505,47 @@ Export translateMdc(const std::string& layerName, const cost::Problem& problem, 
             m.coefficients.emplace_back(s.coeffNames[w].first, problem.windows[w].stride);
             m.coefficients.emplace_back(s.coeffNames[w].second, problem.windows[w].dilation);
         }
+        // Levels that spread tiles over sub-units (a fan-out); the others only step in time.
+        std::vector<std::size_t> fan;
+        for (std::size_t k = 0; k < lv.size(); ++k)
+            if (!lv[k].spatial.empty()) fan.push_back(k);
+        if (fan.size() > 2)
+            refuse(std::to_string(fan.size())
+                + " cluster levels spread tiles over sub-units: the export's PE array is one 2-D fan-out "
+                  "(meshX,"
+                  " meshY) under the global buffer");
+        // The chain of loops above the first fan-out (all of them without one) runs in the global buffer and
+        // DRAM; the steps of the levels under the last fan-out run in each PE around its tile.
+        const std::size_t chainEnd = fan.empty() ? lv.size() - 1 : fan.front();
+        std::vector<Loop> chain;
+        for (std::size_t k = 0; k <= chainEnd; ++k)
+            chain.insert(chain.end(), lv[k].temporal.begin(), lv[k].temporal.end());
+        if (fan.size() == 2)
+            for (std::size_t k = fan[0] + 1; k < fan[1]; ++k)
+                if (!lv[k].temporal.empty())
+                    refuse("cluster level " + std::to_string(k) + " steps (" + lv[k].temporal.front().dim
+                        + ") between the two fan-outs; Timeloop has no buffer between meshY and meshX to run "
+                          "them");
+        if (!fan.empty())
+            for (std::size_t k = fan.back(); k < lv.size(); ++k)
+                if (k > chainEnd)
+                    m.peBuffer.insert(m.peBuffer.end(), lv[k].temporal.begin(), lv[k].temporal.end());
+        if (fan.size() == 2 && !lv[fan[1]].temporal.empty())
+            m.peBuffer.insert(m.peBuffer.begin(), lv[fan[1]].temporal.begin(), lv[fan[1]].temporal.end());
         const LevelLoops& inner = lv.back();
-        // PEBuffer: the inner level's steps (two levels) around its per-step tile, in directive order.
-        if (lv.size() == 2) m.peBuffer = inner.temporal;
         for (const auto& d : inner.tileOrder)
             if (inner.tile.at(d) > 1) m.peBuffer.push_back({d, inner.tile.at(d)});
-        if (lv.size() == 2) {
-            m.spatialX = inner.spatial;
-            m.spatialY = lv.front().spatial;
+        if (fan.size() == 2) {
+            m.spatialX = lv[fan[1]].spatial;
+            m.spatialY = lv[fan[0]].spatial;
             for (const auto& x : m.spatialX)
                 for (const auto& y : m.spatialY)
                     if (x.dim == y.dim)
                         refuse("dimension " + x.dim
                             + " is spread both over the clusters and within them; one Timeloop spatial level"
                               " gives it one fan-out");
-        } else {
-            m.spatialX = inner.spatial;
+        } else if (fan.size() == 1) {
+            m.spatialX = lv[fan[0]].spatial;
         }
         for (const auto& l : m.spatialX)
             m.meshX *= l.factor;
@@ -535,10 +565,23 @@ Export translateMdc(const std::string& layerName, const cost::Problem& problem, 
         if (tileElements(problem, s, cum) > l2Cap)
             refuse("one step of the PE array needs " + std::to_string(tileElements(problem, s, cum))
                 + " elements, more than the " + std::to_string(l2Cap) + " the L2 gives a tile");
-        // The top level's loops: the global buffer keeps the innermost ones while its tile fits.
-        const std::vector<Loop>& top = lv.front().temporal;
+        // A top level that fans nothing out above other levels holds exactly the level-3 (L2) tiles, as the
+        // search writes them (mapping::toMdc) and as our DRAM traffic counts them: its loops are the DRAM's.
         std::vector<Loop> gbInnerFirst, dramInnerFirst;
         bool full = false;
+        std::vector<Loop> top = chain;
+        if (lv.size() > 1 && lv.front().spatial.empty()) {
+            top.assign(chain.begin() + std::ptrdiff_t(lv.front().temporal.size()), chain.end());
+            dramInnerFirst.assign(lv.front().temporal.rbegin(), lv.front().temporal.rend());
+            multiply(cum, top);
+            if (tileElements(problem, s, cum) > l2Cap)
+                refuse("the level-3 tile needs " + std::to_string(tileElements(problem, s, cum))
+                    + " elements, more than the " + std::to_string(l2Cap) + " the L2 gives a tile"
+                    + (mb > 1 ? " (double-buffered)" : ""));
+            gbInnerFirst.assign(top.rbegin(), top.rend());
+            full = true;
+            top.clear();
+        }
         for (auto it = top.rbegin(); it != top.rend(); ++it) {
             if (full) {
                 dramInnerFirst.push_back(*it);
@@ -571,6 +614,18 @@ Export translateMdc(const std::string& layerName, const cost::Problem& problem, 
         m.globalBuffer.assign(gbInnerFirst.rbegin(), gbInnerFirst.rend());
         m.dram.assign(dramInnerFirst.rbegin(), dramInnerFirst.rend());
         m.globalBufferTile = tileElements(problem, s, cum);
+        // One Timeloop level has one loop per dimension: a dimension stepping twice in one level's loops
+        // (two cluster levels' steps on it, other loops between) has no faithful form.
+        for (const auto* list : {&m.dram, &m.globalBuffer, &m.peBuffer}) {
+            std::vector<std::string> seen;
+            for (const auto& l : *list) {
+                if (std::find(seen.begin(), seen.end(), l.dim) != seen.end())
+                    refuse("dimension " + l.dim
+                        + " steps in two cluster levels whose loops land in the same "
+                          "Timeloop level; it takes one loop per dimension");
+                seen.push_back(l.dim);
+            }
+        }
         for (std::size_t i = 0; i < m.dims.size(); ++i)
             if (m.factorProduct(m.dims[i]) != m.sizes[i])
                 refuse("internal: the factors of " + m.dims[i] + " multiply to "
@@ -621,15 +676,82 @@ Export translateMdc(const std::string& layerName, const cost::Problem& problem, 
             if (spatialHere) written.push_back(int(d));
         }
 
-        e.files.problem = problemYaml(problem, s, m, layerName);
-        e.files.arch = archYaml(acc, m, options);
-        e.files.map = mapYaml(m);
-        e.files.ert = ertYaml(acc, m);
+        if (files) {
+            e.files.problem = problemYaml(problem, s, m, layerName);
+            e.files.arch = archYaml(acc, m, options);
+            e.files.map = mapYaml(m);
+            e.files.ert = ertYaml(acc, m);
+        }
         e.mapping = std::move(m);
     } catch (const NotTranslatable& n) {
         e.reason = n.reason;
     }
     return e;
+}
+
+} // namespace
+
+Export translateMdc(const std::string& layerName, const cost::Problem& problem, const mdc::Dataflow& dataflow,
+    const arch::Accelerator& acc, const Options& options)
+{
+    try {
+        cost::Evaluator ev = correctedEvaluator(problem, acc);
+        return translate(layerName, problem, dataflow, acc, options, ev, true);
+    } catch (const InputError& err) {
+        Export e;
+        e.layer = layerName;
+        e.reason = std::string("the cost model cannot describe the layer: ") + err.what();
+        return e;
+    }
+}
+
+struct Checker::Impl
+{
+    cost::Problem problem;
+    arch::Accelerator acc;
+    Options options;
+    std::optional<cost::Evaluator> ev;
+};
+
+Checker::Checker(const cost::Problem& problem, const arch::Accelerator& acc, const Options& options)
+    : d(std::make_unique<Impl>())
+{
+    d->problem = problem;
+    d->acc = acc;
+    d->options = options;
+    try {
+        d->ev.emplace(correctedEvaluator(d->problem, d->acc));
+    } catch (const InputError&) {
+        // The cost model cannot describe the layer: nothing of it is expressible.
+    }
+}
+Checker::~Checker() = default;
+Checker::Checker(Checker&&) noexcept = default;
+
+bool Checker::expressible(const mdc::Dataflow& dataflow)
+{
+    if (!d->ev) return false;
+    // What translate refuses first, on the directives as written and without building messages: the search
+    // evaluates many mappings, most of them refused for one of these.
+    int spatialInLevel = 0;
+    for (const auto& dir : dataflow) {
+        if (dir.kind == Kind::Cluster) {
+            spatialInLevel = 0;
+            continue;
+        }
+        if (dir.kind == Kind::SpatialMap && ++spatialInLevel > 1) return false;
+        for (const auto& w : d->problem.windows)
+            if (dir.dim == w.sliding && dir.size < d->problem.dim(w.sliding)->size) return false;
+    }
+    return translate({}, d->problem, dataflow, d->acc, d->options, *d->ev, false).ok();
+}
+
+search::DataflowFilterFactory searchFilter(const Options& options)
+{
+    return [options](const cost::Problem& problem, const arch::Accelerator& acc) -> search::DataflowFilter {
+        auto checker = std::make_shared<Checker>(problem, acc, options);
+        return [checker](const mdc::Dataflow& dataflow) { return checker->expressible(dataflow); };
+    };
 }
 
 Counts ourCounts(const cost::Problem& problem, const mdc::Dataflow& dataflow, const arch::Accelerator& acc,

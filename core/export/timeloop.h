@@ -17,6 +17,7 @@
 // What Timeloop cannot express is refused with a message naming the directive (see translateMdc).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "core/arch/accelerator.h"
 #include "core/cost/problem.h"
 #include "core/mdc/dataflow.h"
+#include "core/search/constraint.h"
 
 namespace marvel::timeloop {
 
@@ -91,6 +93,24 @@ struct Export
 /// that overflow a buffer.
 Export translateMdc(const std::string& layerName, const cost::Problem& problem, const mdc::Dataflow& dataflow,
     const arch::Accelerator& acc, const Options& options = {});
+
+/// Whether translateMdc would export a mapping, without writing the files: what `--timeloop-compatible`
+/// restricts the search to. Compiles the problem once; one per thread.
+class Checker
+{
+public:
+    Checker(const cost::Problem& problem, const arch::Accelerator& acc, const Options& options = {});
+    ~Checker();
+    Checker(Checker&&) noexcept;
+    bool expressible(const mdc::Dataflow& dataflow);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+/// The search's filter (SearchConstraint::dataflowFilter) of the mappings Timeloop can express.
+search::DataflowFilterFactory searchFilter(const Options& options = {});
 
 /// The counts Timeloop defines as our cost model does, from our cost model (corrected fidelity): MACs,
 /// per data space (Timeloop's names) the global buffer's reads of the input-class tensors (our L2 reads)

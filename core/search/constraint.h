@@ -4,12 +4,25 @@
 // and searched by the normal decoupled search, as the paper encodes them ("parallelization and loop
 // order constraints on the on-chip mapping space").
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "core/mapping/loop_nest_mapping.h"
 
+namespace marvel::cost {
+struct Problem;
+}
+namespace marvel::arch {
+struct Accelerator;
+}
+
 namespace marvel::search {
+
+/// A rule on whole mappings as MDC directives (a target tool's expressiveness: what Timeloop can take,
+/// core/export/timeloop.h): one predicate per search thread, made for the layer's problem and accelerator.
+using DataflowFilter = std::function<bool(const mdc::Dataflow&)>;
+using DataflowFilterFactory = std::function<DataflowFilter(const cost::Problem&, const arch::Accelerator&)>;
 
 /// Per-loop parallelism and level-2 order restrictions, by loop index of the searched space. An empty
 /// constraint allows everything.
@@ -23,6 +36,11 @@ struct SearchConstraint
     /// stays in place while the inner loops run. Loops with one level-2 iteration do not iterate and are
     /// ignored. Empty: every order.
     std::vector<std::vector<bool>> stationaryAlternatives;
+
+    /// Mappings the search may return: the cost model's evaluator rejects a mapping the filter refuses, as an
+    /// invalid one, on every search path (decoupled, refinement, genetic). Null: every mapping. Not part of
+    /// empty(): the refinement keeps to it by itself.
+    DataflowFilterFactory dataflowFilter;
 
     bool empty() const { return parallelAllowed.empty() && stationaryAlternatives.empty(); }
     bool allowsParallel(std::size_t loop) const

@@ -17,8 +17,10 @@ namespace {
 class CostModelEvaluator final : public MappingEvaluator
 {
 public:
-    CostModelEvaluator(const cost::Problem& problem, const arch::Accelerator& acc, cost::Options options)
+    CostModelEvaluator(const cost::Problem& problem, const arch::Accelerator& acc, cost::Options options,
+        DataflowFilter filter)
         : m_evaluator(problem, acc, options)
+        , m_filter(std::move(filter))
         , m_pes(acc.numPes)
         , m_simdLanes(acc.simdLanes)
         , m_requiredMacs(problem.analyticMacs())
@@ -27,6 +29,7 @@ public:
     std::optional<Metrics> evaluate(const mdc::Dataflow& dataflow) override
     {
         m_impossible = false;
+        if (m_filter && !m_filter(dataflow)) return std::nullopt;
         m_ids.clear();
         for (const mdc::Directive& d : dataflow) {
             cost::Evaluator::DirectiveId id;
@@ -63,6 +66,7 @@ private:
     }
 
     cost::Evaluator m_evaluator;
+    DataflowFilter m_filter; ///< null: every mapping
     std::int64_t m_pes;
     std::int64_t m_simdLanes;
     std::int64_t m_requiredMacs; ///< the operator's MACs: what every mapping must count
@@ -93,13 +97,14 @@ Metrics toSearchMetrics(const cost::Metrics& m, std::int64_t numPes)
     return out;
 }
 
-EvaluatorFactory costModelEvaluators(
-    const cost::Problem& problem, const arch::Accelerator& acc, Fidelity fidelity)
+EvaluatorFactory costModelEvaluators(const cost::Problem& problem, const arch::Accelerator& acc,
+    Fidelity fidelity, const DataflowFilterFactory& filter)
 {
     cost::Options options;
     options.fidelity = fidelity == Fidelity::Corrected ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
-    return [problem, acc, options]() -> std::unique_ptr<MappingEvaluator> {
-        return std::make_unique<CostModelEvaluator>(problem, acc, options);
+    return [problem, acc, options, filter]() -> std::unique_ptr<MappingEvaluator> {
+        return std::make_unique<CostModelEvaluator>(
+            problem, acc, options, filter ? filter(problem, acc) : DataflowFilter{});
     };
 }
 

@@ -436,7 +436,8 @@ LayerSearchResult searchLayerGenetic(const ir::Operator& op, const arch::Acceler
     out.problem = prepared.problem;
     out.space = prepared.space;
     out.result = searchGenetic(out.space, acc, options,
-        costModelEvaluators(out.problem, acc, options.fidelity), sink, std::move(stop));
+        costModelEvaluators(out.problem, acc, options.fidelity, options.constraint.dataflowFilter), sink,
+        std::move(stop));
     std::vector<std::int64_t> level3 = loopExtents(prepared.nest);
     if (const std::optional<Candidate>& best = out.result.bestRuntime) {
         level3.clear();

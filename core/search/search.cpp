@@ -94,7 +94,8 @@ void searchMoreOffChipSolutions(LayerSearchResult& out, const ir::Operator& op, 
     budget.l2Bytes = out.offChipSolve->l2Budget;
     OffChipOptions offOptions = out.offChipSolve->options;
     offOptions.stop = stop;
-    const EvaluatorFactory evaluators = costModelEvaluators(out.problem, acc, options.fidelity);
+    const EvaluatorFactory evaluators
+        = costModelEvaluators(out.problem, acc, options.fidelity, options.constraint.dataflowFilter);
     int searched = 1;
     auto searchUnder = [&](const std::vector<std::int64_t>& tile, const std::vector<int>& order) {
         OffChipChoice choice;
@@ -151,7 +152,10 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
 
     // A style's constraint is written in terms of this operator's loops.
     SearchOptions constrained = options;
-    if (options.constraintFor) constrained.constraint = options.constraintFor(out.space);
+    if (options.constraintFor) {
+        constrained.constraint = options.constraintFor(out.space);
+        constrained.constraint.dataflowFilter = options.constraint.dataflowFilter;
+    }
 
     OffChipOptions offOptions;
     offOptions.divisorsOnly = options.divisorsOnly;
@@ -217,7 +221,8 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
         out.problem = prepared.problem;
         cost::setDramLayouts(out.problem, op, dramLayouts);
         out.result = searchOnChip(out.space, out.offChip, acc, constrained,
-            costModelEvaluators(out.problem, acc, options.fidelity), sink, stop);
+            costModelEvaluators(out.problem, acc, options.fidelity, options.constraint.dataflowFilter), sink,
+            stop);
         out.result.stats.offChipAttempts = attempt;
         const SearchStats& st = out.result.stats;
         if (out.result.cancelled || out.result.bestRuntime || !options.l2Capacity || st.overL2 == 0
@@ -307,7 +312,8 @@ void refineLayer(LayerSearchResult& out, const arch::Accelerator& acc, const Sea
     if (!options.refine || out.result.cancelled || options.constraintFor || !options.constraint.empty())
         return;
     SearchResult r = refineSearch(out.space, acc, options, out.result,
-        costModelEvaluators(out.problem, acc, options.fidelity), sink, std::move(stop));
+        costModelEvaluators(out.problem, acc, options.fidelity, options.constraint.dataflowFilter), sink,
+        std::move(stop));
     SearchResult& o = out.result;
     // The refinement's own mappings were evaluated with the problem's DRAM layouts, the off-chip
     // solution's: they say so, as the decoupled search's do.
@@ -369,7 +375,10 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
     // from its incumbent, which lets the bounds skip more.
     if (options.offChipCandidates > 1 && !options.exhaustive && out.offChipSolve && !out.result.cancelled) {
         SearchOptions constrained = options;
-        if (options.constraintFor) constrained.constraint = options.constraintFor(out.space);
+        if (options.constraintFor) {
+            constrained.constraint = options.constraintFor(out.space);
+            constrained.constraint.dataflowFilter = options.constraint.dataflowFilter;
+        }
         searchMoreOffChipSolutions(out, op, prepared.nest, acc, constrained, sink, std::move(stop));
     }
     return out;

@@ -66,9 +66,10 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
 /// buffer requirements, the PE utilisation of `numPes`).
 Metrics toSearchMetrics(const cost::Metrics& m, std::int64_t numPes);
 
-/// One cost::Evaluator per call, configured with `fidelity`: the search's evaluator factory.
-EvaluatorFactory costModelEvaluators(
-    const cost::Problem& problem, const arch::Accelerator& acc, Fidelity fidelity);
+/// One cost::Evaluator per call, configured with `fidelity`: the search's evaluator factory. With `filter`,
+/// each evaluator rejects the mappings its filter refuses (SearchConstraint::dataflowFilter).
+EvaluatorFactory costModelEvaluators(const cost::Problem& problem, const arch::Accelerator& acc,
+    Fidelity fidelity, const DataflowFilterFactory& filter = {});
 
 /// Dimensions whose temporal maps MAESTRO requires to cover the whole dimension: the sliding
 /// dimensions of the problem's windows (R and S of a convolution).

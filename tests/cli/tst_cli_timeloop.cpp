@@ -1,5 +1,5 @@
-// `--export-timeloop DIR` of `marvel evaluate`: per layer four files with one top-level key each, a layer
-// Timeloop cannot express reported with its reason while the others are written.
+// `--export-timeloop DIR` of `marvel evaluate` and `marvel search`: per layer four files with one top-level
+// key each, a layer Timeloop cannot express reported with its reason while the others are written.
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -70,6 +70,38 @@ private slots:
         QVERIFY(readAll(out + "/GOOD/map.yaml").contains("factors: M=4 N=1 K=1"));
         // Without --mapping the option has nothing to export.
         QCOMPARE(runMarvel({"evaluate", "--project", m.fileName(), "--export-timeloop", out}).exitCode, 2);
+    }
+
+    // `marvel search --export-timeloop`: the best mapping of a small convolution on 8 PEs keeps each PE's
+    // steps in its L1 beyond what Timeloop's PE buffer holds, so it is reported and not written;
+    // --timeloop-compatible searches only what exports, and the best is written.
+    void searchExports()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QFile op(dir.filePath("small.loop"));
+        QVERIFY(op.open(QIODevice::WriteOnly));
+        op.write("operator small(K = 4, C = 4, Y = 6, X = 6, R = 3, S = 3) {\n"
+                 "  for (k = 0; k < K; k++) for (c = 0; c < C; c++) for (y = 0; y < Y; y++)\n"
+                 "  for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)\n"
+                 "    O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s];\n}\n");
+        op.close();
+        const QString hw = QStringLiteral(MARVEL_SAMPLES_DIR) + "/accelerators/classroom_8pe.json";
+        const QString out = dir.filePath("tl");
+        const CliRun plain
+            = runMarvel({"search", "--op", op.fileName(), "--hw", hw, "--export-timeloop", out});
+        QCOMPARE(plain.exitCode, 0);
+        QVERIFY2(
+            plain.err.contains("timeloop: small: not exported: one PE's tile holds 751 elements, more than "
+                               "the 32 its L1 gives a tile (double-buffered)"),
+            qPrintable(plain.err));
+        QVERIFY(!QDir(out + "/small").exists());
+        const CliRun compatible = runMarvel(
+            {"search", "--op", op.fileName(), "--hw", hw, "--export-timeloop", out, "--timeloop-compatible"});
+        QCOMPARE(compatible.exitCode, 0);
+        QVERIFY2(compatible.err.contains("timeloop: small: exported to"), qPrintable(compatible.err));
+        QCOMPARE(topLevelKeys(readAll(out + "/small/map.yaml")), QStringList{"mapping:"});
+        QVERIFY(readAll(out + "/small/problem.yaml").contains("dimensions: [ R, S, P, Q, K, C ]"));
     }
 };
 

@@ -377,8 +377,8 @@ private slots:
                                           << 4 << "a second SpatialMap in one cluster level";
         QTest::newRow("three levels")
             << conv.arg(8).arg("SpatialMap(1,1) K; Cluster(4,P); SpatialMap(1,1) C; Cluster(2,P); "
-                               "SpatialMap(1,1) X;")
-            << 16 << "3 cluster levels";
+                               "SpatialMap(3,1) Y; TemporalMap(3,1) X;")
+            << 16 << "3 cluster levels spread tiles over sub-units";
         QTest::newRow("window offset")
             << conv.arg(8).arg("SpatialMap(1,1) K; TemporalMap(4,1) Y; TemporalMap(3,1) X;") << 4
             << "TemporalMap(4,1) Y (line 1): the offset 1 is not the tile's 2 output row(s) x stride 1";
