@@ -10,6 +10,7 @@
 #include <QStatusBar>
 
 #include "importers/onnx/onnx_import.h"
+#include "ui/samples_dir.h"
 #include "ui/search/search_controller.h"
 
 namespace marvel::ui {
@@ -82,9 +83,7 @@ void MainWindow::reportError(const QString& title, const QString& message)
 
 QString MainWindow::samplesDirectory()
 {
-    const QByteArray fromEnv = qgetenv("MARVEL_SAMPLES_DIR");
-    return QString::fromLocal8Bit(fromEnv.isEmpty() ? QByteArray(MARVEL_SAMPLES_DIR) : fromEnv)
-        + QStringLiteral("/operators");
+    return samplesRoot() + QStringLiteral("/operators");
 }
 
 QString MainWindow::projectSamplesDirectory()

@@ -143,8 +143,7 @@ public:
     QTableView* modelView() const { return m_modelView; }
     QLabel* modelTotals() const { return m_modelTotals; }
 
-    /// The folder the "Open Sample" menu lists (samples/operators of the source tree unless
-    /// MARVEL_SAMPLES_DIR is set in the environment).
+    /// The folder the "Open Sample" menu lists: samplesRoot()/operators (ui/samples_dir.h).
     static QString samplesDirectory();
     /// samples/projects beside samplesDirectory().
     static QString projectSamplesDirectory();

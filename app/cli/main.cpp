@@ -3,6 +3,7 @@
 
 #include "app/cli/command.h"
 #include "importers/onnx/onnx_import.h"
+#include "marvel_build_info.h"
 
 namespace {
 void printHelp()
@@ -30,7 +31,7 @@ int main(int argc, char** argv)
         return marvel::cli::Ok;
     }
     if (name == "--version") {
-        std::cout << "marvel " MARVEL_VERSION "\n";
+        std::cout << "marvel " MARVEL_VERSION " (commit " MARVEL_GIT_COMMIT ")\n";
         return marvel::cli::Ok;
     }
     const auto& all = marvel::cli::commands();

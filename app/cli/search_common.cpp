@@ -148,6 +148,15 @@ std::string presetAcceleratorPath(const std::string& hw)
         const std::filesystem::path p = std::filesystem::path(dir) / name;
         if (std::filesystem::exists(p)) return p.string();
     }
+    // An installed `marvel` (bin/marvel) has its presets in share/marvel-studio/samples of its own
+    // prefix, so any prefix works, whatever the working directory.
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const std::filesystem::path p
+            = exe.parent_path().parent_path() / "share/marvel-studio/samples/accelerators" / name;
+        if (std::filesystem::exists(p, ec)) return p.string();
+    }
     return "samples/accelerators/" + name;
 }
 

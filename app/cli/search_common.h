@@ -78,7 +78,7 @@ std::string capacityWarning(const search::SearchOptions& options);
 
 /// The sample accelerator file of the paper's platform "P1" or "P2", or of another preset named by its
 /// file's stem ("eyeriss_dram", "edge1024_dram"): samples/accelerators/, looked up from the working
-/// directory and its parent, for the benchmarks.
+/// directory and its parent, for the benchmarks, then from the installed share/marvel-studio/samples.
 std::string presetAcceleratorPath(const std::string& hw);
 /// A benchmark's --hw argument as a file: an existing file as it is, otherwise a preset's name.
 std::string acceleratorArgPath(const std::string& hw);

@@ -2,12 +2,17 @@
 // with the app's own chart code (ui/plot/comparison_chart), so that `marvel` itself needs no Qt.
 //   marvel-figures --out DIR --name NAME [--title T] [--y-label L] [--log] DATA.csv
 // DATA.csv: "group,SERIES1,SERIES2,..." then one line per group (an empty field: no bar).
+//   marvel-figures --svg-to-png ICON.svg SIZE OUT.png
+// renders the app's SVG icon as a SIZE x SIZE PNG (the build's icon set, with no other tool needed).
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
 
 #include <QApplication>
+#include <QImage>
+#include <QPainter>
+#include <QSvgRenderer>
 
 #include "core/util/csv.h"
 #include "core/util/diagnostic.h"
@@ -22,12 +27,42 @@ void quietHandler(QtMsgType, const QMessageLogContext&, const QString& message)
     if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR"))) return;
     std::cerr << message.toStdString() << '\n';
 }
+
+int svgToPng(int argc, char** argv)
+{
+    const int size = argc == 5 ? std::atoi(argv[3]) : 0;
+    if (size <= 0 || size > 4096) {
+        std::cerr << "usage: marvel-figures --svg-to-png ICON.svg SIZE OUT.png\n";
+        return 2;
+    }
+    QApplication app(argc, argv);
+    QSvgRenderer svg(QString::fromLocal8Bit(argv[2]));
+    if (!svg.isValid()) {
+        std::cerr << "marvel-figures: cannot read the SVG " << argv[2] << '\n';
+        return 2;
+    }
+    QImage image(size, size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::transparent);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    svg.render(&painter, QRectF(0, 0, size, size));
+    painter.end();
+    if (!image.save(QString::fromLocal8Bit(argv[4]), "PNG")) {
+        std::cerr << "marvel-figures: cannot write " << argv[4] << '\n';
+        return 2;
+    }
+    return 0;
+}
 } // namespace
 
 int main(int argc, char** argv)
 {
     // Off-screen unless the caller chose a platform: the renderer runs from a terminal or CI.
     if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    if (argc >= 2 && std::string(argv[1]) == "--svg-to-png") {
+        qInstallMessageHandler(quietHandler);
+        return svgToPng(argc, argv);
+    }
     std::string out = ".", name, title, yLabel, csvPath;
     bool logScale = false;
     for (int i = 1; i < argc; ++i) {

@@ -27,6 +27,7 @@
 #include "app/cli/command.h"
 #include "app/cli/sweep_cli.h"
 #include "importers/onnx/onnx_import.h"
+#include "marvel_build_info.h"
 
 namespace {
 
@@ -234,6 +235,10 @@ int run(int argc, char** argv, int rank, int ranks)
         || std::find_if(
                args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; })
             != args.end();
+    if (argc >= 2 && std::string(argv[1]) == "--version") {
+        if (rank == 0) std::cout << "marvel-mpi " MARVEL_VERSION " (commit " MARVEL_GIT_COMMIT ")\n";
+        return cli::Ok;
+    }
     if (help) {
         if (rank == 0)
             std::cout << "marvel-mpi " MARVEL_VERSION

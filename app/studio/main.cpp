@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QTimer>
 
+#include "marvel_build_info.h"
 #include "ui/animation/animation_panel.h"
 #include "ui/bench/studio_bench.h"
 #include "ui/main_window.h"
@@ -29,7 +30,7 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Marvel Studio"));
     QApplication::setApplicationName(QStringLiteral("Marvel Studio"));
-    QApplication::setApplicationVersion(QStringLiteral(MARVEL_VERSION));
+    QApplication::setApplicationVersion(QStringLiteral(MARVEL_VERSION " (commit " MARVEL_GIT_COMMIT ")"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Map DNN operators onto spatial accelerators"));

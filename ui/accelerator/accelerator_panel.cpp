@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 
 #include "core/arch/accelerator_io.h"
+#include "ui/samples_dir.h"
 
 namespace marvel::ui {
 
@@ -130,9 +131,7 @@ double spinValue(const QAbstractSpinBox* box)
 
 QString AcceleratorPanel::acceleratorsDirectory()
 {
-    const QByteArray fromEnv = qgetenv("MARVEL_SAMPLES_DIR");
-    return QString::fromLocal8Bit(fromEnv.isEmpty() ? QByteArray(MARVEL_SAMPLES_DIR) : fromEnv)
-        + QStringLiteral("/accelerators");
+    return samplesRoot() + QStringLiteral("/accelerators");
 }
 
 AcceleratorPanel::AcceleratorPanel(QWidget* parent)
