@@ -1,0 +1,29 @@
+#!/bin/bash
+# The bash completion of marvel (scripts/completion/marvel.bash) against the built program: commands,
+# a command's options, an option's values.   check-completion.sh COMPLETION_SCRIPT MARVEL_DIRECTORY
+set -uo pipefail
+source "$1"
+PATH=$2:$PATH
+status=0
+expect() {
+  local want=$1
+  shift
+  COMP_WORDS=("$@")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMPREPLY=()
+  _marvel
+  local got="${COMPREPLY[*]}"
+  if [ "$got" != "$want" ]; then
+    echo "check-completion: '$*' completed to '$got', expected '$want'"
+    status=1
+  fi
+}
+expect "search simulate sweep" marvel s
+expect "--no-refine" marvel search --no-r
+expect "--timeloop-compatible" marvel search --timel
+expect "energy edp" marvel search --objective e
+expect "--json --help" marvel check --
+expect "--no-mpi --no-reuse-run" marvel bench-sweep --no-
+expect "vgg16" marvel search --model vg
+[ $status -eq 0 ] && echo "check-completion: ok"
+exit $status
