@@ -10,7 +10,9 @@ apt-get install -y -qq --no-install-recommends \
   xvfb xauth fonts-dejavu-core clang-format \
   clang libclang-rt-14-dev \
   libopenmpi-dev openmpi-bin \
-  libonnx-dev libprotobuf-dev protobuf-compiler >/dev/null
+  libonnx-dev libprotobuf-dev protobuf-compiler \
+  lintian desktop-file-utils appstream >/dev/null
+# lintian, desktop-file-utils and appstream check the Debian package (scripts/test-package.sh).
 # The ONNX test models are committed; re-exporting them (scripts/export-onnx-models.py) also needs
 # python3-torch python3-torchvision python3-onnx, which the build and the tests do not.
 echo "install-deps: packages ready"

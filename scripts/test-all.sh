@@ -20,6 +20,10 @@ cmake --build build -j"$jobs"
 phase "release build"
 ctest --test-dir build --output-on-failure -j"$jobs"
 phase "release tests"
+# The Debian package of the release build: built, linted, installed with apt-get, its programs checked from
+# outside the source tree, purged (doc/packaging.md).
+scripts/test-package.sh
+phase "package (cpack, lintian, install, check, purge)"
 
 # The sanitizer build uses clang: a second compiler's warnings and checks beside GCC's, precompiled headers
 # that pay off (clang loads only what a source uses), and the libFuzzer targets in the same tree, so core is
