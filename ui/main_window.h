@@ -119,7 +119,9 @@ public:
     bool saveProjectTo(const QString& path);
     project::Project currentProject() const;
     QString currentProjectFile() const { return m_projectFile; }
-    /// Writes the selected mapping as a MAESTRO .m file, JSON (.json) or loop-nest text (any other suffix).
+    /// Writes the selected mapping as a MAESTRO .m file, JSON (.json), Timeloop input (NAME.timeloop: the
+    /// folder NAME with problem.yaml, arch.yaml, map.yaml, ert.yaml; core/export/timeloop.h) or loop-nest
+    /// text (any other suffix).
     bool exportMapping(const QString& path);
     QString lastError() const { return m_lastError; }
 

@@ -7,10 +7,12 @@
 #include <QFileInfo>
 #include <QTimer>
 
+#include "core/export/timeloop.h"
 #include "marvel_build_info.h"
 #include "ui/animation/animation_panel.h"
 #include "ui/bench/studio_bench.h"
 #include "ui/main_window.h"
+#include "ui/search/search_panel.h"
 #include "ui/sweep/sweep_controller.h"
 #include "ui/sweep/sweep_panel.h"
 
@@ -65,6 +67,15 @@ int main(int argc, char** argv)
                        "accelerator of the opened project."),
         QStringLiteral("file"));
     parser.addOption(animateMapping);
+    QCommandLineOption exportMapping(QStringLiteral("export-mapping"),
+        QStringLiteral(
+            "With --search: export the selected mapping to <file> once the search is done, as "
+            "File > Export Selected Mapping does (.m, .json, .txt, or NAME.timeloop: Timeloop input)."),
+        QStringLiteral("file"));
+    parser.addOption(exportMapping);
+    QCommandLineOption timeloopOnly(QStringLiteral("timeloop-compatible"),
+        QStringLiteral("Check the search's \"Timeloop only\" option: only mappings Timeloop can express."));
+    parser.addOption(timeloopOnly);
     QCommandLineOption sweep(QStringLiteral("sweep"),
         QStringLiteral(
             "Run a design sweep at start over two parameters, given twice as NAME=VALUES the "
@@ -149,6 +160,14 @@ int main(int argc, char** argv)
             if (!window.runSweep() && parser.isSet(screenshot)) app.exit(1);
         });
     } else if (parser.isSet(search)) {
+        if (parser.isSet(timeloopOnly)) {
+            marvel::search::SearchOptions o = window.searchPanel()->options();
+            o.constraint.dataflowFilter = marvel::timeloop::searchFilter();
+            window.searchPanel()->setOptions(o);
+        }
+        if (parser.isSet(exportMapping))
+            QObject::connect(&window, &marvel::ui::MainWindow::searchFinished, &window,
+                [&window, path = parser.value(exportMapping)] { window.exportMapping(path); });
         if (parser.isSet(screenshot)) {
             const QString path = parser.value(screenshot);
             QObject::connect(

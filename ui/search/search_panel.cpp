@@ -12,6 +12,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "core/export/timeloop.h"
+
 namespace marvel::ui {
 
 SearchPanel::SearchPanel(QWidget* parent)
@@ -65,6 +67,9 @@ SearchPanel::SearchPanel(QWidget* parent)
                             "and with the GAMMA-like genetic search, and show their best mappings beside "
                             "Marvel's"));
     m_styles->setChecked(true);
+    m_timeloop = new QCheckBox(tr("Timeloop only"));
+    m_timeloop->setToolTip(tr("Search only mappings Timeloop can express, so that File > Export Selected "
+                              "Mapping can write the selected one as Timeloop input (doc/timeloop.md)"));
     // Two columns of short labels (the tooltips explain): the panel shares the left column with the
     // operator, which needs the height more.
     auto* options = new QGridLayout;
@@ -75,6 +80,7 @@ SearchPanel::SearchPanel(QWidget* parent)
     options->addWidget(m_l2, 1, 1);
     options->addWidget(m_refine, 2, 0);
     options->addWidget(m_styles, 2, 1);
+    options->addWidget(m_timeloop, 3, 0);
     layout->addLayout(options);
 
     auto* buttons = new QHBoxLayout;
@@ -101,7 +107,7 @@ SearchPanel::SearchPanel(QWidget* parent)
     connect(m_cancel, &QPushButton::clicked, this, &SearchPanel::cancelRequested);
     for (QComboBox* c : {m_objective, m_fidelity})
         connect(c, &QComboBox::currentIndexChanged, this, &SearchPanel::optionsChanged);
-    for (QCheckBox* c : {m_divisors, m_l1, m_l2, m_bounds, m_refine})
+    for (QCheckBox* c : {m_divisors, m_l1, m_l2, m_bounds, m_refine, m_timeloop})
         connect(c, &QCheckBox::toggled, this, &SearchPanel::optionsChanged);
     connect(m_utilisation, &QDoubleSpinBox::valueChanged, this, &SearchPanel::optionsChanged);
     connect(m_threads, &QSpinBox::valueChanged, this, &SearchPanel::optionsChanged);
@@ -121,14 +127,16 @@ search::SearchOptions SearchPanel::options() const
     o.refine = m_refine->isChecked();
     o.offChipCandidates = m_offChipCandidates;
     o.threads = static_cast<unsigned>(m_threads->value());
+    if (m_timeloop->isChecked()) o.constraint.dataflowFilter = timeloop::searchFilter();
     return o;
 }
 
 void SearchPanel::setOptions(const search::SearchOptions& o)
 {
-    const QSignalBlocker blockers[] = {QSignalBlocker(m_objective), QSignalBlocker(m_fidelity),
-        QSignalBlocker(m_utilisation), QSignalBlocker(m_divisors), QSignalBlocker(m_l1), QSignalBlocker(m_l2),
-        QSignalBlocker(m_bounds), QSignalBlocker(m_refine), QSignalBlocker(m_threads)};
+    const QSignalBlocker blockers[]
+        = {QSignalBlocker(m_objective), QSignalBlocker(m_fidelity), QSignalBlocker(m_utilisation),
+            QSignalBlocker(m_divisors), QSignalBlocker(m_l1), QSignalBlocker(m_l2), QSignalBlocker(m_bounds),
+            QSignalBlocker(m_refine), QSignalBlocker(m_threads), QSignalBlocker(m_timeloop)};
     m_objective->setCurrentIndex(static_cast<int>(o.objective));
     m_fidelity->setCurrentIndex(o.fidelity == search::Fidelity::Corrected ? 1 : 0);
     m_utilisation->setValue(o.peUtilizationBound);
@@ -137,6 +145,7 @@ void SearchPanel::setOptions(const search::SearchOptions& o)
     m_l2->setChecked(o.l2Capacity);
     m_bounds->setChecked(o.boundSkipping);
     m_refine->setChecked(o.refine);
+    m_timeloop->setChecked(bool(o.constraint.dataflowFilter));
     m_offChipCandidates = o.offChipCandidates;
     m_threads->setValue(static_cast<int>(o.threads));
 }

@@ -52,6 +52,8 @@ private:
     QCheckBox* m_l2 = nullptr;
     QCheckBox* m_bounds = nullptr;
     QCheckBox* m_refine = nullptr;
+    QCheckBox* m_timeloop
+        = nullptr; ///< only mappings Timeloop can express (SearchConstraint::dataflowFilter)
     /// Off-chip solutions searched (a project's "offchip_candidates"): no widget, kept as it came.
     int m_offChipCandidates = search::SearchOptions::kDefaultOffChipCandidates;
     QCheckBox* m_styles = nullptr;

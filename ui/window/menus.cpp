@@ -91,7 +91,8 @@ void MainWindow::buildMenus()
     });
     file->addAction(tr("&Export Selected Mapping..."), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export mapping"), {},
-            tr("MAESTRO mapping (*.m);;Mapping JSON (*.json);;Tiled loop nest (*.txt)"));
+            tr("MAESTRO mapping (*.m);;Mapping JSON (*.json);;Tiled loop nest (*.txt);;"
+               "Timeloop input folder: problem, arch, map, ert .yaml (*.timeloop)"));
         if (!path.isEmpty()) exportMapping(path);
     });
     file->addSeparator();

@@ -1,5 +1,6 @@
 // Projects: opening one (workload, accelerator, search settings and the selected mapping), the window's
 // state as a project and saving it, and exporting the selected mapping.
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include <QDir>
@@ -8,6 +9,7 @@
 #include <QTableView>
 #include <QTimer>
 
+#include "core/export/timeloop.h"
 #include "core/mapping/loop_nest_mapping.h"
 #include "core/mdc/maestro_io.h"
 #include "core/util/text_file.h"
@@ -115,6 +117,33 @@ bool MainWindow::exportMapping(const QString& path)
     if (!m_selected || !m_lastResult) {
         reportError(tr("Nothing to export"), tr("Run a search and select a mapping first."));
         return false;
+    }
+    // A Timeloop export is a folder of four YAML files: the path without its .timeloop suffix.
+    if (path.endsWith(QStringLiteral(".timeloop"), Qt::CaseInsensitive)) {
+        const QString dir = path.left(path.size() - int(std::strlen(".timeloop")));
+        const std::string name = m_lastResult->space.name.empty() ? "layer" : m_lastResult->space.name;
+        const timeloop::Export e = timeloop::translateMdc(
+            name, m_lastResult->problem, m_selected->dataflow, m_shownBasis.accelerator);
+        if (!e.ok()) {
+            reportError(tr("Timeloop cannot express this mapping"),
+                QString::fromStdString(e.reason)
+                    + tr("\n\nmarvel search --timeloop-compatible searches only mappings Timeloop can "
+                         "express."));
+            return false;
+        }
+        try {
+            timeloop::writeFiles(e, dir.toStdString());
+        } catch (const InputError& err) {
+            reportError(tr("Export failed"), QString::fromStdString(err.what()));
+            return false;
+        }
+        statusBar()->showMessage(
+            tr("Exported the mapping as Timeloop input to %1 (problem, arch, map and ert "
+               ".yaml; %2 PEs): timeloop-model arch.yaml problem.yaml map.yaml ert.yaml")
+                .arg(QDir::toNativeSeparators(dir))
+                .arg(e.mapping->pesUsed()),
+            15000);
+        return true;
     }
     try {
         std::string text;
