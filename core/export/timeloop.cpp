@@ -168,6 +168,20 @@ LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
 {
     LevelLoops out;
     int spatialMaps = 0;
+    // Row-stationary: input rows and filter rows spread together (SpatialMap on Y beside SpatialMap on R).
+    for (const auto& a : level.directives)
+        for (const auto& b : level.directives) {
+            if (a.kind != Kind::SpatialMap || b.kind != Kind::SpatialMap) continue;
+            const int da = problemDimOfId[std::size_t(a.dim)], db = problemDimOfId[std::size_t(b.dim)];
+            const int w = s.refOf[std::size_t(da)];
+            if (w >= 0 && s.slideOf[std::size_t(db)] == w)
+                refuse(mdc::Directive{a.kind, a.size, a.offset, p.dims[std::size_t(da)].name, {}}.toString()
+                    + " with "
+                    + mdc::Directive{b.kind, b.size, b.offset, p.dims[std::size_t(db)].name, {}}.toString()
+                    + ": row-stationary, input rows spread together with filter rows; Timeloop's spatial "
+                      "loops"
+                      " cannot couple them");
+        }
     for (const auto& dir : level.directives) {
         const int d = problemDimOfId[std::size_t(dir.dim)];
         const std::string& name = p.dims[std::size_t(d)].name;

@@ -369,6 +369,9 @@ private slots:
         QTest::newRow("row-stationary")
             << conv.arg(8).arg("SpatialMap(1,1) R; TemporalMap(3,1) Y; TemporalMap(3,1) X;") << 4
             << "row-stationary";
+        QTest::newRow("row-stationary pair")
+            << conv.arg(8).arg("SpatialMap(1,1) Y; SpatialMap(1,1) R; TemporalMap(3,1) X;") << 4
+            << "SpatialMap(1,1) Y with SpatialMap(1,1) R: row-stationary";
         QTest::newRow("remainder")
             << conv.arg(10).arg("SpatialMap(1,1) K; TemporalMap(3,1) Y; TemporalMap(3,1) X;") << 4
             << "SpatialMap(1,1) K (line 1): 10 tiles over 4 sub-units leave a partial fold";
