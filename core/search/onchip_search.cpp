@@ -153,6 +153,18 @@ std::int64_t runtimeLowerBound(std::int64_t macs, std::int64_t activePes, std::i
     return (macs + lanes - 1) / lanes;
 }
 
+double energyLowerBound(const LayerSpace& space, const arch::Accelerator& acc)
+{
+    // Every MAC reads each input operand from L1 and reads and writes its output partial sum there,
+    // in both fidelities; L2 and DRAM accesses only add to that.
+    const auto inputs = std::count_if(
+        space.tensors.begin(), space.tensors.end(), [](const SpaceTensor& t) { return !t.written; });
+    const bool anyOutput = std::any_of(
+        space.tensors.begin(), space.tensors.end(), [](const SpaceTensor& t) { return t.written; });
+    const double l1PerMac = static_cast<double>(inputs + (anyOutput ? 2 : 0));
+    return static_cast<double>(space.macs) * (acc.energy.mac + l1PerMac * acc.energy.l1Access);
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -480,7 +492,7 @@ void Engine::enumerateFor(std::uint32_t choice)
     std::vector<double> extentsFrom(n + 1, 1.0); // product of the extents of loops i..n-1
     for (std::size_t i = n; i-- > 0;)
         extentsFrom[i] = extentsFrom[i + 1] * static_cast<double>(m_space.loops[i].extent);
-    const double energyBound = static_cast<double>(m_space.macs) * m_acc.energy.mac;
+    const double energyBound = energyLowerBound(m_space, m_acc);
     const double lanes = static_cast<double>(std::max<std::int64_t>(1, m_acc.simdLanes));
     auto cannotWin = [&](double runtimeBound) {
         const double bound

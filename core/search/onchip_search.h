@@ -301,4 +301,8 @@ void addSeedingPass(SearchResult& later, const SearchResult& earlier);
 /// tile keeps busy (each PE does at most `simdLanes` MACs per cycle).
 std::int64_t runtimeLowerBound(std::int64_t macs, std::int64_t activePes, std::int64_t simdLanes);
 
+/// Exact lower bound on the total energy of any mapping of the space that counts every MAC: the MACs'
+/// energy and their L1 accesses (each input operand read, the partial sum read and written).
+double energyLowerBound(const LayerSpace& space, const arch::Accelerator& acc);
+
 } // namespace marvel::search
