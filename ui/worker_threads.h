@@ -22,6 +22,12 @@
 
 namespace marvel::ui {
 
+/// How often a controller's timer drains what its worker produced (often enough for a live plot, rarely
+/// enough that the GUI thread spends little time on it), and how soon it retries after finding the worker
+/// in the buffer.
+inline constexpr int kDrainIntervalMs = 50;
+inline constexpr int kDrainRetryMs = 2;
+
 /// Nice value of a worker thread (Linux; 0 is the GUI thread's, 19 the lowest priority): against a
 /// busy thread of normal priority a worker keeps about a tenth of a core, so a search still advances.
 inline constexpr int kWorkerNice = 10;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/conform/dependence.h"
+#include "core/util/strings.h"
 
 namespace marvel::conform {
 
@@ -38,14 +39,6 @@ std::string at(SourceLoc loc)
 std::string plural(std::size_t count, const std::string& noun)
 {
     return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
-}
-
-std::string joined(const std::vector<std::string>& items, const std::string& separator = ", ")
-{
-    std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i)
-        out += (i ? separator : "") + items[i];
-    return out;
 }
 
 /// A part of a reason being written that names source text; found in the finished reason by withLinks.

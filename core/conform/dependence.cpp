@@ -5,6 +5,8 @@
 #include <numeric>
 #include <optional>
 
+#include "core/util/strings.h"
+
 namespace marvel::conform {
 
 namespace {
@@ -267,14 +269,6 @@ std::optional<Dependence> test(const Access& w, const Access& x, bool distinct)
 std::string where(const ir::Statement& s)
 {
     return "'" + s.text + "' (" + std::to_string(s.loc.line) + ":" + std::to_string(s.loc.column) + ")";
-}
-
-std::string joined(const std::vector<std::string>& items)
-{
-    std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i)
-        out += (i ? ", " : "") + items[i];
-    return out;
 }
 
 } // namespace

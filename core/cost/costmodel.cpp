@@ -124,11 +124,6 @@ enum class Err {
     ZeroCompute,
 };
 
-i64 ceilDivSigned(i64 a, i64 b) // b > 0; real ceiling for either sign of a
-{
-    return a > 0 ? (a + b - 1) / b : a / b;
-}
-
 std::string formatDirective(const mdc::Directive& d)
 {
     using Kind = mdc::Directive::Kind;
@@ -962,7 +957,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     i64 inL1[kMaxTensors] = {};
     const i64 H = acc.nocLatency;
     const i64 BW = acc.nocBandwidth;
-    auto delay = [&](i64 elems) { return H + ceilDivSigned(elems, BW) - 1; };
+    auto delay = [&](i64 elems) { return H + ceilDiv(elems, BW) - 1; };
     i64 childDims[kMaxDims];
 
     for (i64 c = 0; c < total; ++c) {
@@ -1109,7 +1104,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         double units = 0.0;
         const State& sps = *s[L.sp];
         if (innermost) {
-            comp = ceilDivSigned(ps, acc.simdLanes);
+            comp = ceilDiv(ps, acc.simdLanes);
             units = double(sps.edge ? L.E : L.P);
             for (int t = 0; t < nInputs; ++t)
                 addMul(res.peWrites[t], occ, inL1[t], ovf);
@@ -1182,7 +1177,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     lastTop = {true, t, moved, ch >= 0};
                     std::copy(cur, cur + L.n, lastTop.pos);
                     std::copy(prv, prv + L.n, lastTop.prev);
-                    t = std::max(t, ceilDivSigned(moved, off));
+                    t = std::max(t, ceilDiv(moved, off));
                 } else {
                     lastTop.valid = false; // every transfer fits in the step's cycles
                 }
@@ -1234,8 +1229,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         const i64 off = acc.offchipBandwidth;
         const i64 moved
             = dramEngine.stepElements(lastTop.pos, lastTop.hasPrev ? lastTop.prev : nullptr, true);
-        res.runtime += std::max(lastTop.t, ceilDivSigned(moved, off))
-            - std::max(lastTop.t, ceilDivSigned(lastTop.moved, off));
+        res.runtime
+            += std::max(lastTop.t, ceilDiv(moved, off)) - std::max(lastTop.t, ceilDiv(lastTop.moved, off));
     }
     // A level whose cases are all empty counts as one busy unit: this is what MAESTRO's guard-fixed
     // build reports for such sub-clusters (layers_guardfix.csv, repo vgg16_rs).
@@ -1350,7 +1345,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         cur[v] = prev[v] = region[v];
     bool anyExecuted = false;
     const i64 H = acc.nocLatency, BW = acc.nocBandwidth, off = acc.offchipBandwidth;
-    auto delay = [&](i64 elems) { return H + ceilDivSigned(elems, BW) - 1; };
+    auto delay = [&](i64 elems) { return H + ceilDiv(elems, BW) - 1; };
     auto outputs = [&](int ref, Span rows, Span slide) {
         const OutputSpan w = windowOutputs(rows.begin, rows.end, slide.begin, slide.end,
             std::max<i64>(stride[ref], 1), dilation[ref], outExtent[ref]);
@@ -1460,7 +1455,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         double units = 0.0;
         if (innermost) {
             for (size_t j = 0; j < active; ++j)
-                comp = std::max(comp, ceilDivSigned(work[j], acc.simdLanes));
+                comp = std::max(comp, ceilDiv(work[j], acc.simdLanes));
             units = double(active);
             top.t[o].l1Write += allWork;
             top.t[o].l1Read += allWork;
@@ -1490,7 +1485,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
                 lastTop.moved = moved;
                 lastTop.hasPrev = executed > 0;
                 std::copy(lastTop.pos, lastTop.pos + n, lastTop.prev);
-                t = std::max(t, ceilDivSigned(moved, off));
+                t = std::max(t, ceilDiv(moved, off));
             } else {
                 lastTop.valid = false;
             }
@@ -1530,8 +1525,8 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         // The last step also writes its outputs back.
         const i64 moved
             = dramEngine.stepElements(lastTop.pos, lastTop.hasPrev ? lastTop.prev : nullptr, true);
-        res.runtime += std::max(lastTop.t, ceilDivSigned(moved, off))
-            - std::max(lastTop.t, ceilDivSigned(lastTop.moved, off));
+        res.runtime
+            += std::max(lastTop.t, ceilDiv(moved, off)) - std::max(lastTop.t, ceilDiv(lastTop.moved, off));
     }
     res.util = executed > 0 ? utilSum / double(executed) : 1.0;
     res.executed = executed;
@@ -1637,7 +1632,7 @@ i64 Evaluator::Impl::activePes() const
             if (!d.spatial) continue;
             strided = strided || stride[d.dim] != 1;
             const i64 extent = L.D[d.dim];
-            units = std::max(units, extent <= d.sz ? i64(1) : ceilDivSigned(extent - d.sz, d.of) + 1);
+            units = std::max(units, extent <= d.sz ? i64(1) : ceilDiv(extent - d.sz, d.of) + 1);
         }
         pes = satMul(pes, strided ? L.P : std::min(L.P, std::max<i64>(units, 1)));
     }

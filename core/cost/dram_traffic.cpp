@@ -55,17 +55,12 @@ i64 interSize(const RangeSet& a, const RangeSet& b)
     return n;
 }
 
-i64 ceilDivPos(i64 a, i64 b)
-{
-    return (a + b - 1) / b;
-}
-
 /// DRAM blocks of the set's runs (each run starts on a block boundary).
 i64 runBlocks(const RangeSet& a, i64 epb)
 {
     i64 n = 0;
     for (const Range& x : a.r)
-        n += ceilDivPos(x.size(), epb);
+        n += ceilDiv(x.size(), epb);
     return n;
 }
 
@@ -79,10 +74,10 @@ i64 diffBlocks(const RangeSet& a, const RangeSet& b, i64 epb)
         while (j < b.r.size() && b.r[j].e <= from)
             ++j;
         for (size_t k = j; k < b.r.size() && b.r[k].b < x.e; ++k) {
-            if (b.r[k].b > from) n += ceilDivPos(b.r[k].b - from, epb);
+            if (b.r[k].b > from) n += ceilDiv(b.r[k].b - from, epb);
             from = std::max(from, b.r[k].e);
         }
-        if (x.e > from) n += ceilDivPos(x.e - from, epb);
+        if (x.e > from) n += ceilDiv(x.e - from, epb);
     }
     return n;
 }

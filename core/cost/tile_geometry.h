@@ -5,16 +5,14 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/util/checked_math.h"
+
 namespace marvel::cost {
 
 /// Floor and ceiling of a / b for b > 0 and either sign of a.
 inline std::int64_t floorDiv(std::int64_t a, std::int64_t b)
 {
     return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-inline std::int64_t ceilDiv(std::int64_t a, std::int64_t b)
-{
-    return -floorDiv(-a, b);
 }
 
 /// Tiles a map of (sz, of) visits over an extent: the first one, then one more while the previous tile

@@ -188,13 +188,6 @@ std::int64_t firstPeIterations(std::int64_t extent, std::int64_t level3, const T
     return extent / level3 * withinLevel3(level3) + withinLevel3(extent % level3);
 }
 
-/// ceil(work / lanes) without overflow near the saturated maximum.
-std::int64_t ceilDiv(std::int64_t work, std::int64_t lanes)
-{
-    lanes = std::max<std::int64_t>(1, lanes);
-    return work / lanes + (work % lanes != 0 ? 1 : 0);
-}
-
 /// One level-3 choice: tiles and order (the off-chip part).
 struct Level3Choice
 {
@@ -555,7 +548,7 @@ void Engine::enumerateFor(std::uint32_t choice)
                 return;
             }
             if (wholeParallel > 1) return; // two whole loops cannot both be the innermost parallel loop
-            const std::int64_t runtimeBound = ceilDiv(work, m_acc.simdLanes);
+            const std::int64_t runtimeBound = ceilDiv(work, std::max<std::int64_t>(1, m_acc.simdLanes));
             if (pruneByBound && cannotWin(static_cast<double>(runtimeBound))) {
                 ++m_stats.boundPrunedTiles;
                 return;

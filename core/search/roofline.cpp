@@ -8,6 +8,7 @@
 
 #include "core/search/nest_util.h"
 #include "core/search/offchip.h"
+#include "core/util/checked_math.h"
 
 namespace marvel::search {
 
@@ -16,11 +17,6 @@ namespace {
 // Enumerating a triangular nest visits at most this many outer points before falling back to the
 // product of extents (an upper bound).
 constexpr std::int64_t kMaxVisited = 50'000'000;
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b)
-{
-    return b <= 0 ? 0 : (a + b - 1) / b;
-}
 
 } // namespace
 
@@ -114,6 +110,7 @@ Roofline roofline(
         (written.count(name) ? r.writeElements : r.readElements) += sum;
     }
     auto transferCycles = [&](std::int64_t bandwidth) {
+        if (bandwidth <= 0) return std::int64_t(0); // an accelerator still being edited
         return std::max(ceilDiv(r.readElements, bandwidth), ceilDiv(r.writeElements, bandwidth));
     };
     r.nocCycles = transferCycles(acc.nocBandwidth);

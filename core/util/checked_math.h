@@ -36,6 +36,12 @@ inline std::int64_t saturatingMul(std::int64_t a, std::int64_t b)
     return (a < 0) != (b < 0) ? kInt64Min : kInt64Max;
 }
 
+/// ceil(a / b) for b > 0 and any a, without the overflow of (a + b - 1) / b near the int64 limit.
+inline std::int64_t ceilDiv(std::int64_t a, std::int64_t b)
+{
+    return a / b + (a % b != 0 && (a > 0) == (b > 0) ? 1 : 0);
+}
+
 /// a + b clamped to [kInt64Min, kInt64Max].
 inline std::int64_t saturatingAdd(std::int64_t a, std::int64_t b)
 {

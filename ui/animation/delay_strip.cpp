@@ -12,7 +12,7 @@ constexpr double kMinStepWidth = 16; ///< three 4-pixel bars and a gap
 constexpr double kMaxStepWidth = 64;
 constexpr double kLeft = 8;
 constexpr double kLegendHeight = 18;
-const QColor kIngress(33, 113, 181), kCompute(35, 139, 69), kEgress(230, 110, 20);
+const QColor kIngressColour(33, 113, 181), kComputeColour(35, 139, 69), kEgressColour(230, 110, 20);
 } // namespace
 
 DelayStrip::DelayStrip(QWidget* parent)
@@ -90,8 +90,8 @@ void DelayStrip::paintEvent(QPaintEvent*)
     small.setPointSizeF(std::max(6.5, small.pointSizeF() * 0.85));
     p.setFont(small);
     double x = kLeft;
-    for (auto [colour, name] :
-        {std::pair{kIngress, tr("ingress")}, {kCompute, tr("compute")}, {kEgress, tr("egress")}}) {
+    for (auto [colour, name] : {std::pair{kIngressColour, tr("ingress")}, {kComputeColour, tr("compute")},
+             {kEgressColour, tr("egress")}}) {
         p.fillRect(QRectF(x, 4, 10, 10), colour);
         p.setPen(palette().color(QPalette::Text));
         p.drawText(QPointF(x + 14, 13), name);
@@ -122,9 +122,9 @@ void DelayStrip::paintEvent(QPaintEvent*)
             const double bh = h * double(v) / double(m_max);
             p.fillRect(QRectF(left + k * kBarWidth, bottom - bh, kBarWidth - 0.5, bh), c);
         };
-        bar(0, d.ingress, kIngress);
-        bar(1, d.compute, kCompute);
-        bar(2, d.egress, kEgress);
+        bar(0, d.ingress, kIngressColour);
+        bar(1, d.compute, kComputeColour);
+        bar(2, d.egress, kEgressColour);
     }
 }
 

@@ -10,11 +10,6 @@
 
 namespace marvel::ui {
 
-namespace {
-constexpr int kDrainIntervalMs = 50;
-constexpr int kDrainRetryMs = 2; ///< after finding the worker in the buffer
-} // namespace
-
 /// What a worker hands to the GUI thread. The worker only appends under the mutex; drain() swaps out.
 struct SearchController::Shared
 {
