@@ -39,6 +39,22 @@ private slots:
                      "24 layer(s); not searched yet; 115 node(s) of the graph not mapped"),
             qPrintable(w.modelTotals()->text()));
         QVERIFY(w.modelTotals()->toolTip().contains("not mapped: Relu (49)"));
+        // The editor holds a note on the whole model, not an operator: the verdict says what to do
+        // rather than reporting the note as an operator that does not parse.
+        QCOMPARE(w.verdictLabel()->text(),
+            QStringLiteral("Model <b>resnet50.onnx</b>: pick a layer in the Model panel to check it against "
+                           "the rules."));
+    }
+
+    /// A JSON model opened as a file (not a project) goes to the Model panel too.
+    void opensAJsonModelFile()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(QStringLiteral(MARVEL_SAMPLES_DIR "/models/tiny_cnn.json")));
+        QCOMPARE(w.modelTable()->rowCount(), 3);
+        // conv1 16x3x3x3 over 16x16 outputs, dw2 16x3x3 over 16x16, pw2 32x16 over 16x16.
+        QCOMPARE(w.modelTable()->workload().totalMacs(), std::int64_t(110'592 + 36'864 + 131'072));
+        QVERIFY(w.verdictLabel()->text().startsWith("Model <b>tiny_cnn.json</b>"));
     }
 
     void dropOpensTheModel()

@@ -5,6 +5,8 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QSettings>
@@ -40,7 +42,16 @@ void MainWindow::openDialog()
 
 bool MainWindow::openFile(const QString& path)
 {
-    if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) return openProject(path);
+    if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) {
+        // A JSON model (a "layers" list, no project "workload") opens in the Model panel.
+        QFile json(path);
+        if (json.open(QIODevice::ReadOnly)) {
+            const QJsonObject top = QJsonDocument::fromJson(json.read(1 << 24)).object();
+            if (top.contains(QStringLiteral("layers")) && !top.contains(QStringLiteral("workload")))
+                return loadModel(path);
+        }
+        return openProject(path);
+    }
     if (path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive)) return loadModel(path);
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {

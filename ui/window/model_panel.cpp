@@ -151,6 +151,7 @@ void MainWindow::selectLayer(int row)
         m_editor->setReadOnly(!m_modelName.isEmpty());
         m_layerBanner->setVisible(false);
         m_editCopy->setVisible(false);
+        analyseNow(); // the verdict and the DDG stop describing the layer shown before
         refreshStaleness(); // what is shown was computed for another workload
         return;
     }

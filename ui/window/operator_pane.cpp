@@ -107,6 +107,13 @@ void MainWindow::startAnalysisTimer()
 void MainWindow::analyseNow()
 {
     m_analyseTimer->stop();
+    if (!m_modelName.isEmpty() && m_layer < 0) {
+        // A whole model is the workload: the editor holds a note, not an operator to check.
+        m_analysis = {};
+        showAnalysis();
+        m_links->refresh();
+        return;
+    }
     const QString name = m_file.isEmpty() ? tr("untitled.loop") : QFileInfo(m_file).fileName();
     m_analysis = OperatorAnalysis::analyse(m_editor->toPlainText(), name);
     showAnalysis();
@@ -121,13 +128,19 @@ void MainWindow::showAnalysis()
     m_diagnostics->setVisible(!m_analysis.diagnostics.empty());
 
     if (!m_analysis.report) {
-        m_verdict->setText(tr("<b>The operator does not parse</b> (%n problem(s)).", nullptr,
-            int(m_analysis.diagnostics.size())));
+        const bool wholeModel = !m_modelName.isEmpty() && m_layer < 0;
+        m_verdict->setText(wholeModel
+                ? tr("Model <b>%1</b>: pick a layer in the Model panel to check it against the rules.")
+                      .arg(QFileInfo(m_modelName).fileName().toHtmlEscaped())
+                : tr("<b>The operator does not parse</b> (%n problem(s)).", nullptr,
+                    int(m_analysis.diagnostics.size())));
         for (int r = 0; r < 4; ++r) {
             m_rules->setItem(r, 0, new QTableWidgetItem(tr(kRuleTitles[r])));
             m_rules->setItem(r, 1, new QTableWidgetItem(tr("-")));
         }
-        m_ddg->setMessage(tr("Fix the operator text to see its dimension dependence graph."));
+        m_ddg->setMessage(wholeModel
+                ? tr("Pick a layer in the Model panel to see its dimension dependence graph.")
+                : tr("Fix the operator text to see its dimension dependence graph."));
         return;
     }
     const conform::Report& report = *m_analysis.report;
