@@ -24,6 +24,8 @@ shot dram-sweep samples/projects/vgg16_conv_edge_dram.json --sweep pes=64,128,25
 shot editor-ddg samples/operators/nonconformable/ddg_cycle.loop
 shot animation samples/projects/conv1d_classroom.json \
   --animation-directives "SpatialMap(1,1) X; TemporalMap(Sz(S),Sz(S)) S;" --animation-step 2
+shot mdc-guide samples/projects/conv2d_classroom.json --animate-mapping samples/mappings/conv2d_two_levels.m \
+  --guide
 for size in 1280x800 1440x900 1920x1080; do
   SIZE=$size shot "layout-$size" samples/projects/vgg16_conv_edge_dram.json --search
 done

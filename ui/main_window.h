@@ -24,6 +24,9 @@ class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
 class QTimer;
+class QTextBrowser;
+class QMessageBox;
+class QUrl;
 
 namespace marvel::sweep {
 class Grid;
@@ -149,6 +152,19 @@ public:
     static QString samplesDirectory();
     /// samples/projects beside samplesDirectory().
     static QString projectSamplesDirectory();
+    /// Help > The MDC notation: the guide for newcomers (resources/mdc-guide.html) in a dock beside the
+    /// views, created on first use; its sample: links open the classroom examples (openGuideLink).
+    QTextBrowser* showGuide();
+    /// Opens a link of the guide: sample:PATH (a file under samplesRoot()) with ?animate=MAPPING.m (also
+    /// animate that MAESTRO mapping file), #animation (show the Animation tab) or #ddg (raise the DDG).
+    /// Other links open in the desktop's browser. False when the file does not open.
+    bool openGuideLink(const QUrl& url);
+    /// Help > Keyboard shortcuts: "keys<TAB>what" for every shortcut of the window's actions and
+    /// QShortcuts, in the native key names, sorted by what they do.
+    QStringList shortcutList() const;
+    /// Help > Keyboard shortcuts: shortcutList() as a table in a box that does not block the window.
+    QMessageBox* showShortcuts();
+
     /// Files opened or saved lately, newest first (QSettings; files that no longer exist are left out).
     static QStringList recentFiles();
 
@@ -236,6 +252,7 @@ private:
     QString m_file;
     QMenu* m_viewMenu = nullptr;
     QWidget* m_operatorPane = nullptr;
+    QDockWidget* m_guide = nullptr; ///< the MDC guide (guide.cpp), created on first use
     std::vector<QDockWidget*> m_docks; ///< operator, ddg, search, accelerator, mapping, model
     bool m_layoutRestored = false; ///< restoreState() found the last session's dock layout
     bool m_defaultLayoutApplied = false;

@@ -87,6 +87,9 @@ int main(int argc, char** argv)
                        "dram-energy, area, power, utilization or roofline."),
         QStringLiteral("metric"));
     parser.addOption(sweepColour);
+    QCommandLineOption guide(QStringLiteral("guide"),
+        QStringLiteral("Open Help > The MDC notation at start (for --screenshot too)."));
+    parser.addOption(guide);
     parser.addPositionalArgument(
         QStringLiteral("file"), QStringLiteral("Project (.json) or operator (.loop) to open."));
     parser.process(app);
@@ -105,6 +108,7 @@ int main(int argc, char** argv)
     }
     window.resize(windowSize);
     window.show();
+    if (parser.isSet(guide)) window.showGuide();
     if (parser.isSet(animateMapping)) {
         const QString value = parser.value(animateMapping);
         const qsizetype colon = value.lastIndexOf(QLatin1Char(':'));

@@ -111,6 +111,9 @@ void MainWindow::buildMenus()
         m_viewMenu->addAction(d->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("The &MDC notation"), QKeySequence::HelpContents, this, [this] { showGuide(); });
+    help->addAction(tr("&Keyboard shortcuts"), this, [this] { showShortcuts(); });
+    help->addSeparator();
     help->addAction(tr("&About Marvel Studio"), this, [this] {
         QFile about(QStringLiteral(":/marvel/about.html"));
         about.open(QIODevice::ReadOnly);
