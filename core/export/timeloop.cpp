@@ -186,14 +186,16 @@ LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
         const int d = problemDimOfId[std::size_t(dir.dim)];
         const std::string& name = p.dims[std::size_t(d)].name;
         const bool spatial = dir.kind == Kind::SpatialMap;
-        const std::string text = mdc::Directive{dir.kind, dir.size, dir.offset, name, {}}.toString();
-        // Point at the user's directive when there is one on this dimension.
-        std::string where = text;
-        for (const auto& u : userFlow)
-            if (u.kind != Kind::Cluster && u.dim == name && u.loc.line > 0)
-                where = text + " (line " + std::to_string(u.loc.line) + ")";
+        // The directive as a message names it, built only for a refusal (the search checks many mappings).
+        auto where = [&] {
+            std::string text = mdc::Directive{dir.kind, dir.size, dir.offset, name, {}}.toString();
+            for (const auto& u : userFlow)
+                if (u.kind != Kind::Cluster && u.dim == name && u.loc.line > 0)
+                    return text + " (line " + std::to_string(u.loc.line) + ")";
+            return text;
+        };
         if (spatial && ++spatialMaps > 1)
-            refuse(where
+            refuse(where()
                 + ": a second SpatialMap in one cluster level moves together with the first; Timeloop's"
                   " spatial loops are independent");
         const i64 par = parent[std::size_t(d)];
@@ -204,11 +206,11 @@ LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
         if (const int w = s.slideOf[std::size_t(d)]; w >= 0) {
             tlName = s.dims[std::size_t(s.tlOf[std::size_t(d)])].name;
             if (spatial && p.dims[std::size_t(d)].size > 1)
-                refuse(where
+                refuse(where()
                     + ": spreading a filter dimension over PEs (row-stationary) reads input rows and"
                       " filter rows together; Timeloop's spatial loops cannot couple them");
             if (sz < p.dims[std::size_t(d)].size)
-                refuse(where + ": the filter dimension " + name
+                refuse(where() + ": the filter dimension " + name
                     + " is split; exported only when each tile covers the whole filter");
         } else if (const int w2 = s.refOf[std::size_t(d)]; w2 >= 0) {
             const auto& win = p.windows[std::size_t(w2)];
@@ -220,16 +222,16 @@ LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
                 tileSize = parentOut;
             } else {
                 if (sz < span || (sz - span) % win.stride != 0)
-                    refuse(where + ": a tile of " + std::to_string(sz)
+                    refuse(where() + ": a tile of " + std::to_string(sz)
                         + " input rows is not a whole number of" + " output rows of the "
                         + std::to_string(span) + "-row window with stride " + std::to_string(win.stride));
                 const i64 rows = (sz - span) / win.stride + 1;
                 if (dir.offset != rows * win.stride)
-                    refuse(where + ": the offset " + std::to_string(dir.offset) + " is not the tile's "
+                    refuse(where() + ": the offset " + std::to_string(dir.offset) + " is not the tile's "
                         + std::to_string(rows) + " output row(s) x stride " + std::to_string(win.stride)
                         + ": consecutive tiles would overlap or skip outputs");
                 if (parentOut % rows != 0)
-                    refuse(where + ": tiles of " + std::to_string(rows) + " output rows do not divide the "
+                    refuse(where() + ": tiles of " + std::to_string(rows) + " output rows do not divide the "
                         + std::to_string(parentOut) + " rows they cover; Timeloop would count the last"
                         + " partial tile as a full one");
                 tileSize = rows;
@@ -239,12 +241,12 @@ LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
             tlName = s.dims[std::size_t(s.tlOf[std::size_t(d)])].name;
             if (sz < par) {
                 if (dir.offset != dir.size)
-                    refuse(where + ": tiles of " + std::to_string(dir.size) + " at offset "
+                    refuse(where() + ": tiles of " + std::to_string(dir.size) + " at offset "
                         + std::to_string(dir.offset) + " "
                         + (dir.offset < dir.size ? "overlap" : "skip indices") + " on " + name
                         + ", which is not a sliding window's input");
                 if (par % sz != 0)
-                    refuse(where + ": tiles of " + std::to_string(sz) + " do not divide the "
+                    refuse(where() + ": tiles of " + std::to_string(sz) + " do not divide the "
                         + std::to_string(par) + " indices of " + name
                         + " they cover; Timeloop would count the last partial tile as a full one");
                 count = par / sz;
@@ -258,7 +260,7 @@ LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
                 if (count > 1) out.spatial.push_back({tlName, count});
             } else {
                 if (count % units != 0)
-                    refuse(where + ": " + std::to_string(count) + " tiles over " + std::to_string(units)
+                    refuse(where() + ": " + std::to_string(count) + " tiles over " + std::to_string(units)
                         + " sub-units leave a partial fold; Timeloop would count it as a full one");
                 out.spatial.push_back({tlName, units});
                 out.temporal.push_back({tlName, count / units});
