@@ -8,7 +8,7 @@
 
 #include <QTest>
 
-#ifdef MARVEL_HAVE_YAML_CPP
+#if MARVEL_HAVE_YAML_CPP
 #include <yaml-cpp/yaml.h>
 #endif
 
@@ -82,7 +82,7 @@ std::string referenceDir()
     return std::string(MARVEL_REFERENCE_DIR) + "/../timeloop/vgg16_conv2_1_ws";
 }
 
-#ifdef MARVEL_HAVE_YAML_CPP
+#if MARVEL_HAVE_YAML_CPP
 // Reads all four files as Timeloop does: each on its own must have exactly one top-level key, and their
 // concatenation must parse as one document.
 YAML::Node readBack(const timeloop::Files& f)
@@ -224,7 +224,7 @@ private slots:
     // buffered, as the reference ran).
     void workedCaseReadBack()
     {
-#ifndef MARVEL_HAVE_YAML_CPP
+#if !MARVEL_HAVE_YAML_CPP
         QSKIP("yaml-cpp not found (libyaml-cpp-dev)");
 #else
         const Layer l = layerOf(kConv21);
@@ -348,7 +348,7 @@ private slots:
             << " dram:Weights=" << countOf(c.dramReads, "Weights")
             << " dram:Outputs=" << countOf(c.dramReads, "Outputs") << " writes=" << c.outputDramWrites;
         QCOMPARE(QString::fromStdString(got.str()), counts);
-#ifdef MARVEL_HAVE_YAML_CPP
+#if MARVEL_HAVE_YAML_CPP
         checkStructure(readBack(e.files), pes);
 #endif
     }
