@@ -1,9 +1,13 @@
 #pragma once
 // Runs the real `marvel` binary (or `mpirun marvel-mpi`) for the CLI tests and captures what it printed.
 
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QTest>
 
 namespace clitest {
 
@@ -31,6 +35,33 @@ inline CliRun runProgram(const QString& program, const QStringList& args, int ti
 inline CliRun runMarvel(const QStringList& args, int timeoutMs = 120000)
 {
     return runProgram(QStringLiteral(MARVEL_CLI_PATH), args, timeoutMs);
+}
+
+inline const QString kSamples = QStringLiteral(MARVEL_SAMPLES_DIR);
+inline const QString kP1 = kSamples + QStringLiteral("/accelerators/P1_eyeriss.json");
+
+/// Writes a test's input file (fails the test when it cannot).
+inline void writeFile(const QString& path, const QByteArray& text)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(text);
+}
+
+/// A file's text, empty when it cannot be read.
+inline QString readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+/// The JSON object a command printed (a warning names the parse error, if any).
+inline QJsonObject parse(const QString& text)
+{
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &error);
+    if (error.error != QJsonParseError::NoError) qWarning("%s", qPrintable(error.errorString()));
+    return doc.object();
 }
 
 } // namespace clitest

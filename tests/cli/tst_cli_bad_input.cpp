@@ -9,11 +9,11 @@
 
 #include "cli_runner.h"
 
+using clitest::kSamples;
 using clitest::runMarvel;
 
 namespace {
 const QString kCorpus = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/bad-input");
-const QString kSamples = QStringLiteral(MARVEL_SAMPLES_DIR);
 
 QStringList commandFor(const QString& format, const QString& path)
 {

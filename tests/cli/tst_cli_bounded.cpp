@@ -10,8 +10,9 @@
 
 #include "cli_runner.h"
 
+using clitest::kSamples;
+
 namespace {
-const QString kSamples = QStringLiteral(MARVEL_SAMPLES_DIR);
 
 // `marvel` under `prlimit --as` (1.5 GB of address space), except in sanitizer builds, whose shadow
 // memory needs terabytes of address space.

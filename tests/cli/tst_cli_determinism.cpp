@@ -8,10 +8,10 @@
 
 #include "cli_runner.h"
 
+using clitest::kSamples;
 using clitest::runMarvel;
 
 namespace {
-const QString kSamples = QStringLiteral(MARVEL_SAMPLES_DIR);
 
 struct Outputs
 {

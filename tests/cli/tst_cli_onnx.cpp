@@ -9,18 +9,13 @@
 
 #include "cli_runner.h"
 
+using clitest::readAll;
 using clitest::runMarvel;
 
 namespace {
 
 const QString kData = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/onnx/");
 const QString kClassroom8 = QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/classroom_8pe.json");
-
-QString readAll(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
 
 } // namespace
 

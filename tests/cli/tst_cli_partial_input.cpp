@@ -8,12 +8,12 @@
 
 #include "cli_runner.h"
 
+using clitest::kSamples;
 using clitest::runMarvel;
 using Run = clitest::CliRun;
 
 namespace {
 const QString kData = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/partial");
-const QString kSamples = QStringLiteral(MARVEL_SAMPLES_DIR);
 } // namespace
 
 class TestCliPartialInput : public QObject

@@ -9,12 +9,13 @@
 
 #include "cli_runner.h"
 
+using clitest::kP1;
+using clitest::kSamples;
+using clitest::parse;
 using clitest::runMarvel;
+using clitest::writeFile;
 
 namespace {
-
-const QString kSamples = QStringLiteral(MARVEL_SAMPLES_DIR);
-const QString kP1 = kSamples + "/accelerators/P1_eyeriss.json";
 
 const QByteArray kSmallConv = "operator smallconv(K = 16, C = 8, Y = 8, X = 8, R = 3, S = 3) {\n"
                               "  for (k = 0; k < K; k++)\n"
@@ -30,26 +31,11 @@ const QByteArray kTinyModel = R"({"schema_version": 1, "name": "tiny", "layers":
   {"name": "c1", "type": "CONV", "K": 16, "C": 3, "R": 3, "S": 3, "Y": 8, "X": 8, "stride": 1},
   {"name": "fc", "type": "GEMM", "M": 4, "N": 32, "K": 64}]})";
 
-void writeFile(const QString& path, const QByteArray& text)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    f.write(text);
-}
-
 QJsonObject readJsonFile(const QString& path)
 {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return {};
     return QJsonDocument::fromJson(f.readAll()).object();
-}
-
-QJsonObject parse(const QString& text)
-{
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &error);
-    if (error.error != QJsonParseError::NoError) qWarning("%s", qPrintable(error.errorString()));
-    return doc.object();
 }
 
 // A project of the small convolution on P1 with an EDP search (the PE-utilisation bound keeps it fast

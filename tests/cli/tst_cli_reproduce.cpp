@@ -12,12 +12,12 @@
 
 #include "cli_runner.h"
 
+using clitest::kP1;
 using clitest::runMarvel;
 
 namespace {
 
 const QString kTiny = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/reproduce/tiny.json");
-const QString kP1 = QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/P1_eyeriss.json");
 
 /// The rows of a CSV file as maps from the header's names (no quoted commas in these files' numbers).
 QList<QMap<QString, QString>> readCsv(const QString& path)

@@ -9,18 +9,12 @@
 #include "cli_runner.h"
 #include "core/workloads/workloads.h"
 
+using clitest::kP1;
+using clitest::parse;
 using clitest::runMarvel;
+using clitest::writeFile;
 
 namespace {
-
-const QString kP1 = QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/P1_eyeriss.json");
-
-void writeFile(const QString& path, const QByteArray& text)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    f.write(text);
-}
 
 const QByteArray kSmallConv = "operator smallconv(K = 16, C = 8, Y = 8, X = 8, R = 3, S = 3) {\n"
                               "  for (k = 0; k < K; k++)\n"
@@ -36,14 +30,6 @@ const QByteArray kTinyModel = R"({"schema_version": 1, "name": "tiny", "layers":
   {"name": "c1", "type": "CONV", "K": 16, "C": 3, "R": 3, "S": 3, "Y": 8, "X": 8, "stride": 1},
   {"name": "dw", "type": "DSCONV", "C": 16, "R": 3, "S": 3, "Y": 8, "X": 8, "stride": 1},
   {"name": "fc", "type": "GEMM", "M": 4, "N": 32, "K": 64}]})";
-
-QJsonObject parse(const QString& text)
-{
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &error);
-    if (error.error != QJsonParseError::NoError) qWarning("%s", qPrintable(error.errorString()));
-    return doc.object();
-}
 
 // Reads the MAESTRO file the search exported back with `marvel evaluate` (maestro mode): it must give the
 // search's MACs, runtime and energy for `layer` (a layer object of `marvel search --json`).

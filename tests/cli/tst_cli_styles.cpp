@@ -12,11 +12,12 @@
 
 #include "cli_runner.h"
 
+using clitest::kP1;
+using clitest::parse;
 using clitest::runMarvel;
+using clitest::writeFile;
 
 namespace {
-
-const QString kP1 = QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/P1_eyeriss.json");
 
 // Stride 1, so every style's parallel loops can keep the 10% PE bound busy on 168 PEs: each style's
 // space is then part of Marvel's.
@@ -24,18 +25,6 @@ const QByteArray kModel = R"({"schema_version": 1, "name": "tiny", "layers": [
   {"name": "c1", "type": "CONV", "K": 32, "C": 16, "R": 3, "S": 3, "Y": 14, "X": 14},
   {"name": "c2", "type": "CONV", "K": 32, "C": 32, "R": 3, "S": 3, "Y": 14, "X": 14, "repeat": 2},
   {"name": "fc", "type": "GEMM", "M": 16, "N": 64, "K": 128}]})";
-
-void writeFile(const QString& path, const QByteArray& text)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    f.write(text);
-}
-
-QJsonObject parse(const QString& text)
-{
-    return QJsonDocument::fromJson(text.toUtf8()).object();
-}
 
 // Dimensions each style may spread over the PEs, by the names of the built-in convolution (K, C, Y, X,
 // R, S) and GEMM (M, N, K) loops, from the paper's definitions: for a GEMM, N is the output channel, K

@@ -13,11 +13,11 @@
 
 #include "cli_runner.h"
 
+using clitest::kSamples;
 using clitest::runMarvel;
 
 namespace {
 
-const QString kSamples = QStringLiteral(MARVEL_SAMPLES_DIR);
 const QString kOp = kSamples + "/operators/conv1d.loop";
 const QString kHw = kSamples + "/accelerators/classroom_4pe.json";
 

@@ -11,12 +11,6 @@ using namespace clitest;
 
 namespace {
 
-QString readAll(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
 // Lines that start at column 0 and are not comments: the top-level keys.
 QStringList topLevelKeys(const QString& text)
 {

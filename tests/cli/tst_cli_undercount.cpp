@@ -11,9 +11,9 @@
 
 namespace {
 
+using clitest::kP1;
 using clitest::runMarvel;
 
-const QString kP1 = QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/P1_eyeriss.json");
 const QString kP2 = QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/P2_edge.json");
 // VGG16 CONV4_3 (28x28 input) twice: GAMMA_LIKE, which MAESTRO undercounts, and KCP_WS (see the file).
 const QString kConv43 = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/undercount/conv4_3_gamma_like.m");
