@@ -218,7 +218,7 @@ std::vector<marvel::cost::LayerEvaluation> evaluateFixed(
         }
     }
     if (auto path = args.value("export-mdc"))
-        writeTextFileAtomically(*path, mdc::writeMaestroMapping(network), "the mapping file");
+        writeTextFileAtomically(*path, mdc::writeMaestroMapping(network, *path), "the mapping file");
     std::vector<cost::LayerEvaluation> evaluated = network.layers.empty()
         ? std::vector<cost::LayerEvaluation>{}
         : cost::evaluateNetwork(network, acc, options, *args.value("model"));

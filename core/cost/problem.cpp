@@ -157,8 +157,15 @@ Problem fromMaestroLayer(const mdc::Layer& layer, std::optional<bool> withBatch,
         if (p.dim(d.name)) continue; // MAESTRO: the first declaration wins
         if (d.size < 1) fail(layer, fileName, "dimension '" + d.name + "' must have a size of at least 1");
         if (d.stride < 1) fail(layer, fileName, "stride of '" + d.name + "' must be at least 1");
+        if (d.dilation < 1) fail(layer, fileName, "dilation of '" + d.name + "' must be at least 1");
         p.dims.push_back({d.name, d.size, d.stride, true});
     }
+    // A window's dilation sits on its declared input (Y) or output (Y') dimension, the first declared.
+    auto dilationOf = [&](const char* ref, const char* out) {
+        for (const auto& d : layer.dims)
+            if (d.name == ref || d.name == out) return d.dilation;
+        return std::int64_t{1};
+    };
     bool batch = withBatch.value_or(p.dim("N") != nullptr);
     using Role = ProblemTensor::Role;
     std::vector<std::string> in, filter, outDims;
@@ -195,7 +202,8 @@ Problem fromMaestroLayer(const mdc::Layer& layer, std::optional<bool> withBatch,
         }
         for (auto [ref, slide, out, other] :
             {std::tuple{"X", "S", "X'", "Y'"}, std::tuple{"Y", "R", "Y'", "X'"}}) {
-            std::int64_t w = p.dim(slide)->size;
+            // The input rows one output row reads: the taps spread by the dilation.
+            std::int64_t w = effectiveWindow(p.dim(slide)->size, dilationOf(ref, out));
             if (const ProblemDim* r = p.dim(ref)) {
                 // The derived output extent ignores the stride (MAESTRO quirk Q-PARSE-3).
                 p.dims.push_back({out, r->size - w + 1, r->stride, false});
@@ -205,8 +213,8 @@ Problem fromMaestroLayer(const mdc::Layer& layer, std::optional<bool> withBatch,
                 p.dims.push_back({ref, p.dim(out)->size + w - 1, oth ? oth->stride : 1, false});
             }
         }
-        p.windows.push_back({"Y", "R", "Y'", p.dim("Y")->stride, 1});
-        p.windows.push_back({"X", "S", "X'", p.dim("X")->stride, 1});
+        p.windows.push_back({"Y", "R", "Y'", p.dim("Y")->stride, dilationOf("Y", "Y'")});
+        p.windows.push_back({"X", "S", "X'", p.dim("X")->stride, dilationOf("X", "X'")});
     }
     for (const auto* list : {&in, &filter, &outDims})
         for (const auto& d : *list)
@@ -414,7 +422,11 @@ std::string maestroMappingFile(
         if (!layer) {
             Diagnostic d;
             d.file = fileName;
-            d.message = "layer '" + l.name + "' has no MAESTRO layer type (CONV, DSCONV or GEMM) to export";
+            const bool dilated = std::any_of(l.problem->windows.begin(), l.problem->windows.end(),
+                [](const SlidingWindow& w) { return w.dilation != 1; });
+            d.message = "layer '" + l.name + "' "
+                + (dilated ? "is a dilated convolution, which MAESTRO's layer format cannot express"
+                           : "has no MAESTRO layer type (CONV, DSCONV or GEMM) to export");
             throw InputError(d);
         }
         layer->name = l.name;

@@ -89,7 +89,9 @@ struct Problem
 };
 
 /// MAESTRO's layer semantics (spec §2.3): coupling table with and without batch N, derived Y'/X'
-/// (or Y/X from declared Y'/X', with MAESTRO's stride quirk), overlap pairs (Y,R) and (X,S).
+/// (or Y/X from declared Y'/X', with MAESTRO's stride quirk), overlap pairs (Y,R) and (X,S). A
+/// dilation on Y or X (or Y', X'; mdc::LayerDim::dilation, 1 in every MAESTRO file) becomes the window's
+/// dilation, and the derived sizes use the dilated window (R - 1) * dilation + 1 in place of R.
 /// `withBatch` overrides the batch choice (MAESTRO fixes it per layer type by the first layer of that
 /// type in a file); by default it follows whether the layer declares N.
 /// Throws InputError naming the layer when the type is unsupported or a required dimension is missing.

@@ -36,11 +36,15 @@ struct Directive
 using Dataflow = std::vector<Directive>;
 
 /// A declared layer dimension (`K: 64`) with its outer stride (`Stride { X: 2 }`), in declaration order.
+/// `dilation` is the spacing of a window's filter taps on this (window input) dimension, Y or X: the
+/// window reads input rows stride*y' + dilation*r. MAESTRO has no dilation (its files never set it, and
+/// writeMaestroMapping refuses one other than 1); imported models (ONNX) and JSON models do.
 struct LayerDim
 {
     std::string name;
     std::int64_t size = 1;
     std::int64_t stride = 1;
+    std::int64_t dilation = 1;
     friend bool operator==(const LayerDim&, const LayerDim&) = default;
 };
 

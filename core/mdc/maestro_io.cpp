@@ -444,8 +444,15 @@ Network readMaestroMappingFile(const std::string& path)
     return readMaestroMapping(readTextFile(path), path);
 }
 
-std::string writeMaestroMapping(const Network& network)
+std::string writeMaestroMapping(const Network& network, const std::string& fileName)
 {
+    for (const Layer& layer : network.layers)
+        for (const LayerDim& d : layer.dims)
+            if (d.dilation != 1)
+                throw InputError(Diagnostic{fileName, {}, "",
+                    "layer '" + layer.name + "' is a dilated convolution (dilation "
+                        + std::to_string(d.dilation) + " on " + d.name
+                        + "), which MAESTRO's layer format cannot express"});
     std::ostringstream out;
     // An empty name is written as no name at all, which reads back as empty.
     auto named = [](const std::string& name) { return name.empty() ? std::string() : tokenSafe(name) + " "; };

@@ -36,8 +36,10 @@ Dataflow readDirectives(
 /// `Dimensions { K: 64, ... }`, `Dataflow { TemporalMap(3,1) Y; ... Cluster(3,P); }`) that MAESTRO
 /// itself reads; layers without a dataflow are written without a Dataflow block (a model file).
 /// readMaestroMapping() of the result gives an equal Network. Characters that MAESTRO's tokeniser
-/// treats as separators (and '{', '}') cannot appear in names and are written as '_'.
-std::string writeMaestroMapping(const Network& network);
+/// treats as separators (and '{', '}') cannot appear in names and are written as '_'. MAESTRO has no
+/// dilation: a layer with a dimension of dilation other than 1 throws InputError naming `fileName` and the
+/// layer, rather than be written as the undilated convolution it is not.
+std::string writeMaestroMapping(const Network& network, const std::string& fileName = {});
 
 /// MAESTRO's structural rules for one layer that does not need the hardware (spec §2.2-2.5):
 /// the dimensions its type needs (and not both Y and Y' or X and X'), a non-empty Dataflow, a

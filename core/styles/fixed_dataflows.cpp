@@ -82,6 +82,12 @@ mdc::Dataflow fixedDataflow(FixedDataflow dataflow, const mdc::Layer& layer, con
     const std::int64_t pes = std::max<std::int64_t>(1, acc.numPes);
     const cost::ProblemDim* xIn = problem.dim("X");
     const std::int64_t sx = xIn ? std::max<std::int64_t>(1, xIn->stride) : 1;
+    // A dilated window's taps lie dy (dx) input rows (columns) apart: a PE given one filter row reads
+    // every dy-th input row, and one output column reads (S - 1) * dx + 1 input columns.
+    std::int64_t dy = 1, dx = 1;
+    for (const cost::SlidingWindow& w : problem.windows)
+        (w.reference == "Y" ? dy : dx) = std::max<std::int64_t>(1, w.dilation);
+    const std::int64_t spanX = (S - 1) * dx + 1;
     // A depth-wise layer's only channel is C: its K is 1 and indexes no tensor.
     const bool depthwise = layer.type == "DSCONV";
     const char* outChannel = depthwise ? "C" : "K";
@@ -139,7 +145,7 @@ mdc::Dataflow fixedDataflow(FixedDataflow dataflow, const mdc::Layer& layer, con
                 mdc::Dataflow df = {Sp(1, 1, "Y'"), T(1, 1, "X'")};
                 if (!depthwise) df.push_back(T(1, 1, "C"));
                 for (const Directive& d : {T(kt, kt, outChannel), T(R, R, "R"), T(S, S, "S"),
-                         Directive::cluster(R), Sp(1, 1, "Y"), Sp(1, 1, "R"), T(S, S, "S")})
+                         Directive::cluster(R), Sp(1, dy, "Y"), Sp(1, 1, "R"), T(S, S, "S")})
                     df.push_back(d);
                 return df;
             },
@@ -156,7 +162,7 @@ mdc::Dataflow fixedDataflow(FixedDataflow dataflow, const mdc::Layer& layer, con
                 mdc::Dataflow df;
                 if (!depthwise) df.push_back(T(1, 1, "K"));
                 for (const Directive& d : {T(1, 1, "C"), Sp(1, 1, "Y'"), T(x, x, "X'"), T(R, R, "R"),
-                         T(S, S, "S"), Directive::cluster(x), Sp(S, sx, "X"), T(R, R, "R"), T(S, S, "S")})
+                         T(S, S, "S"), Directive::cluster(x), Sp(spanX, sx, "X"), T(R, R, "R"), T(S, S, "S")})
                     df.push_back(d);
                 return df;
             },

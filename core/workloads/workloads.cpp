@@ -27,10 +27,10 @@ std::string lower(std::string_view s)
     return out;
 }
 
-std::string subscript(const char* it, const char* filterIt, std::int64_t stride)
+std::string subscript(const char* it, const char* filterIt, std::int64_t stride, std::int64_t dilation)
 {
     std::string s = stride == 1 ? std::string(it) : std::to_string(stride) + " * " + it;
-    return s + " + " + filterIt;
+    return s + " + " + (dilation == 1 ? std::string(filterIt) : std::to_string(dilation) + " * " + filterIt);
 }
 
 std::string header(const std::string& name, const std::vector<std::pair<const char*, std::int64_t>>& sizes)
@@ -57,9 +57,9 @@ ir::Operator parse(const std::string& text, const std::string& layerName)
     return ir::parseOperator(text, "<workload layer " + layerName + ">");
 }
 
-mdc::LayerDim dim(const char* name, std::int64_t size, std::int64_t stride = 1)
+mdc::LayerDim dim(const char* name, std::int64_t size, std::int64_t stride = 1, std::int64_t dilation = 1)
 {
-    return mdc::LayerDim{name, size, stride};
+    return mdc::LayerDim{name, size, stride, dilation};
 }
 
 const mdc::LayerDim* findDim(const mdc::Layer& layer, std::string_view name)
@@ -75,13 +75,15 @@ std::int64_t dimSize(const mdc::Layer& layer, std::string_view name, std::int64_
     return d ? d->size : fallback;
 }
 
-// Output rows of a MAESTRO conv dimension: Y' when given, else (Y - R) / stride + 1.
+// Output rows of a MAESTRO conv dimension: Y' when given, else (Y - (R - 1) * dilation - 1) / stride + 1.
 std::int64_t outputSize(const mdc::Layer& layer, const char* in, const char* out, const char* filter)
 {
     if (const auto* o = findDim(layer, out)) return o->size;
     const auto* i = findDim(layer, in);
     if (!i) return 0;
-    std::int64_t r = dimSize(layer, filter, 1);
+    const std::int64_t taps = dimSize(layer, filter, 1);
+    const std::int64_t r
+        = taps < 1 ? taps : saturatingAdd(saturatingMul(taps - 1, std::max<std::int64_t>(i->dilation, 1)), 1);
     std::int64_t stride = std::max<std::int64_t>(i->stride, 1);
     return i->size < r ? 0 : (i->size - r) / stride + 1;
 }
@@ -92,10 +94,17 @@ std::int64_t strideOf(const mdc::Layer& layer, const char* in)
     return d ? std::max<std::int64_t>(d->stride, 1) : 1;
 }
 
+std::int64_t dilationOf(const mdc::Layer& layer, const char* in)
+{
+    const auto* d = findDim(layer, in);
+    return d ? std::max<std::int64_t>(d->dilation, 1) : 1;
+}
+
 } // namespace
 
 std::string conv2dLoopText(std::int64_t K, std::int64_t C, std::int64_t Y, std::int64_t X, std::int64_t R,
-    std::int64_t S, std::int64_t strideY, std::int64_t strideX, std::int64_t batch)
+    std::int64_t S, std::int64_t strideY, std::int64_t strideX, std::int64_t batch, std::int64_t dilationY,
+    std::int64_t dilationX)
 {
     bool batched = batch > 1;
     std::vector<std::pair<const char*, std::int64_t>> sizes;
@@ -109,13 +118,17 @@ std::string conv2dLoopText(std::int64_t K, std::int64_t C, std::int64_t Y, std::
              {"k", "K"}, {"c", "C"}, {"y", "Y"}, {"x", "X"}, {"r", "R"}, {"s", "S"}})
         nest.push_back(l);
     std::string n = batched ? "[n]" : "";
-    return header(strideY == 1 && strideX == 1 ? "conv2d" : "conv2d_strided", sizes) + loops(nest) + "O" + n
-        + "[k][y][x] += W[k][c][r][s] * I" + n + "[c][" + subscript("y", "r", strideY) + "]["
-        + subscript("x", "s", strideX) + "];\n}\n";
+    const char* opName = dilationY != 1 || dilationX != 1 ? "conv2d_dilated"
+        : strideY == 1 && strideX == 1                    ? "conv2d"
+                                                          : "conv2d_strided";
+    return header(opName, sizes) + loops(nest) + "O" + n + "[k][y][x] += W[k][c][r][s] * I" + n + "[c]["
+        + subscript("y", "r", strideY, dilationY) + "][" + subscript("x", "s", strideX, dilationX)
+        + "];\n}\n";
 }
 
 std::string depthwiseLoopText(std::int64_t C, std::int64_t Y, std::int64_t X, std::int64_t R, std::int64_t S,
-    std::int64_t strideY, std::int64_t strideX, std::int64_t batch)
+    std::int64_t strideY, std::int64_t strideX, std::int64_t batch, std::int64_t dilationY,
+    std::int64_t dilationX)
 {
     bool batched = batch > 1;
     std::vector<std::pair<const char*, std::int64_t>> sizes;
@@ -130,7 +143,8 @@ std::string depthwiseLoopText(std::int64_t C, std::int64_t Y, std::int64_t X, st
         nest.push_back(l);
     std::string n = batched ? "[n]" : "";
     return header("conv2d_depthwise", sizes) + loops(nest) + "O" + n + "[c][y][x] += W[c][r][s] * I" + n
-        + "[c][" + subscript("y", "r", strideY) + "][" + subscript("x", "s", strideX) + "];\n}\n";
+        + "[c][" + subscript("y", "r", strideY, dilationY) + "][" + subscript("x", "s", strideX, dilationX)
+        + "];\n}\n";
 }
 
 std::string gemmLoopText(std::int64_t M, std::int64_t N, std::int64_t K)
@@ -140,28 +154,30 @@ std::string gemmLoopText(std::int64_t M, std::int64_t N, std::int64_t K)
 }
 
 WorkloadLayer convLayer(const std::string& name, std::int64_t K, std::int64_t C, std::int64_t Y,
-    std::int64_t X, std::int64_t R, std::int64_t S, std::int64_t stride)
+    std::int64_t X, std::int64_t R, std::int64_t S, std::int64_t stride, std::int64_t dilation)
 {
     WorkloadLayer l;
     l.name = name;
     l.maestro.name = name;
     l.maestro.type = "CONV";
     l.maestro.dims = {dim("K", K), dim("C", C), dim("R", R), dim("S", S),
-        dim("Y", (Y - 1) * stride + R, stride), dim("X", (X - 1) * stride + S, stride)};
-    l.op = parse(conv2dLoopText(K, C, Y, X, R, S, stride, stride), name);
+        dim("Y", (Y - 1) * stride + (R - 1) * dilation + 1, stride, dilation),
+        dim("X", (X - 1) * stride + (S - 1) * dilation + 1, stride, dilation)};
+    l.op = parse(conv2dLoopText(K, C, Y, X, R, S, stride, stride, 1, dilation, dilation), name);
     return l;
 }
 
 WorkloadLayer depthwiseLayer(const std::string& name, std::int64_t C, std::int64_t Y, std::int64_t X,
-    std::int64_t R, std::int64_t S, std::int64_t stride)
+    std::int64_t R, std::int64_t S, std::int64_t stride, std::int64_t dilation)
 {
     WorkloadLayer l;
     l.name = name;
     l.maestro.name = name;
     l.maestro.type = "DSCONV";
     l.maestro.dims = {dim("K", 1), dim("C", C), dim("R", R), dim("S", S),
-        dim("Y", (Y - 1) * stride + R, stride), dim("X", (X - 1) * stride + S, stride)};
-    l.op = parse(depthwiseLoopText(C, Y, X, R, S, stride, stride), name);
+        dim("Y", (Y - 1) * stride + (R - 1) * dilation + 1, stride, dilation),
+        dim("X", (X - 1) * stride + (S - 1) * dilation + 1, stride, dilation)};
+    l.op = parse(depthwiseLoopText(C, Y, X, R, S, stride, stride, 1, dilation, dilation), name);
     return l;
 }
 
@@ -401,13 +417,15 @@ Workload workloadFromNetwork(const mdc::Network& network, const std::string& fil
                         fail("needs Y and X (or Y' and X') of at least the filter size");
                         return;
                     }
-                    std::int64_t sy = strideOf(layer, findDim(layer, "Y'") ? "Y'" : "Y");
-                    std::int64_t sx = strideOf(layer, findDim(layer, "X'") ? "X'" : "X");
+                    const char* yIn = findDim(layer, "Y'") ? "Y'" : "Y";
+                    const char* xIn = findDim(layer, "X'") ? "X'" : "X";
+                    std::int64_t sy = strideOf(layer, yIn), sx = strideOf(layer, xIn);
+                    std::int64_t dy = dilationOf(layer, yIn), dx = dilationOf(layer, xIn);
                     std::int64_t r = dimSize(layer, "R", 1), s = dimSize(layer, "S", 1),
                                  c = dimSize(layer, "C", 1);
                     l.op = parse(layer.type == "CONV"
-                            ? conv2dLoopText(dimSize(layer, "K", 1), c, y, x, r, s, sy, sx, batch)
-                            : depthwiseLoopText(c, y, x, r, s, sy, sx, batch),
+                            ? conv2dLoopText(dimSize(layer, "K", 1), c, y, x, r, s, sy, sx, batch, dy, dx)
+                            : depthwiseLoopText(c, y, x, r, s, sy, sx, batch, dy, dx),
                         layer.name);
                 } else {
                     fail("type " + layer.type
@@ -568,9 +586,9 @@ Workload readWorkloadJson(
             if (custom) {
                 allowed.insert(allowed.end(), {"operator_file", "sizes"});
             } else if (type == "CONV") {
-                allowed.insert(allowed.end(), {"type", "K", "C", "R", "S", "Y", "X", "stride"});
+                allowed.insert(allowed.end(), {"type", "K", "C", "R", "S", "Y", "X", "stride", "dilation"});
             } else if (type == "DSCONV") {
-                allowed.insert(allowed.end(), {"type", "C", "R", "S", "Y", "X", "stride"});
+                allowed.insert(allowed.end(), {"type", "C", "R", "S", "Y", "X", "stride", "dilation"});
             } else if (type == "GEMM") {
                 allowed.insert(allowed.end(), {"type", "M", "N", "K"});
             } else {
@@ -624,9 +642,10 @@ Workload readWorkloadJson(
                                  s = integer("S", true, 1);
                     std::int64_t y = integer("Y", true, 1), x = integer("X", true, 1);
                     std::int64_t stride = integer("stride", false, 1);
+                    std::int64_t dilation = integer("dilation", false, 1);
                     if (problems.size() != before) return;
-                    layer = type == "CONV" ? convLayer(name, k, c, y, x, r, s, stride)
-                                           : depthwiseLayer(name, c, y, x, r, s, stride);
+                    layer = type == "CONV" ? convLayer(name, k, c, y, x, r, s, stride, dilation)
+                                           : depthwiseLayer(name, c, y, x, r, s, stride, dilation);
                 }
             } catch (const InputError& e) {
                 for (const auto& d : e.diagnostics()) {
@@ -700,12 +719,15 @@ std::string writeWorkloadJson(const Workload& workload, const std::string& fileN
             if (dimSize(m, "N", 1) != 1) fail("the JSON model format has no batch (write a MAESTRO .m file)");
             if (strideOf(m, "Y") != strideOf(m, "X"))
                 fail("the JSON model format has one stride for Y and X (write a MAESTRO .m file)");
+            if (dilationOf(m, "Y") != dilationOf(m, "X"))
+                fail("the JSON model format has one dilation for Y and X");
             if (m.type == "CONV") j["K"] = dimSize(m, "K", 1);
             for (const char* d : {"C", "R", "S"})
                 j[d] = dimSize(m, d, 1);
             j["Y"] = outputSize(m, "Y", "Y'", "R");
             j["X"] = outputSize(m, "X", "X'", "S");
             j["stride"] = strideOf(m, "X");
+            if (dilationOf(m, "X") != 1) j["dilation"] = dilationOf(m, "X");
         }
         if (l.repeat != 1) j["repeat"] = l.repeat;
         layers.push_back(std::move(j));

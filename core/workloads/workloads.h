@@ -21,7 +21,8 @@
 // `repeat` count; totals multiply by it.
 //
 // Convolution sizes: the operator's Y, X are OUTPUT rows/cols; the MAESTRO layer's Y, X are INPUT
-// rows/cols including padding, (Y_out - 1) * stride + R, with the stride on Y and X.
+// rows/cols including padding, (Y_out - 1) * stride + (R - 1) * dilation + 1, with the stride and the
+// dilation on Y and X.
 //
 // JSON model format (schema_version 1):
 //   {"schema_version": 1, "name": "tiny",
@@ -30,8 +31,9 @@
 //      {"name": "dw", "type": "DSCONV", "C": 16, "R": 3, "S": 3, "Y": 16, "X": 16, "stride": 2},
 //      {"name": "fc", "type": "GEMM", "M": 1, "N": 10, "K": 256},
 //      {"name": "op", "operator_file": "ops/x.loop", "sizes": {"N": 64}}]}
-// Y, X are output sizes; "stride" (default 1) applies to both; every layer may carry "repeat"
-// (default 1). `operator_file` is relative to the JSON file; `sizes` overrides the operator's size
+// Y, X are output sizes; "stride" and "dilation" (default 1; written only when not 1) apply to both;
+// a dilation d spreads the filter taps d apart (DeepLab's atrous convolutions); every layer may carry
+// "repeat" (default 1). `operator_file` is relative to the JSON file; `sizes` overrides the operator's size
 // parameters (each must exist). Unknown fields are errors; every error names the file and field.
 
 #include <cstdint>
@@ -97,18 +99,21 @@ std::int64_t maestroMacs(const mdc::Layer& layer);
 /// MACs of an operator: statement instances of its perfect nest (0 when it is not one).
 std::int64_t operatorMacs(const ir::Operator& op);
 
-/// Layer builders (Y, X are output sizes).
+/// Layer builders (Y, X are output sizes). A dilation d spreads the R x S taps d rows/columns apart: the
+/// operator reads I[stride*y + d*r], and the MAESTRO view's input is (Y - 1) * stride + (R - 1) * d + 1.
 WorkloadLayer convLayer(const std::string& name, std::int64_t K, std::int64_t C, std::int64_t Y,
-    std::int64_t X, std::int64_t R, std::int64_t S, std::int64_t stride = 1);
+    std::int64_t X, std::int64_t R, std::int64_t S, std::int64_t stride = 1, std::int64_t dilation = 1);
 WorkloadLayer depthwiseLayer(const std::string& name, std::int64_t C, std::int64_t Y, std::int64_t X,
-    std::int64_t R, std::int64_t S, std::int64_t stride = 1);
+    std::int64_t R, std::int64_t S, std::int64_t stride = 1, std::int64_t dilation = 1);
 WorkloadLayer gemmLayer(const std::string& name, std::int64_t M, std::int64_t N, std::int64_t K);
 
 /// The `.loop` texts the builders parse.
 std::string conv2dLoopText(std::int64_t K, std::int64_t C, std::int64_t Y, std::int64_t X, std::int64_t R,
-    std::int64_t S, std::int64_t strideY, std::int64_t strideX, std::int64_t batch = 1);
+    std::int64_t S, std::int64_t strideY, std::int64_t strideX, std::int64_t batch = 1,
+    std::int64_t dilationY = 1, std::int64_t dilationX = 1);
 std::string depthwiseLoopText(std::int64_t C, std::int64_t Y, std::int64_t X, std::int64_t R, std::int64_t S,
-    std::int64_t strideY, std::int64_t strideX, std::int64_t batch = 1);
+    std::int64_t strideY, std::int64_t strideX, std::int64_t batch = 1, std::int64_t dilationY = 1,
+    std::int64_t dilationX = 1);
 std::string gemmLoopText(std::int64_t M, std::int64_t N, std::int64_t K);
 
 /// Lower-case names accepted by builtinWorkload().
@@ -138,11 +143,11 @@ bool hasModelFileReader(const std::string& extension);
 
 /// The JSON model format of the layers of a workload built of CONV, DSCONV and GEMM layers (what an
 /// importer produces). Throws InputError naming `fileName` and the layer for one the format cannot
-/// hold: a custom operator, a batch above 1, different strides on Y and X.
+/// hold: a custom operator, a batch above 1, different strides (or dilations) on Y and X.
 std::string writeWorkloadJson(const Workload& workload, const std::string& fileName);
 
-/// Merges layers with the same MAESTRO type, dims and strides (or the same operator text for custom
-/// operators) into the first, adding up `repeat`.
+/// Merges layers with the same MAESTRO type, dims, strides and dilations (or the same operator text for
+/// custom operators) into the first, adding up `repeat`.
 std::vector<WorkloadLayer> mergeRepeats(std::vector<WorkloadLayer> layers);
 
 } // namespace marvel::workloads

@@ -62,6 +62,28 @@ void compareResults(const cost::Result& a, const cost::Result& b)
     }
 }
 
+// A 3x3 convolution of one channel in and out over a 7x7 input, dilation `d` on rows and columns, as a
+// MAESTRO-style layer (mdc::LayerDim::dilation on Y and X; Y', X' derived).
+mdc::Layer dilatedConvLayer(std::int64_t d)
+{
+    mdc::Layer l;
+    l.name = "atrous";
+    l.type = "CONV";
+    l.dims = {{"K", 1, 1}, {"C", 1, 1}, {"R", 3, 1}, {"S", 3, 1}, {"Y", 7, 1, d}, {"X", 7, 1, d}};
+    return l;
+}
+
+// The same convolution written as an operator: the taps 2 rows and columns apart.
+const char* kAtrousOperator = R"(operator atrous(K = 1, C = 1, Y = 3, X = 3, R = 3, S = 3) {
+  for (int k = 0; k < K; k++)
+    for (int c = 0; c < C; c++)
+      for (int y = 0; y < Y; y++)
+        for (int x = 0; x < X; x++)
+          for (int r = 0; r < R; r++)
+            for (int s = 0; s < S; s++)
+              O[k][y][x] += W[k][c][r][s] * I[c][y + 2 * r][x + 2 * s];
+})";
+
 } // namespace
 
 class TestCostModelOperator : public QObject
@@ -256,6 +278,59 @@ private slots:
         QTest::newRow("zero size") << mdc::Dataflow{Dir::spatial(0, 1, "K")} << "at least 1";
         QTest::newRow("output row without window") << mdc::Dataflow{Dir::spatial(1, 1, "K"), Dir::cluster(2),
             Dir::spatial(1, 1, "Y")} << "window dimension";
+    }
+
+    // Dilation 2 by hand: 3x3 outputs (7 - (3 - 1) * 2 = 3), 81 MACs, a 7x7 input. One PE computes one
+    // output per step, rows outer, columns inner, holding the 5x5 input patch the dilated window spans
+    // and receiving what it did not hold the step before: along a row of outputs 25, then 5 new columns
+    // twice (35); the first output of the next row keeps rows 1-4 x columns 2-4 of the previous patch
+    // (12) and receives 13, then 5 and 5 (23); twice: 35 + 23 + 23 = 81 input reads from L2. The L2 tile
+    // is that same patch, so DRAM reads are the same 81. Dilation 1: 5x5 outputs of 3x3 patches, 225
+    // MACs; a row of outputs reads 9 + 4 x 3 = 21 (the next row's first patch shares no column with the
+    // last one), 105 in all.
+    void dilatedConvolutionByHand()
+    {
+        // The SpatialMap on K (of extent 1) only gives the level its one PE.
+        const mdc::Dataflow df{Dir::spatial(1, 1, "K"), Dir::temporal(3, 3, "R"), Dir::temporal(3, 3, "S"),
+            Dir::temporal(1, 1, "Y'"), Dir::temporal(1, 1, "X'")};
+        cost::Options o;
+        o.fidelity = cost::Fidelity::Corrected;
+        auto evaluate = [&](const cost::Problem& p, const mdc::Dataflow& dataflow) {
+            cost::Evaluator ev(p, platform(1, 64), o);
+            return ev.evaluate(dataflow);
+        };
+        const cost::Problem dilated = cost::fromMaestroLayer(dilatedConvLayer(2));
+        QCOMPARE(dilated.windows.at(0).dilation, std::int64_t(2));
+        QCOMPARE(dilated.dim("Y'")->size, std::int64_t(3));
+        QCOMPARE(dilated.analyticMacs(), std::int64_t(81));
+        const cost::Result r = evaluate(dilated, df);
+        QCOMPARE(r.m.macs, std::int64_t(81));
+        QCOMPARE(r.inputTensorElems, std::int64_t(49));
+        QCOMPARE(r.m.tensors[0].l2Read, std::int64_t(81));
+        QCOMPARE(r.m.tensors[0].dramRead, std::int64_t(81));
+        QCOMPARE(r.m.tensors[1].l2Read, std::int64_t(9)); // the filter, once
+        QCOMPARE(r.m.tensors[2].dramWrite, std::int64_t(9)); // each output once
+
+        const cost::Result plain = evaluate(cost::fromMaestroLayer(dilatedConvLayer(1)), df);
+        QCOMPARE(plain.m.macs, std::int64_t(225));
+        QCOMPARE(plain.inputTensorElems, std::int64_t(49));
+        QCOMPARE(plain.m.tensors[0].l2Read, std::int64_t(105));
+        QCOMPARE(plain.m.tensors[0].dramRead, std::int64_t(105));
+        QCOMPARE(plain.m.tensors[2].dramWrite, std::int64_t(25));
+
+        // The written operator (I[c][y + 2 * r][x + 2 * s]) mapped on its loop names: the same figures.
+        const cost::Problem op = cost::fromOperator(ir::parseOperator(kAtrousOperator, "atrous.loop"));
+        QCOMPARE(op.windows.at(0).dilation, std::int64_t(2));
+        QCOMPARE(op.dim("Y+R")->size, std::int64_t(7));
+        compareResults(evaluate(op,
+                           {Dir::spatial(1, 1, "K"), Dir::temporal(3, 3, "R"), Dir::temporal(3, 3, "S"),
+                               Dir::temporal(1, 1, "Y"), Dir::temporal(1, 1, "X")}),
+            r);
+        // A whole-layer tile reads the input once, dilated or not.
+        const mdc::Dataflow whole{Dir::spatial(1, 1, "K"), Dir::temporal(3, 3, "R"), Dir::temporal(3, 3, "S"),
+            Dir::temporal(3, 3, "Y'"), Dir::temporal(3, 3, "X'")};
+        QCOMPARE(evaluate(dilated, whole).m.tensors[0].l2Read, std::int64_t(49));
+        QCOMPARE(evaluate(dilated, whole).m.tensors[0].dramRead, std::int64_t(49));
     }
 
     void invalidMapping()

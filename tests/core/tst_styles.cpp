@@ -514,12 +514,23 @@ private slots:
                                                         << "b2_dw";
         QTest::newRow("resnet50 strided 1x1") << "resnet50"
                                               << "res3a_branch2a";
+        // DeepLab-style atrous convolutions (dilation 2; the depth-wise one also strided): the rs
+        // dataflow gives a PE every second input row, yxp_os an output column's 5 input columns.
+        QTest::newRow("dilated 3x3") << "dilated"
+                                     << "atrous";
+        QTest::newRow("dilated strided depth-wise") << "dilated"
+                                                    << "atrous_dw";
     }
     void fixedDataflowsCountEveryMac()
     {
         QFETCH(QString, model);
         QFETCH(QString, layer);
-        const workloads::Workload w = workloads::builtinWorkload(model.toStdString());
+        workloads::Workload w;
+        if (model == "dilated")
+            w.layers = {workloads::convLayer("atrous", 64, 32, 28, 28, 3, 3, 1, 2),
+                workloads::depthwiseLayer("atrous_dw", 32, 14, 14, 3, 3, 2, 2)};
+        else
+            w = workloads::builtinWorkload(model.toStdString());
         const workloads::WorkloadLayer* found = nullptr;
         for (const auto& l : w.layers)
             if (l.name == layer.toStdString()) found = &l;

@@ -353,6 +353,56 @@ private slots:
 #endif
     }
 
+    // A dilated convolution (dilation 2; MAESTRO's text has no dilation, so it is set on Y and X after
+    // reading): K 2, C 1, 3x3 taps over 7x7 (3x3 outputs), a K per PE, one output per step, rows outer.
+    // Weights 9 per PE (18); inputs, sent once to both PEs: the 5x5 patch of the first output (25), then 5
+    // new columns per step (35 a row); the next row's first patch keeps rows 1-4 x columns 2-4 (12) of the
+    // last one, 13 new, 23 a row: 81 in all; 2 x 9 updates; DRAM reads each tensor once (49, 18).
+    void dilatedLayer()
+    {
+        mdc::Network n = mdc::readMaestroMapping(
+            "Network n { Layer D { Type: CONV Dimensions { K: 2, C: 1, R: 3, S: 3, Y: 7, X: 7 } Dataflow {"
+            " SpatialMap(1,1) K; TemporalMap(3,3) R; TemporalMap(3,3) S; TemporalMap(5,1) Y;"
+            " TemporalMap(5,1) X; } } }",
+            "dilated.m");
+        mdc::Layer& layer = n.layers.at(0);
+        for (auto& d : layer.dims)
+            if (d.name == "Y" || d.name == "X") d.dilation = 2;
+        const Layer l{cost::fromMaestroLayer(layer), layer.dataflow};
+        arch::Accelerator acc;
+        acc.numPes = 2;
+        const auto e = timeloop::translateMdc("D", l.problem, l.dataflow, acc);
+        QVERIFY2(e.ok(), e.reason.c_str());
+        QCOMPARE(QString::fromStdString(loops(e.mapping->spatialX)), QString("K=2"));
+        QCOMPARE(QString::fromStdString(loops(e.mapping->globalBuffer)), QString("P=3 Q=3"));
+        QCOMPARE(e.mapping->factorProduct("P"), i64(3));
+        QCOMPARE(e.mapping->factorProduct("R"), i64(3));
+        QCOMPARE(countOf(e.mapping->coefficients, "Wdilation"), i64(2));
+        QCOMPARE(countOf(e.mapping->coefficients, "Hdilation"), i64(2));
+        QCOMPARE(countOf(e.mapping->coefficients, "Wstride"), i64(1));
+        QVERIFY2(
+            e.files.problem.find("    Wdilation: 2\n    Hstride: 1\n    Hdilation: 2\n") != std::string::npos,
+            e.files.problem.c_str());
+        QVERIFY2(e.files.problem.find("- [ [R, Wdilation], [P, Wstride] ]") != std::string::npos,
+            e.files.problem.c_str());
+        const auto c = timeloop::ourCounts(l.problem, l.dataflow, acc, *e.mapping);
+        QCOMPARE(c.macs, i64(162));
+        QCOMPARE(countOf(c.globalBufferReads, "Inputs"), i64(81));
+        QCOMPARE(countOf(c.globalBufferReads, "Weights"), i64(18));
+        QCOMPARE(c.outputUpdates, i64(18));
+        QCOMPARE(countOf(c.dramReads, "Inputs"), i64(49));
+        QCOMPARE(countOf(c.dramReads, "Weights"), i64(18));
+        QCOMPARE(c.outputDramWrites, i64(18));
+#if MARVEL_HAVE_YAML_CPP
+        const YAML::Node all = readBack(e.files);
+        checkStructure(all, 2);
+        QCOMPARE(all["problem"]["instance"]["P"].as<i64>(), i64(3));
+        QCOMPARE(all["problem"]["instance"]["Q"].as<i64>(), i64(3));
+        QCOMPARE(all["problem"]["instance"]["Wdilation"].as<i64>(), i64(2));
+        QCOMPARE(all["problem"]["instance"]["Hdilation"].as<i64>(), i64(2));
+#endif
+    }
+
     // Mappings Timeloop cannot express get a message naming the directive and why.
     void notTranslatable_data()
     {

@@ -6,6 +6,7 @@
 
 #include "core/conform/conformability.h"
 #include "core/ir/parser.h"
+#include "core/mdc/maestro_io.h"
 #include "core/search/roofline.h"
 #include "core/workloads/workloads.h"
 
@@ -218,6 +219,13 @@ private slots:
         QTest::newRow("unknown field")
             << "{\"layers\": [{\"type\":\"GEMM\",\"M\":1,\"N\":1,\"K\":1,\"Q\":2}]}"
             << "layers[0].Q: unknown field";
+        // A dilation must be a positive integer, like a stride.
+        for (const char* d : {"0", "-1", "1.5", "\"2\""})
+            QTest::newRow(qPrintable(QStringLiteral("dilation %1").arg(d)))
+                << QStringLiteral("{\"layers\": [{\"type\":\"CONV\",\"K\":1,\"C\":1,\"R\":3,\"S\":3,\"Y\":4,"
+                                  "\"X\":4,\"dilation\":%1}]}")
+                       .arg(d)
+                << "layers[0].dilation: must be an integer between 1 and";
         QTest::newRow("type") << "{\"layers\": [{\"type\":\"POOL\"}]}"
                               << "layers[0].type: must be CONV, DSCONV or GEMM";
         QTest::newRow("operator file") << "{\"layers\": [{\"operator_file\":\"missing.loop\"}]}"
@@ -240,6 +248,79 @@ private slots:
         QString err = errorOf([&] { workloads::loadWorkload(path); });
         QVERIFY2(err.contains("model.json") || expected.contains(".loop"), qPrintable(err));
         QVERIFY2(err.contains(expected), qPrintable(err));
+    }
+
+    // A dilated layer (DeepLab's atrous convolutions): the JSON "dilation" field, its operator and MAESTRO
+    // view, the JSON written back (the field only when not 1), merging, and the MAESTRO writer's refusal.
+    void jsonDilation()
+    {
+        QTemporaryDir dir;
+        const auto path = write(dir, "atrous.json",
+            R"({"schema_version": 1, "name": "atrous", "layers": [
+                {"name": "a", "type": "CONV", "K": 16, "C": 8, "R": 3, "S": 3, "Y": 10, "X": 10, "dilation": 2},
+                {"name": "b", "type": "CONV", "K": 16, "C": 8, "R": 3, "S": 3, "Y": 10, "X": 10},
+                {"name": "dw", "type": "DSCONV", "C": 8, "R": 3, "S": 3, "Y": 5, "X": 5, "stride": 2,
+                 "dilation": 3}]})");
+        const workloads::Workload w = workloads::loadWorkload(path);
+        QCOMPARE(w.layers.size(), std::size_t(3));
+        // Input rows: (10 - 1) * 1 + (3 - 1) * 2 + 1 = 14; depth-wise (5 - 1) * 2 + (3 - 1) * 3 + 1 = 15.
+        const mdc::Layer& a = w.layers[0].maestro;
+        QCOMPARE(a.dims[4].name, std::string("Y"));
+        QCOMPARE(a.dims[4].size, std::int64_t(14));
+        QCOMPARE(a.dims[4].dilation, std::int64_t(2));
+        QCOMPARE(a.dims[5].dilation, std::int64_t(2));
+        QCOMPARE(w.layers[1].maestro.dims[4].size, std::int64_t(12));
+        QCOMPARE(w.layers[1].maestro.dims[4].dilation, std::int64_t(1));
+        QCOMPARE(w.layers[2].maestro.dims[4].size, std::int64_t(15));
+        QCOMPARE(w.layers[2].maestro.dims[4].stride, std::int64_t(2));
+        // Dilation changes the input read, not the MACs: the operator and the MAESTRO view agree.
+        QCOMPARE(workloads::maestroMacs(a), std::int64_t(16 * 8 * 9 * 100));
+        QCOMPARE(w.totalMacs(), std::int64_t(2 * 16 * 8 * 9 * 100 + 8 * 9 * 25));
+        for (const auto& l : w.layers)
+            QCOMPARE(workloads::operatorMacs(l.op), workloads::maestroMacs(l.maestro));
+        const std::string text = workloads::conv2dLoopText(16, 8, 10, 10, 3, 3, 1, 1, 1, 2, 2);
+        QVERIFY2(text.find("I[c][y + 2 * r][x + 2 * s]") != std::string::npos, text.c_str());
+        QCOMPARE(w.layers[0].op.name, std::string("conv2d_dilated"));
+        QVERIFY(
+            workloads::depthwiseLoopText(8, 5, 5, 3, 3, 2, 2, 1, 3, 3).find("[2 * y + 3 * r][2 * x + 3 * s]")
+            != std::string::npos);
+
+        // Written back: "dilation" where it is not 1, read again to the same layers.
+        const std::string json = workloads::writeWorkloadJson(w, "out.json");
+        QVERIFY2(json.find("\"dilation\": 2") != std::string::npos, json.c_str());
+        QVERIFY2(json.find("\"dilation\": 3") != std::string::npos, json.c_str());
+        QCOMPARE(QString::fromStdString(json).count("dilation"), 2);
+        const workloads::Workload back = workloads::readWorkloadJson(json, "out.json");
+        QCOMPARE(back.layers.size(), w.layers.size());
+        for (std::size_t i = 0; i < w.layers.size(); ++i)
+            QVERIFY(back.layers[i].maestro == w.layers[i].maestro);
+
+        // The dilation is part of a layer's identity: 8x8 outputs of dilation 2 read the same 12x12 input
+        // as b's 10x10 outputs, so the two layers' sizes are all equal; they still do not merge.
+        const workloads::WorkloadLayer c = workloads::convLayer("c", 16, 8, 8, 8, 3, 3, 1, 2);
+        for (std::size_t i = 0; i < c.maestro.dims.size(); ++i)
+            QCOMPARE(c.maestro.dims[i].size, w.layers[1].maestro.dims[i].size);
+        std::vector<workloads::WorkloadLayer> layers{w.layers[1], c, w.layers[1], c};
+        layers = workloads::mergeRepeats(std::move(layers));
+        QCOMPARE(layers.size(), std::size_t(2));
+        QCOMPARE(layers[0].repeat, 2);
+        QCOMPARE(layers[1].repeat, 2);
+        QCOMPARE(workloads::maestroMacs(layers[1].maestro), std::int64_t(16 * 8 * 9 * 64));
+
+        // MAESTRO has no dilation: its writer refuses the layer instead of writing an undilated one.
+        mdc::Network net{"atrous", {w.layers[1].maestro, w.layers[0].maestro}};
+        const QString err = errorOf([&] { mdc::writeMaestroMapping(net, "atrous.m"); });
+        QVERIFY2(err.startsWith("atrous.m: layer 'a' is a dilated convolution (dilation 2 on Y)"),
+            qPrintable(err));
+        net.layers.pop_back();
+        QVERIFY(!mdc::writeMaestroMapping(net, "atrous.m").empty());
+        // Different dilations on rows and columns do not fit the JSON format's single field.
+        workloads::Workload uneven = w;
+        uneven.layers.resize(1);
+        uneven.layers[0].maestro.dims[5].dilation = 1;
+        QVERIFY(errorOf([&] {
+            workloads::writeWorkloadJson(uneven, "u.json");
+        }).contains("u.json: layer a: the JSON model format has one dilation for Y and X"));
     }
 
     // Operator-file layers keep their own loops, with sizes overridden before parsing.

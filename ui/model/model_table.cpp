@@ -20,6 +20,13 @@ std::int64_t strideOf(const mdc::Layer& layer, const char* dim)
         if (d.name == dim) return d.stride;
     return 1;
 }
+
+std::int64_t dilationOf(const mdc::Layer& layer, const char* dim)
+{
+    for (const mdc::LayerDim& d : layer.dims)
+        if (d.name == dim) return d.dilation;
+    return 1;
+}
 } // namespace
 
 QString layerShape(const workloads::WorkloadLayer& layer)
@@ -30,6 +37,11 @@ QString layerShape(const workloads::WorkloadLayer& layer)
     for (const mdc::LayerDim& d : layer.maestro.dims)
         if (d.stride > 1) {
             parts << QStringLiteral("/%1").arg(d.stride);
+            break;
+        }
+    for (const mdc::LayerDim& d : layer.maestro.dims)
+        if (d.dilation > 1) {
+            parts << QStringLiteral("d%1").arg(d.dilation);
             break;
         }
     return QString::fromStdString(layer.maestro.type) + QLatin1Char(' ') + parts.join(QLatin1Char(' '));
@@ -43,11 +55,11 @@ QString layerLoopText(const workloads::WorkloadLayer& layer)
     if (type == "CONV")
         text = workloads::conv2dLoopText(sizeOf(op, "K"), sizeOf(op, "C"), sizeOf(op, "Y"), sizeOf(op, "X"),
             sizeOf(op, "R"), sizeOf(op, "S"), strideOf(layer.maestro, "Y"), strideOf(layer.maestro, "X"),
-            sizeOf(op, "N"));
+            sizeOf(op, "N"), dilationOf(layer.maestro, "Y"), dilationOf(layer.maestro, "X"));
     else if (type == "DSCONV")
-        text
-            = workloads::depthwiseLoopText(sizeOf(op, "C"), sizeOf(op, "Y"), sizeOf(op, "X"), sizeOf(op, "R"),
-                sizeOf(op, "S"), strideOf(layer.maestro, "Y"), strideOf(layer.maestro, "X"), sizeOf(op, "N"));
+        text = workloads::depthwiseLoopText(sizeOf(op, "C"), sizeOf(op, "Y"), sizeOf(op, "X"),
+            sizeOf(op, "R"), sizeOf(op, "S"), strideOf(layer.maestro, "Y"), strideOf(layer.maestro, "X"),
+            sizeOf(op, "N"), dilationOf(layer.maestro, "Y"), dilationOf(layer.maestro, "X"));
     else if (type == "GEMM")
         text = workloads::gemmLoopText(sizeOf(op, "M"), sizeOf(op, "N"), sizeOf(op, "K"));
     return QString::fromStdString(text);
@@ -301,8 +313,9 @@ QVariant ModelTableModel::headerData(int section, Qt::Orientation orientation, i
     static const char* const names[FirstStyle]
         = {"Layer", "Shape", "Repeat", "MACs", "Cycles", "Energy", "PE use", "\u00d7 roofline"};
     static const char* const tips[FirstStyle] = {"The layer's name in the model",
-        "The layer's loop bounds (/2: a stride of 2)", "How many times the model runs this layer",
-        "Multiply-accumulates of one run of the layer", "Runtime of the best mapping, in cycles",
+        "The layer's loop bounds (/2: a stride of 2, d2: a dilation of 2)",
+        "How many times the model runs this layer", "Multiply-accumulates of one run of the layer",
+        "Runtime of the best mapping, in cycles",
         "Total energy of the best mapping (on chip and DRAM), in MAC energies",
         "Average share of the PEs the best mapping keeps busy",
         "Runtime of the best mapping over the layer's roofline (1 is the bound)"};
