@@ -37,6 +37,26 @@ class Conv1dNet(torch.nn.Module):
         return self.fc(torch.flatten(self.pool(self.features(x)), 1))
 
 
+class DilatedNet(torch.nn.Module):
+    """DeepLab-style atrous convolutions on a 32x32 image: a strided stem, two identical 3x3 convolutions of
+    dilation 2 (they merge), the same convolution undilated (it must not merge with them), a depth-wise one
+    of dilation 4, one dilated differently along rows and columns, and a 1x1 classifier (21 classes)."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 16, 3, stride=2, padding=1), torch.nn.ReLU(),
+            torch.nn.Conv2d(16, 16, 3, padding=2, dilation=2), torch.nn.ReLU(),
+            torch.nn.Conv2d(16, 16, 3, padding=2, dilation=2), torch.nn.ReLU(),
+            torch.nn.Conv2d(16, 16, 3, padding=1), torch.nn.ReLU(),
+            torch.nn.Conv2d(16, 16, 3, padding=4, dilation=4, groups=16), torch.nn.ReLU(),
+            torch.nn.Conv2d(16, 8, 3, padding=(1, 2), dilation=(1, 2)), torch.nn.ReLU(),
+            torch.nn.Conv2d(8, 21, 1))
+
+    def forward(self, x):
+        return self.features(x)
+
+
 class Encoder(torch.nn.Module):
     """One transformer encoder layer, batch first: 2 sequences of 16 tokens, model width 64, 4 heads."""
 
@@ -92,6 +112,7 @@ def main():
         "transformer_encoder": (Encoder(), torch.zeros(2, 16, 64), None),
         # The batch is symbolic here ("batch"): the importer takes it from --batch.
         "conv1d": (Conv1dNet(), torch.zeros(1, 40, 101), {"input": {0: "batch"}, "output": {0: "batch"}}),
+        "dilated": (DilatedNet(), torch.zeros(1, 3, 32, 32), None),
     }
     figures = {}
     for name, (model, example, dynamic) in models.items():

@@ -16,11 +16,12 @@ const marvel::cli::Command kCommand{"import",
     "usage: marvel import FILE.onnx [--batch N] [--out FILE.json|FILE.m]\n\n"
     "Reads the model's Conv (1-D, 2-D; grouped and depth-wise), Gemm and MatMul nodes as CONV, DSCONV\n"
     "and GEMM layers, shapes from the file, ONNX's shape inference and folded shape arithmetic, and\n"
-    "prints the layer table (name, type, dimensions, stride, repeat, source nodes) and every node not\n"
-    "mapped, by op type. Layers of identical shape are merged with a repeat count.\n"
+    "prints the layer table (name, type, dimensions, stride and dilation, repeat, source nodes) and\n"
+    "every node not mapped, by op type. Layers of identical shape are merged with a repeat count.\n"
     "  --batch N   the size of a symbolic batch dimension (default 1)\n"
     "  --out FILE  also write the layers: .json the JSON model (marvel search --model), .m a MAESTRO\n"
-    "              model file (repeated layers written once per repeat, MAESTRO has no repeat count)\n\n"
+    "              model file (repeated layers written once per repeat, MAESTRO has no repeat count;\n"
+    "              nor dilation: a dilated convolution is refused)\n\n"
     "exit status: 0 imported, 2 input error (the message names the file and the node or field)",
     run};
 
@@ -57,7 +58,7 @@ int run(const std::vector<std::string>& argv)
                     network.layers.push_back(l.maestro);
                     if (l.repeat > 1) network.layers.back().name += "_" + std::to_string(r + 1);
                 }
-            text = mdc::writeMaestroMapping(network);
+            text = mdc::writeMaestroMapping(network, out);
         }
         std::ofstream file(out, std::ios::binary);
         if (!(file << text) || !file.flush()) {

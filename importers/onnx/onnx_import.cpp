@@ -495,21 +495,28 @@ Shape Importer::known(
     return *s;
 }
 
-WorkloadLayer convolution(const std::string& name, bool depthwise, std::int64_t n, std::int64_t k,
-    std::int64_t c, std::int64_t y, std::int64_t x, std::int64_t r, std::int64_t s, std::int64_t sy,
-    std::int64_t sx)
+/// Strides and dilations of the rows (Y) and columns (X) of a convolution's window.
+struct WindowSteps
 {
-    if (n == 1 && sy == sx)
-        return depthwise ? workloads::depthwiseLayer(name, c, y, x, r, s, sy)
-                         : workloads::convLayer(name, k, c, y, x, r, s, sy);
+    std::int64_t sy = 1, sx = 1, dy = 1, dx = 1;
+};
+
+WorkloadLayer convolution(const std::string& name, bool depthwise, std::int64_t n, std::int64_t k,
+    std::int64_t c, std::int64_t y, std::int64_t x, std::int64_t r, std::int64_t s, const WindowSteps& w)
+{
+    if (n == 1 && w.sy == w.sx && w.dy == w.dx)
+        return depthwise ? workloads::depthwiseLayer(name, c, y, x, r, s, w.sy, w.dy)
+                         : workloads::convLayer(name, k, c, y, x, r, s, w.sy, w.dy);
     WorkloadLayer l;
     l.name = name;
     l.maestro.name = name;
     l.maestro.type = depthwise ? "DSCONV" : "CONV";
     l.maestro.dims = {{"N", n, 1}, {"K", depthwise ? 1 : k, 1}, {"C", c, 1}, {"R", r, 1}, {"S", s, 1},
-        {"Y", (y - 1) * sy + r, sy}, {"X", (x - 1) * sx + s, sx}};
-    l.op = ir::parseOperator(depthwise ? workloads::depthwiseLoopText(c, y, x, r, s, sy, sx, n)
-                                       : workloads::conv2dLoopText(k, c, y, x, r, s, sy, sx, n),
+        {"Y", (y - 1) * w.sy + (r - 1) * w.dy + 1, w.sy, w.dy},
+        {"X", (x - 1) * w.sx + (s - 1) * w.dx + 1, w.sx, w.dx}};
+    l.op = ir::parseOperator(depthwise
+            ? workloads::depthwiseLoopText(c, y, x, r, s, w.sy, w.sx, n, w.dy, w.dx)
+            : workloads::conv2dLoopText(k, c, y, x, r, s, w.sy, w.sx, n, w.dy, w.dx),
         "<workload layer " + name + ">");
     return l;
 }
@@ -542,17 +549,28 @@ void Importer::mapConv(const onnx::NodeProto& node, int index, std::vector<Workl
     for (std::int64_t s : strides)
         if (s < 1 || s > kMaxDimension)
             fail(field, "stride " + std::to_string(s) + " is not a positive size");
+    std::vector<std::int64_t> dilations = attrInts(node, "dilations");
+    dilations.resize(in.size() - 2, 1);
+    for (std::int64_t d : dilations)
+        if (d < 1 || d > kMaxDimension)
+            fail(field, "dilation " + std::to_string(d) + " is not a positive size");
     const std::int64_t r = oneD ? 1 : w[2], s = oneD ? w[2] : w[3];
     const std::int64_t y = oneD ? 1 : o[2], x = oneD ? o[2] : o[3];
-    const std::int64_t sy = oneD ? strides[0] : strides[0], sx = oneD ? strides[0] : strides[1];
+    // A 1-D convolution is a 2-D one of one row (R = 1), which takes the columns' stride and dilation on
+    // its rows too, where they change nothing, so that it stays a plain CONV layer.
+    const WindowSteps steps = oneD ? WindowSteps{strides[0], strides[0], dilations[0], dilations[0]}
+                                   : WindowSteps{strides[0], strides[1], dilations[0], dilations[1]};
+    // Both factors are below 2^31: the products cannot overflow.
+    if ((r - 1) * steps.dy + 1 > kMaxDimension || (s - 1) * steps.dx + 1 > kMaxDimension)
+        fail(field, "the dilated filter is too large");
     const std::string name = nodeName(node, index);
     WorkloadLayer l;
     if (group == 1) {
-        l = convolution(name, false, batch, filters, channels, y, x, r, s, sy, sx);
+        l = convolution(name, false, batch, filters, channels, y, x, r, s, steps);
     } else if (group == channels && filters == channels) {
-        l = convolution(name, true, batch, 1, channels, y, x, r, s, sy, sx);
+        l = convolution(name, true, batch, 1, channels, y, x, r, s, steps);
     } else {
-        l = convolution(name, false, batch, filters / group, channels / group, y, x, r, s, sy, sx);
+        l = convolution(name, false, batch, filters / group, channels / group, y, x, r, s, steps);
         l.repeat = int(group);
     }
     l.sources = {name};
@@ -652,13 +670,6 @@ Workload Importer::run(std::string_view bytes)
             if (op == "Conv") mapConv(node, i, layers);
             if (op == "Gemm") mapGemm(node, i, layers);
             if (op == "MatMul") mapMatMul(node, i, layers);
-            if (op == "Conv") {
-                const auto dilations = attrInts(node, "dilations");
-                if (std::any_of(dilations.begin(), dilations.end(), [](std::int64_t d) { return d != 1; }))
-                    w.notes.push_back(nodeName(node, i)
-                        + ": dilated convolution mapped with its filter taps; "
-                          "the wider input window it reads is not modelled");
-            }
         } catch (const InputError& e) {
             if (m_mode == workloads::LayerErrors::Throw) {
                 problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
@@ -705,14 +716,18 @@ std::string dimsText(const WorkloadLayer& l)
     return out;
 }
 
+// "2", "2x1"; a dilation follows as "1 d2" (or "1 d2x4").
 std::string strideText(const WorkloadLayer& l)
 {
-    std::int64_t sy = 1, sx = 1;
+    std::int64_t sy = 1, sx = 1, dy = 1, dx = 1;
     for (const auto& d : l.maestro.dims) {
-        if (d.name == "Y") sy = d.stride;
-        if (d.name == "X") sx = d.stride;
+        if (d.name == "Y") sy = d.stride, dy = d.dilation;
+        if (d.name == "X") sx = d.stride, dx = d.dilation;
     }
-    return sy == sx ? std::to_string(sx) : std::to_string(sy) + "x" + std::to_string(sx);
+    auto pair = [](std::int64_t a, std::int64_t b) {
+        return a == b ? std::to_string(a) : std::to_string(a) + "x" + std::to_string(b);
+    };
+    return pair(sy, sx) + (dy == 1 && dx == 1 ? "" : " d" + pair(dy, dx));
 }
 
 } // namespace

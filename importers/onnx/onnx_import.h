@@ -10,8 +10,9 @@
 // group. Gemm (transA/transB) a GEMM. MatMul a GEMM: the leading dimensions of the left operand fold
 // into M when the right one is a plain matrix (a fully connected layer on a sequence), else they are
 // the batch, which becomes the repeat. Layers of identical shape merge into the first with a repeat
-// count and every source node's name. Dilated convolutions keep their R x S taps (the MACs are right;
-// the wider input window is not modelled, which Workload::notes says).
+// count and every source node's name (layers that differ only in their dilation stay apart). A dilated
+// convolution keeps its R x S taps with the dilation on Y and X (mdc::LayerDim::dilation): the operator
+// reads I[stride*y + dilation*r], so the cost model sees the wider input window it reads.
 
 #include <cstdint>
 #include <string>
@@ -41,7 +42,8 @@ workloads::Workload importOnnx(std::string_view bytes, const std::string& fileNa
 /// Makes workloads::loadWorkload read `.onnx` files with these options (again: replaces them).
 void registerOnnxReader(const ImportOptions& options = {});
 
-/// The layer table `marvel import` prints: name, type, dimensions, stride, repeat, source nodes.
+/// The layer table `marvel import` prints: name, type, dimensions, stride (with the dilation, "1 d2", when
+/// not 1), repeat, source nodes.
 std::string formatLayerTable(const workloads::Workload& workload);
 /// The not-mapped nodes grouped by op type with their names, and the notes; `brief` gives one line of
 /// counts per op type instead (what search and sweep print).

@@ -65,15 +65,23 @@ private slots:
     void batchAndMaestroOutput()
     {
         QTemporaryDir dir;
-        const QString m = dir.filePath("conv1d.m");
-        const auto run = runMarvel({"import", kData + "conv1d.onnx", "--batch", "2", "--out", m});
+        const QString m = dir.filePath("model.m");
+        // MAESTRO has no dilation: the dilated Conv1d is refused by name, and nothing is written.
+        const auto dilated = runMarvel({"import", kData + "conv1d.onnx", "--batch", "2", "--out", m});
+        QCOMPARE(dilated.exitCode, 2);
+        QVERIFY2(dilated.err.contains(
+                     m + ": layer '/features/features.2/Conv' is a dilated convolution (dilation 2 on"),
+            qPrintable(dilated.err));
+        QVERIFY(dilated.out.contains("3753472 MACs")); // twice 1 876 736
+        QVERIFY(dilated.out.contains("N=2 K=64 C=64 R=1 S=3 Y=1 X=55"));
+        QVERIFY(!QFile::exists(m));
+        const auto run = runMarvel({"import", kData + "alexnet.onnx", "--out", m});
         QCOMPARE(run.exitCode, 0);
-        QVERIFY(run.out.contains("3753472 MACs")); // twice 1 876 736
         const QString text = readAll(m);
-        // The grouped convolution written once per group: MAESTRO has no repeat count.
-        QCOMPARE(text.count("Layer "), 9);
-        QVERIFY(text.contains("/features/features.4/Conv_4"));
-        QVERIFY(text.contains("N: 2"));
+        // AlexNet's 5 convolutions and 3 GEMMs.
+        QCOMPARE(text.count("Layer "), 8);
+        QVERIFY(text.contains("/features/features.3/Conv"));
+        QVERIFY(text.contains("Stride { Y: 4, X: 4 }"));
         // The JSON model has no batch: refused, naming the layer.
         const auto json
             = runMarvel({"import", kData + "conv1d.onnx", "--batch", "2", "--out", dir.filePath("x.json")});

@@ -23,7 +23,8 @@ workloads::Workload import(const std::string& name, std::int64_t batch = 1)
     return onnx_import::importOnnxFile(kData + name + ".onnx", {.batch = batch});
 }
 
-// "TYPE K=.. C=.. ... stride" -> layers of that shape, repeats included: a model as a multiset of shapes.
+// "TYPE K=.. C=.. Y=../stride(dilation)" -> layers of that shape, repeats included: a model as a multiset of
+// shapes ("Y=20d2": input rows 20, dilation 2).
 std::map<std::string, int> shapes(const workloads::Workload& w, bool convolutionsOnly)
 {
     std::map<std::string, int> out;
@@ -33,7 +34,8 @@ std::map<std::string, int> shapes(const workloads::Workload& w, bool convolution
         for (const auto& d : l.maestro.dims)
             if (d.name != "N" || l.maestro.type == "GEMM")
                 key += " " + d.name + "=" + std::to_string(d.size)
-                    + (d.stride != 1 ? "/" + std::to_string(d.stride) : "");
+                    + (d.stride != 1 ? "/" + std::to_string(d.stride) : "")
+                    + (d.dilation != 1 ? "d" + std::to_string(d.dilation) : "");
         out[key] += l.repeat;
     }
     return out;
@@ -60,7 +62,7 @@ private slots:
     {
         std::ifstream in(kData + "macs.json");
         const auto figures = nlohmann::json::parse(in)["macs"];
-        QCOMPARE(figures.size(), std::size_t(7));
+        QCOMPARE(figures.size(), std::size_t(8));
         for (const auto& [name, macs] : figures.items())
             QVERIFY2(import(name).totalMacs() == macs.get<std::int64_t>(), name.c_str());
         QCOMPARE(figures["resnet50"].get<std::int64_t>(), std::int64_t(4'089'184'256));
@@ -169,10 +171,57 @@ private slots:
             auto s = shapes(w, false);
             QCOMPARE(s["CONV K=32 C=16 R=1 S=3 Y=1/2 X=53/2"], 4);
             QCOMPARE(s["DSCONV K=1 C=128 R=1 S=3 Y=1 X=28"], 1);
+            // Conv1d(64, 64, 3, padding 2, dilation 2) over 51: 51 outputs of 5 input columns (55).
+            QCOMPARE(s["CONV K=64 C=64 R=1 S=3 Y=1d2 X=55d2"], 1);
             QCOMPARE(s["GEMM M=" + std::to_string(batch) + " N=12 K=128"], 1);
             QCOMPARE(w.totalMacs(), batch * 1'876'736);
         }
-        QCOMPARE(import("conv1d").notes.size(), std::size_t(1)); // the dilated convolution
+        QVERIFY(import("conv1d").notes.empty()); // the dilated convolution is modelled: no remark
+    }
+
+    void dilatedConvolutions()
+    {
+        // DeepLab-style (scripts/export-onnx-models.py, DilatedNet) on 3x32x32: every convolution keeps
+        // 16x16 outputs; the MAESTRO view's input is (16 - 1) * stride + (R - 1) * dilation + 1 (padded).
+        const auto w = import("dilated");
+        const auto shapeCounts = shapes(w, false);
+        const auto count = [&](const char* key) {
+            const auto it = shapeCounts.find(key);
+            return it == shapeCounts.end() ? 0 : it->second;
+        };
+        QCOMPARE(count("CONV K=16 C=3 R=3 S=3 Y=33/2 X=33/2"), 1); // stem, stride 2
+        QCOMPARE(count("CONV K=16 C=16 R=3 S=3 Y=20d2 X=20d2"), 2); // the two of dilation 2, merged
+        QCOMPARE(count("CONV K=16 C=16 R=3 S=3 Y=18 X=18"), 1); // the same undilated: apart
+        QCOMPARE(count("DSCONV K=1 C=16 R=3 S=3 Y=24d4 X=24d4"), 1);
+        QCOMPARE(count("CONV K=8 C=16 R=3 S=3 Y=18 X=20d2"), 1); // dilations (1, 2)
+        QCOMPARE(count("CONV K=21 C=8 R=1 S=1 Y=16 X=16"), 1);
+        QCOMPARE(w.layers.size(), std::size_t(6));
+        QCOMPARE(w.layers[1].sources,
+            (std::vector<std::string>{"/features/features.2/Conv", "/features/features.4/Conv"}));
+        QVERIFY(w.notes.empty());
+        QCOMPARE(w.notMapped.size(), std::size_t(6)); // the ReLUs
+        for (const auto& l : w.layers) {
+            QCOMPARE(l.op.sizeValue("Y"), std::optional<std::int64_t>(16));
+            QCOMPARE(l.op.sizeValue("X"), std::optional<std::int64_t>(16));
+            QCOMPARE(workloads::operatorMacs(l.op), workloads::maestroMacs(l.maestro));
+        }
+        // 16x16 outputs x (27 + 2 x 16 x 9 x 16 + 16 x 9 x 16 + 9 x 16 + 16 x 9 x 8 + 8 x 21), PyTorch's
+        // figure.
+        QCOMPARE(
+            w.totalMacs(), std::int64_t(256 * (27 * 16 + 3 * 16 * 9 * 16 + 9 * 16 + 16 * 9 * 8 + 8 * 21)));
+        QCOMPARE(w.totalMacs(), std::int64_t(2'254'848));
+        QCOMPARE(workloads::maestroMacs(w.layers[1].maestro), std::int64_t(256 * 16 * 9 * 16));
+        // The operator reads the dilated window: input rows y + 2r, 20 of them.
+        const std::string text = "I[c][y + 2 * r][x + 2 * s]";
+        QVERIFY(
+            workloads::conv2dLoopText(16, 16, 16, 16, 3, 3, 1, 1, 1, 2, 2).find(text) != std::string::npos);
+        QCOMPARE(w.layers[1].op.name, std::string("conv2d_dilated"));
+        const auto table = onnx_import::formatLayerTable(w);
+        QVERIFY2(table.find("1 d2    2       /features/features.2/Conv, /features/features.4/Conv")
+                != std::string::npos,
+            table.c_str());
+        QVERIFY2(table.find("1 d1x2 ") != std::string::npos, table.c_str());
+        QVERIFY2(table.find("2       1       /features/features.0/Conv") != std::string::npos, table.c_str());
     }
 
     void shuffleNetChannelSplitFolds()
