@@ -4,7 +4,8 @@
 // of a main(). test_main.cpp runs the test its first argument names, so each file stays its own CTest
 // test in its own process, set up exactly as the macro would have set it up (the same application
 // object, the class's initMain(), the source path QFINDTESTDATA uses).
-// Linked together, the files of an area must keep their helpers in an anonymous namespace.
+// Linked together, the files of an area must keep their helpers in an anonymous namespace; compiled as a
+// unity build (several files to a translation unit, MARVEL_UNITY_BUILD), their names must differ too.
 #pragma once
 
 #include <QtTest/qtest.h>
@@ -23,7 +24,7 @@ bool registerTest(const char* sourceFile, TestEntry entry);
 // them all; the body is Qt 6's own main() with a registration in place of the name main.
 #undef QTEST_MAIN_WRAPPER
 #define QTEST_MAIN_WRAPPER(TestObject, ...)                                                                  \
-    static int marvelRunTest(int argc, char* argv[])                                                         \
+    static int marvelRunTest##TestObject(int argc, char* argv[])                                             \
     {                                                                                                        \
         TESTLIB_SELFCOVERAGE_START(#TestObject)                                                              \
         QT_PREPEND_NAMESPACE(QTest::Internal::callInitMain)<TestObject>();                                   \
@@ -32,5 +33,5 @@ bool registerTest(const char* sourceFile, TestEntry entry);
         QTEST_SET_MAIN_SOURCE_PATH                                                                           \
         return QTest::qExec(&tc, argc, argv);                                                                \
     }                                                                                                        \
-    [[maybe_unused]] static const bool marvelTestRegistered                                                  \
-        = marvel::testing::registerTest(__FILE__, marvelRunTest);
+    [[maybe_unused]] static const bool marvelTestRegistered##TestObject                                      \
+        = marvel::testing::registerTest(__FILE__, marvelRunTest##TestObject);

@@ -59,15 +59,7 @@ MappingPool::Key MappingPool::keyOf(const mapping::LoopNestMapping& m)
 
 double MappingPool::objectiveValue(const Metrics& m) const
 {
-    switch (m_options.objective) {
-    case Objective::Energy:
-        return m.energy;
-    case Objective::Edp:
-        return m.edp();
-    case Objective::Runtime:
-        break;
-    }
-    return static_cast<double>(m.runtime);
+    return m.value(m_options.objective);
 }
 
 MappingPool::Outcome MappingPool::evaluateOne(

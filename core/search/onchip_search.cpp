@@ -38,6 +38,19 @@ std::optional<Objective> objectiveFromString(const std::string& text)
     return std::nullopt;
 }
 
+double Metrics::value(Objective objective) const
+{
+    switch (objective) {
+    case Objective::Energy:
+        return energy;
+    case Objective::Edp:
+        return edp();
+    case Objective::Runtime:
+        break;
+    }
+    return static_cast<double>(runtime);
+}
+
 const std::optional<Candidate>& SearchResult::best(Objective objective) const
 {
     switch (objective) {
@@ -356,7 +369,6 @@ private:
     void halveSample();
     void enumerateFor(std::uint32_t choice);
     double objectiveBound(const TileEntry& e) const;
-    double objectiveValue(const Metrics& m) const;
     mapping::LoopNestMapping mappingOf(const TileEntry& e, std::uint64_t k) const;
     std::vector<mapping::MappedLoop> loopsOf(const TileEntry& e) const;
     std::vector<OrderAndForm> candidatesOf(
@@ -683,19 +695,6 @@ double Engine::objectiveBound(const TileEntry& e) const
     return static_cast<double>(e.runtimeBound);
 }
 
-double Engine::objectiveValue(const Metrics& m) const
-{
-    switch (m_options.objective) {
-    case Objective::Energy:
-        return m.energy;
-    case Objective::Edp:
-        return m.edp();
-    case Objective::Runtime:
-        break;
-    }
-    return static_cast<double>(m.runtime);
-}
-
 std::vector<mapping::MappedLoop> Engine::loopsOf(const TileEntry& e) const
 {
     const std::size_t n = m_space.loops.size();
@@ -852,7 +851,7 @@ SearchResult Engine::run()
     }
     m_seedCount = m_options.seeds.size();
     for (const Candidate& c : m_options.seeds)
-        m_seedIncumbent = std::min(m_seedIncumbent, objectiveValue(c.metrics));
+        m_seedIncumbent = std::min(m_seedIncumbent, c.metrics.value(m_options.objective));
     buildLevel3Choices();
     enumerateTiles();
 
@@ -916,7 +915,7 @@ SearchResult Engine::run()
             });
         const int objectiveSlot = static_cast<int>(m_options.objective);
         if (best[objectiveSlot]) {
-            incumbent = objectiveValue(best[objectiveSlot]->metrics);
+            incumbent = best[objectiveSlot]->metrics.value(m_options.objective);
             m_best = best[objectiveSlot]->metrics;
         }
         if (frontChanged && m_sink) {

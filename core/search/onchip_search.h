@@ -44,6 +44,8 @@ struct Metrics
     std::int64_t l2Requirement = 0; ///< elements
     double utilization = 0.0; ///< average busy PEs over the configured PEs, 0..1
     double edp() const { return static_cast<double>(runtime) * energy; }
+    /// The figure `objective` ranks: cycles, energy or their product (lower is better).
+    double value(Objective objective) const;
 };
 
 /// One cost model instance; the search makes one per thread and reuses it for every candidate.

@@ -55,6 +55,26 @@ inline QString readAll(const QString& path)
     return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
 }
 
+/// A file's bytes; a marker naming the file when it cannot be read, so that two missing files never
+/// compare equal to each other or to an empty output.
+inline QByteArray readBytes(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<missing " + path.toUtf8() + ">");
+}
+
+/// A small convolution (16x8 channels, 8x8 outputs, 3x3 filter) whose searches stay fast under the
+/// sanitizers.
+inline const QByteArray kSmallConv = "operator smallconv(K = 16, C = 8, Y = 8, X = 8, R = 3, S = 3) {\n"
+                                     "  for (k = 0; k < K; k++)\n"
+                                     "    for (c = 0; c < C; c++)\n"
+                                     "      for (y = 0; y < Y; y++)\n"
+                                     "        for (x = 0; x < X; x++)\n"
+                                     "          for (r = 0; r < R; r++)\n"
+                                     "            for (s = 0; s < S; s++)\n"
+                                     "              O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s];\n"
+                                     "}\n";
+
 /// The JSON object a command printed (a warning names the parse error, if any).
 inline QJsonObject parse(const QString& text)
 {

@@ -20,11 +20,6 @@ struct Outputs
     QByteArray pareto;
 };
 
-QByteArray readAll(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<missing " + path.toUtf8() + ">");
-}
 } // namespace
 
 class TestCliDeterminism : public QObject
@@ -42,8 +37,8 @@ class TestCliDeterminism : public QObject
         Outputs o;
         static const QRegularExpression timing(R"re(("(elapsed_seconds|seconds)": )[-+0-9.eE]+)re");
         o.json = QString(r.out).replace(timing, "\\1<time>");
-        o.mdc = readAll(mdc);
-        o.pareto = readAll(csv);
+        o.mdc = clitest::readBytes(mdc);
+        o.pareto = clitest::readBytes(csv);
         return o;
     }
 

@@ -14,7 +14,7 @@ using clitest::runMarvel;
 
 namespace {
 
-const QString kData = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/onnx/");
+const QString kOnnxData = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/onnx/");
 const QString kClassroom8 = QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/classroom_8pe.json");
 
 } // namespace
@@ -26,7 +26,7 @@ class TestCliOnnx : public QObject
 private slots:
     void importPrintsTheLayersAndWhatIsLeftOut()
     {
-        const auto run = runMarvel({"import", kData + "resnet50.onnx"});
+        const auto run = runMarvel({"import", kOnnxData + "resnet50.onnx"});
         QCOMPARE(run.exitCode, 0);
         QVERIFY(run.out.contains(
             QRegularExpression("/layer1/layer1.0/conv2/Conv +CONV +K=64 C=64 R=3 S=3 Y=58 X=58 +1 +3 "
@@ -44,10 +44,10 @@ private slots:
         // totals (cheap settings: 8 PEs, no genetic refinement).
         QTemporaryDir dir;
         const QString json = dir.filePath("resnet50.json");
-        QCOMPARE(runMarvel({"import", kData + "resnet50.onnx", "--out", json}).exitCode, 0);
+        QCOMPARE(runMarvel({"import", kOnnxData + "resnet50.onnx", "--out", json}).exitCode, 0);
         const QStringList common{"--hw", kClassroom8, "--json", "--threads", "2", "--genetic-evaluations",
             "1", "--no-refine", "--widen-above", "0", "--pe-util-bound", "0.5"};
-        const auto onnx = runMarvel(QStringList{"search", "--model", kData + "resnet50.onnx"} + common);
+        const auto onnx = runMarvel(QStringList{"search", "--model", kOnnxData + "resnet50.onnx"} + common);
         const auto fromJson = runMarvel(QStringList{"search", "--model", json} + common);
         QCOMPARE(onnx.exitCode, 0);
         QCOMPARE(fromJson.exitCode, 0);
@@ -67,7 +67,7 @@ private slots:
         QTemporaryDir dir;
         const QString m = dir.filePath("model.m");
         // MAESTRO has no dilation: the dilated Conv1d is refused by name, and nothing is written.
-        const auto dilated = runMarvel({"import", kData + "conv1d.onnx", "--batch", "2", "--out", m});
+        const auto dilated = runMarvel({"import", kOnnxData + "conv1d.onnx", "--batch", "2", "--out", m});
         QCOMPARE(dilated.exitCode, 2);
         QVERIFY2(dilated.err.contains(
                      m + ": layer '/features/features.2/Conv' is a dilated convolution (dilation 2 on"),
@@ -75,7 +75,7 @@ private slots:
         QVERIFY(dilated.out.contains("3753472 MACs")); // twice 1 876 736
         QVERIFY(dilated.out.contains("N=2 K=64 C=64 R=1 S=3 Y=1 X=55"));
         QVERIFY(!QFile::exists(m));
-        const auto run = runMarvel({"import", kData + "alexnet.onnx", "--out", m});
+        const auto run = runMarvel({"import", kOnnxData + "alexnet.onnx", "--out", m});
         QCOMPARE(run.exitCode, 0);
         const QString text = readAll(m);
         // AlexNet's 5 convolutions and 3 GEMMs.
@@ -83,8 +83,8 @@ private slots:
         QVERIFY(text.contains("/features/features.3/Conv"));
         QVERIFY(text.contains("Stride { Y: 4, X: 4 }"));
         // The JSON model has no batch: refused, naming the layer.
-        const auto json
-            = runMarvel({"import", kData + "conv1d.onnx", "--batch", "2", "--out", dir.filePath("x.json")});
+        const auto json = runMarvel(
+            {"import", kOnnxData + "conv1d.onnx", "--batch", "2", "--out", dir.filePath("x.json")});
         QCOMPARE(json.exitCode, 2);
         QVERIFY(json.err.contains("layer /features/features.0/Conv: the JSON model format has no batch"));
     }
@@ -92,7 +92,7 @@ private slots:
     void sweepAndProject()
     {
         QTemporaryDir dir;
-        const auto sweep = runMarvel({"sweep", "--model", kData + "transformer_encoder.onnx", "--hw",
+        const auto sweep = runMarvel({"sweep", "--model", kOnnxData + "transformer_encoder.onnx", "--hw",
             kClassroom8, "--vary", "pes=4,8", "--out", dir.filePath("s.csv"), "--threads", "2"});
         QCOMPARE(sweep.exitCode, 0);
         // 1 638 400 MACs on 4 and 8 PEs.
@@ -102,7 +102,8 @@ private slots:
         QJsonObject project
             = QJsonDocument::fromJson(readAll(MARVEL_SAMPLES_DIR "/projects/gemm_classroom.json").toUtf8())
                   .object();
-        project["workload"] = QJsonObject{{"kind", "model"}, {"model", kData + "transformer_encoder.onnx"}};
+        project["workload"]
+            = QJsonObject{{"kind", "model"}, {"model", kOnnxData + "transformer_encoder.onnx"}};
         QFile f(dir.filePath("p.json"));
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(QJsonDocument(project).toJson());

@@ -13,7 +13,7 @@ using clitest::runMarvel;
 using Run = clitest::CliRun;
 
 namespace {
-const QString kData = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/partial");
+const QString kPartialData = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/partial");
 } // namespace
 
 class TestCliPartialInput : public QObject
@@ -86,9 +86,9 @@ private slots:
 
     void evaluateReportsEveryGoodLayer()
     {
-        const QStringList base = {
-            "evaluate", "--hw", kData + "/accelerator_256.m", "--mapping", kData + "/resnext_tail_yxp_os.m"};
-        const QString located = kData
+        const QStringList base = {"evaluate", "--hw", kPartialData + "/accelerator_256.m", "--mapping",
+            kPartialData + "/resnext_tail_yxp_os.m"};
+        const QString located = kPartialData
             + "/resnext_tail_yxp_os.m:22:2: layer 'FC1000': invalid mapping: every iteration is empty (no "
               "MAC is computed)";
 
@@ -154,9 +154,9 @@ private slots:
         QFETCH(QString, model);
         QFETCH(QString, bad);
         QFETCH(QString, error);
-        const QString path = kData + "/" + model;
+        const QString path = kPartialData + "/" + model;
         const QString hw = kSamples + "/accelerators/P2_edge.json";
-        const QString located = kData + "/" + error;
+        const QString located = kPartialData + "/" + error;
         const Run r = runMarvel({"search", "--model", path, "--hw", hw, "--json", "--threads", "2"});
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.err, "marvel search: " + located + "\n");
@@ -200,7 +200,7 @@ private slots:
     // (marvel check accepts it) that the search rejects with a clear message instead of wrapping.
     void hugeSizes()
     {
-        const QString op = kData + "/huge_gemm.loop";
+        const QString op = kPartialData + "/huge_gemm.loop";
         QCOMPARE(runMarvel({"check", op}).exitCode, 0);
         const Run r = runMarvel({"search", "--op", op, "--hw", kSamples + "/accelerators/P2_edge.json"});
         QCOMPARE(r.exitCode, 2);

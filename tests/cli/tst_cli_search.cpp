@@ -10,21 +10,12 @@
 #include "core/workloads/workloads.h"
 
 using clitest::kP1;
+using clitest::kSmallConv;
 using clitest::parse;
 using clitest::runMarvel;
 using clitest::writeFile;
 
 namespace {
-
-const QByteArray kSmallConv = "operator smallconv(K = 16, C = 8, Y = 8, X = 8, R = 3, S = 3) {\n"
-                              "  for (k = 0; k < K; k++)\n"
-                              "    for (c = 0; c < C; c++)\n"
-                              "      for (y = 0; y < Y; y++)\n"
-                              "        for (x = 0; x < X; x++)\n"
-                              "          for (r = 0; r < R; r++)\n"
-                              "            for (s = 0; s < S; s++)\n"
-                              "              O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s];\n"
-                              "}\n";
 
 const QByteArray kTinyModel = R"({"schema_version": 1, "name": "tiny", "layers": [
   {"name": "c1", "type": "CONV", "K": 16, "C": 3, "R": 3, "S": 3, "Y": 8, "X": 8, "stride": 1},

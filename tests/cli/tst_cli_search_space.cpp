@@ -11,7 +11,7 @@
 using clitest::runMarvel;
 
 namespace {
-void write(const QTemporaryDir& dir, const char* name, const std::string& text)
+void writeInput(const QTemporaryDir& dir, const char* name, const std::string& text)
 {
     std::ofstream(dir.filePath(QString::fromLatin1(name)).toStdString()) << text;
 }
@@ -35,10 +35,10 @@ private slots:
     void gemmCountedByHand()
     {
         QTemporaryDir dir;
-        write(dir, "g.loop",
+        writeInput(dir, "g.loop",
             "operator g(M = 2, N = 2, K = 2) {\n  for (m = 0; m < M; m++)\n    for (n = 0; n < N; n++)\n"
             "      for (k = 0; k < K; k++)\n        C[m][n] += A[m][k] * B[k][n];\n}\n");
-        write(dir, "acc.json", R"({"num_pes": 4, "noc_bandwidth_elements_per_cycle": 4})");
+        writeInput(dir, "acc.json", R"({"num_pes": 4, "noc_bandwidth_elements_per_cycle": 4})");
         const auto r = runMarvel({"search", "--op", dir.filePath("g.loop"), "--hw", dir.filePath("acc.json"),
             "--objective", "runtime", "--json", "--no-refine", "--offchip-candidates", "1"});
         QCOMPARE(r.exitCode, 0);

@@ -24,9 +24,9 @@ Layer L1 {
 }
 )";
 
-const char* kHw = "num_pes: 16\nnoc_bw_cstr: 8\nNoC_NumHops: 1\noffchip_bw_cstr: 1000\n";
+const char* kSimHw = "num_pes: 16\nnoc_bw_cstr: 8\nNoC_NumHops: 1\noffchip_bw_cstr: 1000\n";
 
-QString write(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
+QString writeIn(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
 {
     const QString path = dir.filePath(name);
     QFile f(path);
@@ -44,7 +44,7 @@ private slots:
     void jsonTotals()
     {
         QTemporaryDir dir;
-        const QString hw = write(dir, "hw.m", kHw), m = write(dir, "ex1.m", kEx1);
+        const QString hw = writeIn(dir, "hw.m", kSimHw), m = writeIn(dir, "ex1.m", kEx1);
         const auto r = runMarvel({"simulate", "--hw", hw, "--mapping", m, "--json"});
         QCOMPARE(r.exitCode, 0);
         const auto j = nlohmann::json::parse(r.out.toStdString());
@@ -80,7 +80,7 @@ private slots:
     void framesAndText()
     {
         QTemporaryDir dir;
-        const QString hw = write(dir, "hw.m", kHw), m = write(dir, "ex1.m", kEx1);
+        const QString hw = writeIn(dir, "hw.m", kSimHw), m = writeIn(dir, "ex1.m", kEx1);
         auto r = runMarvel(
             {"simulate", "--hw", hw, "--mapping", m, "--json", "--frames", "1:2", "--layer", "L1"});
         QCOMPARE(r.exitCode, 0);
@@ -105,10 +105,10 @@ private slots:
     void badInput()
     {
         QTemporaryDir dir;
-        const QString hw = write(dir, "hw.m", kHw), m = write(dir, "ex1.m", kEx1);
+        const QString hw = writeIn(dir, "hw.m", kSimHw), m = writeIn(dir, "ex1.m", kEx1);
         QByteArray bad = kEx1;
         bad.replace("SpatialMap(1,1) K;", "SpatialMap(1,1) Q;");
-        const QString b = write(dir, "bad.m", bad);
+        const QString b = writeIn(dir, "bad.m", bad);
         auto r = runMarvel({"simulate", "--hw", hw, "--mapping", b});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("bad.m:6:"), qPrintable(r.err)); // file:line:col of the directive
@@ -123,7 +123,7 @@ private slots:
         // Too large: the message says what to shrink.
         QByteArray big = kEx1;
         big.replace("K: 4, C: 2, R: 3, S: 3, Y: 6, X: 6", "K: 4, C: 512, R: 3, S: 3, Y: 130, X: 130");
-        r = runMarvel({"simulate", "--hw", hw, "--mapping", write(dir, "big.m", big)});
+        r = runMarvel({"simulate", "--hw", hw, "--mapping", writeIn(dir, "big.m", big)});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("PE-steps") && r.err.contains("shrink"), qPrintable(r.err));
     }

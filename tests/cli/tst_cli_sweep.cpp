@@ -19,14 +19,7 @@ using clitest::runMarvel;
 namespace {
 
 const QString kOp = kSamples + "/operators/conv1d.loop";
-const QString kHw = kSamples + "/accelerators/classroom_4pe.json";
-
-QByteArray readAll(const QString& path)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return f.readAll();
-}
+const QString kSweepHw = kSamples + "/accelerators/classroom_4pe.json";
 
 void writeAll(const QString& path, const QByteArray& bytes)
 {
@@ -37,8 +30,8 @@ void writeAll(const QString& path, const QByteArray& bytes)
 
 QStringList sweepArgs(const QString& out)
 {
-    return {"sweep", "--op", kOp, "--hw", kHw, "--vary", "noc_bw=1,4", "--vary", "pes=2:8:x2", "--out", out,
-        "--threads", "2"};
+    return {"sweep", "--op", kOp, "--hw", kSweepHw, "--vary", "noc_bw=1,4", "--vary", "pes=2:8:x2", "--out",
+        out, "--threads", "2"};
 }
 
 // The file's rows as field lists (header dropped).
@@ -64,7 +57,7 @@ private slots:
         const QString out = dir.filePath("s.csv");
         const clitest::CliRun r = runMarvel(sweepArgs(out));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QByteArray csv = readAll(out);
+        const QByteArray csv = clitest::readBytes(out);
         QVERIFY(csv.startsWith(
             "pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,"
             "utilization,roofline_cycles,dram_bytes,dram_energy,status\n"));
@@ -72,7 +65,7 @@ private slots:
         // pes outermost, both ascending, whatever the order of the --vary arguments.
         const QList<QPair<int, int>> grid = {{2, 1}, {2, 4}, {4, 1}, {4, 4}, {8, 1}, {8, 4}};
         QCOMPARE(rows.size(), grid.size());
-        QFile base(kHw);
+        QFile base(kSweepHw);
         QVERIFY(base.open(QIODevice::ReadOnly));
         const QJsonObject baseJson = QJsonDocument::fromJson(base.readAll()).object();
         for (int i = 0; i < rows.size(); ++i) {
@@ -113,8 +106,8 @@ private slots:
         const QString out = dir.filePath("s.csv");
         const clitest::CliRun r = runMarvel(sweepArgs(out) << "--json");
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QList<QStringList> rows = rowsOf(readAll(out));
-        const QByteArray pareto = readAll(dir.filePath("s.pareto.csv"));
+        const QList<QStringList> rows = rowsOf(clitest::readBytes(out));
+        const QByteArray pareto = clitest::readBytes(dir.filePath("s.pareto.csv"));
         QVERIFY(pareto.startsWith(
             "front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power\n"));
         const QJsonObject json = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -160,7 +153,7 @@ private slots:
         QTemporaryDir dir;
         const QString full = dir.filePath("full.csv");
         QCOMPARE(runMarvel(sweepArgs(full)).exitCode, 0);
-        const QByteArray expected = readAll(full);
+        const QByteArray expected = clitest::readBytes(full);
         // Header, two rows and half of the third: as a crash while writing leaves it.
         const QList<QByteArray> lines = expected.split('\n');
         const QByteArray cut = lines[0] + '\n' + lines[3] + '\n' + lines[1] + '\n' + lines[5].left(9);
@@ -169,13 +162,14 @@ private slots:
         const clitest::CliRun r = runMarvel(sweepArgs(part) << "--resume");
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("2 of 6 points already in the file"), qPrintable(r.err));
-        QCOMPARE(readAll(part), expected);
-        QCOMPARE(readAll(dir.filePath("part.pareto.csv")), readAll(dir.filePath("full.pareto.csv")));
+        QCOMPARE(clitest::readBytes(part), expected);
+        QCOMPARE(clitest::readBytes(dir.filePath("part.pareto.csv")),
+            clitest::readBytes(dir.filePath("full.pareto.csv")));
         // Resuming a finished file searches nothing and leaves it as it is.
         const clitest::CliRun again = runMarvel(sweepArgs(part) << "--resume");
         QCOMPARE(again.exitCode, 0);
         QVERIFY(again.err.contains("6 of 6 points already in the file"));
-        QCOMPARE(readAll(part), expected);
+        QCOMPARE(clitest::readBytes(part), expected);
     }
 
     void resumeAfterKilledRun()
@@ -188,12 +182,12 @@ private slots:
             "  for (m = 0; m < M; m++)\n    for (n = 0; n < N; n++)\n      for (k = 0; k < K; k++)\n"
             "        C[m][n] += A[m][k] * B[k][n];\n}\n");
         auto args = [&](const QString& out) {
-            return QStringList{"sweep", "--op", op, "--hw", kHw, "--vary", "pes=4,8,16,32", "--vary",
+            return QStringList{"sweep", "--op", op, "--hw", kSweepHw, "--vary", "pes=4,8,16,32", "--vary",
                 "l1=64,128,256", "--vary", "noc_bw=2,8", "--out", out, "--threads", "1"};
         };
         const QString full = dir.filePath("full.csv");
         QCOMPARE(runMarvel(args(full)).exitCode, 0);
-        const QByteArray expected = readAll(full);
+        const QByteArray expected = clitest::readBytes(full);
         QCOMPARE(expected.count('\n'), 25);
 
         const QString part = dir.filePath("part.csv");
@@ -201,11 +195,12 @@ private slots:
         p.start(QStringLiteral(MARVEL_CLI_PATH), args(part));
         QVERIFY(p.waitForStarted());
         // Kill it once a few rows are in the file (before it finishes, if the machine allows).
-        for (int i = 0; i < 20000 && readAll(part).count('\n') < 4 && p.state() == QProcess::Running; ++i)
+        for (int i = 0;
+             i < 20000 && clitest::readBytes(part).count('\n') < 4 && p.state() == QProcess::Running; ++i)
             QThread::msleep(1);
         p.kill();
         p.waitForFinished();
-        const int rowsBefore = int(readAll(part).count('\n')) - 1;
+        const int rowsBefore = int(clitest::readBytes(part).count('\n')) - 1;
         if (p.exitStatus() == QProcess::NormalExit)
             qWarning(
                 "the sweep finished before it could be killed; only the resume of a whole file is checked");
@@ -214,7 +209,7 @@ private slots:
         if (rowsBefore > 0 && rowsBefore < 24)
             QVERIFY2(r.err.contains(QString("%1 of 24 points already in the file").arg(rowsBefore)),
                 qPrintable(r.err));
-        QCOMPARE(readAll(part), expected);
+        QCOMPARE(clitest::readBytes(part), expected);
     }
 
     void resumeRefusesAnotherGrid()
@@ -238,8 +233,8 @@ private slots:
         QTemporaryDir dir;
         const QString out = dir.filePath("s.csv");
         QCOMPARE(runMarvel(sweepArgs(out)).exitCode, 0);
-        const QByteArray rows = readAll(out);
-        const QByteArray settings = readAll(dir.filePath("s.settings"));
+        const QByteArray rows = clitest::readBytes(out);
+        const QByteArray settings = clitest::readBytes(dir.filePath("s.settings"));
         QVERIFY2(settings.contains("objective: runtime\n"), settings.constData());
 
         clitest::CliRun r = runMarvel(sweepArgs(out) << "--objective"
@@ -248,19 +243,19 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(dir.filePath("s.settings") + ":"), qPrintable(r.err));
         QVERIFY2(r.err.contains("'objective: runtime', this one has 'objective: energy'"), qPrintable(r.err));
-        QCOMPARE(readAll(out), rows);
+        QCOMPARE(clitest::readBytes(out), rows);
 
         QStringList other = sweepArgs(out);
         other[other.indexOf(kOp)] = kSamples + "/operators/gemm.loop";
         r = runMarvel(other << "--resume");
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("'workload: conv1d', this one has 'workload: gemm'"), qPrintable(r.err));
-        QCOMPARE(readAll(out), rows);
+        QCOMPARE(clitest::readBytes(out), rows);
 
         // The same sweep resumes: nothing left to search, the same file.
         r = runMarvel(sweepArgs(out) << "--resume");
         QCOMPARE(r.exitCode, 0);
-        QCOMPARE(readAll(out), rows);
+        QCOMPARE(clitest::readBytes(out), rows);
     }
 
     void badVary_data()
@@ -288,8 +283,8 @@ private slots:
         QFETCH(QString, vary);
         QFETCH(QString, message);
         QTemporaryDir dir;
-        const clitest::CliRun r
-            = runMarvel({"sweep", "--op", kOp, "--hw", kHw, "--vary", vary, "--out", dir.filePath("s.csv")});
+        const clitest::CliRun r = runMarvel(
+            {"sweep", "--op", kOp, "--hw", kSweepHw, "--vary", vary, "--out", dir.filePath("s.csv")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QVERIFY(!QFile::exists(dir.filePath("s.csv")));
@@ -301,13 +296,13 @@ private slots:
         const QString out = dir.filePath("s.csv");
         // The same parameter twice.
         clitest::CliRun r = runMarvel(
-            {"sweep", "--op", kOp, "--hw", kHw, "--vary", "pes=2,4", "--vary", "pes=8", "--out", out});
+            {"sweep", "--op", kOp, "--hw", kSweepHw, "--vary", "pes=2,4", "--vary", "pes=8", "--out", out});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("--vary 'pes=8': parameter 'pes' is already varied by --vary 'pes=2,4'"),
             qPrintable(r.err));
         // Too many points altogether: 1000 x 1000 x 2.
-        r = runMarvel({"sweep", "--op", kOp, "--hw", kHw, "--vary", "pes=1:1000:+1", "--vary", "l1=1:1000:+1",
-            "--vary", "simd=1,2", "--out", out});
+        r = runMarvel({"sweep", "--op", kOp, "--hw", kSweepHw, "--vary", "pes=1:1000:+1", "--vary",
+            "l1=1:1000:+1", "--vary", "simd=1,2", "--out", out});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("more than 1000000 design points"), qPrintable(r.err));
         // An invalid base accelerator names its file and field.
@@ -317,10 +312,10 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("pes_zero.json: num_pes: must be at least 1"), qPrintable(r.err));
         // No --vary, no --out.
-        r = runMarvel({"sweep", "--op", kOp, "--hw", kHw, "--out", out});
+        r = runMarvel({"sweep", "--op", kOp, "--hw", kSweepHw, "--out", out});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("missing --vary"));
-        r = runMarvel({"sweep", "--op", kOp, "--hw", kHw, "--vary", "pes=2"});
+        r = runMarvel({"sweep", "--op", kOp, "--hw", kSweepHw, "--vary", "pes=2"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("missing --out"));
         QVERIFY(!QFile::exists(out));
@@ -331,9 +326,9 @@ private slots:
         QTemporaryDir dir;
         const QString out = dir.filePath("s.csv");
         const clitest::CliRun r
-            = runMarvel({"sweep", "--op", kOp, "--hw", kHw, "--vary", "l2=2,1K", "--out", out});
+            = runMarvel({"sweep", "--op", kOp, "--hw", kSweepHw, "--vary", "l2=2,1K", "--out", out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QList<QStringList> rows = rowsOf(readAll(out));
+        const QList<QStringList> rows = rowsOf(clitest::readBytes(out));
         QCOMPARE(rows.size(), 2);
         // An L2 of 2 bytes holds no tile of the three tensors (6 bytes double buffered).
         QCOMPARE(rows[0][3], QString("2"));

@@ -8,31 +8,16 @@
 #include <QTest>
 
 #include "core/arch/accelerator_io.h"
+#include "tests/core/core_test_support.h"
 
 using marvel::InputError;
 using marvel::arch::Accelerator;
 
 Q_DECLARE_METATYPE(std::function<void(Accelerator&)>)
 
-namespace {
-
-std::string errorText(const std::function<void()>& f)
-{
-    try {
-        f();
-    } catch (const InputError& e) {
-        return marvel::formatDiagnostics(e.diagnostics());
-    }
-    return "<no error>";
-}
-
-void writeFile(const std::string& path, const std::string& text)
-{
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-}
-
-} // namespace
+using marvel::testsupport::errorText;
+using marvel::testsupport::writeFile;
+namespace { } // namespace
 
 class TestAccelerator : public QObject
 {

@@ -15,11 +15,11 @@ using namespace marvel;
 
 namespace {
 
-const std::string kSamples = std::string(MARVEL_SAMPLES_DIR) + "/operators/";
+const std::string kOperatorSamples = std::string(MARVEL_SAMPLES_DIR) + "/operators/";
 
 nlohmann::json expectations()
 {
-    std::ifstream in(kSamples + "expected.json");
+    std::ifstream in(kOperatorSamples + "expected.json");
     return nlohmann::json::parse(in);
 }
 
@@ -78,7 +78,7 @@ private slots:
         QFETCH(QString, file);
         const auto expected = expectations()[file.toStdString()];
         const auto report
-            = conform::checkConformability(ir::parseOperatorFile(kSamples + file.toStdString()));
+            = conform::checkConformability(ir::parseOperatorFile(kOperatorSamples + file.toStdString()));
         for (int r = 0; r < 4; ++r) {
             const std::string rule = "R" + std::to_string(r + 1);
             QVERIFY2(report.rules[std::size_t(r)].ok == expected[rule].get<bool>(),
@@ -100,10 +100,10 @@ private slots:
     {
         const auto expected = expectations();
         int count = 0;
-        for (const auto& entry : std::filesystem::recursive_directory_iterator(kSamples)) {
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(kOperatorSamples)) {
             if (entry.path().extension() != ".loop") continue;
             ++count;
-            const auto relative = std::filesystem::relative(entry.path(), kSamples).generic_string();
+            const auto relative = std::filesystem::relative(entry.path(), kOperatorSamples).generic_string();
             QVERIFY2(expected.contains(relative), relative.c_str());
         }
         QCOMPARE(count, int(expected.size()) - 1);
@@ -188,7 +188,8 @@ private slots:
     // Rule 3: n's bound uses m, so every node with n points to every node with m.
     void triangularBoundEdges()
     {
-        const auto r = conform::checkConformability(ir::parseOperatorFile(kSamples + "gemm_triangular.loop"));
+        const auto r
+            = conform::checkConformability(ir::parseOperatorFile(kOperatorSamples + "gemm_triangular.loop"));
         const auto edges = edgeSet(r);
         for (const char* e : {"B.1:n -> A.0:m (3)", "B.1:n -> C.0:m (3)", "C.1:n -> A.0:m (3)"})
             QVERIFY2(edges.count(e), e);
@@ -323,7 +324,7 @@ private slots:
 
     void jsonShape()
     {
-        const auto r = conform::checkConformability(ir::parseOperatorFile(kSamples + "conv1d.loop"));
+        const auto r = conform::checkConformability(ir::parseOperatorFile(kOperatorSamples + "conv1d.loop"));
         const auto j = conform::toJson(r);
         QCOMPARE(j["operator"].get<std::string>(), std::string("conv1d"));
         QCOMPARE(j["conformable"].get<bool>(), true);
@@ -341,7 +342,8 @@ private slots:
 
     void textReport()
     {
-        const auto r = conform::checkConformability(ir::parseOperatorFile(kSamples + "lstm_multicell.loop"));
+        const auto r
+            = conform::checkConformability(ir::parseOperatorFile(kOperatorSamples + "lstm_multicell.loop"));
         const auto text = conform::toText(r);
         QVERIFY(text.find("operator lstm_multicell: NOT conformable") == 0);
         QVERIFY(text.find("R2  FAILS   dependences other than reductions: flow dependence on H")

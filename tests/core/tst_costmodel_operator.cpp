@@ -35,7 +35,7 @@ const char* kConv2d = R"(operator conv2d(K = 64, C = 64, Y = 222, X = 222, R = 3
               O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s];
 })";
 
-const char* kGemm = R"(operator gemm(M = 100, N = 60, K = 70) {
+const char* kOperatorGemm = R"(operator gemm(M = 100, N = 60, K = 70) {
   for (int m = 0; m < M; m++)
     for (int n = 0; n < N; n++)
       for (int k = 0; k < K; k++)
@@ -182,7 +182,7 @@ private slots:
 
     void gemmEquivalence()
     {
-        ir::Operator op = ir::parseOperator(kGemm, "gemm.loop");
+        ir::Operator op = ir::parseOperator(kOperatorGemm, "gemm.loop");
         cost::Problem fromOp = cost::fromOperator(op);
         mdc::Layer layer;
         layer.name = "G";

@@ -14,50 +14,17 @@
 #include "core/cost/costmodel.h"
 #include "core/cost/report.h"
 #include "core/mdc/maestro_io.h"
+#include "tests/core/core_test_support.h"
 
 using namespace marvel;
 
+using marvel::testsupport::readCsv;
+using marvel::testsupport::splitCsvLine;
 namespace {
 
 const std::string kRef = MARVEL_REFERENCE_DIR;
 
-std::vector<std::string> splitCsvLine(const std::string& line)
-{
-    std::vector<std::string> out;
-    std::string cur;
-    bool quoted = false;
-    for (char c : line) {
-        if (c == '"')
-            quoted = !quoted;
-        else if (c == ',' && !quoted) {
-            out.push_back(cur);
-            cur.clear();
-        } else if (c != '\r')
-            cur += c;
-    }
-    out.push_back(cur);
-    return out;
-}
-
 using Row = std::map<std::string, std::string>;
-
-std::vector<Row> readCsv(const std::string& path)
-{
-    std::ifstream in(path);
-    std::vector<Row> rows;
-    std::string line;
-    if (!std::getline(in, line)) return rows;
-    auto header = splitCsvLine(line);
-    while (std::getline(in, line)) {
-        if (line.empty()) continue;
-        auto cells = splitCsvLine(line);
-        Row r;
-        for (size_t i = 0; i < header.size() && i < cells.size(); ++i)
-            r[header[i]] = cells[i];
-        rows.push_back(r);
-    }
-    return rows;
-}
 
 struct FileEval
 {

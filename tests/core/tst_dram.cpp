@@ -19,8 +19,8 @@ namespace {
 
 using i64 = std::int64_t;
 
-const char* kGemm = "operator gemm(M = 4, N = 4, K = 4) { for (m = 0; m < M; m++) for (n = 0; n < N; n++)"
-                    " for (k = 0; k < K; k++) O[m][n] += A[m][k] * B[k][n]; }";
+const char* kTinyGemm = "operator gemm(M = 4, N = 4, K = 4) { for (m = 0; m < M; m++) for (n = 0; n < N; n++)"
+                        " for (k = 0; k < K; k++) O[m][n] += A[m][k] * B[k][n]; }";
 
 // Two PEs, 4-byte DRAM blocks of 1-byte elements (4 elements a block).
 arch::Accelerator smallAcc()
@@ -149,7 +149,7 @@ private slots:
     // (32 reads): 64 elements moved instead of 80.
     void gemmByHand()
     {
-        const ir::Operator op = ir::parseOperator(kGemm, "gemm.loop");
+        const ir::Operator op = ir::parseOperator(kTinyGemm, "gemm.loop");
         const cost::Problem p = cost::fromOperator(op);
         const arch::Accelerator acc = smallAcc();
         const mdc::Dataflow km = mapping::toMdc(gemmMapping({2, 0, 1}), acc);
@@ -178,7 +178,7 @@ private slots:
     // read-backs 32. A layout given for the operator's subscripts reaches the cost model and the simulator.
     void layoutMovesBlocks()
     {
-        const ir::Operator op = ir::parseOperator(kGemm, "gemm.loop");
+        const ir::Operator op = ir::parseOperator(kTinyGemm, "gemm.loop");
         cost::Problem p = cost::fromOperator(op);
         cost::setDramLayouts(p, op, {{"O", {1, 0}}});
         const auto* o = &p.tensors.back();
@@ -215,7 +215,7 @@ private slots:
             std::vector<std::int64_t> level2, level1;
         };
         const Case cases[] = {
-            {kGemm, {2, 4, 4}, {1, 4, 2}},
+            {kTinyGemm, {2, 4, 4}, {1, 4, 2}},
             {"operator conv(K = 4, C = 3, Y = 5, X = 5, R = 3, S = 3) { for (k = 0; k < K; k++)"
              " for (c = 0; c < C; c++) for (y = 0; y < Y; y++) for (x = 0; x < X; x++) for (r = 0; r < R; "
              "r++)"
@@ -259,7 +259,7 @@ private slots:
     // files, the paper's platforms) charges none.
     void dramEnergy()
     {
-        const cost::Problem p = cost::fromOperator(ir::parseOperator(kGemm, "gemm.loop"));
+        const cost::Problem p = cost::fromOperator(ir::parseOperator(kTinyGemm, "gemm.loop"));
         arch::Accelerator acc = smallAcc();
         const mdc::Dataflow km = mapping::toMdc(gemmMapping({2, 0, 1}), acc);
         cost::Options o;
@@ -299,7 +299,7 @@ private slots:
     // bandwidth). The simulator times level 0 the same way. Maestro fidelity keeps MAESTRO's bound.
     void offchipBandwidthBoundsSteps()
     {
-        const ir::Operator op = ir::parseOperator(kGemm, "gemm.loop");
+        const ir::Operator op = ir::parseOperator(kTinyGemm, "gemm.loop");
         const cost::Problem p = cost::fromOperator(op);
         arch::Accelerator acc = smallAcc();
         const mdc::Dataflow km = mapping::toMdc(gemmMapping({2, 0, 1}), acc);
@@ -340,7 +340,7 @@ private slots:
     // the layouts the distinct-block model chose.
     void searchUsesTheOffChipLayouts()
     {
-        const ir::Operator op = ir::parseOperator(kGemm, "gemm.loop");
+        const ir::Operator op = ir::parseOperator(kTinyGemm, "gemm.loop");
         arch::Accelerator acc = smallAcc();
         acc.numPes = 4;
         acc.l2Bytes = 24;

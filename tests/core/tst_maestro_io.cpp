@@ -6,12 +6,15 @@
 #include <QTest>
 
 #include "core/mdc/maestro_io.h"
+#include "tests/core/core_test_support.h"
 
 using marvel::InputError;
 using marvel::mdc::Directive;
 using marvel::mdc::Layer;
 using marvel::mdc::Network;
 
+using marvel::testsupport::readCsv;
+using marvel::testsupport::splitCsvLine;
 namespace {
 
 const std::string kReference = MARVEL_REFERENCE_DIR;
@@ -29,44 +32,6 @@ std::string parseError(const std::string& text)
 std::string ruleErrors(const Layer& layer)
 {
     return marvel::formatDiagnostics(marvel::mdc::checkMaestroRules(layer, "f.m"));
-}
-
-// CSV with double-quoted cells (the dataflow column holds commas).
-std::vector<std::string> splitCsvLine(const std::string& line)
-{
-    std::vector<std::string> cells(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-            cells.back() += '"';
-            ++i;
-        } else if (c == '"') {
-            quoted = !quoted;
-        } else if (c == ',' && !quoted) {
-            cells.emplace_back();
-        } else if (c != '\r') {
-            cells.back() += c;
-        }
-    }
-    return cells;
-}
-
-std::vector<std::map<std::string, std::string>> readCsv(const std::string& path)
-{
-    std::ifstream in(path);
-    std::vector<std::map<std::string, std::string>> rows;
-    std::string line;
-    if (!std::getline(in, line)) return rows;
-    const std::vector<std::string> header = splitCsvLine(line);
-    while (std::getline(in, line)) {
-        const std::vector<std::string> cells = splitCsvLine(line);
-        std::map<std::string, std::string> row;
-        for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i)
-            row[header[i]] = cells[i];
-        rows.push_back(std::move(row));
-    }
-    return rows;
 }
 
 std::string dataflowAsReference(const Layer& layer)

@@ -64,7 +64,7 @@ LoopNestMapping stridedConvMapping()
     return m;
 }
 
-cost::Problem stridedConvProblem()
+cost::Problem strided17Problem()
 {
     mdc::Layer layer;
     layer.name = "strided";
@@ -251,7 +251,7 @@ private slots:
         // level 0 as Y' size 2 * 3 + 1 = 7, i.e. 9 input rows, which MAESTRO reads as 9 - 3 + 1 = 7
         // output rows per tile (spec section 4.1): 14 counted rows for 8.
         const std::int64_t macs = 16 * 8 * 8 * 8 * 3 * 3;
-        cost::Evaluator evaluator(stridedConvProblem(), pes(32));
+        cost::Evaluator evaluator(strided17Problem(), pes(32));
         LoopNestMapping m = stridedConvMapping();
         cost::Metrics metrics;
         QVERIFY(evaluator.evaluateMetrics(mapping::toMdc(m, pes(32)), metrics));

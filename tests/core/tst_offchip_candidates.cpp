@@ -12,36 +12,29 @@
 #include "core/ir/parser.h"
 #include "core/search/search.h"
 #include "core/workloads/workloads.h"
+#include "tests/core/core_test_support.h"
 
 using namespace marvel;
 using namespace marvel::search;
 
+using marvel::testsupport::parseTestOperator;
+using marvel::testsupport::sampleAccelerator;
 namespace {
-
-arch::Accelerator sample(const char* file)
-{
-    return arch::loadAccelerator(std::string(MARVEL_SAMPLES_DIR) + "/accelerators/" + file);
-}
-
-ir::Operator parse(const std::string& text)
-{
-    return ir::parseOperator(text, "test.loop");
-}
 
 // Small enough for a few hundred milliseconds per search in a release build; big enough that the level-3
 // tile is a real choice at the L2 sizes below.
 ir::Operator smallConv()
 {
-    return parse(workloads::conv2dLoopText(16, 16, 8, 8, 3, 3, 1, 1));
+    return parseTestOperator(workloads::conv2dLoopText(16, 16, 8, 8, 3, 3, 1, 1));
 }
 // Whole in an L2 of 4 KiB at two bytes a word, double buffered: from 512 B to 8 KiB every tiling is a choice.
 ir::Operator tinyConv()
 {
-    return parse(workloads::conv2dLoopText(8, 8, 4, 4, 3, 3, 1, 1));
+    return parseTestOperator(workloads::conv2dLoopText(8, 8, 4, 4, 3, 3, 1, 1));
 }
 ir::Operator smallGemm()
 {
-    return parse(workloads::gemmLoopText(64, 128, 256));
+    return parseTestOperator(workloads::gemmLoopText(64, 128, 256));
 }
 
 SearchOptions optionsWith(int k, Objective objective, bool refine)
@@ -112,7 +105,7 @@ private slots:
         QFETCH(bool, refine);
         QFETCH(int, objective);
         const ir::Operator o = op == 0 ? smallConv() : smallGemm();
-        const arch::Accelerator acc = sample(preset.toUtf8().constData());
+        const arch::Accelerator acc = sampleAccelerator(preset.toUtf8().constData());
         const auto obj = static_cast<Objective>(objective);
         // A smaller refinement budget: the dominance holds by construction whatever the budget.
         SearchOptions single = optionsWith(1, obj, refine);
@@ -153,7 +146,7 @@ private slots:
 
     void independentOfThreads()
     {
-        const arch::Accelerator acc = sample("edge1024_dram.json");
+        const arch::Accelerator acc = sampleAccelerator("edge1024_dram.json");
         SearchOptions o = optionsWith(3, Objective::Runtime, true);
         o.threads = 1;
         const LayerSearchResult a = searchLayer(smallConv(), acc, o);
@@ -197,7 +190,7 @@ private slots:
         QFETCH(bool, refine);
         QFETCH(qint64, smallestL2);
         const ir::Operator o = op == 2 ? tinyConv() : op == 0 ? smallConv() : smallGemm();
-        arch::Accelerator acc = sample(preset.toUtf8().constData());
+        arch::Accelerator acc = sampleAccelerator(preset.toUtf8().constData());
         double previous = 0;
         std::optional<Candidate> previousBest;
         std::string rises;

@@ -41,7 +41,7 @@ std::map<std::string, int> shapes(const workloads::Workload& w, bool convolution
     return out;
 }
 
-std::string errorOf(const std::string& path, std::uintmax_t maxBytes = std::uintmax_t(1) << 30)
+std::string importError(const std::string& path, std::uintmax_t maxBytes = std::uintmax_t(1) << 30)
 {
     try {
         onnx_import::importOnnxFile(path, {.batch = 1, .maxFileBytes = maxBytes});
@@ -262,7 +262,7 @@ private slots:
     {
         QFETCH(QString, file);
         QFETCH(QString, message);
-        const std::string error = errorOf(MARVEL_SOURCE_DIR "/tests/data/onnx/bad/" + file.toStdString());
+        const std::string error = importError(MARVEL_SOURCE_DIR "/tests/data/onnx/bad/" + file.toStdString());
         QVERIFY2(error.find(message.toStdString()) != std::string::npos, error.c_str());
     }
 
@@ -273,7 +273,7 @@ private slots:
         const std::string path = dir.filePath("huge.onnx").toStdString();
         std::ofstream(path).put('x');
         std::filesystem::resize_file(path, std::uintmax_t(3) << 30);
-        const std::string error = errorOf(path);
+        const std::string error = importError(path);
         QVERIFY2(error.find("huge.onnx: is 3221225472 bytes, more than the 1073741824") != std::string::npos,
             error.c_str());
     }

@@ -20,15 +20,15 @@ const std::string kConv1d = "operator conv1d(X = 16, S = 3) {\n"
                             "      O[x] += W[s] * I[x + s];\n"
                             "}\n";
 
-const std::string kGemm = "operator gemm(M = 128, N = 2048, K = 4096) {\n"
-                          "  for (int m = 0; m < M; m++) {\n"
-                          "    for (int n = 0; n < N; n++) {\n"
-                          "      for (int k = 0; k < K; k++) {\n"
-                          "        C[m][n] += A[m][k] * B[k][n];\n"
-                          "      }\n"
-                          "    }\n"
-                          "  }\n"
-                          "}\n";
+const std::string kParserGemm = "operator gemm(M = 128, N = 2048, K = 4096) {\n"
+                                "  for (int m = 0; m < M; m++) {\n"
+                                "    for (int n = 0; n < N; n++) {\n"
+                                "      for (int k = 0; k < K; k++) {\n"
+                                "        C[m][n] += A[m][k] * B[k][n];\n"
+                                "      }\n"
+                                "    }\n"
+                                "  }\n"
+                                "}\n";
 
 /// The diagnostics of a text that must not parse.
 std::vector<Diagnostic> errorsOf(const std::string& text)
@@ -129,7 +129,7 @@ private slots:
 
     void gemmExample()
     {
-        const auto op = ir::parseOperator(kGemm, "gemm.loop");
+        const auto op = ir::parseOperator(kParserGemm, "gemm.loop");
         QCOMPARE(op.name, std::string("gemm"));
         QCOMPARE(op.sizes.size(), std::size_t(3));
         QCOMPARE(op.sizes[2].value, std::int64_t(4096));
@@ -594,7 +594,7 @@ private slots:
     // handles) or throws InputError with located diagnostics - never anything else, never a hang.
     void fuzz()
     {
-        std::vector<std::string> seeds{kConv1d, kGemm};
+        std::vector<std::string> seeds{kConv1d, kParserGemm};
         for (const auto& entry :
             std::filesystem::directory_iterator(std::string(MARVEL_SAMPLES_DIR) + "/operators")) {
             if (entry.path().extension() != ".loop") continue;

@@ -14,6 +14,7 @@
 #include "core/project/project.h"
 #include "core/util/text_file.h"
 #include "importers/onnx/onnx_import.h"
+#include "tests/core/core_test_support.h"
 
 using marvel::InputError;
 using marvel::project::Project;
@@ -22,32 +23,18 @@ using nlohmann::json;
 
 Q_DECLARE_METATYPE(std::function<void(nlohmann::json&)>)
 
+using marvel::testsupport::errorText;
+using marvel::testsupport::writeFile;
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string errorText(const std::function<void()>& f)
-{
-    try {
-        f();
-    } catch (const InputError& e) {
-        return marvel::formatDiagnostics(e.diagnostics());
-    }
-    return "<no error>";
-}
-
-void writeFile(const std::string& path, const std::string& text)
-{
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-}
-
-const char* const kGemm = "operator gemm(M = 8, N = 16, K = 32) {\n"
-                          "  for (m = 0; m < M; m++)\n"
-                          "    for (n = 0; n < N; n++)\n"
-                          "      for (k = 0; k < K; k++)\n"
-                          "        C[m][n] += A[m][k] * B[k][n];\n"
-                          "}\n";
+const char* const kProjectGemm = "operator gemm(M = 8, N = 16, K = 32) {\n"
+                                 "  for (m = 0; m < M; m++)\n"
+                                 "    for (n = 0; n < N; n++)\n"
+                                 "      for (k = 0; k < K; k++)\n"
+                                 "        C[m][n] += A[m][k] * B[k][n];\n"
+                                 "}\n";
 
 // A GEMM mapping with every member away from its default.
 marvel::mapping::LoopNestMapping gemmMapping()
@@ -67,7 +54,7 @@ Project fullProject()
 {
     Project p;
     p.workload.kind = ProjectWorkload::Kind::Operator;
-    p.workload.text = kGemm;
+    p.workload.text = kProjectGemm;
     p.workload.file = "ops/gemm \"small\".loop";
     marvel::arch::Accelerator& a = p.accelerator;
     a.name = "odd \"one\"";

@@ -17,21 +17,13 @@
 #include "core/search/roofline.h"
 #include "core/search/search.h"
 #include "core/workloads/workloads.h"
+#include "tests/core/core_test_support.h"
 
 using namespace marvel;
 using namespace marvel::search;
 
+using marvel::testsupport::decoupledOptions;
 namespace {
-
-/// The paper's decoupled search (with the widening), which these tests are about: no refinement, one
-/// off-chip solution.
-SearchOptions decoupledOptions()
-{
-    SearchOptions o;
-    o.refine = false;
-    o.offChipCandidates = 1;
-    return o;
-}
 
 cost::Problem gemmProblem(std::int64_t M, std::int64_t N, std::int64_t K)
 {
@@ -131,7 +123,7 @@ LayerSpace stridedConvSpace()
     return s;
 }
 
-cost::Problem stridedConvProblem()
+cost::Problem smallStridedConvProblem()
 {
     mdc::Layer layer;
     layer.name = "strided";
@@ -437,7 +429,7 @@ private slots:
         // Each dataflow is also evaluated by a plain cost model here: the search must reject exactly
         // the miscounted (and the invalid) ones, count them in stats.rejected and keep only exact ones.
         const LayerSpace space = stridedConvSpace();
-        const cost::Problem problem = stridedConvProblem();
+        const cost::Problem problem = smallStridedConvProblem();
         QCOMPARE(problem.analyticMacs(), space.macs);
         arch::Accelerator acc = smallAccelerator(16);
         acc.l1Bytes = 512;

@@ -10,15 +10,17 @@
 #include "core/cost/costmodel.h"
 #include "core/ir/parser.h"
 #include "core/search/search.h"
+#include "tests/core/core_test_support.h"
 
 using namespace marvel;
 using namespace marvel::search;
 
+using marvel::testsupport::bestValue;
 namespace {
 
 // Extents that few tile sizes divide (7, 5, 10) on PE counts they do not divide (6, 12): non-divisor
 // tiles matter here.
-const char* kOperators[] = {
+const char* kAnytimeOperators[] = {
     "operator gemm(M = 7, N = 10, K = 5) {\n"
     "  for (m = 0; m < M; m++)\n    for (n = 0; n < N; n++)\n      for (k = 0; k < K; k++)\n"
     "        C[m][n] += A[m][k] * B[k][n];\n}\n",
@@ -38,25 +40,6 @@ arch::Accelerator smallAccelerator(int op)
     acc.l2Bytes = 1024;
     acc.nocBandwidth = 4;
     return acc;
-}
-
-double objectiveValue(const Metrics& m, Objective o)
-{
-    switch (o) {
-    case Objective::Runtime:
-        return static_cast<double>(m.runtime);
-    case Objective::Energy:
-        return m.energy;
-    case Objective::Edp:
-        return m.edp();
-    }
-    return 0;
-}
-
-double objectiveValue(const SearchResult& r, Objective o)
-{
-    const std::optional<Candidate>& best = r.best(o);
-    return best ? objectiveValue(best->metrics, o) : std::numeric_limits<double>::infinity();
 }
 
 SearchOptions options(Objective objective, bool divisorsOnly)
@@ -93,8 +76,7 @@ struct BestSeen
                         && m->l2Requirement * acc.bytesPerElement <= acc.l2Bytes) {
                         std::lock_guard lock(seen->mutex);
                         for (int o = 0; o < 3; ++o)
-                            seen->best[o]
-                                = std::min(seen->best[o], objectiveValue(*m, static_cast<Objective>(o)));
+                            seen->best[o] = std::min(seen->best[o], m->value(static_cast<Objective>(o)));
                         ++seen->fitting;
                     }
                     return m;
@@ -123,7 +105,7 @@ struct Fixture
 Fixture fixture(int index)
 {
     Fixture f;
-    f.op = ir::parseOperator(kOperators[index], "anytime.loop");
+    f.op = ir::parseOperator(kAnytimeOperators[index], "anytime.loop");
     f.acc = smallAccelerator(index);
     const LayerSearchResult r = searchLayer(f.op, f.acc, options(Objective::Runtime, true));
     f.problem = r.problem;
@@ -167,19 +149,19 @@ private slots:
         QFETCH(int, op);
         QFETCH(int, objective);
         const Objective obj = static_cast<Objective>(objective);
-        const ir::Operator oper = ir::parseOperator(kOperators[op], "anytime.loop");
+        const ir::Operator oper = ir::parseOperator(kAnytimeOperators[op], "anytime.loop");
         const arch::Accelerator acc = smallAccelerator(op);
         const LayerSearchResult divisors = searchLayer(oper, acc, options(obj, true));
         const LayerSearchResult all = searchLayer(oper, acc, options(obj, false));
-        const double d = objectiveValue(divisors.result, obj);
+        const double d = bestValue(divisors.result, obj);
         QVERIFY(std::isfinite(d));
-        QVERIFY2(objectiveValue(all.result, obj) <= d,
-            qPrintable(QString("%1 > %2").arg(objectiveValue(all.result, obj)).arg(d)));
+        QVERIFY2(bestValue(all.result, obj) <= d,
+            qPrintable(QString("%1 > %2").arg(bestValue(all.result, obj)).arg(d)));
         QVERIFY(!all.result.truncated);
         // The other objectives' bests and the front come along from the divisor-only search too.
         for (int k = 0; k < 3; ++k)
-            QVERIFY(objectiveValue(all.result, static_cast<Objective>(k))
-                <= objectiveValue(divisors.result, static_cast<Objective>(k)));
+            QVERIFY(bestValue(all.result, static_cast<Objective>(k))
+                <= bestValue(divisors.result, static_cast<Objective>(k)));
         for (const Candidate& c : divisors.result.pareto)
             QVERIFY(std::any_of(all.result.pareto.begin(), all.result.pareto.end(), [&](const Candidate& p) {
                 return p.metrics.runtime <= c.metrics.runtime && p.metrics.energy <= c.metrics.energy;
@@ -209,13 +191,13 @@ private slots:
         }
         QVERIFY(seen->fitting > 100);
         QVERIFY(!everything.truncated);
-        QCOMPARE(objectiveValue(everything, obj), seen->best[objective]);
+        QCOMPARE(bestValue(everything, obj), seen->best[objective]);
 
         SearchOptions bounded = options(obj, false);
         bounded.everyTileSize = every;
         const SearchResult stopped = searchOnChip(
             f.space, f.offChip, f.acc, bounded, costModelEvaluators(f.problem, f.acc, Fidelity::Maestro));
-        QCOMPARE(objectiveValue(stopped, obj), seen->best[objective]);
+        QCOMPARE(bestValue(stopped, obj), seen->best[objective]);
         QVERIFY(!stopped.truncated);
         QVERIFY(stopped.evaluated <= everything.evaluated);
         // The energy bound (the MACs' energy and their L1 accesses) is the same for every tile: in EDP it
@@ -252,11 +234,11 @@ private slots:
             o.maxCandidates = limit.candidates;
             o.maxTileAssignments = limit.tiles;
             o.nonDivisorBudget = limit.budget;
-            const double divisors = objectiveValue(searchOnChip(f.space, f.offChip, f.acc, o, factory), obj);
+            const double divisors = bestValue(searchOnChip(f.space, f.offChip, f.acc, o, factory), obj);
             o.divisorsOnly = false;
             const SearchResult r = searchOnChip(f.space, f.offChip, f.acc, o, factory);
             QVERIFY2(r.truncated, limit.what);
-            QVERIFY2(objectiveValue(r, obj) <= divisors, limit.what);
+            QVERIFY2(bestValue(r, obj) <= divisors, limit.what);
             QVERIFY2(r.stats.tiles <= limit.tiles, limit.what);
             // What the limit keeps does not depend on the thread count.
             o.threads = 1;
@@ -285,7 +267,7 @@ private slots:
         o.maxTileVisits = 300;
         const SearchResult r = searchOnChip(f.space, f.offChip, f.acc, o, factory);
         QVERIFY(r.truncated);
-        QVERIFY(objectiveValue(r, obj) <= objectiveValue(divisors, obj));
+        QVERIFY(bestValue(r, obj) <= bestValue(divisors, obj));
         o.threads = 1;
         const SearchResult r1 = searchOnChip(f.space, f.offChip, f.acc, o, factory);
         QCOMPARE(r1.best(obj)->mapping, r.best(obj)->mapping);

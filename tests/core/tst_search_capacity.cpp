@@ -10,21 +10,14 @@
 #include "core/ir/parser.h"
 #include "core/search/search.h"
 #include "core/workloads/workloads.h"
+#include "tests/core/core_test_support.h"
 
 using namespace marvel;
 using namespace marvel::search;
 
+using marvel::testsupport::decoupledOptions;
+using marvel::testsupport::sampleAccelerator;
 namespace {
-
-/// The paper's decoupled search (with the widening), which these tests are about: no refinement, one
-/// off-chip solution.
-SearchOptions decoupledOptions()
-{
-    SearchOptions o;
-    o.refine = false;
-    o.offChipCandidates = 1;
-    return o;
-}
 
 struct TestWorkload
 {
@@ -53,15 +46,10 @@ bool correctedRowChecked(int workload, int accelerator)
     return accelerator == 1 || name == "alexnet-conv1-stride4" || name == "depthwise5x5";
 }
 
-arch::Accelerator sample(const char* file)
-{
-    return arch::loadAccelerator(std::string(MARVEL_SAMPLES_DIR) + "/accelerators/" + file);
-}
-
 /// 256 PEs with a 256-byte L1 and a 24 KiB L2: small enough that most first choices overflow.
 arch::Accelerator smallBuffers()
 {
-    arch::Accelerator acc = sample("P2_edge.json");
+    arch::Accelerator acc = sampleAccelerator("P2_edge.json");
     acc.name = "small buffers";
     acc.numPes = 256;
     acc.l1Bytes = 256;
@@ -146,8 +134,8 @@ private slots:
         QFETCH(int, workload);
         QFETCH(int, accelerator);
         QFETCH(int, fidelity);
-        const arch::Accelerator acc = accelerator == 0 ? sample("P1_eyeriss.json")
-            : accelerator == 1                         ? sample("P2_edge.json")
+        const arch::Accelerator acc = accelerator == 0 ? sampleAccelerator("P1_eyeriss.json")
+            : accelerator == 1                         ? sampleAccelerator("P2_edge.json")
                                                        : smallBuffers();
         const ir::Operator op
             = ir::parseOperator(testWorkloads()[static_cast<std::size_t>(workload)].text, "capacity.loop");
@@ -176,7 +164,7 @@ private slots:
     {
         const ir::Operator op
             = ir::parseOperator(workloads::conv2dLoopText(32, 32, 14, 14, 3, 3, 1, 1), "capacity.loop");
-        arch::Accelerator big = sample("P2_edge.json");
+        arch::Accelerator big = sampleAccelerator("P2_edge.json");
         big.l1Bytes = 4096;
         SearchOptions options = decoupledOptions();
         options.threads = 2;
@@ -204,7 +192,7 @@ private slots:
     void shrinkingL2ChangesTheMapping()
     {
         const ir::Operator op = ir::parseOperator(testWorkloads()[1].text, "capacity.loop");
-        const arch::Accelerator base = sample("P2_edge.json");
+        const arch::Accelerator base = sampleAccelerator("P2_edge.json");
         SearchOptions options = decoupledOptions();
         options.threads = 2;
         const LayerSearchResult wide = searchLayer(op, base, options);
@@ -232,7 +220,7 @@ private slots:
         options.threads = 2;
         int retried = 0;
         for (std::int64_t l2 : {32768, 16384, 8192, 2048}) {
-            arch::Accelerator acc = sample("P2_edge.json");
+            arch::Accelerator acc = sampleAccelerator("P2_edge.json");
             acc.l2Bytes = l2;
             const LayerSearchResult r = searchLayer(op, acc, options);
             QVERIFY(r.result.bestRuntime);
@@ -250,7 +238,7 @@ private slots:
     void nothingFits()
     {
         const ir::Operator op = ir::parseOperator(testWorkloads()[0].text, "capacity.loop");
-        arch::Accelerator acc = sample("P2_edge.json");
+        arch::Accelerator acc = sampleAccelerator("P2_edge.json");
         acc.l1Bytes = 8;
         SearchOptions options = decoupledOptions();
         options.threads = 2;
@@ -279,7 +267,7 @@ private slots:
         int checked = 0;
         for (const TestWorkload& w : testWorkloads()) {
             const ir::Operator op = ir::parseOperator(w.text, "capacity.loop");
-            for (const arch::Accelerator& acc : {sample("P1_eyeriss.json"), smallBuffers()}) {
+            for (const arch::Accelerator& acc : {sampleAccelerator("P1_eyeriss.json"), smallBuffers()}) {
                 SearchOptions options = decoupledOptions();
                 options.l1Capacity = false;
                 options.threads = 2;

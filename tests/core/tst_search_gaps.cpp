@@ -8,13 +8,15 @@
 
 #include "core/ir/parser.h"
 #include "core/search/search.h"
+#include "tests/core/core_test_support.h"
 
 using namespace marvel;
 using namespace marvel::search;
 
+using marvel::testsupport::bestValue;
 namespace {
 
-const char* kOperators[] = {
+const char* kGapOperators[] = {
     "operator gemm(M = 4, N = 6, K = 4) {\n"
     "  for (m = 0; m < M; m++)\n    for (n = 0; n < N; n++)\n      for (k = 0; k < K; k++)\n"
     "        C[m][n] += A[m][k] * B[k][n];\n}\n",
@@ -30,21 +32,6 @@ arch::Accelerator tinyAccelerator()
     acc.l2Bytes = 64; // small enough that the level-3 tile (decoupling) matters
     acc.nocBandwidth = 2;
     return acc;
-}
-
-double objectiveValue(const SearchResult& r, Objective o)
-{
-    const std::optional<Candidate>& best = r.best(o);
-    if (!best) return std::numeric_limits<double>::infinity();
-    switch (o) {
-    case Objective::Runtime:
-        return static_cast<double>(best->metrics.runtime);
-    case Objective::Energy:
-        return best->metrics.energy;
-    case Objective::Edp:
-        return best->metrics.edp();
-    }
-    return 0;
 }
 
 /// The decoupled search's space unpruned (the refinement is left out: its mappings may lie outside it).
@@ -83,18 +70,18 @@ private slots:
         QFETCH(int, op);
         QFETCH(int, objective);
         const Objective obj = static_cast<Objective>(objective);
-        const ir::Operator oper = ir::parseOperator(kOperators[op], "gap.loop");
+        const ir::Operator oper = ir::parseOperator(kGapOperators[op], "gap.loop");
         const arch::Accelerator acc = tinyAccelerator();
 
         const LayerSearchResult truth = searchLayer(oper, acc, unpruned(obj));
-        const double best = objectiveValue(truth.result, obj);
+        const double best = bestValue(truth.result, obj);
         QVERIFY(std::isfinite(best));
 
         // Lower-bound skipping is exact: the same optimum, never more evaluations.
         SearchOptions skipping = unpruned(obj);
         skipping.boundSkipping = true;
         const LayerSearchResult skipped = searchLayer(oper, acc, skipping);
-        QCOMPARE(objectiveValue(skipped.result, obj), best);
+        QCOMPARE(bestValue(skipped.result, obj), best);
         QVERIFY(skipped.result.evaluated <= truth.result.evaluated);
 
         // The others may lose the optimum; they can never beat it. Their gaps are the figures to report.
@@ -121,7 +108,7 @@ private slots:
         QString report;
         for (const Variant& v : variants) {
             const LayerSearchResult r = searchLayer(oper, acc, v.options);
-            const double value = objectiveValue(r.result, obj);
+            const double value = bestValue(r.result, obj);
             QVERIFY2(value >= best, v.name);
             report += QStringLiteral(" %1: %2%")
                           .arg(QLatin1String(v.name))

@@ -8,14 +8,16 @@
 #include "core/mdc/maestro_io.h"
 #include "core/sim/model_check.h"
 #include "core/sim/simulator.h"
+#include "tests/core/core_test_support.h"
 
 using namespace marvel;
 using Dir = mdc::Directive;
 
+using marvel::testsupport::spatialOnTap;
 namespace {
 
 // The paper's CONV1D in the style of its MDC figure: 5 outputs, 3 taps, inputs I[0..6].
-const char* kConv1d = R"(operator conv1d(X = 5, S = 3) {
+const char* kSimConv1d = R"(operator conv1d(X = 5, S = 3) {
   for (x = 0; x < X; x++)
     for (s = 0; s < S; s++)
       O[x] += W[s] * I[x + s];
@@ -38,20 +40,10 @@ int tensorIndex(const sim::Layout& lay, const std::string& name)
     return -1;
 }
 
-const char* kEx1 = R"(Network Tiny { Layer L1 { Type: CONV Stride { X: 1, Y: 1 }
+const char* kSimEx1 = R"(Network Tiny { Layer L1 { Type: CONV Stride { X: 1, Y: 1 }
   Dimensions { K: 4, C: 2, R: 3, S: 3, Y: 6, X: 6 }
   Dataflow { SpatialMap(1,1) K; TemporalMap(1,1) C; TemporalMap(Sz(R),1) Y; TemporalMap(Sz(S),1) X;
              TemporalMap(Sz(R),Sz(R)) R; TemporalMap(Sz(S),Sz(S)) S; } } })";
-
-// A SpatialMap on a window tap dimension (R, S): each sub-unit's outputs are shifted by its tap.
-bool spatialOnTap(const sim::RandomCase& c)
-{
-    for (const auto& d : c.dataflow)
-        if (d.kind == Dir::Kind::SpatialMap)
-            for (const auto& w : c.problem.windows)
-                if (d.dim == w.sliding) return true;
-    return false;
-}
 
 // Output x of O[k][x] += W[k][c][s] * I[c][x + s] over 7 outputs and 2 taps.
 const char* kConv1dKcs = R"(operator conv1d(K = 3, C = 1, X = 7, S = 2) {
@@ -79,7 +71,7 @@ private slots:
     //           W read 3 and written 9 times, 5 partial sums returned.
     void conv1dFramesByHand()
     {
-        const cost::Problem p = cost::fromOperator(ir::parseOperator(kConv1d, "conv1d.loop"));
+        const cost::Problem p = cost::fromOperator(ir::parseOperator(kSimConv1d, "conv1d.loop"));
         const mdc::Dataflow df = {Dir::spatial(1, 1, "X"), Dir::temporal(3, 3, "S")};
         sim::Simulator s(p, df, hw(3, 1, 1));
         const sim::Layout& lay = s.layout();
@@ -171,7 +163,7 @@ private slots:
     // L2 reads 144, filter 72; output egress 4 per step x 32 steps = 128 (MAESTRO drops the 4th PE: 96).
     void specExample1()
     {
-        mdc::Network net = mdc::readMaestroMapping(kEx1, "ex1.m");
+        mdc::Network net = mdc::readMaestroMapping(kSimEx1, "ex1.m");
         arch::Accelerator a = hw(16, 8, 1);
         a.offchipBandwidth = 1000;
         const sim::Totals t = sim::simulate(cost::fromMaestroLayer(net.layers[0]), net.layers[0].dataflow, a);
@@ -244,7 +236,7 @@ private slots:
     // that stops ends the run.
     void framesWindow()
     {
-        mdc::Network net = mdc::readMaestroMapping(kEx1, "ex1.m");
+        mdc::Network net = mdc::readMaestroMapping(kSimEx1, "ex1.m");
         sim::Simulator s(cost::fromMaestroLayer(net.layers[0]), net.layers[0].dataflow, hw(16, 8, 1));
         std::vector<sim::Frame> all;
         s.run([&](const sim::Frame& f) {

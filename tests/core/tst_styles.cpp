@@ -18,11 +18,13 @@
 #include "core/styles/fixed_dataflows.h"
 #include "core/styles/styles.h"
 #include "core/workloads/workloads.h"
+#include "tests/core/core_test_support.h"
 
 using namespace marvel;
 using namespace marvel::search;
 using namespace marvel::styles;
 
+using marvel::testsupport::parseTestOperator;
 namespace {
 
 arch::Accelerator accelerator(std::int64_t pes, std::int64_t l1 = 512, std::int64_t l2 = 110592)
@@ -33,11 +35,6 @@ arch::Accelerator accelerator(std::int64_t pes, std::int64_t l1 = 512, std::int6
     acc.l2Bytes = l2;
     acc.nocBandwidth = 12;
     return acc;
-}
-
-ir::Operator parse(const std::string& text)
-{
-    return ir::parseOperator(text, "test.loop");
 }
 
 LayerSpace spaceOf(const ir::Operator& op)
@@ -251,7 +248,7 @@ std::vector<std::pair<mapping::LoopNestMapping, Metrics>> bruteForce(const Layer
 ir::Operator conv(std::int64_t K, std::int64_t C, std::int64_t Y, std::int64_t X, std::int64_t R,
     std::int64_t S, std::int64_t stride = 1)
 {
-    return parse(workloads::conv2dLoopText(K, C, Y, X, R, S, stride, stride));
+    return parseTestOperator(workloads::conv2dLoopText(K, C, Y, X, R, S, stride, stride));
 }
 
 } // namespace
@@ -289,10 +286,10 @@ private slots:
         QCOMPARE(r.roles[loopIndex(s, "S")], unsigned(FilterWidth));
         QCOMPARE(s.tensors[static_cast<std::size_t>(r.activation)].name, std::string("I"));
         // The same roles whatever the loops are called and in whatever order they nest.
-        const LayerSpace t = spaceOf(parse("operator c(A = 4, B = 3, P = 5, Q = 2) {\n"
-                                           "for (q = 0; q < Q; q++) for (p = 0; p < P; p++)\n"
-                                           "for (b = 0; b < B; b++) for (a = 0; a < A; a++)\n"
-                                           "  Out[a][p] += F[a][b][q] * In[b][p + q];\n}\n"));
+        const LayerSpace t = spaceOf(parseTestOperator("operator c(A = 4, B = 3, P = 5, Q = 2) {\n"
+                                                       "for (q = 0; q < Q; q++) for (p = 0; p < P; p++)\n"
+                                                       "for (b = 0; b < B; b++) for (a = 0; a < A; a++)\n"
+                                                       "  Out[a][p] += F[a][b][q] * In[b][p + q];\n}\n"));
         const LoopRoles u = loopRoles(t);
         QCOMPARE(u.roles[loopIndex(t, "A")], unsigned(OutChannel));
         QCOMPARE(u.roles[loopIndex(t, "B")], unsigned(InChannel));
@@ -302,18 +299,18 @@ private slots:
 
     void rolesOfDepthwiseGemmAndPointwise()
     {
-        const LayerSpace dw = spaceOf(parse(workloads::depthwiseLoopText(8, 4, 4, 3, 3, 1, 1)));
+        const LayerSpace dw = spaceOf(parseTestOperator(workloads::depthwiseLoopText(8, 4, 4, 3, 3, 1, 1)));
         QCOMPARE(loopRoles(dw).roles[loopIndex(dw, "C")], unsigned(OutChannel | InChannel));
-        const LayerSpace g = spaceOf(parse(workloads::gemmLoopText(6, 4, 8)));
+        const LayerSpace g = spaceOf(parseTestOperator(workloads::gemmLoopText(6, 4, 8)));
         const LoopRoles gr = loopRoles(g);
         QCOMPARE(gr.roles[loopIndex(g, "M")], unsigned(OutHeight | OutWidth));
         QCOMPARE(gr.roles[loopIndex(g, "N")], unsigned(OutChannel));
         QCOMPARE(gr.roles[loopIndex(g, "K")], unsigned(InChannel));
         // A 1x1 convolution written without filter loops: the activation is I (more output loops).
-        const LayerSpace pw = spaceOf(parse("operator pw(K = 4, C = 3, Y = 2, X = 2) {\n"
-                                            "for (k = 0; k < K; k++) for (c = 0; c < C; c++)\n"
-                                            "for (y = 0; y < Y; y++) for (x = 0; x < X; x++)\n"
-                                            "  O[k][y][x] += W[k][c] * I[c][y][x];\n}\n"));
+        const LayerSpace pw = spaceOf(parseTestOperator("operator pw(K = 4, C = 3, Y = 2, X = 2) {\n"
+                                                        "for (k = 0; k < K; k++) for (c = 0; c < C; c++)\n"
+                                                        "for (y = 0; y < Y; y++) for (x = 0; x < X; x++)\n"
+                                                        "  O[k][y][x] += W[k][c] * I[c][y][x];\n}\n"));
         const LoopRoles pr = loopRoles(pw);
         QCOMPARE(pw.tensors[static_cast<std::size_t>(pr.activation)].name, std::string("I"));
         QCOMPARE(pr.roles[loopIndex(pw, "K")], unsigned(OutChannel));
@@ -326,7 +323,7 @@ private slots:
 
     void gemmConvolutionForm()
     {
-        const ir::Operator g = parse(workloads::gemmLoopText(128, 2048, 4096));
+        const ir::Operator g = parseTestOperator(workloads::gemmLoopText(128, 2048, 4096));
         const std::optional<ConvolutionForm> f = convolutionForm(g);
         QVERIFY(f);
         QCOMPARE(f->K, std::int64_t{2048});
@@ -335,7 +332,7 @@ private slots:
         QCOMPARE(f->op.name, g.name);
         QCOMPARE(workloads::operatorMacs(f->op), std::int64_t{128} * 2048 * 4096);
         // An MLP layer O[b][n] += W[n][k] * I[b][k]: batch rows, N outputs, K inputs.
-        const std::optional<ConvolutionForm> m = convolutionForm(parse(
+        const std::optional<ConvolutionForm> m = convolutionForm(parseTestOperator(
             "operator fc(B = 128, N = 1000, K = 784) {\n for (b = 0; b < B; b++)\n for (n = 0; n < N; n++)\n"
             " for (k = 0; k < K; k++)\n O[b][n] += W[n][k] * I[b][k];\n}\n"));
         QVERIFY(m);
@@ -471,7 +468,7 @@ private slots:
             for (const Candidate& c : s.search.result.pareto)
                 checkObeys(c, s.style, s.search.space, acc.numPes);
         }
-        const ir::Operator gemm = parse(workloads::gemmLoopText(16, 24, 32));
+        const ir::Operator gemm = parseTestOperator(workloads::gemmLoopText(16, 24, 32));
         const StyleSearch d = searchLayerStyle(gemm, acc, Style::DMazeRunner, o);
         QCOMPARE(d.convForm, std::string("CONV2D K=24 (N) C=32 (K) Y'=16 (M) X'=R=S=1"));
         QVERIFY(d.best);

@@ -40,7 +40,7 @@ workloads::Workload conv1d()
 }
 
 // The message of the InputError `f` throws, or "no error".
-template <typename F> QString errorOf(F f)
+template <typename F> QString sweepError(F f)
 {
     try {
         f();
@@ -166,7 +166,7 @@ private slots:
     {
         QFETCH(QString, spec);
         QFETCH(QString, message);
-        const QString error = errorOf([&] { sweep::parseVary(spec.toStdString()); });
+        const QString error = sweepError([&] { sweep::parseVary(spec.toStdString()); });
         QVERIFY2(error.startsWith("--vary '" + spec + "': "), qPrintable(error));
         QVERIFY2(error.contains(message), qPrintable(error));
     }
@@ -175,27 +175,27 @@ private slots:
     {
         const arch::Accelerator base = smallAccelerator();
         // The same parameter twice: the second argument is named.
-        QString error = errorOf([&] {
+        QString error = sweepError([&] {
             (void)sweep::Grid(base, {sweep::parseVary("pes=2,4"), sweep::parseVary("pes=8")});
         });
         QVERIFY2(error.startsWith("--vary 'pes=8': parameter 'pes' is already varied by --vary 'pes=2,4'"),
             qPrintable(error));
         // 1000 x 1000 x 2 points is over the limit of 10^6.
-        error = errorOf([&] {
+        error = sweepError([&] {
             (void)sweep::Grid(base,
                 {sweep::parseVary("pes=1:1000:+1"), sweep::parseVary("l1=1:1000:+1"),
                     sweep::parseVary("simd=1,2")});
         });
         QVERIFY2(error.contains("more than 1000000 design points"), qPrintable(error));
         // A value the accelerator cannot have (at most 2^30 PEs).
-        error = errorOf([&] { (void)sweep::Grid(base, {sweep::parseVary("pes=4,2G")}); });
+        error = sweepError([&] { (void)sweep::Grid(base, {sweep::parseVary("pes=4,2G")}); });
         QVERIFY2(
             error.startsWith("--vary 'pes=4,2G': value 2147483648 makes the accelerator invalid: num_pes"),
             qPrintable(error));
         // An invalid base accelerator.
         arch::Accelerator zero = base;
         zero.nocBandwidth = 0;
-        error = errorOf([&] { (void)sweep::Grid(zero, {sweep::parseVary("pes=4")}); });
+        error = sweepError([&] { (void)sweep::Grid(zero, {sweep::parseVary("pes=4")}); });
         QVERIFY2(error.contains("noc_bandwidth_elements_per_cycle: the base accelerator is invalid"),
             qPrintable(error));
     }

@@ -12,10 +12,12 @@
 #include "core/search/search.h"
 #include "core/sim/model_check.h"
 #include "core/sim/simulator.h"
+#include "tests/core/core_test_support.h"
 #include "tests/unguarded_evaluator.h"
 
 using namespace marvel;
 
+using marvel::testsupport::spatialOnTap;
 namespace {
 
 const std::string kSamples = MARVEL_SAMPLES_DIR;
@@ -53,17 +55,6 @@ cost::Result evaluate(const mdc::Layer& layer, const arch::Accelerator& acc, cos
 std::string why(cost::Undercount u)
 {
     return u == cost::Undercount::None ? std::string("none") : cost::toString(u);
-}
-
-// A spatial map on a window tap dimension (R, S): what corrected fidelity's per-case tables do not count
-// exactly (tst_sim.cpp, doc/cost-model.md "Exact in corrected fidelity").
-bool spatialOnTap(const sim::RandomCase& c)
-{
-    for (const auto& d : c.dataflow)
-        if (d.kind == mdc::Directive::Kind::SpatialMap)
-            for (const auto& w : c.problem.windows)
-                if (d.dim == w.sliding) return true;
-    return false;
 }
 
 arch::Accelerator p2()

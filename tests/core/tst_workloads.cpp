@@ -47,7 +47,7 @@ std::string write(const QTemporaryDir& dir, const char* name, const std::string&
     return path;
 }
 
-QString errorOf(const std::function<void()>& f)
+QString workloadError(const std::function<void()>& f)
 {
     try {
         f();
@@ -153,10 +153,12 @@ private slots:
 
     void unknownBuiltin()
     {
-        QVERIFY(
-            errorOf([] { workloads::builtinWorkload("lenet"); }).contains("unknown built-in model 'lenet'"));
-        QVERIFY(
-            errorOf([] { workloads::loadWorkload("/nonexistent/x.json"); }).contains("/nonexistent/x.json"));
+        QVERIFY(workloadError([] {
+            workloads::builtinWorkload("lenet");
+        }).contains("unknown built-in model 'lenet'"));
+        QVERIFY(workloadError([] {
+            workloads::loadWorkload("/nonexistent/x.json");
+        }).contains("/nonexistent/x.json"));
     }
 
     void sampleModels()
@@ -196,7 +198,7 @@ private slots:
         auto bad = write(dir, "bad.m",
             "Network n {\nLayer P {\nType: NGCONV\nDimensions { G: 2, K: 4, C: 4, R: 1, S: 1, Y: 4, X: 4 "
             "}\n}\n}\n");
-        QString err = errorOf([&] { workloads::loadWorkload(bad); });
+        QString err = workloadError([&] { workloads::loadWorkload(bad); });
         QVERIFY2(err.contains("bad.m:2") && err.contains("NGCONV"), qPrintable(err));
     }
 
@@ -245,7 +247,7 @@ private slots:
             " for (k = 0; k < K; k++)\n C[m][n] += A[m][k] * B[k][n];\n}\n");
         write(dir, "broken.loop", "operator ( {\n");
         auto path = write(dir, "model.json", json.toStdString());
-        QString err = errorOf([&] { workloads::loadWorkload(path); });
+        QString err = workloadError([&] { workloads::loadWorkload(path); });
         QVERIFY2(err.contains("model.json") || expected.contains(".loop"), qPrintable(err));
         QVERIFY2(err.contains(expected), qPrintable(err));
     }

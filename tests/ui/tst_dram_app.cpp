@@ -17,6 +17,7 @@
 #include "core/search/search.h"
 #include "core/sweep/sweep.h"
 #include "core/workloads/workloads.h"
+#include "tests/ui/ui_samples.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
@@ -27,9 +28,8 @@
 using namespace marvel;
 using namespace marvel::ui;
 
+using uitest::kSamples;
 namespace {
-
-const std::string kSamples = MARVEL_SAMPLES_DIR;
 
 /// P2 with a memory system: 200 MAC energies per DRAM element, 64 elements per cycle off chip.
 arch::Accelerator edgeWithDram()

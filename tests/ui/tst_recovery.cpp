@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/ui/ui_samples.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/main_window.h"
 #include "ui/recovery/recovery_store.h"
@@ -21,8 +22,8 @@
 using namespace marvel;
 using namespace marvel::ui;
 
+using uitest::kGemm;
 namespace {
-const QString kGemm = QStringLiteral(MARVEL_SAMPLES_DIR "/operators/gemm.loop");
 const QString kEdit = QStringLiteral("// unsaved edit 4711");
 
 /// The process the test kills: edits the GEMM operator and the PE count, then runs until killed.

@@ -9,6 +9,7 @@
 #include "core/arch/accelerator_io.h"
 #include "core/ir/parser.h"
 #include "core/styles/styles.h"
+#include "tests/ui/ui_samples.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
@@ -20,9 +21,9 @@
 using namespace marvel;
 using namespace marvel::ui;
 
+using uitest::kEdge;
 namespace {
 const QString kConv = QStringLiteral(MARVEL_SAMPLES_DIR "/operators/conv2d.loop");
-const QString kEdge = QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/P2_edge.json");
 } // namespace
 
 class TestStylesApp : public QObject

@@ -14,6 +14,7 @@
 #include "core/arch/accelerator_io.h"
 #include "core/ir/parser.h"
 #include "core/search/search.h"
+#include "tests/ui/ui_samples.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/main_window.h"
 #include "ui/search/search_controller.h"
@@ -24,10 +25,9 @@
 using namespace marvel;
 using namespace marvel::ui;
 
-namespace {
-const QString kGemm = QStringLiteral(MARVEL_SAMPLES_DIR "/operators/gemm.loop");
-const QString kEdge = QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/P2_edge.json");
-} // namespace
+using uitest::kEdge;
+using uitest::kGemm;
+namespace { } // namespace
 
 class TestSweepPanel : public QObject
 {

@@ -30,6 +30,7 @@
 #include "core/search/roofline.h"
 #include "core/search/search.h"
 #include "core/workloads/workloads.h"
+#include "tests/ui/ui_samples.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
@@ -41,8 +42,8 @@
 using namespace marvel;
 using namespace marvel::ui;
 
+using uitest::kGemm;
 namespace {
-const QString kGemm = QStringLiteral(MARVEL_SAMPLES_DIR "/operators/gemm.loop");
 
 /// Resident memory of this process (bytes), from /proc/self/statm, after glibc has returned the free
 /// memory of its arenas (each search thread may allocate from another arena, whose freed pages would

@@ -10,6 +10,7 @@
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
 #include "core/search/search.h"
+#include "tests/ui/ui_samples.h"
 #include "tests/unguarded_evaluator.h"
 #include "ui/animation/animation_panel.h"
 #include "ui/animation/simulation_controller.h"
@@ -20,13 +21,12 @@
 using namespace marvel;
 using namespace marvel::ui;
 
+using uitest::kSamples;
 namespace {
-
-const std::string kSamples = MARVEL_SAMPLES_DIR;
 
 // A small layer whose tiles need not divide, on 12 PEs with K and C parallel (as in tst_undercount):
 // its search refuses the mappings MAESTRO reports below the compute bound.
-const char* kConv = R"(operator conv(K = 23, C = 12, Y = 10, X = 5, R = 2, S = 2) {
+const char* kUndercountConv = R"(operator conv(K = 23, C = 12, Y = 10, X = 5, R = 2, S = 2) {
   for (k = 0; k < K; k++)
     for (c = 0; c < C; c++)
       for (y = 0; y < Y; y++)
@@ -64,7 +64,7 @@ class TestUndercountApp : public QObject
 private slots:
     void costPanelAndModelTableMarkIt()
     {
-        const ir::Operator op = ir::parseOperator(kConv, "conv.loop");
+        const ir::Operator op = ir::parseOperator(kUndercountConv, "conv.loop");
         const arch::Accelerator acc = twelvePes();
         const auto guarded
             = std::make_shared<search::LayerSearchResult>(search::searchLayer(op, acc, options()));
