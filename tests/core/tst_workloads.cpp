@@ -311,7 +311,7 @@ private slots:
 
         // MAESTRO has no dilation: its writer refuses the layer instead of writing an undilated one.
         mdc::Network net{"atrous", {w.layers[1].maestro, w.layers[0].maestro}};
-        const QString err = errorOf([&] { mdc::writeMaestroMapping(net, "atrous.m"); });
+        const QString err = workloadError([&] { mdc::writeMaestroMapping(net, "atrous.m"); });
         QVERIFY2(err.startsWith("atrous.m: layer 'a' is a dilated convolution (dilation 2 on Y)"),
             qPrintable(err));
         net.layers.pop_back();
@@ -320,7 +320,7 @@ private slots:
         workloads::Workload uneven = w;
         uneven.layers.resize(1);
         uneven.layers[0].maestro.dims[5].dilation = 1;
-        QVERIFY(errorOf([&] {
+        QVERIFY(workloadError([&] {
             workloads::writeWorkloadJson(uneven, "u.json");
         }).contains("u.json: layer a: the JSON model format has one dilation for Y and X"));
     }
