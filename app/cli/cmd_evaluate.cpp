@@ -30,7 +30,7 @@ const marvel::cli::Command kCommand{"evaluate",
     "                        | --hw FILE --dataflow NAME --model NAME_OR_FILE [--layer NAME]\n"
     "                          [--export-mdc OUT.m])\n"
     "                       [--format table|csv|json] [--fidelity maestro|corrected]\n"
-    "                       [--export-timeloop DIR]\n\n"
+    "                       [--export-timeloop DIR [--timeloop-buffering 1|2]]\n\n"
     "  --hw FILE         accelerator: MAESTRO hardware file (.m) or JSON (.json)\n"
     "  --mapping FILE    MAESTRO mapping file (Network / Layer / Dimensions / Dataflow)\n"
     "  --project FILE    a Marvel Studio project: its selected mapping on its accelerator (--hw overrides\n"
@@ -53,7 +53,10 @@ const marvel::cli::Command kCommand{"evaluate",
     "  --export-timeloop DIR  with --mapping: write each layer as Timeloop input, DIR/<layer>/problem.yaml,\n"
     "                    arch.yaml, map.yaml, ert.yaml (run: cd DIR/<layer> && timeloop-model arch.yaml\n"
     "                    problem.yaml map.yaml ert.yaml); says per layer on stderr exported, with our\n"
-    "                    counts Timeloop defines the same way, or why not (doc/timeloop.md)\n\n"
+    "                    counts Timeloop defines the same way, or why not (doc/timeloop.md)\n"
+    "  --timeloop-buffering B  the Timeloop buffers' multiple_buffering: 2 (default: our cost model's\n"
+    "                    double-buffered requirement, a tile may use half a buffer) or 1 (the whole\n"
+    "                    buffer, Timeloop's default, as doc/timeloop.md's worked case ran)\n\n"
     "A layer with an invalid mapping does not hide the others: every layer is reported, each bad one with\n"
     "its located error (csv: the status column, json: \"status\" and \"errors\", table: a line).\n"
     "A figure no execution can have - a runtime below the compute bound ceil(MACs / (busy PEs x SIMD\n"
@@ -234,7 +237,7 @@ int run(const std::vector<std::string>& argv)
     using namespace marvel;
     cli::Args args(argv,
         {"hw", "mapping", "project", "format", "fidelity", "dataflow", "model", "layer", "export-mdc",
-            "export-timeloop"},
+            "export-timeloop", "timeloop-buffering"},
         {});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
@@ -257,6 +260,11 @@ int run(const std::vector<std::string>& argv)
     }
     if (args.has("export-timeloop") && !args.has("mapping"))
         return cli::usageError(kCommand, "--export-timeloop goes with --mapping");
+    timeloop::Options timeloopOptions;
+    if (std::string error = cli::timeloopOptionsFromArgs(args, timeloopOptions); !error.empty())
+        return cli::usageError(kCommand, error);
+    if (args.has("timeloop-buffering") && !args.has("export-timeloop"))
+        return cli::usageError(kCommand, "--timeloop-buffering goes with --export-timeloop");
     if (!fixed && !args.has("project") && (!args.has("hw") || !args.has("mapping")))
         return cli::usageError(kCommand, "--hw and --mapping are required (or --project, or --dataflow)");
     std::string format = args.valueOr("format", "table");
@@ -313,7 +321,7 @@ int run(const std::vector<std::string>& argv)
                     else
                         std::cerr << "timeloop: " << net.layers[i].name << ": not exported: " << bad[i]
                                   << '\n';
-                for (const auto& r : timeloop::exportLayers(todo, acc, *dir))
+                for (const auto& r : timeloop::exportLayers(todo, acc, *dir, timeloopOptions))
                     std::cerr << "timeloop: " << r.layer << ": " << r.message << '\n';
             }
         }

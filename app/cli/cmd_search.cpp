@@ -35,7 +35,7 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                     [--no-bound-skipping] [--exhaustive] [--fidelity maestro|corrected]\n"
     "                     [--max-seconds S] [--no-refine] [--genetic-evaluations N] [--genetic-seed S]\n"
     "                     [--offchip-candidates K] [--batch N] [--export-timeloop DIR]\n"
-    "                     [--timeloop-compatible]\n"
+    "                     [--timeloop-compatible] [--timeloop-buffering 1|2]\n"
     "                     [--style rs|ws|os|interstellar|dmazerunner|genetic | --compare-styles]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
     "and level-1 tiles with the MDC cost model (paper Algorithm 1), then refines the result with the\n"
@@ -82,6 +82,10 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                        our counts Timeloop defines the same way, or why not (doc/timeloop.md)\n"
     "  --timeloop-compatible search only mappings Timeloop can express, so that every layer's best\n"
     "                        mapping exports\n"
+    "  --timeloop-buffering B  with --export-timeloop or --timeloop-compatible: the Timeloop buffers'\n"
+    "                        multiple_buffering, 2 (default: our cost model's double-buffered requirement,\n"
+    "                        a tile may use half a buffer) or 1 (the whole buffer, Timeloop's default, as\n"
+    "                        doc/timeloop.md's worked case ran)\n"
     "  --pareto-csv OUT.csv  write every layer's Pareto set: layer,runtime_cycles,energy,edp,utilization,\n"
     "                        then the energy's parts mac_energy,l1_energy,l2_energy,dram_energy and the\n"
     "                        DRAM traffic dram_reads,dram_writes,dram_read_bytes,dram_write_bytes\n"
@@ -137,7 +141,7 @@ int run(const std::vector<std::string>& argv)
     cli::Args args(argv,
         {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
             "pe-util-bound", "fidelity", "max-seconds", "style", "widen-above", "genetic-evaluations",
-            "genetic-seed", "offchip-candidates", "batch", "export-timeloop"},
+            "genetic-seed", "offchip-candidates", "batch", "export-timeloop", "timeloop-buffering"},
         {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive",
             "compare-styles", "no-refine", "timeloop-compatible"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
@@ -162,8 +166,15 @@ int run(const std::vector<std::string>& argv)
         return cli::usageError(kCommand, error);
     if (std::string error = cli::modelOptionsFromArgs(args); !error.empty())
         return cli::usageError(kCommand, error);
+    timeloop::Options timeloopOptions;
+    if (std::string error = cli::timeloopOptionsFromArgs(args, timeloopOptions); !error.empty())
+        return cli::usageError(kCommand, error);
+    if (args.has("timeloop-buffering") && !args.has("export-timeloop") && !args.has("timeloop-compatible"))
+        return cli::usageError(
+            kCommand, "--timeloop-buffering goes with --export-timeloop or --timeloop-compatible");
     // Only the mappings Timeloop can express (core/export/timeloop.h), on every search path.
-    if (args.has("timeloop-compatible")) options.constraint.dataflowFilter = timeloop::searchFilter();
+    if (args.has("timeloop-compatible"))
+        options.constraint.dataflowFilter = timeloop::searchFilter(timeloopOptions);
     std::optional<styles::Style> style;
     if (auto name = args.value("style")) {
         style = styles::styleFromString(*name);
@@ -301,7 +312,8 @@ int run(const std::vector<std::string>& argv)
 
     try {
         if (args.has("export-mdc")) cli::exportMdc(searched, *args.value("export-mdc"));
-        if (auto dir = args.value("export-timeloop")) cli::exportTimeloop(searched, acc, *dir, std::cerr);
+        if (auto dir = args.value("export-timeloop"))
+            cli::exportTimeloop(searched, acc, *dir, std::cerr, timeloopOptions);
         if (args.has("pareto-csv"))
             writeTextFileAtomically(
                 *args.value("pareto-csv"), cli::paretoCsv(searched), "the Pareto CSV file");

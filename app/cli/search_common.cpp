@@ -722,7 +722,7 @@ void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path
 }
 
 void exportTimeloop(const std::vector<SearchedLayer>& layers, const arch::Accelerator& acc,
-    const std::string& dir, std::ostream& report)
+    const std::string& dir, std::ostream& report, const timeloop::Options& options)
 {
     std::vector<timeloop::LayerToExport> todo;
     for (const SearchedLayer& l : layers) {
@@ -734,8 +734,17 @@ void exportTimeloop(const std::vector<SearchedLayer>& layers, const arch::Accele
                                     : "the layer could not be searched")
                    << '\n';
     }
-    for (const auto& r : timeloop::exportLayers(todo, acc, dir))
+    for (const auto& r : timeloop::exportLayers(todo, acc, dir, options))
         report << "timeloop: " << r.layer << ": " << r.message << '\n';
+}
+
+std::string timeloopOptionsFromArgs(Args& args, timeloop::Options& options)
+{
+    if (!args.has("timeloop-buffering")) return {};
+    const auto b = args.integer("timeloop-buffering", 1, 2);
+    if (!b) return args.error();
+    options.multipleBuffering = int(*b);
+    return {};
 }
 
 } // namespace marvel::cli

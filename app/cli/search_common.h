@@ -11,6 +11,7 @@
 
 #include "app/cli/command.h"
 #include "core/arch/accelerator_io.h"
+#include "core/export/timeloop.h"
 #include "core/search/roofline.h"
 #include "core/search/search.h"
 #include "core/styles/styles.h"
@@ -109,7 +110,10 @@ void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path
 /// Each layer's best mapping as Timeloop input in `dir`/<layer>/ (core/export/timeloop.h), one line per
 /// layer on `report`: "timeloop: LAYER: exported to ..." or "timeloop: LAYER: not exported: why".
 void exportTimeloop(const std::vector<SearchedLayer>& layers, const arch::Accelerator& acc,
-    const std::string& dir, std::ostream& report);
+    const std::string& dir, std::ostream& report, const timeloop::Options& options = {});
+/// `--timeloop-buffering 1|2` into `options` (the buffers' multiple_buffering); the error message when the
+/// value is neither, empty otherwise.
+std::string timeloopOptionsFromArgs(Args& args, timeloop::Options& options);
 /// `layer,runtime_cycles,energy,edp,utilization,mac_energy,l1_energy,l2_energy,dram_energy,dram_reads,
 /// dram_writes,dram_read_bytes,dram_write_bytes` (energy: their total; DRAM traffic in elements and bytes)
 /// and one row per point of every layer's runtime-energy Pareto front (runtime ascending), numbers

@@ -53,6 +53,10 @@ struct Shape
     std::vector<int> refOf, slideOf;
     std::vector<std::pair<std::string, std::string>> coeffNames; ///< per window: stride, dilation names
     std::vector<std::string> spaceNames; ///< per tensor
+    /// A convolution without a batch dimension gets Timeloop's N of size 1 (last), indexing the windowed
+    /// inputs and the outputs as in Timeloop's CNN layer: the same loops, the problem as Timeloop users
+    /// write it.
+    bool addedBatch = false;
 };
 
 int findDim(const cost::Problem& p, const std::string& name)
@@ -112,6 +116,12 @@ Shape shapeOf(const cost::Problem& p)
         add(findDim(p, win.output));
     for (int d = 0; d < n; ++d)
         if (s.slideOf[std::size_t(d)] < 0 && outOf[std::size_t(d)] < 0 && s.refOf[std::size_t(d)] < 0) add(d);
+    if (!p.windows.empty() && findDim(p, "N") < 0) {
+        Shape::Dim batch;
+        batch.name = "N";
+        s.dims.push_back(batch);
+        s.addedBatch = true;
+    }
     for (const auto& td : s.dims) {
         if (td.size < 1)
             refuse("dimension " + td.name + " has no output (its window is larger than the input)");
@@ -331,6 +341,12 @@ std::string problemYaml(const cost::Problem& p, const Shape& s, const Mapping& m
     for (std::size_t t = 0; t < p.tensors.size(); ++t) {
         const auto& ten = p.tensors[t];
         o << "      - name: " << s.spaceNames[t] << "\n        projection:\n";
+        const bool windowed = std::any_of(ten.dims.begin(), ten.dims.end(), [&](const std::string& dn) {
+            const int d = findDim(p, dn);
+            return d >= 0 && s.refOf[std::size_t(d)] >= 0;
+        });
+        if (s.addedBatch && (windowed || ten.role == cost::ProblemTensor::Role::Output))
+            o << "          - [ [N] ]\n";
         for (const auto& dn : ten.dims) {
             const int d = findDim(p, dn);
             if (const int w = s.refOf[std::size_t(d)]; w >= 0) {

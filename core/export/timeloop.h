@@ -7,6 +7,7 @@
 //  - the problem is the cost::Problem: every dimension but a window's input (reference) dimension is a
 //    Timeloop dimension (window outputs named P, Q in window order, as Timeloop pairs P with R), each
 //    tensor a data space (a window's input dimension projected as sliding * dilation + output * stride);
+//    a convolution without a batch gets Timeloop's N of size 1 on its windowed input and its output;
 //  - the innermost level's per-step tile is the PEBuffer's temporal tile (its steps, with two levels,
 //    PEBuffer loops around it); SpatialMaps are the GlobalBuffer's spatial fan-out: the innermost cluster
 //    level's along meshX, the top level's along meshY; a SpatialMap folded over its sub-units adds a

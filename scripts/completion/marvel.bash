@@ -33,6 +33,9 @@ _marvel()
         --dataflow)
             mapfile -t COMPREPLY < <(compgen -W "kcp_ws rs xp_ws yxp_os ykp_os" -- "$cur")
             return ;;
+        --timeloop-buffering)
+            mapfile -t COMPREPLY < <(compgen -W "1 2" -- "$cur")
+            return ;;
         --model)
             mapfile -t COMPREPLY < <(compgen -W "alexnet vgg16 resnet50 mobilenetv2" -- "$cur")
             mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "$cur")

@@ -3,19 +3,15 @@
 // own timeloop-output/ stats, copied below), depth-wise, strided and GEMM layers against hand-worked counts,
 // every refused mapping's message, and the YAML read back with yaml-cpp.
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <QTest>
-
-#if MARVEL_HAVE_YAML_CPP
-#include <yaml-cpp/yaml.h>
-#endif
 
 #include "core/arch/accelerator_io.h"
 #include "core/cost/problem.h"
 #include "core/export/timeloop.h"
 #include "core/mdc/maestro_io.h"
+#include "tests/timeloop_yaml.h"
 
 using namespace marvel;
 
@@ -50,19 +46,41 @@ arch::Accelerator p1With128Pes()
     return a;
 }
 
-struct Layer
+struct TimeloopLayer
 {
     cost::Problem problem;
     mdc::Dataflow dataflow;
 };
 
-Layer layerOf(const std::string& text)
+TimeloopLayer timeloopLayerOf(const std::string& text)
 {
     const mdc::Network n = mdc::readMaestroMapping(text, "test.m");
     return {cost::fromMaestroLayer(n.layers.at(0)), n.layers.at(0).dataflow};
 }
 
-std::string loops(const std::vector<timeloop::Loop>& ls)
+// The worked case exported with `buffering` (multiple_buffering).
+timeloop::Export exportWorkedCase(int buffering)
+{
+    const TimeloopLayer l = timeloopLayerOf(kConv21);
+    timeloop::Options o;
+    o.multipleBuffering = buffering;
+    return timeloop::translateMdc("CONV2_1", l.problem, l.dataflow, p1With128Pes(), o);
+}
+
+// An accelerator of `pes` PEs, the other fields their defaults.
+arch::Accelerator acceleratorOfPes(int pes)
+{
+    arch::Accelerator acc;
+    acc.numPes = pes;
+    return acc;
+}
+
+timeloop::Export exportOnPes(const TimeloopLayer& l, int pes)
+{
+    return timeloop::translateMdc("L", l.problem, l.dataflow, acceleratorOfPes(pes));
+}
+
+std::string loopsText(const std::vector<timeloop::Loop>& ls)
 {
     std::string s;
     for (const auto& l : ls)
@@ -77,15 +95,10 @@ i64 countOf(const std::vector<std::pair<std::string, i64>>& v, const std::string
     return -1;
 }
 
-std::string referenceDir()
-{
-    return std::string(MARVEL_REFERENCE_DIR) + "/../timeloop/vgg16_conv2_1_ws";
-}
-
 #if MARVEL_HAVE_YAML_CPP
 // Reads all four files as Timeloop does: each on its own must have exactly one top-level key, and their
 // concatenation must parse as one document.
-YAML::Node readBack(const timeloop::Files& f)
+YAML::Node readBackTimeloop(const timeloop::Files& f)
 {
     for (const auto* text : {&f.problem, &f.arch, &f.map, &f.ert}) {
         const YAML::Node n = YAML::Load(*text);
@@ -96,29 +109,10 @@ YAML::Node readBack(const timeloop::Files& f)
     return all;
 }
 
-std::map<std::string, i64> factors(const std::string& line)
-{
-    std::map<std::string, i64> f;
-    std::istringstream in(line);
-    std::string tok;
-    while (in >> tok) {
-        const auto eq = tok.find('=');
-        f[tok.substr(0, eq)] = std::stoll(tok.substr(eq + 1));
-    }
-    return f;
-}
-
-// One mapping entry of `map` by target and type, or a null node.
-YAML::Node entry(const YAML::Node& map, const std::string& target, const std::string& type)
-{
-    for (const auto& e : map)
-        if (e["target"].as<std::string>() == target && e["type"].as<std::string>() == type) return e;
-    return YAML::Node();
-}
-
 // Structure of a read-back export: factor products equal the problem sizes, the mesh the PEs used.
-void checkStructure(const YAML::Node& all, i64 pesUsed)
+void checkTimeloopStructure(const YAML::Node& all, i64 pesUsed)
 {
+    using timeloop_test::factorsOf;
     const YAML::Node inst = all["problem"]["instance"];
     const YAML::Node dims = all["problem"]["shape"]["dimensions"];
     QVERIFY(dims.IsSequence());
@@ -128,7 +122,7 @@ void checkStructure(const YAML::Node& all, i64 pesUsed)
         const std::string name = d.as<std::string>();
         i64 product = 1;
         for (const auto& e : map)
-            product *= factors(e["factors"].as<std::string>()).at(name);
+            product *= factorsOf(e["factors"].as<std::string>()).at(name);
         QCOMPARE(product, inst[name].as<i64>());
     }
     const YAML::Node local = all["architecture"]["subtree"][0]["local"];
@@ -137,8 +131,8 @@ void checkStructure(const YAML::Node& all, i64 pesUsed)
     QCOMPARE(pe["meshX"].as<i64>() * pe["meshY"].as<i64>(), pesUsed);
     QCOMPARE(local[2]["name"].as<std::string>(), "PEBuffer[0.." + std::to_string(pesUsed - 1) + "]");
     // The spatial fan-out is the mesh: meshX the product of the first `split` dimensions.
-    const YAML::Node sp = entry(map, "GlobalBuffer", "spatial");
-    const auto f = factors(sp["factors"].as<std::string>());
+    const YAML::Node sp = timeloop_test::mappingEntry(map, "GlobalBuffer", "spatial");
+    const auto f = factorsOf(sp["factors"].as<std::string>());
     const std::string perm = sp["permutation"].as<std::string>();
     const int split = sp["split"].as<int>();
     i64 x = 1, y = 1;
@@ -176,17 +170,14 @@ private slots:
         QFETCH(int, buffering);
         QFETCH(QString, globalBuffer);
         QFETCH(QString, dram);
-        const Layer l = layerOf(kConv21);
-        timeloop::Options o;
-        o.multipleBuffering = buffering;
-        const auto e = timeloop::translateMdc("CONV2_1", l.problem, l.dataflow, p1With128Pes(), o);
+        const auto e = exportWorkedCase(buffering);
         QVERIFY2(e.ok(), e.reason.c_str());
         const auto& m = *e.mapping;
-        QCOMPARE(QString::fromStdString(loops(m.peBuffer)), QString("R=3 S=3"));
-        QCOMPARE(QString::fromStdString(loops(m.spatialX)), QString("C=8"));
-        QCOMPARE(QString::fromStdString(loops(m.spatialY)), QString("K=16"));
-        QCOMPARE(QString::fromStdString(loops(m.globalBuffer)), globalBuffer);
-        QCOMPARE(QString::fromStdString(loops(m.dram)), dram);
+        QCOMPARE(QString::fromStdString(loopsText(m.peBuffer)), QString("R=3 S=3"));
+        QCOMPARE(QString::fromStdString(loopsText(m.spatialX)), QString("C=8"));
+        QCOMPARE(QString::fromStdString(loopsText(m.spatialY)), QString("K=16"));
+        QCOMPARE(QString::fromStdString(loopsText(m.globalBuffer)), globalBuffer);
+        QCOMPARE(QString::fromStdString(loopsText(m.dram)), dram);
         QCOMPARE(m.meshX, i64(8));
         QCOMPARE(m.meshY, i64(16));
         // The reference's order: PCKRSQN (innermost first) at DRAM, QPRSCKN in the global buffer.
@@ -194,6 +185,7 @@ private slots:
         QVERIFY(e.files.map.find("permutation: QP") != std::string::npos);
         QVERIFY(e.files.map.find("permutation: SR") != std::string::npos);
         QVERIFY(e.files.map.find("split: 1") != std::string::npos);
+        QCOMPARE(e.files.arch.find("multiple_buffering: 2") != std::string::npos, buffering == 2);
     }
 
     // Our counts for the worked case equal timeloop-output/tl_128/timeloop-model.stats.txt: MACs
@@ -201,11 +193,9 @@ private slots:
     // of every data space and DRAM Outputs updates (what Timeloop writes back).
     void workedCaseCounts()
     {
-        const Layer l = layerOf(kConv21);
+        const TimeloopLayer l = timeloopLayerOf(kConv21);
         for (int buffering : {1, 2}) {
-            timeloop::Options o;
-            o.multipleBuffering = buffering;
-            const auto e = timeloop::translateMdc("CONV2_1", l.problem, l.dataflow, p1With128Pes(), o);
+            const auto e = exportWorkedCase(buffering);
             QVERIFY2(e.ok(), e.reason.c_str());
             const auto c = timeloop::ourCounts(l.problem, l.dataflow, p1With128Pes(), *e.mapping);
             QCOMPARE(c.macs, i64(924844032));
@@ -220,57 +210,22 @@ private slots:
     }
 
     // The worked case read back: one top-level key per file, factor products, the mesh; and, when the
-    // reference folder is there, the same problem, PE array and mapping as its hand translation (single
-    // buffered, as the reference ran).
+    // reference folder is there, the same problem, architecture and mapping as its hand translation up to
+    // formatting (single buffered, as the reference ran; tst_cli_timeloop checks the CLI's export too).
     void workedCaseReadBack()
     {
 #if !MARVEL_HAVE_YAML_CPP
         QSKIP("yaml-cpp not found (libyaml-cpp-dev)");
 #else
-        const Layer l = layerOf(kConv21);
-        timeloop::Options o;
-        o.multipleBuffering = 1;
-        const auto e = timeloop::translateMdc("CONV2_1", l.problem, l.dataflow, p1With128Pes(), o);
+        const auto e = exportWorkedCase(1);
         QVERIFY2(e.ok(), e.reason.c_str());
-        const YAML::Node all = readBack(e.files);
-        checkStructure(all, 128);
-        const std::string dir = referenceDir();
-        if (!std::filesystem::exists(dir + "/map_maestro_ws_128.yaml"))
+        const YAML::Node all = readBackTimeloop(e.files);
+        checkTimeloopStructure(all, 128);
+        if (QTest::currentTestFailed()) return;
+        if (!std::filesystem::exists(timeloop_test::workedCaseDir() + "/map_maestro_ws_128.yaml"))
             QSKIP("reference folder ../shared/reference/timeloop not found");
-        const YAML::Node refProblem = YAML::LoadFile(dir + "/problem.yaml")["problem"];
-        for (const auto& kv : refProblem["instance"]) {
-            const std::string k = kv.first.as<std::string>();
-            if (k == "N") continue; // the reference adds the batch, which the layer does not declare
-            QCOMPARE(all["problem"]["instance"][k].as<i64>(), kv.second.as<i64>());
-        }
-        const YAML::Node refArch = YAML::LoadFile(dir + "/arch_clusters8_128.yaml")["architecture"];
-        const YAML::Node ours = all["architecture"]["subtree"][0]["local"];
-        const YAML::Node theirs = refArch["subtree"][0]["local"];
-        for (int i = 0; i < 4; ++i) {
-            QCOMPARE(ours[i]["name"].as<std::string>(), theirs[i]["name"].as<std::string>());
-            QCOMPARE(ours[i]["class"].as<std::string>(), theirs[i]["class"].as<std::string>());
-            for (const auto& kv : theirs[i]["attributes"])
-                QCOMPARE(ours[i]["attributes"][kv.first.as<std::string>()].as<i64>(), kv.second.as<i64>());
-        }
-        const YAML::Node refMap = YAML::LoadFile(dir + "/map_maestro_ws_128.yaml")["mapping"];
-        for (const auto& r : refMap) {
-            const YAML::Node m
-                = entry(all["mapping"], r["target"].as<std::string>(), r["type"].as<std::string>());
-            QVERIFY(m);
-            auto ref = factors(r["factors"].as<std::string>());
-            ref.erase("N");
-            QCOMPARE(factors(m["factors"].as<std::string>()), ref);
-            // Permutations agree on the dimensions that iterate (factor > 1), innermost first.
-            auto iterating = [&](const std::string& perm) {
-                std::string s;
-                for (char c : perm)
-                    if (ref.count(std::string(1, c)) && ref.at(std::string(1, c)) > 1) s += c;
-                return s;
-            };
-            QCOMPARE(
-                iterating(m["permutation"].as<std::string>()), iterating(r["permutation"].as<std::string>()));
-            if (r["split"]) QCOMPARE(m["split"].as<int>(), r["split"].as<int>());
-        }
+        timeloop_test::compareWithWorkedCase(
+            YAML::Load(e.files.problem), YAML::Load(e.files.arch), YAML::Load(e.files.map));
 #endif
     }
 
@@ -331,16 +286,14 @@ private slots:
         QFETCH(QString, spatial);
         QFETCH(QString, gb);
         QFETCH(QString, counts);
-        const Layer l = layerOf(text.toStdString());
-        arch::Accelerator acc;
-        acc.numPes = pes;
-        const auto e = timeloop::translateMdc("L", l.problem, l.dataflow, acc);
+        const TimeloopLayer l = timeloopLayerOf(text.toStdString());
+        const auto e = exportOnPes(l, pes);
         QVERIFY2(e.ok(), e.reason.c_str());
-        QCOMPARE(QString::fromStdString(loops(e.mapping->peBuffer)), pe);
-        QCOMPARE(QString::fromStdString(loops(e.mapping->spatialX)), spatial);
-        QCOMPARE(QString::fromStdString(loops(e.mapping->globalBuffer)), gb);
-        QCOMPARE(QString::fromStdString(loops(e.mapping->dram)), QString());
-        const auto c = timeloop::ourCounts(l.problem, l.dataflow, acc, *e.mapping);
+        QCOMPARE(QString::fromStdString(loopsText(e.mapping->peBuffer)), pe);
+        QCOMPARE(QString::fromStdString(loopsText(e.mapping->spatialX)), spatial);
+        QCOMPARE(QString::fromStdString(loopsText(e.mapping->globalBuffer)), gb);
+        QCOMPARE(QString::fromStdString(loopsText(e.mapping->dram)), QString());
+        const auto c = timeloop::ourCounts(l.problem, l.dataflow, acceleratorOfPes(pes), *e.mapping);
         std::ostringstream got;
         got << "macs=" << c.macs << " gb:Inputs=" << countOf(c.globalBufferReads, "Inputs")
             << " gb:Weights=" << countOf(c.globalBufferReads, "Weights") << " updates=" << c.outputUpdates
@@ -349,7 +302,7 @@ private slots:
             << " dram:Outputs=" << countOf(c.dramReads, "Outputs") << " writes=" << c.outputDramWrites;
         QCOMPARE(QString::fromStdString(got.str()), counts);
 #if MARVEL_HAVE_YAML_CPP
-        checkStructure(readBack(e.files), pes);
+        checkTimeloopStructure(readBackTimeloop(e.files), pes);
 #endif
     }
 
@@ -368,13 +321,12 @@ private slots:
         mdc::Layer& layer = n.layers.at(0);
         for (auto& d : layer.dims)
             if (d.name == "Y" || d.name == "X") d.dilation = 2;
-        const Layer l{cost::fromMaestroLayer(layer), layer.dataflow};
-        arch::Accelerator acc;
-        acc.numPes = 2;
+        const TimeloopLayer l{cost::fromMaestroLayer(layer), layer.dataflow};
+        const arch::Accelerator acc = acceleratorOfPes(2);
         const auto e = timeloop::translateMdc("D", l.problem, l.dataflow, acc);
         QVERIFY2(e.ok(), e.reason.c_str());
-        QCOMPARE(QString::fromStdString(loops(e.mapping->spatialX)), QString("K=2"));
-        QCOMPARE(QString::fromStdString(loops(e.mapping->globalBuffer)), QString("P=3 Q=3"));
+        QCOMPARE(QString::fromStdString(loopsText(e.mapping->spatialX)), QString("K=2"));
+        QCOMPARE(QString::fromStdString(loopsText(e.mapping->globalBuffer)), QString("P=3 Q=3"));
         QCOMPARE(e.mapping->factorProduct("P"), i64(3));
         QCOMPARE(e.mapping->factorProduct("R"), i64(3));
         QCOMPARE(countOf(e.mapping->coefficients, "Wdilation"), i64(2));
@@ -394,8 +346,8 @@ private slots:
         QCOMPARE(countOf(c.dramReads, "Weights"), i64(18));
         QCOMPARE(c.outputDramWrites, i64(18));
 #if MARVEL_HAVE_YAML_CPP
-        const YAML::Node all = readBack(e.files);
-        checkStructure(all, 2);
+        const YAML::Node all = readBackTimeloop(e.files);
+        checkTimeloopStructure(all, 2);
         QCOMPARE(all["problem"]["instance"]["P"].as<i64>(), i64(3));
         QCOMPARE(all["problem"]["instance"]["Q"].as<i64>(), i64(3));
         QCOMPARE(all["problem"]["instance"]["Wdilation"].as<i64>(), i64(2));
@@ -441,10 +393,7 @@ private slots:
         QFETCH(QString, text);
         QFETCH(int, pes);
         QFETCH(QString, message);
-        const Layer l = layerOf(text.toStdString());
-        arch::Accelerator acc;
-        acc.numPes = pes;
-        const auto e = timeloop::translateMdc("L", l.problem, l.dataflow, acc);
+        const auto e = exportOnPes(timeloopLayerOf(text.toStdString()), pes);
         QVERIFY(!e.ok());
         QVERIFY2(QString::fromStdString(e.reason).contains(message), e.reason.c_str());
     }

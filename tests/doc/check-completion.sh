@@ -20,7 +20,9 @@ expect() {
 }
 expect "search simulate sweep" marvel s
 expect "--no-refine" marvel search --no-r
-expect "--timeloop-compatible" marvel search --timel
+expect "--timeloop-compatible" marvel search --timeloop-c
+expect "--timeloop-buffering --timeloop-compatible" marvel search --timel
+expect "1 2" marvel evaluate --export-timeloop out --timeloop-buffering ""
 expect "energy edp" marvel search --objective e
 expect "--json --help" marvel check --
 expect "--no-mpi --no-reuse-run" marvel bench-sweep --no-
