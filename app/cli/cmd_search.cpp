@@ -173,8 +173,7 @@ int run(const std::vector<std::string>& argv)
         return cli::usageError(
             kCommand, "--timeloop-buffering goes with --export-timeloop or --timeloop-compatible");
     // Only the mappings Timeloop can express (core/export/timeloop.h), on every search path.
-    if (args.has("timeloop-compatible"))
-        options.constraint.dataflowFilter = timeloop::searchFilter(timeloopOptions);
+    if (args.has("timeloop-compatible")) timeloop::restrictSearch(options.constraint, timeloopOptions);
     std::optional<styles::Style> style;
     if (auto name = args.value("style")) {
         style = styles::styleFromString(*name);

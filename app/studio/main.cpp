@@ -166,7 +166,7 @@ int main(int argc, char** argv)
     } else if (parser.isSet(search)) {
         if (parser.isSet(timeloopOnly)) {
             marvel::search::SearchOptions o = window.searchPanel()->options();
-            o.constraint.dataflowFilter = marvel::timeloop::searchFilter();
+            marvel::timeloop::restrictSearch(o.constraint);
             window.searchPanel()->setOptions(o);
         }
         if (parser.isSet(exportMapping))

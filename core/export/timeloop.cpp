@@ -786,6 +786,17 @@ search::DataflowFilterFactory searchFilter(const Options& options)
     };
 }
 
+void restrictSearch(search::SearchConstraint& constraint, const Options& options)
+{
+    constraint.dataflowFilter = searchFilter(options);
+    // What translate refuses from the tiles alone: more than two fan-out levels, a filter dimension split
+    // or spread over PEs, a tile that does not divide its parent.
+    constraint.tileRules.maxParallelLoops = 2;
+    constraint.tileRules.wholeLoopsUnsplit = true;
+    constraint.tileRules.dividingTilesOnly = true;
+    constraint.expressibleIn = "timeloop";
+}
+
 Counts ourCounts(const cost::Problem& problem, const mdc::Dataflow& dataflow, const arch::Accelerator& acc,
     const Mapping& mapping)
 {

@@ -112,6 +112,11 @@ private:
 
 /// The search's filter (SearchConstraint::dataflowFilter) of the mappings Timeloop can express.
 search::DataflowFilterFactory searchFilter(const Options& options = {});
+/// Restricts a search to the mappings Timeloop can express (`--timeloop-compatible`): searchFilter, and
+/// the tile rules that let the enumeration skip what it refuses whatever the order (at most two loops
+/// over the PEs - one 2-D fan-out -, filter rows and columns whole in each PE, dividing tiles only),
+/// and expressibleIn = "timeloop".
+void restrictSearch(search::SearchConstraint& constraint, const Options& options = {});
 
 /// The counts Timeloop defines as our cost model does, from our cost model (corrected fidelity): MACs,
 /// per data space (Timeloop's names) the global buffer's reads of the input-class tensors (our L2 reads)

@@ -41,6 +41,21 @@ struct SearchConstraint
     /// invalid one, on every search path (decoupled, refinement, genetic). Null: every mapping. Not part of
     /// empty(): the refinement keeps to it by itself.
     DataflowFilterFactory dataflowFilter;
+    /// Tile shapes dataflowFilter refuses whatever the order and form, known from the tiles alone: the
+    /// enumeration skips them rather than writing and filtering every candidate of theirs (a filter that
+    /// refuses most of the space would otherwise cost the evaluations, and the bounds, which skip only
+    /// behind an incumbent, skip little). Not part of empty(), as dataflowFilter.
+    struct TileRules
+    {
+        int maxParallelLoops = 0; ///< loops spread over the PEs at most; 0: no limit of its own
+        bool wholeLoopsUnsplit = false; ///< whole loops (filter rows, columns) neither split nor parallel
+        /// Only tiles that divide their parent: no widening to other tile sizes (searchLayer).
+        bool dividingTilesOnly = false;
+    };
+    TileRules tileRules;
+    /// The tool whose expressible mappings dataflowFilter and tileRules keep to ("timeloop":
+    /// timeloop::restrictSearch), which projects save; empty: none.
+    std::string expressibleIn;
 
     bool empty() const { return parallelAllowed.empty() && stationaryAlternatives.empty(); }
     bool allowsParallel(std::size_t loop) const

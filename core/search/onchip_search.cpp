@@ -450,6 +450,7 @@ void Engine::enumerateFor(std::uint32_t choice)
     const std::size_t n = m_space.loops.size();
     const Level3Choice& l3 = m_level3[choice];
     // Options per loop: (T1, T2) with T1 <= T2 <= T3.
+    const SearchConstraint::TileRules& rules = m_options.constraint.tileRules;
     std::vector<std::vector<TileOption>> opts(n);
     for (std::size_t i = 0; i < n; ++i) {
         const std::int64_t t3 = l3.level3[i];
@@ -468,6 +469,7 @@ void Engine::enumerateFor(std::uint32_t choice)
         for (std::int64_t t2 : tileSizes(t3, m_options.divisorsOnly, m_options.everyTileSize)) {
             if (m_space.wholeLoops[i] && t2 != m_space.loops[i].extent) continue;
             for (std::int64_t t1 : tileSizes(t2, m_options.divisorsOnly, m_options.everyTileSize)) {
+                if (rules.wholeLoopsUnsplit && m_space.wholeLoops[i] && t1 != t2) continue; // a tool's rule
                 // Non-parallel loops have T1 = T2: a larger T2 over one level-1 tile means nothing.
                 TileOption o{t1, t2};
                 if (t1 < t2 && o.parallelism() <= 1) continue;
@@ -484,7 +486,8 @@ void Engine::enumerateFor(std::uint32_t choice)
         hasRows = hasRows || isRowLoop(i);
     }
     // The TopSpatial form needs no level of its own for the level-3 region.
-    const int maxParallel = mapping::kMaxMdcLevels - (has3 && !hasRows ? 1 : 0);
+    int maxParallel = mapping::kMaxMdcLevels - (has3 && !hasRows ? 1 : 0);
+    if (rules.maxParallelLoops > 0) maxParallel = std::min(maxParallel, rules.maxParallelLoops);
     const std::int64_t pes = m_acc.numPes;
     const auto minActive = static_cast<std::int64_t>(
         std::ceil(m_options.peUtilizationBound * static_cast<double>(pes) - 1e-9));

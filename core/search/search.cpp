@@ -44,6 +44,17 @@ LayerSearchResult searchLayer(const ir::Operator& op, const arch::Accelerator& a
 
 namespace {
 
+/// A style's constraint (SearchOptions::constraintFor) on `space`, with the target tool's restrictions of
+/// options.constraint (its filter and tile rules), which every style keeps to.
+SearchConstraint styleConstraint(const SearchOptions& options, const LayerSpace& space)
+{
+    SearchConstraint c = options.constraintFor(space);
+    c.dataflowFilter = options.constraint.dataflowFilter;
+    c.tileRules = options.constraint.tileRules;
+    c.expressibleIn = options.constraint.expressibleIn;
+    return c;
+}
+
 /// Merges the on-chip search `r`, seeded with `o`'s result, into `o` (the statistics add up; the space
 /// sizes stay the first search's, the paper's table).
 void mergeSeededPass(SearchResult& o, SearchResult r)
@@ -152,10 +163,7 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
 
     // A style's constraint is written in terms of this operator's loops.
     SearchOptions constrained = options;
-    if (options.constraintFor) {
-        constrained.constraint = options.constraintFor(out.space);
-        constrained.constraint.dataflowFilter = options.constraint.dataflowFilter;
-    }
+    if (options.constraintFor) constrained.constraint = styleConstraint(options, out.space);
 
     OffChipOptions offOptions;
     offOptions.divisorsOnly = options.divisorsOnly;
@@ -282,6 +290,8 @@ LayerSearchResult searchLayerWidening(const ir::Operator& op, const PreparedLaye
     LayerSearchResult first = searchLayerOnce(op, prepared, acc, divisors, sink, stop);
     const SearchResult& r = first.result;
     if (r.cancelled) return first;
+    // Tile sizes that do not divide are all refused by a tool that counts a partial tile as a full one.
+    if (options.constraint.tileRules.dividingTilesOnly) return first;
     // A divisor-only request that goes on is widened; a non-divisor one always goes on, seeded.
     const bool widened = options.divisorsOnly;
     if (widened && !worthWidening(op, prepared, acc, options, r)) return first;
@@ -375,10 +385,7 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
     // from its incumbent, which lets the bounds skip more.
     if (options.offChipCandidates > 1 && !options.exhaustive && out.offChipSolve && !out.result.cancelled) {
         SearchOptions constrained = options;
-        if (options.constraintFor) {
-            constrained.constraint = options.constraintFor(out.space);
-            constrained.constraint.dataflowFilter = options.constraint.dataflowFilter;
-        }
+        if (options.constraintFor) constrained.constraint = styleConstraint(options, out.space);
         searchMoreOffChipSolutions(out, op, prepared.nest, acc, constrained, sink, std::move(stop));
     }
     return out;

@@ -10,7 +10,10 @@
 #include "core/arch/accelerator_io.h"
 #include "core/cost/problem.h"
 #include "core/export/timeloop.h"
+#include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
+#include "core/search/search.h"
+#include "core/workloads/workloads.h"
 #include "tests/timeloop_yaml.h"
 
 using namespace marvel;
@@ -304,6 +307,44 @@ private slots:
 #if MARVEL_HAVE_YAML_CPP
         checkTimeloopStructure(readBackTimeloop(e.files), pes);
 #endif
+    }
+
+    // --timeloop-compatible's tile rules (timeloop::restrictSearch) skip only tiles the filter would refuse
+    // whatever their order: on the divisor tiles (no widening, no refinement) the search with them finds a
+    // best as good as the filter alone finds (runtime, EDP: the objectives the bounds prune), writing fewer
+    // mappings the filter refuses; it exports.
+    void restrictedSearchKeepsTheBest()
+    {
+        const ir::Operator op
+            = ir::parseOperator(workloads::conv2dLoopText(4, 4, 4, 4, 3, 3, 1, 1), "tl.loop");
+        arch::Accelerator acc;
+        acc.numPes = 16;
+        acc.l1Bytes = 256;
+        acc.l2Bytes = 8192;
+        acc.nocBandwidth = 8;
+        for (auto objective : {search::Objective::Runtime, search::Objective::Edp}) {
+            search::SearchOptions filterOnly;
+            filterOnly.objective = objective;
+            filterOnly.refine = false;
+            filterOnly.widenAboveRoofline = 0;
+            filterOnly.threads = 1;
+            filterOnly.constraint.dataflowFilter = timeloop::searchFilter();
+            search::SearchOptions ruled = filterOnly;
+            timeloop::restrictSearch(ruled.constraint);
+            const auto a = search::searchLayer(op, acc, filterOnly).result;
+            const auto b = search::searchLayer(op, acc, ruled).result;
+            QVERIFY(a.bestRuntime && b.bestRuntime && a.bestEdp && b.bestEdp);
+            if (objective == search::Objective::Runtime)
+                QCOMPARE(b.bestRuntime->metrics.runtime, a.bestRuntime->metrics.runtime);
+            else
+                QCOMPARE(b.bestEdp->metrics.edp(), a.bestEdp->metrics.edp());
+            qInfo("%s: %llu mappings refused with the filter alone, %llu with the tile rules",
+                search::toString(objective).c_str(), static_cast<unsigned long long>(a.stats.rejected),
+                static_cast<unsigned long long>(b.stats.rejected));
+            QVERIFY(b.stats.rejected < a.stats.rejected);
+            const cost::Problem problem = cost::fromOperator(op);
+            QVERIFY(timeloop::translateMdc("tl", problem, b.bestRuntime->dataflow, acc).ok());
+        }
     }
 
     // A dilated convolution (dilation 2; MAESTRO's text has no dilation, so it is set on Y and X after

@@ -127,7 +127,7 @@ search::SearchOptions SearchPanel::options() const
     o.refine = m_refine->isChecked();
     o.offChipCandidates = m_offChipCandidates;
     o.threads = static_cast<unsigned>(m_threads->value());
-    if (m_timeloop->isChecked()) o.constraint.dataflowFilter = timeloop::searchFilter();
+    if (m_timeloop->isChecked()) timeloop::restrictSearch(o.constraint);
     return o;
 }
 
@@ -145,7 +145,7 @@ void SearchPanel::setOptions(const search::SearchOptions& o)
     m_l2->setChecked(o.l2Capacity);
     m_bounds->setChecked(o.boundSkipping);
     m_refine->setChecked(o.refine);
-    m_timeloop->setChecked(bool(o.constraint.dataflowFilter));
+    m_timeloop->setChecked(o.constraint.expressibleIn == "timeloop");
     m_offChipCandidates = o.offChipCandidates;
     m_threads->setValue(static_cast<int>(o.threads));
 }
