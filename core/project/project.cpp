@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/arch/accelerator_io.h"
+#include "core/export/timeloop.h"
 #include "core/ir/parser.h"
 #include "core/util/json_fields.h"
 #include "core/util/json_text.h"
@@ -63,7 +64,7 @@ void readSearch(const json& object, const std::string& file, search::SearchOptio
 {
     JsonFields fields(object, file, "search.");
     fields.rejectUnknown({"objective", "fidelity", "pe_util_bound", "divisors_only", "l1_check", "l2_check",
-        "bound_skipping", "threads", "refine", "offchip_candidates"});
+        "bound_skipping", "threads", "refine", "offchip_candidates", "timeloop_compatible"});
     std::string objective;
     if (fields.member("objective")) {
         fields.string("objective", objective);
@@ -96,6 +97,9 @@ void readSearch(const json& object, const std::string& file, search::SearchOptio
     fields.boolean("l2_check", out.l2Capacity);
     fields.boolean("bound_skipping", out.boundSkipping);
     fields.boolean("refine", out.refine);
+    bool timeloopOnly = out.constraint.expressibleIn == "timeloop";
+    fields.boolean("timeloop_compatible", timeloopOnly);
+    if (timeloopOnly) timeloop::restrictSearch(out.constraint);
     std::int64_t candidates = out.offChipCandidates;
     fields.integer("offchip_candidates", candidates);
     if (candidates < 1 || candidates > 64)
@@ -244,6 +248,7 @@ std::string writeProject(const Project& project)
     settings["bound_skipping"] = s.boundSkipping;
     settings["refine"] = s.refine;
     settings["offchip_candidates"] = s.offChipCandidates;
+    settings["timeloop_compatible"] = s.constraint.expressibleIn == "timeloop";
     settings["threads"] = s.threads;
     j["search"] = std::move(settings);
     if (project.selectedMapping) {

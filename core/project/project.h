@@ -32,6 +32,8 @@
 //                                           search (false: the paper's search alone)
 //     "offchip_candidates": 1,              integer in [1, 64]: off-chip solutions searched under
 //                                           (1: the paper's search; default SearchOptions')
+//     "timeloop_compatible": false,         only mappings Timeloop can express (timeloop::restrictSearch;
+//                                           the app's "Timeloop only", `--timeloop-compatible`)
 //     "threads": 0}                         integer in [0, 1024], 0: every core
 //   "selected_mapping": {                   optional: the mapping the user picked, in the JSON form of
 //                                           mapping::toJson (core/mapping/loop_nest_mapping.h):

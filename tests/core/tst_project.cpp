@@ -11,6 +11,7 @@
 #include <QTest>
 
 #include "core/arch/accelerator_io.h"
+#include "core/export/timeloop.h"
 #include "core/project/project.h"
 #include "core/util/text_file.h"
 #include "importers/onnx/onnx_import.h"
@@ -81,6 +82,7 @@ Project fullProject()
     s.boundSkipping = false;
     s.refine = false;
     s.offChipCandidates = 5;
+    marvel::timeloop::restrictSearch(s.constraint);
     s.threads = 3;
     p.selectedMapping = marvel::project::SelectedMapping{"gemm", gemmMapping()};
     return p;
@@ -100,6 +102,12 @@ void compareProjects(const Project& a, const Project& b)
     QCOMPARE(a.search.boundSkipping, b.search.boundSkipping);
     QCOMPARE(a.search.refine, b.search.refine);
     QCOMPARE(a.search.offChipCandidates, b.search.offChipCandidates);
+    // "Timeloop only": the name, and the filter and tile rules it stands for.
+    QCOMPARE(a.search.constraint.expressibleIn, b.search.constraint.expressibleIn);
+    QCOMPARE(bool(a.search.constraint.dataflowFilter), bool(b.search.constraint.dataflowFilter));
+    QCOMPARE(a.search.constraint.tileRules.maxParallelLoops, b.search.constraint.tileRules.maxParallelLoops);
+    QCOMPARE(
+        a.search.constraint.tileRules.dividingTilesOnly, b.search.constraint.tileRules.dividingTilesOnly);
     QCOMPARE(a.search.threads, b.search.threads);
     QCOMPARE(a.selectedMapping.has_value(), b.selectedMapping.has_value());
     if (a.selectedMapping) {
@@ -147,7 +155,9 @@ private slots:
             (std::vector<std::string>{
                 "schema_version", "workload", "accelerator", "search", "selected_mapping"}));
         QCOMPARE(j["selected_mapping"].begin().key(), std::string("layer"));
-        QCOMPARE(j["search"].size(), std::size_t{10});
+        QCOMPARE(j["search"].size(), std::size_t{11});
+        QVERIFY(j["search"]["timeloop_compatible"] == true);
+        QVERIFY(q.search.constraint.dataflowFilter && q.search.constraint.tileRules.wholeLoopsUnsplit);
     }
 
     void roundTripModelWorkloadAndDefaults()
@@ -165,6 +175,8 @@ private slots:
         QVERIFY(!j["workload"].contains("text"));
         QVERIFY(j["search"]["objective"] == "runtime");
         QVERIFY(j["search"]["fidelity"] == "maestro");
+        QVERIFY(j["search"]["timeloop_compatible"] == false);
+        QVERIFY(!q.search.constraint.dataflowFilter && q.search.constraint.expressibleIn.empty());
 
         // Only schema_version, the workload and the accelerator are required; search fields default.
         const Project minimal = marvel::project::readProject(R"({"schema_version": 1,
@@ -179,6 +191,9 @@ private slots:
         QCOMPARE(minimal.search.peUtilizationBound, 0.1);
         QVERIFY(minimal.search.divisorsOnly && minimal.search.l1Capacity && minimal.search.l2Capacity);
         QCOMPARE(minimal.search.threads, 0u);
+        // A project written before "timeloop_compatible" existed searches every mapping.
+        QVERIFY(!minimal.search.constraint.dataflowFilter);
+        QCOMPARE(minimal.search.constraint.tileRules.maxParallelLoops, 0);
         QVERIFY(!minimal.selectedMapping);
     }
 
@@ -300,6 +315,9 @@ private slots:
         row(
             "bound skipping", [](json& j) { j["search"]["bound_skipping"] = json::object(); },
             "p.json: search.bound_skipping: must be true or false, not object\n");
+        row(
+            "timeloop compatible", [](json& j) { j["search"]["timeloop_compatible"] = "no"; },
+            "p.json: search.timeloop_compatible: must be true or false, not string \"no\"\n");
         row(
             "threads negative", [](json& j) { j["search"]["threads"] = -1; },
             "p.json: search.threads: must be between 0 (every core) and 1024 (got -1)\n");
