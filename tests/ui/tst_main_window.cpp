@@ -1,17 +1,25 @@
+#include <QApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
+#include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
+#include "core/export/timeloop.h"
+#include "tests/timeloop_yaml.h"
 #include "ui/ddg/graph_view.h"
 #include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
@@ -215,6 +223,92 @@ private slots:
         QFile back(saved);
         QVERIFY(back.open(QIODevice::ReadOnly));
         QVERIFY(QString::fromUtf8(back.readAll()).contains(QStringLiteral("\"offchip_candidates\": 3,")));
+    }
+
+    /// File > Export Selected Mapping with the Timeloop choice, as a user drives it (the file dialog
+    /// answered when it opens): a "Timeloop only" search's best mapping is written as the four files of
+    /// NAME/, each parsing with its one top-level key, the mapping's factors multiplying to the problem's
+    /// sizes. The "Timeloop only" setting is saved in the project and restored from it.
+    void exportsTimeloopFromTheMenu()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        MainWindow w;
+        QVERIFY2(w.openProject(QStringLiteral(MARVEL_SAMPLES_DIR "/projects/conv2d_classroom.json")),
+            qPrintable(w.lastError()));
+        marvel::search::SearchOptions o = w.searchPanel()->options();
+        QVERIFY(o.constraint.expressibleIn.empty());
+        marvel::timeloop::restrictSearch(o.constraint);
+        w.searchPanel()->setOptions(o); // ticks "Timeloop only"
+        QCOMPARE(w.searchPanel()->options().constraint.expressibleIn, std::string("timeloop"));
+        QSignalSpy finished(&w, &MainWindow::searchFinished);
+        QVERIFY(w.runSearch());
+        QVERIFY(finished.wait(30000));
+        QVERIFY(w.selectedCandidate());
+
+        QAction* exportAction = nullptr;
+        for (QAction* menu : w.menuBar()->actions())
+            if (menu->menu() && menu->text() == QStringLiteral("&File"))
+                for (QAction* a : menu->menu()->actions())
+                    if (a->text().startsWith(QStringLiteral("&Export Selected Mapping"))) exportAction = a;
+        QVERIFY(exportAction);
+        // The dialog is modal: answer it from a timer once it is up (Qt's own dialog, not the platform's).
+        QCoreApplication::setAttribute(Qt::AA_DontUseNativeDialogs);
+        QString filter;
+        QTimer answer;
+        QObject::connect(&answer, &QTimer::timeout, [&] {
+            auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+            if (!dialog) return;
+            answer.stop();
+            for (const QString& f : dialog->nameFilters())
+                if (f.startsWith(QStringLiteral("Timeloop"))) filter = f;
+            dialog->selectNameFilter(filter);
+            // The folder, then the name typed into the file name field (selectFile leaves a focused field
+            // as it is).
+            dialog->setDirectory(dir.path());
+            auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+            if (name) name->setText(QStringLiteral("best.timeloop"));
+            // Queued: answered from the dialog's own event loop, which may not run yet when it shows.
+            // Without the field, cancelled: the checks below then fail rather than the dialog hang.
+            QMetaObject::invokeMethod(dialog, name ? "accept" : "reject", Qt::QueuedConnection);
+        });
+        answer.start(20);
+        exportAction->trigger();
+        QVERIFY2(!filter.isEmpty(), "the export dialog offers no Timeloop choice");
+        QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+        const QString folder = dir.filePath(QStringLiteral("best"));
+        const QStringList files{"problem.yaml", "arch.yaml", "map.yaml", "ert.yaml"};
+        for (const QString& f : files)
+            QVERIFY2(QFile::exists(folder + "/" + f), qPrintable(f));
+#if MARVEL_HAVE_YAML_CPP
+        const std::vector<std::string> keys{"problem", "architecture", "mapping", "ERT"};
+        std::vector<YAML::Node> nodes;
+        for (int i = 0; i < 4; ++i) {
+            const YAML::Node n = YAML::LoadFile((folder + "/" + files[i]).toStdString());
+            QVERIFY(n.IsMap());
+            QCOMPARE(n.size(), std::size_t{1});
+            QVERIFY2(n[keys[std::size_t(i)]], keys[std::size_t(i)].c_str());
+            nodes.push_back(n);
+        }
+        const YAML::Node instance = nodes[0]["problem"]["instance"];
+        for (const auto& d : nodes[0]["problem"]["shape"]["dimensions"]) {
+            std::int64_t product = 1;
+            for (const auto& e : nodes[2]["mapping"])
+                product *= marvel::timeloop_test::factorsOf(e["factors"].as<std::string>())
+                               .at(d.as<std::string>());
+            QCOMPARE(product, instance[d.as<std::string>()].as<std::int64_t>());
+        }
+#endif
+
+        const QString saved = dir.filePath(QStringLiteral("p.json"));
+        QVERIFY(w.saveProjectTo(saved));
+        QFile back(saved);
+        QVERIFY(back.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(back.readAll()).contains(QStringLiteral("\"timeloop_compatible\": true,")));
+        MainWindow v;
+        QVERIFY2(v.openProject(saved), qPrintable(v.lastError()));
+        QCOMPARE(v.searchPanel()->options().constraint.expressibleIn, std::string("timeloop"));
+        QVERIFY(v.searchPanel()->options().constraint.dataflowFilter);
     }
 
     void unreadableFileKeepsEditor()
