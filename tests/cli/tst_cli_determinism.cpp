@@ -1,6 +1,9 @@
 // Determinism (issue 11): `marvel search` gives the same results whatever --threads says and however
 // often it runs - the best mappings, the Pareto fronts, the exported MAESTRO and CSV files byte for byte,
 // and the --json output byte for byte apart from its timing fields ("elapsed_seconds", "seconds").
+#include <utility>
+#include <vector>
+
 #include <QFile>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -70,7 +73,12 @@ private slots:
         QVERIFY(one.pareto.startsWith(
             "layer,runtime_cycles,energy,edp,utilization,mac_energy,l1_energy,l2_energy,"
             "dram_energy,dram_reads,dram_writes,dram_read_bytes,dram_write_bytes\n"));
-        for (const auto& [threads, run] : {std::pair{2, 0}, std::pair{4, 0}, std::pair{4, 1}}) {
+        // Under the sanitizers one run with several threads: the repeats exercise the same code again and
+        // only compare outputs, which the optimised build does.
+        const std::vector<std::pair<int, int>> repeats = MARVEL_ADDRESS_SANITIZER
+            ? std::vector<std::pair<int, int>>{{4, 0}}
+            : std::vector<std::pair<int, int>>{{2, 0}, {4, 0}, {4, 1}};
+        for (const auto& [threads, run] : repeats) {
             const Outputs other = search(workload, objective, threads,
                 tag + "-t" + QString::number(threads) + "-" + QString::number(run));
             QCOMPARE(other.json, one.json);

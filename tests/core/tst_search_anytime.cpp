@@ -24,7 +24,7 @@ const char* kAnytimeOperators[] = {
     "operator gemm(M = 7, N = 10, K = 5) {\n"
     "  for (m = 0; m < M; m++)\n    for (n = 0; n < N; n++)\n      for (k = 0; k < K; k++)\n"
     "        C[m][n] += A[m][k] * B[k][n];\n}\n",
-    "operator conv(K = 5, C = 3, Y = 7, X = 5, R = 3, S = 3) {\n"
+    "operator conv(K = 4, C = 3, Y = 6, X = 4, R = 3, S = 3) {\n"
     "  for (k = 0; k < K; k++)\n    for (c = 0; c < C; c++)\n      for (y = 0; y < Y; y++)\n"
     "        for (x = 0; x < X; x++)\n          for (r = 0; r < R; r++)\n            for (s = 0; s < S; "
     "s++)\n"
