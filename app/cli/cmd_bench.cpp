@@ -12,7 +12,7 @@
 #include "core/mdc/maestro_io.h"
 #include "core/sim/model_check.h"
 
-namespace {
+namespace cmd_bench {
 
 int run(const std::vector<std::string>& argv);
 
@@ -202,4 +202,4 @@ int run(const std::vector<std::string>& argv)
 
 const bool registered = marvel::cli::registerCommand(kCommand);
 
-} // namespace
+} // namespace cmd_bench

@@ -12,7 +12,7 @@
 #include "app/cli/command.h"
 #include "app/cli/search_common.h"
 
-namespace {
+namespace cmd_bench_search {
 
 using namespace marvel;
 
@@ -333,4 +333,4 @@ int run(const std::vector<std::string>& argv)
 
 const bool registered = cli::registerCommand(kCommand);
 
-} // namespace
+} // namespace cmd_bench_search

@@ -19,7 +19,7 @@
 #include "core/sweep/sweep.h"
 #include "core/util/text_file.h"
 
-namespace {
+namespace cmd_bench_sweep {
 
 using namespace marvel;
 namespace fs = std::filesystem;
@@ -219,4 +219,4 @@ int run(const std::vector<std::string>& argv)
 
 const bool registered = cli::registerCommand(kCommand);
 
-} // namespace
+} // namespace cmd_bench_sweep

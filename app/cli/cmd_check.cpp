@@ -6,7 +6,7 @@
 #include "core/conform/conformability.h"
 #include "core/ir/parser.h"
 
-namespace {
+namespace cmd_check {
 
 int run(const std::vector<std::string>& argv);
 
@@ -42,4 +42,4 @@ int run(const std::vector<std::string>& argv)
 
 const bool registered = marvel::cli::registerCommand(kCommand);
 
-} // namespace
+} // namespace cmd_check

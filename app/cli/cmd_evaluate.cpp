@@ -20,7 +20,7 @@
 #include "core/util/text_file.h"
 #include "core/workloads/workloads.h"
 
-namespace {
+namespace cmd_evaluate {
 
 int run(const std::vector<std::string>& argv);
 
@@ -461,4 +461,4 @@ int run(const std::vector<std::string>& argv)
 
 const bool registered = marvel::cli::registerCommand(kCommand);
 
-} // namespace
+} // namespace cmd_evaluate

@@ -7,7 +7,7 @@
 #include "core/mdc/maestro_io.h"
 #include "importers/onnx/onnx_import.h"
 
-namespace {
+namespace cmd_import {
 
 int run(const std::vector<std::string>& argv);
 
@@ -75,4 +75,4 @@ int run(const std::vector<std::string>& argv)
 
 const bool registered = marvel::cli::registerCommand(kCommand);
 
-} // namespace
+} // namespace cmd_import

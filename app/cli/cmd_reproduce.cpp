@@ -16,7 +16,7 @@
 #include "core/eval/reproduce.h"
 #include "core/util/text_file.h"
 
-namespace {
+namespace cmd_reproduce {
 
 using namespace marvel;
 namespace fs = std::filesystem;
@@ -213,4 +213,4 @@ int run(const std::vector<std::string>& argv)
 
 const bool registered = cli::registerCommand(kCommand);
 
-} // namespace
+} // namespace cmd_reproduce

@@ -21,7 +21,7 @@
 #include "core/project/project.h"
 #include "core/util/text_file.h"
 
-namespace {
+namespace cmd_search {
 
 using namespace marvel;
 
@@ -341,4 +341,4 @@ int run(const std::vector<std::string>& argv)
 
 const bool registered = cli::registerCommand(kCommand);
 
-} // namespace
+} // namespace cmd_search

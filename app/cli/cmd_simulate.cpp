@@ -10,7 +10,7 @@
 #include "core/mdc/maestro_io.h"
 #include "core/sim/simulator.h"
 
-namespace {
+namespace cmd_simulate {
 
 int run(const std::vector<std::string>& argv);
 
@@ -271,4 +271,4 @@ int run(const std::vector<std::string>& argv)
 
 const bool registered = marvel::cli::registerCommand(kCommand);
 
-} // namespace
+} // namespace cmd_simulate

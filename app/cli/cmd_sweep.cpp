@@ -7,7 +7,7 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/sweep_cli.h"
 
-namespace {
+namespace cmd_sweep {
 
 using namespace marvel;
 
@@ -58,4 +58,4 @@ int run(const std::vector<std::string>& argv)
 
 const bool registered = cli::registerCommand(kCommand);
 
-} // namespace
+} // namespace cmd_sweep

@@ -221,10 +221,9 @@ Plan readPlan(const std::string& text, const std::string& fileName, const std::s
                             f.error("layers", "expected layer names, got " + JsonFields::describe(l));
                     }
             }
-            // A model file is relative to the experiments file; a built-in name stays as it is.
-            if (x.workload.find('/') != std::string::npos || x.workload.ends_with(".json")
-                || x.workload.ends_with(".m"))
-                x.workload = resolve(x.workload);
+            // A model file (JSON, MAESTRO, ONNX) is relative to the experiments file; a built-in name
+            // stays as it is (workloads::loadWorkload tells them apart the same way).
+            if (!workloads::isBuiltinWorkloadName(x.workload)) x.workload = resolve(x.workload);
             diags.insert(diags.end(), f.diagnostics().begin(), f.diagnostics().end());
             plan.experiments.push_back(std::move(x));
         }

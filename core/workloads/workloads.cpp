@@ -739,11 +739,17 @@ std::string writeWorkloadJson(const Workload& workload, const std::string& fileN
     return doc.dump(2) + "\n";
 }
 
+bool isBuiltinWorkloadName(std::string_view nameOrPath)
+{
+    const std::string n = lower(std::string(nameOrPath));
+    for (const auto& known : builtinWorkloadNames())
+        if (n == known) return true;
+    return false;
+}
+
 Workload loadWorkload(const std::string& nameOrPath, LayerErrors mode)
 {
-    std::string n = lower(nameOrPath);
-    for (const auto& known : builtinWorkloadNames())
-        if (n == known) return builtinWorkload(n);
+    if (isBuiltinWorkloadName(nameOrPath)) return builtinWorkload(lower(nameOrPath));
     std::filesystem::path p(nameOrPath);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec)) {

@@ -118,6 +118,8 @@ std::string gemmLoopText(std::int64_t M, std::int64_t N, std::int64_t K);
 
 /// Lower-case names accepted by builtinWorkload().
 std::vector<std::string> builtinWorkloadNames();
+/// Whether loadWorkload() takes `nameOrPath` for a built-in workload (any case) rather than a file.
+bool isBuiltinWorkloadName(std::string_view nameOrPath);
 /// A built-in model by name (case-insensitive). Throws InputError for an unknown name.
 Workload builtinWorkload(std::string_view name);
 

@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -11,6 +12,7 @@
 
 using clitest::readAll;
 using clitest::runMarvel;
+using clitest::writeFile;
 
 namespace {
 
@@ -112,6 +114,29 @@ private slots:
             "--genetic-evaluations", "1", "--no-refine"});
         QVERIFY2(search.exitCode == 0 || search.exitCode == 3, qPrintable(search.err));
         QCOMPARE(QJsonDocument::fromJson(search.out.toUtf8()).object()["layers"].toArray().size(), 5);
+    }
+
+    /// An experiments file names an ONNX model beside it, as it names a JSON or MAESTRO model.
+    void reproduceTakesAnOnnxModel()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(kOnnxData + "transformer_encoder.onnx", dir.filePath("encoder.onnx")));
+        writeFile(dir.filePath("experiments.json"),
+            QJsonDocument(
+                QJsonObject{{"platforms", QJsonObject{{"P1", kClassroom8}}},
+                    {"experiments",
+                        QJsonArray{QJsonObject{{"workload", "encoder.onnx"}, {"category", "mlp_lstm"},
+                            {"layers", QJsonArray{"/layer/self_attn/MatMul_1"}}}}}})
+                .toJson());
+        const auto r = runMarvel({"reproduce", "--experiments", dir.filePath("experiments.json"), "--out",
+            dir.filePath("out"), "--threads", "2"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // The attention's two 16x16x16 products per head (8 heads), merged into one layer of 16 repeats;
+        // its 4096 MACs on 8 PEs bound it at 512 cycles.
+        const QString layers = readAll(dir.filePath("out/encoder_layers.csv"));
+        static const QRegularExpression marvelRow(
+            R"(encoder\.onnx,/layer/self_attn/MatMul_1,P1,marvel,16,\d+,[^,]+,[^,]*,512,)");
+        QVERIFY2(layers.contains(marvelRow), qPrintable(layers));
     }
 
     void badInput_data()
