@@ -2,7 +2,7 @@
 # Builds and runs the whole test suite twice: an optimised build in build/ (and its Debian package,
 # installed, checked and purged) and an AddressSanitizer + UndefinedBehaviorSanitizer build (clang) in
 # build-asan/, then fuzzes every reader from that build for a bounded time (scripts/fuzz.sh,
-# MARVEL_FUZZ_SECONDS per target, default 12) and checks formatting. doc/reliability.md has the measured
+# MARVEL_FUZZ_SECONDS per target, default 10) and checks formatting. doc/reliability.md has the measured
 # time of each part (16.5 to 18 minutes on 2 cores on 2026-11-26; the goal is 15).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,10 +37,10 @@ phase "sanitizer build (with the fuzz targets)"
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
 phase "sanitizer tests"
 
-# 12 s per target in CI, a smoke run: every target starts from its seeds and regression inputs (also
+# 10 s per target in CI, a smoke run: every target starts from its seeds and regression inputs (also
 # replayed by the fuzz_replay_* tests in both builds) and explores past them; the long campaigns are
 # separate runs of scripts/fuzz.sh (doc/reliability.md).
-FUZZ_BUILD_DIR=build-asan scripts/fuzz.sh "${MARVEL_FUZZ_SECONDS:-12}"
+FUZZ_BUILD_DIR=build-asan scripts/fuzz.sh "${MARVEL_FUZZ_SECONDS:-10}"
 phase "fuzzing"
 
 scripts/check-format.sh
