@@ -7,6 +7,7 @@
 #include "core/cost/report.h"
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
+#include "core/workloads/workloads.h"
 
 Q_DECLARE_METATYPE(marvel::mdc::Dataflow)
 
@@ -25,15 +26,7 @@ arch::Accelerator platform(std::int64_t pes, std::int64_t bw)
     return a;
 }
 
-const char* kConv2d = R"(operator conv2d(K = 64, C = 64, Y = 222, X = 222, R = 3, S = 3) {
-  for (int k = 0; k < K; k++)
-    for (int c = 0; c < C; c++)
-      for (int y = 0; y < Y; y++)
-        for (int x = 0; x < X; x++)
-          for (int r = 0; r < R; r++)
-            for (int s = 0; s < S; s++)
-              O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s];
-})";
+const std::string kConv2d = workloads::conv2dLoopText(64, 64, 222, 222, 3, 3, 1, 1);
 
 const char* kOperatorGemm = R"(operator gemm(M = 100, N = 60, K = 70) {
   for (int m = 0; m < M; m++)
@@ -73,16 +66,8 @@ mdc::Layer dilatedConvLayer(std::int64_t d)
     return l;
 }
 
-// The same convolution written as an operator: the taps 2 rows and columns apart.
-const char* kAtrousOperator = R"(operator atrous(K = 1, C = 1, Y = 3, X = 3, R = 3, S = 3) {
-  for (int k = 0; k < K; k++)
-    for (int c = 0; c < C; c++)
-      for (int y = 0; y < Y; y++)
-        for (int x = 0; x < X; x++)
-          for (int r = 0; r < R; r++)
-            for (int s = 0; s < S; s++)
-              O[k][y][x] += W[k][c][r][s] * I[c][y + 2 * r][x + 2 * s];
-})";
+// The same convolution written as an operator: the taps 2 rows and columns apart (I[c][y + 2*r][x + 2*s]).
+const std::string kAtrousOperator = workloads::conv2dLoopText(1, 1, 3, 3, 3, 3, 1, 1, 1, 2, 2);
 
 } // namespace
 
