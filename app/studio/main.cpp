@@ -140,6 +140,12 @@ int main(int argc, char** argv)
             app.exit(saved ? 0 : 1);
         });
     };
+    // After the opened project's settings, which it overrides, with or without --search.
+    if (parser.isSet(timeloopOnly)) {
+        marvel::search::SearchOptions o = window.searchPanel()->options();
+        marvel::timeloop::restrictSearch(o.constraint);
+        window.searchPanel()->setOptions(o);
+    }
     if (parser.isSet(sweep)) {
         const QStringList specs = parser.values(sweep);
         auto part = [&specs](int i, int field) {
@@ -164,11 +170,6 @@ int main(int argc, char** argv)
             if (!window.runSweep() && parser.isSet(screenshot)) app.exit(1);
         });
     } else if (parser.isSet(search)) {
-        if (parser.isSet(timeloopOnly)) {
-            marvel::search::SearchOptions o = window.searchPanel()->options();
-            marvel::timeloop::restrictSearch(o.constraint);
-            window.searchPanel()->setOptions(o);
-        }
         if (parser.isSet(exportMapping))
             QObject::connect(&window, &marvel::ui::MainWindow::searchFinished, &window,
                 [&window, path = parser.value(exportMapping)] { window.exportMapping(path); });
