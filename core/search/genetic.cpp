@@ -81,6 +81,7 @@ public:
     }
 
     SearchResult run();
+    const std::vector<MappingPool::FootprintPoint>& footprintFront() const { return m_pool.footprintFront(); }
 
 private:
     struct Member
@@ -305,21 +306,25 @@ mapping::LoopNestMapping Genetic::decode(const Genome& g) const
 
 bool Genetic::better(const Member& a, const Member& b) const
 {
-    auto rank = [](MappingPool::Status s) {
-        switch (s) {
+    // Ranked without the L2 capacity: a mapping that fits L1 competes by the objective whether or not it
+    // fits L2 (the pool keeps only those that do). So the course of the search - which mappings it
+    // visits - is the same for every L2 size, and a larger L2, under which every mapping that fitted the
+    // smaller one still fits and costs the same, never gives a worse best (issue 21). Mappings over L1
+    // rank after them by how far they overflow it (a way towards fitting), refused ones last.
+    auto rank = [](const MappingPool::Outcome& o) {
+        switch (o.status) {
         case MappingPool::Status::Fits:
             return 0;
         case MappingPool::Status::OverCapacity:
-            return 1;
+            return o.l1Overflow > 0 ? 1 : 0;
         default:
             return 2;
         }
     };
-    const int ra = rank(a.outcome.status), rb = rank(b.outcome.status);
+    const int ra = rank(a.outcome), rb = rank(b.outcome);
     if (ra != rb) return ra < rb;
-    // Fitting mappings by the objective, the others by how far they overflow (a way towards fitting).
-    const double va = ra == 0 ? m_pool.objectiveValue(a.outcome.metrics) : a.outcome.overflow;
-    const double vb = rb == 0 ? m_pool.objectiveValue(b.outcome.metrics) : b.outcome.overflow;
+    const double va = ra == 0 ? m_pool.objectiveValue(a.outcome.metrics) : a.outcome.l1Overflow;
+    const double vb = rb == 0 ? m_pool.objectiveValue(b.outcome.metrics) : b.outcome.l1Overflow;
     if (va != vb) return va < vb;
     return a.born < b.born;
 }
@@ -425,6 +430,16 @@ SearchResult searchGenetic(const LayerSpace& space, const arch::Accelerator& acc
     const SearchOptions& options, const EvaluatorFactory& evaluators, SearchSink* sink, std::stop_token stop)
 {
     return Genetic(space, acc, options, evaluators, sink, std::move(stop)).run();
+}
+
+SearchResult searchGenetic(const LayerSpace& space, const arch::Accelerator& acc,
+    const SearchOptions& options, const EvaluatorFactory& evaluators,
+    std::vector<MappingPool::FootprintPoint>& footprintFront, SearchSink* sink, std::stop_token stop)
+{
+    Genetic genetic(space, acc, options, evaluators, sink, std::move(stop));
+    SearchResult r = genetic.run();
+    footprintFront = genetic.footprintFront();
+    return r;
 }
 
 LayerSearchResult searchLayerGenetic(const ir::Operator& op, const arch::Accelerator& acc,

@@ -9,6 +9,7 @@
 
 #include <stop_token>
 
+#include "core/search/mapping_pool.h"
 #include "core/search/search.h"
 
 namespace marvel::search {
@@ -19,6 +20,14 @@ namespace marvel::search {
 /// `stop` (then `cancelled`, with the generations finished).
 SearchResult searchGenetic(const LayerSpace& space, const arch::Accelerator& acc,
     const SearchOptions& options, const EvaluatorFactory& evaluators, SearchSink* sink = nullptr,
+    std::stop_token stop = {});
+
+/// searchGenetic that also gives the footprint front of every mapping it evaluated
+/// (MappingPool::footprintFront): the same for every L2 size, the search ranking its population without
+/// the L2 capacity.
+SearchResult searchGenetic(const LayerSpace& space, const arch::Accelerator& acc,
+    const SearchOptions& options, const EvaluatorFactory& evaluators,
+    std::vector<MappingPool::FootprintPoint>& footprintFront, SearchSink* sink = nullptr,
     std::stop_token stop = {});
 
 /// searchLayer's counterpart: prepares `op` and runs searchGenetic with the cost model. `offChip` is the

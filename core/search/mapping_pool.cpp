@@ -96,9 +96,9 @@ MappingPool::Outcome MappingPool::evaluateOne(
     const bool overL2 = m_options.l2Capacity && l2 > static_cast<double>(m_acc.l2Bytes);
     if (overL1 || overL2) {
         out.status = Status::OverCapacity;
-        out.overflow
-            = std::max(overL1 ? l1 / static_cast<double>(std::max<std::int64_t>(1, m_acc.l1Bytes)) : 0.0,
-                overL2 ? l2 / static_cast<double>(std::max<std::int64_t>(1, m_acc.l2Bytes)) : 0.0);
+        out.l1Overflow = overL1 ? l1 / static_cast<double>(std::max<std::int64_t>(1, m_acc.l1Bytes)) : 0.0;
+        out.overflow = std::max(out.l1Overflow,
+            overL2 ? l2 / static_cast<double>(std::max<std::int64_t>(1, m_acc.l2Bytes)) : 0.0);
         return out;
     }
     out.status = Status::Fits;
@@ -223,6 +223,7 @@ std::vector<MappingPool::Outcome> MappingPool::evaluate(
             m_stats.impossibleFigures += o.impossible ? 1 : 0;
             continue;
         }
+        if (o.fitsL1()) addToFootprintFront(index, batch[i], o.metrics);
         const std::int64_t l1 = o.metrics.l1Requirement * m_acc.bytesPerElement;
         const std::int64_t l2 = o.metrics.l2Requirement * m_acc.bytesPerElement;
         if (m_stats.minL1Bytes < 0 || l1 < m_stats.minL1Bytes) m_stats.minL1Bytes = l1;
@@ -249,6 +250,25 @@ std::vector<MappingPool::Outcome> MappingPool::evaluate(
         m_sink->onParetoUpdate(front);
     }
     return out;
+}
+
+void MappingPool::addToFootprintFront(
+    std::uint64_t index, const mapping::LoopNestMapping& m, const Metrics& metrics)
+{
+    const double objective = objectiveValue(metrics);
+    const std::int64_t l2 = metrics.l2Requirement;
+    // Sorted by ascending L2 requirement, so by descending objective: the first point needing at most
+    // this much L2 decides whether the mapping is beaten.
+    auto at = std::upper_bound(m_footprintFront.begin(), m_footprintFront.end(), l2,
+        [](std::int64_t need, const FootprintPoint& p) { return need < p.l2Requirement; });
+    if (at != m_footprintFront.begin() && std::prev(at)->objective <= objective) return;
+    // Those it beats: needing at least as much L2 for no better an objective.
+    auto end = at;
+    while (end != m_footprintFront.end() && end->objective >= objective)
+        ++end;
+    if (at != m_footprintFront.begin() && std::prev(at)->l2Requirement == l2) --at; // worse, same need
+    at = m_footprintFront.erase(at, end);
+    m_footprintFront.insert(at, FootprintPoint{m, objective, l2, index});
 }
 
 const Candidate* MappingPool::best() const

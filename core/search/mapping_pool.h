@@ -25,8 +25,9 @@ public:
         const EvaluatorFactory& evaluators, SearchSink* sink);
 
     /// What the cost model said of one mapping: it fits the buffers (the search keeps it), it does not
-    /// (`overflow`: the larger of its L1 and L2 requirement over the capacity, > 1), the cost model or
-    /// the MDC transformation refused it, or it was not evaluated (the batch's limit).
+    /// (`overflow`: the larger of its L1 and L2 requirement over the capacity, > 1; `l1Overflow` the L1
+    /// one, 0 when it fits L1), the cost model or the MDC transformation refused it, or it was not
+    /// evaluated (the batch's limit).
     enum class Status { Fits, OverCapacity, Rejected, NotEvaluated };
     struct Outcome
     {
@@ -34,7 +35,21 @@ public:
         bool impossible = false; ///< Rejected for an impossible figure (SearchStats::impossibleFigures)
         Metrics metrics;
         double overflow = 0.0;
+        double l1Overflow = 0.0;
         std::uint64_t index = 0; ///< the mapping's index (equal for a repeat), unless NotEvaluated
+        /// Evaluated and within L1 (perhaps not within L2): metrics hold its figures.
+        bool fitsL1() const
+        {
+            return status == Status::Fits || (status == Status::OverCapacity && l1Overflow == 0);
+        }
+    };
+    /// A mapping evaluated that fits L1, with its objective value and what it needs of L2.
+    struct FootprintPoint
+    {
+        mapping::LoopNestMapping mapping;
+        double objective = 0.0;
+        std::int64_t l2Requirement = 0; ///< elements
+        std::uint64_t index = 0;
     };
 
     /// Earlier results (the decoupled search's bests and front): they take the first indices, start the
@@ -59,6 +74,10 @@ public:
     const Candidate* best() const;
     /// Bests, front and statistics so far (stats.evaluated, rejected, overL1/overL2, min requirements).
     SearchResult result() const;
+    /// The mappings evaluated so far that fit L1 and that no other beats on both the objective and the
+    /// L2 requirement, by ascending L2 requirement (ties to the first evaluated): the best this pool has
+    /// for every L2 size at once, what fits the accelerator's included.
+    const std::vector<FootprintPoint>& footprintFront() const { return m_footprintFront; }
 
 private:
     struct Key
@@ -72,6 +91,7 @@ private:
     };
     static Key keyOf(const mapping::LoopNestMapping& m);
     Outcome evaluateOne(MappingEvaluator& evaluator, const mapping::LoopNestMapping& m) const;
+    void addToFootprintFront(std::uint64_t index, const mapping::LoopNestMapping& m, const Metrics& metrics);
     void absorb(std::uint64_t index, const mapping::LoopNestMapping& m, const Metrics& metrics,
         std::vector<EvaluatedPoint>& points, bool& frontChanged);
 
@@ -89,6 +109,7 @@ private:
     std::optional<Candidate> m_best[3]; ///< runtime, energy, EDP
     ParetoFront m_front;
     std::map<std::uint64_t, Candidate> m_frontCandidates;
+    std::vector<FootprintPoint> m_footprintFront;
 };
 
 } // namespace marvel::search

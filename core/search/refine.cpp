@@ -148,17 +148,66 @@ private:
     bool m_maestro;
 };
 
+/// Up to `count` points of `front` spread evenly along it, its ends included, in its order.
+std::vector<MappingPool::FootprintPoint> spreadAlong(
+    const std::vector<MappingPool::FootprintPoint>& front, std::size_t count)
+{
+    if (front.size() <= count) return front;
+    std::vector<MappingPool::FootprintPoint> out;
+    for (std::size_t i = 0; i < count; ++i)
+        out.push_back(front[i * (front.size() - 1) / (count - 1)]);
+    return out;
+}
+
+/// Steepest descent from each start among the neighbours that fit L1 and need no more L2 than the start,
+/// at most `perStart` evaluations each. Decided on the objective and the L2 requirement alone, never on
+/// the L2 capacity: the pool keeps what fits. False when stopped.
+bool descendWithinFootprints(MappingPool& pool, const Neighbourhood& neighbourhood,
+    const std::vector<MappingPool::FootprintPoint>& starts, std::uint64_t perStart,
+    const std::stop_token& stop)
+{
+    for (const MappingPool::FootprintPoint& start : starts) {
+        const std::uint64_t end = pool.evaluated() + perStart;
+        mapping::LoopNestMapping current = start.mapping;
+        double value = start.objective;
+        while (pool.evaluated() < end) {
+            const std::vector<mapping::LoopNestMapping> moves = neighbourhood.of(current);
+            const std::vector<MappingPool::Outcome> outcomes
+                = pool.evaluate(moves, end - pool.evaluated(), stop);
+            if (stop.stop_requested()) return false;
+            std::optional<std::size_t> next;
+            for (std::size_t i = 0; i < moves.size(); ++i) {
+                const MappingPool::Outcome& o = outcomes[i];
+                if (!o.fitsL1() || o.metrics.l2Requirement > start.l2Requirement) continue;
+                const double v = pool.objectiveValue(o.metrics);
+                if (v < (next ? pool.objectiveValue(outcomes[*next].metrics) : value)) next = i;
+            }
+            if (!next) break;
+            current = moves[*next];
+            value = pool.objectiveValue(outcomes[*next].metrics);
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 SearchResult localSearch(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
     const std::vector<Candidate>& seeds, std::uint64_t evaluations, const EvaluatorFactory& evaluators,
-    SearchSink* sink, std::stop_token stop)
+    SearchSink* sink, std::stop_token stop, const std::vector<MappingPool::FootprintPoint>& footprintStarts)
 {
     const auto start = Clock::now();
     MappingPool pool(space, acc, options, evaluators, sink);
     pool.addSeeds(seeds);
     const Neighbourhood neighbourhood(space, acc, options.fidelity);
     bool cancelled = false;
+    if (!footprintStarts.empty()) {
+        constexpr std::size_t kFootprintStarts = 8;
+        const std::vector<MappingPool::FootprintPoint> spread
+            = spreadAlong(footprintStarts, kFootprintStarts);
+        cancelled
+            = !descendWithinFootprints(pool, neighbourhood, spread, evaluations / 2 / spread.size(), stop);
+    }
     // Starts: the seeds by the objective, best first; the next one once a descent ends at a local
     // optimum, while the budget lasts.
     std::vector<Candidate> starts = seeds;
@@ -199,8 +248,9 @@ SearchResult refineSearch(const LayerSpace& space, const arch::Accelerator& acc,
 {
     SearchOptions genetic = options;
     genetic.seeds = seedsFrom(decoupled);
+    std::vector<MappingPool::FootprintPoint> footprintFront;
     SearchResult first = genetic.genetic.evaluations > 0
-        ? searchGenetic(space, acc, genetic, evaluators, sink, stop)
+        ? searchGenetic(space, acc, genetic, evaluators, footprintFront, sink, stop)
         : SearchResult{};
     if (genetic.genetic.evaluations == 0) {
         // No genetic stage: the local one starts from the decoupled result itself.
@@ -211,7 +261,7 @@ SearchResult refineSearch(const LayerSpace& space, const arch::Accelerator& acc,
     }
     if (first.cancelled || options.refineLocalEvaluations == 0) return first;
     SearchResult second = localSearch(space, acc, options, seedsFrom(first), options.refineLocalEvaluations,
-        evaluators, sink, std::move(stop));
+        evaluators, sink, std::move(stop), footprintFront);
     addSeedingPass(second, first);
     second.stats.rejected += first.stats.rejected;
     second.stats.overL1 += first.stats.overL1;

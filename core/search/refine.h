@@ -8,6 +8,7 @@
 
 #include <stop_token>
 
+#include "core/search/mapping_pool.h"
 #include "core/search/onchip_search.h"
 
 namespace marvel::search {
@@ -23,8 +24,13 @@ SearchResult refineSearch(const LayerSpace& space, const arch::Accelerator& acc,
 /// The local stage alone: steepest descent over single moves (one tile size of one loop at one level, two
 /// neighbouring loops of an order, the MDC form) from the best of `seeds` for options.objective, at most
 /// `evaluations` cost-model evaluations. Never worse than the seeds.
+/// With `footprintStarts` (an earlier search's MappingPool::footprintFront), half the budget first goes to
+/// descents from up to eight of them spread along it, each keeping to the L2 its start needs whatever
+/// the L2 capacity: what they visit is the same for every L2 size, so their best under a larger L2 is
+/// never worse.
 SearchResult localSearch(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
     const std::vector<Candidate>& seeds, std::uint64_t evaluations, const EvaluatorFactory& evaluators,
-    SearchSink* sink = nullptr, std::stop_token stop = {});
+    SearchSink* sink = nullptr, std::stop_token stop = {},
+    const std::vector<MappingPool::FootprintPoint>& footprintStarts = {});
 
 } // namespace marvel::search

@@ -1,7 +1,8 @@
 // The GAMMA-like genetic search (issue 22): the same result for a seed and budget whatever the threads,
 // every mapping it returns sound (its MDC form reloads to the same figures, it fits the buffers, counts
 // every MAC and runs no faster than its PEs can), the budget kept, seeds that only add to the bests,
-// and the pool refusing figures below the compute and transfer bounds. And the refinement that follows
+// and the pool refusing figures below the compute and transfer bounds; ranked without the L2 capacity, so
+// the best it finds under a larger L2 is never worse. And the refinement that follows
 // the decoupled search: never worse than it nor than the genetic search alone, whatever the threads.
 #include <QtTest>
 
@@ -273,6 +274,46 @@ private slots:
         QCOMPARE(mapping::toMdc(local.bestRuntime->mapping, acc), local.bestRuntime->dataflow);
         QVERIFY(local.bestRuntime->metrics.l1Requirement * acc.bytesPerElement <= acc.l1Bytes);
         QVERIFY(local.bestRuntime->metrics.l2Requirement * acc.bytesPerElement <= acc.l2Bytes);
+    }
+
+    /// The genetic search ranks without the L2 capacity, so it visits the same mappings under every L2;
+    /// its footprint front holds, for any L2 size, the best of them that fits. Checked at the L2 sizes
+    /// the front's own points need, and a byte below each: the best energy found there equals the
+    /// front's best within that size (none when no point fits).
+    void footprintFrontIsTheBestOfEveryL2()
+    {
+        const ir::Operator op = conv(32, 16, 14, 14, 3);
+        arch::Accelerator acc = accelerator(168);
+        acc.l2Bytes = std::int64_t{1} << 30;
+        SearchOptions o = geneticOptions(1200, 2);
+        o.objective = Objective::Energy;
+        const PreparedLayer layer = prepareLayer(op);
+        auto run = [&](std::vector<MappingPool::FootprintPoint>& front) {
+            return searchGenetic(
+                layer.space, acc, o, costModelEvaluators(layer.problem, acc, o.fidelity), front);
+        };
+        std::vector<MappingPool::FootprintPoint> front;
+        run(front);
+        QVERIFY(front.size() >= 3);
+        for (std::size_t i = 1; i < front.size(); ++i) {
+            QVERIFY(front[i - 1].l2Requirement < front[i].l2Requirement);
+            QVERIFY(front[i - 1].objective > front[i].objective);
+        }
+        std::vector<std::int64_t> sizes;
+        for (std::size_t i = 0; i < front.size(); i += std::max<std::size_t>(1, front.size() / 4))
+            for (std::int64_t below : {0, 1})
+                sizes.push_back(front[i].l2Requirement * acc.bytesPerElement - below);
+        for (std::int64_t l2 : sizes) {
+            acc.l2Bytes = l2;
+            std::vector<MappingPool::FootprintPoint> again;
+            const SearchResult r = run(again);
+            QCOMPARE(again.size(), front.size());
+            std::optional<double> expected;
+            for (const MappingPool::FootprintPoint& p : front)
+                if (p.l2Requirement * acc.bytesPerElement <= l2) expected = p.objective;
+            QCOMPARE(r.bestEnergy.has_value(), expected.has_value());
+            if (expected) QCOMPARE(r.bestEnergy->metrics.energy, *expected);
+        }
     }
 
     /// The style API runs the genetic search with the options' budget.
