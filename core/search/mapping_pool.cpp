@@ -105,21 +105,33 @@ MappingPool::Outcome MappingPool::evaluateOne(
     return out;
 }
 
+namespace {
+
+/// Ties on an objective go to the mapping better on the other metric (then to the lower index, as in the
+/// decoupled search).
+std::pair<double, double> rankKeyFor(const Metrics& x, Objective objective)
+{
+    switch (objective) {
+    case Objective::Runtime:
+        return {static_cast<double>(x.runtime), x.energy};
+    case Objective::Energy:
+        return {x.energy, static_cast<double>(x.runtime)};
+    default:
+        return {x.edp(), static_cast<double>(x.runtime)};
+    }
+}
+
+} // namespace
+
+bool MappingPool::ranksBefore(const Metrics& a, const Metrics& b) const
+{
+    return rankKeyFor(a, m_options.objective) < rankKeyFor(b, m_options.objective);
+}
+
 void MappingPool::absorb(std::uint64_t index, const mapping::LoopNestMapping& m, const Metrics& metrics,
     std::vector<EvaluatedPoint>& points, bool& frontChanged)
 {
-    // Ties on an objective go to the mapping better on the other metric, then to the lower index, as in
-    // the decoupled search.
-    auto key = [](const Metrics& x, int k) {
-        switch (k) {
-        case 0:
-            return std::pair<double, double>(static_cast<double>(x.runtime), x.energy);
-        case 1:
-            return std::pair<double, double>(x.energy, static_cast<double>(x.runtime));
-        default:
-            return std::pair<double, double>(x.edp(), static_cast<double>(x.runtime));
-        }
-    };
+    auto key = [](const Metrics& x, int k) { return rankKeyFor(x, static_cast<Objective>(k)); };
     std::optional<Candidate> candidate;
     auto materialise = [&]() -> const Candidate& {
         if (!candidate) {
@@ -260,15 +272,16 @@ void MappingPool::addToFootprintFront(
     // Sorted by ascending L2 requirement, so by descending objective: the first point needing at most
     // this much L2 decides whether the mapping is beaten.
     auto at = std::upper_bound(m_footprintFront.begin(), m_footprintFront.end(), l2,
-        [](std::int64_t need, const FootprintPoint& p) { return need < p.l2Requirement; });
+        [](std::int64_t need, const FootprintPoint& p) { return need < p.metrics.l2Requirement; });
     if (at != m_footprintFront.begin() && std::prev(at)->objective <= objective) return;
     // Those it beats: needing at least as much L2 for no better an objective.
     auto end = at;
     while (end != m_footprintFront.end() && end->objective >= objective)
         ++end;
-    if (at != m_footprintFront.begin() && std::prev(at)->l2Requirement == l2) --at; // worse, same need
+    if (at != m_footprintFront.begin() && std::prev(at)->metrics.l2Requirement == l2)
+        --at; // worse, same need
     at = m_footprintFront.erase(at, end);
-    m_footprintFront.insert(at, FootprintPoint{m, objective, l2, index});
+    m_footprintFront.insert(at, FootprintPoint{m, metrics, objective, index});
 }
 
 const Candidate* MappingPool::best() const

@@ -43,12 +43,12 @@ public:
             return status == Status::Fits || (status == Status::OverCapacity && l1Overflow == 0);
         }
     };
-    /// A mapping evaluated that fits L1, with its objective value and what it needs of L2.
+    /// A mapping evaluated that fits L1 (perhaps not L2), with its figures and objective value.
     struct FootprintPoint
     {
         mapping::LoopNestMapping mapping;
+        Metrics metrics;
         double objective = 0.0;
-        std::int64_t l2Requirement = 0; ///< elements
         std::uint64_t index = 0;
     };
 
@@ -70,6 +70,9 @@ public:
     std::int64_t transferFloor() const { return m_transferFloor; }
     /// The objective's value of a fitting mapping (lower is better).
     double objectiveValue(const Metrics& m) const;
+    /// Whether `a` ranks before `b` for the search's objective: better on it, or as good and better on
+    /// the other metric (runtime for energy and EDP, energy for runtime), as the bests are kept.
+    bool ranksBefore(const Metrics& a, const Metrics& b) const;
     /// The best fitting mapping for the search's objective so far.
     const Candidate* best() const;
     /// Bests, front and statistics so far (stats.evaluated, rejected, overL1/overL2, min requirements).

@@ -169,7 +169,7 @@ bool descendWithinFootprints(MappingPool& pool, const Neighbourhood& neighbourho
     for (const MappingPool::FootprintPoint& start : starts) {
         const std::uint64_t end = pool.evaluated() + perStart;
         mapping::LoopNestMapping current = start.mapping;
-        double value = start.objective;
+        Metrics metrics = start.metrics;
         while (pool.evaluated() < end) {
             const std::vector<mapping::LoopNestMapping> moves = neighbourhood.of(current);
             const std::vector<MappingPool::Outcome> outcomes
@@ -178,13 +178,12 @@ bool descendWithinFootprints(MappingPool& pool, const Neighbourhood& neighbourho
             std::optional<std::size_t> next;
             for (std::size_t i = 0; i < moves.size(); ++i) {
                 const MappingPool::Outcome& o = outcomes[i];
-                if (!o.fitsL1() || o.metrics.l2Requirement > start.l2Requirement) continue;
-                const double v = pool.objectiveValue(o.metrics);
-                if (v < (next ? pool.objectiveValue(outcomes[*next].metrics) : value)) next = i;
+                if (!o.fitsL1() || o.metrics.l2Requirement > start.metrics.l2Requirement) continue;
+                if (pool.ranksBefore(o.metrics, next ? outcomes[*next].metrics : metrics)) next = i;
             }
             if (!next) break;
             current = moves[*next];
-            value = pool.objectiveValue(outcomes[*next].metrics);
+            metrics = outcomes[*next].metrics;
         }
     }
     return true;
@@ -211,9 +210,8 @@ SearchResult localSearch(const LayerSpace& space, const arch::Accelerator& acc, 
     // Starts: the seeds by the objective, best first; the next one once a descent ends at a local
     // optimum, while the budget lasts.
     std::vector<Candidate> starts = seeds;
-    std::stable_sort(starts.begin(), starts.end(), [&](const Candidate& a, const Candidate& b) {
-        return pool.objectiveValue(a.metrics) < pool.objectiveValue(b.metrics);
-    });
+    std::stable_sort(starts.begin(), starts.end(),
+        [&](const Candidate& a, const Candidate& b) { return pool.ranksBefore(a.metrics, b.metrics); });
     for (std::size_t s = 0; s < starts.size() && !cancelled && pool.evaluated() < evaluations; ++s) {
         Candidate current = starts[s];
         for (;;) {
@@ -229,8 +227,8 @@ SearchResult localSearch(const LayerSpace& space, const arch::Accelerator& acc, 
             std::optional<std::size_t> next;
             for (std::size_t i = 0; i < moves.size(); ++i) {
                 if (outcomes[i].status != MappingPool::Status::Fits) continue;
-                const double v = pool.objectiveValue(outcomes[i].metrics);
-                if (v < pool.objectiveValue(next ? outcomes[*next].metrics : current.metrics)) next = i;
+                if (pool.ranksBefore(outcomes[i].metrics, next ? outcomes[*next].metrics : current.metrics))
+                    next = i;
             }
             if (!next || pool.evaluated() >= evaluations) break;
             current.mapping = moves[*next];

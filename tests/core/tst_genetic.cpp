@@ -296,13 +296,13 @@ private slots:
         run(front);
         QVERIFY(front.size() >= 3);
         for (std::size_t i = 1; i < front.size(); ++i) {
-            QVERIFY(front[i - 1].l2Requirement < front[i].l2Requirement);
+            QVERIFY(front[i - 1].metrics.l2Requirement < front[i].metrics.l2Requirement);
             QVERIFY(front[i - 1].objective > front[i].objective);
         }
         std::vector<std::int64_t> sizes;
         for (std::size_t i = 0; i < front.size(); i += std::max<std::size_t>(1, front.size() / 4))
             for (std::int64_t below : {0, 1})
-                sizes.push_back(front[i].l2Requirement * acc.bytesPerElement - below);
+                sizes.push_back(front[i].metrics.l2Requirement * acc.bytesPerElement - below);
         for (std::int64_t l2 : sizes) {
             acc.l2Bytes = l2;
             std::vector<MappingPool::FootprintPoint> again;
@@ -310,7 +310,7 @@ private slots:
             QCOMPARE(again.size(), front.size());
             std::optional<double> expected;
             for (const MappingPool::FootprintPoint& p : front)
-                if (p.l2Requirement * acc.bytesPerElement <= l2) expected = p.objective;
+                if (p.metrics.l2Requirement * acc.bytesPerElement <= l2) expected = p.objective;
             QCOMPARE(r.bestEnergy.has_value(), expected.has_value());
             if (expected) QCOMPARE(r.bestEnergy->metrics.energy, *expected);
         }
