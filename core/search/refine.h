@@ -1,9 +1,10 @@
 #pragma once
 // The anytime refinement that follows the decoupled search (SearchOptions::refine, issue 22): the genetic
-// search (core/search/genetic.h) with the decoupled result as seeds, then local moves from the best
-// mapping either found. The decoupled search keeps to the off-chip solver's level-3 tiles and the tile
-// shapes it enumerates; GAMMA-like two-level mappings whose clusters fill the PE array (56 clusters of 3
-// PEs on 168) and tile sizes that do not divide lie outside it. Deterministic for a given seed and
+// search (core/search/genetic.h) with the decoupled result as seeds, then local moves: from points of
+// the genetic search's footprint front, blind to the L2 size as the genetic search is (issue 21), then
+// from the best mapping either found. The decoupled search keeps to the off-chip solver's level-3 tiles and
+// the tile shapes it enumerates; GAMMA-like two-level mappings whose clusters fill the PE array (56 clusters
+// of 3 PEs on 168) and tile sizes that do not divide lie outside it. Deterministic for a given seed and
 // budget, whatever the threads; a stop returns the best found so far.
 
 #include <stop_token>

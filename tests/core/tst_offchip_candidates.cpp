@@ -164,10 +164,10 @@ private slots:
 
     // On the energy objective a larger L2 never gives a higher best energy: every mapping that fits a
     // smaller L2 fits a larger one and costs the same there (checked below: no figure depends on the L2
-    // size). The refinement keeps to it by construction - its genetic search ranks without the L2
-    // capacity and its footprint descents keep to their starts' L2 needs, so both visit the same mappings
-    // under every L2 (doc/search.md, "Several off-chip solutions"); the decoupled search keeps to it on
-    // these cases, not by construction (that would need the off-chip solutions of every smaller L2).
+    // size). The refinement's genetic search and footprint descents keep to it by construction: they rank
+    // without the L2 capacity, so they visit the same mappings under every L2 (doc/search.md, "Several
+    // off-chip solutions"). The decoupled search, and the descents from its result, keep to it on these
+    // cases, not by construction (that would need the off-chip solutions of every smaller L2).
     void largerL2NeverCostsMoreEnergy_data()
     {
         QTest::addColumn<int>("op");
