@@ -60,6 +60,9 @@ public:
     /// kill leaves it behind.
     ~MainWindow() override;
 
+    /// File > New: an empty, untitled operator (after the unsaved-changes prompt), out of any project
+    /// or model; the accelerator and the search settings stay.
+    void newOperator();
     /// Loads a `.loop` file into the editor; false (with the reason in the status bar) when unreadable.
     bool openFile(const QString& path);
     /// Animates layer `layer` (the first when empty) of a MAESTRO mapping file on the accelerator in the
@@ -195,7 +198,6 @@ private:
     void buildMenus();
     void buildEditMenu(QMenu* file);
     // document.cpp: the operator file, the unsaved-changes prompt, the title, recent files.
-    void newOperator();
     void openDialog();
     bool save();
     bool saveAsDialog();

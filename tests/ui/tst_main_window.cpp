@@ -311,6 +311,30 @@ private slots:
         QVERIFY(v.searchPanel()->options().constraint.dataflowFilter);
     }
 
+    /// File > New after a project of a model layer: an empty operator of its own, editable, that saving
+    /// does not write over the project (it used to keep the project and the model loaded).
+    void newOperatorLeavesTheProject()
+    {
+        MainWindow w;
+        const QString project = QStringLiteral(MARVEL_SAMPLES_DIR "/projects/vgg16_conv_p2.json");
+        QVERIFY2(w.openProject(project), qPrintable(w.lastError()));
+        QVERIFY(w.editor()->isReadOnly());
+        QCOMPARE(w.currentProjectFile(), project);
+        w.newOperator();
+        QVERIFY(w.editor()->toPlainText().isEmpty());
+        QVERIFY(!w.editor()->isReadOnly());
+        QVERIFY(w.currentProjectFile().isEmpty());
+        QVERIFY(w.currentFile().isEmpty());
+        QVERIFY(!w.hasUnsavedChanges());
+        QVERIFY(w.windowTitle().startsWith(QStringLiteral("untitled.loop")));
+        // Opening an operator file from a model's layer leaves the model as well.
+        QVERIFY2(w.openProject(project), qPrintable(w.lastError()));
+        QVERIFY(w.openFile(QStringLiteral(MARVEL_SAMPLES_DIR "/operators/conv1d.loop")));
+        QVERIFY(!w.editor()->isReadOnly());
+        QVERIFY(w.currentProjectFile().isEmpty());
+        QVERIFY(w.analysis().report && w.analysis().report->operatorName == "conv1d");
+    }
+
     void unreadableFileKeepsEditor()
     {
         MainWindow w;

@@ -25,10 +25,13 @@ constexpr int kMaxRecentFiles = 10;
 void MainWindow::newOperator()
 {
     if (!confirmDiscard()) return;
+    if (!m_modelName.isEmpty()) loadModel({});
+    m_projectFile.clear();
     m_editor->clear();
     m_editor->document()->setModified(false);
     m_file.clear();
     updateTitle();
+    analyseNow();
 }
 
 void MainWindow::openDialog()

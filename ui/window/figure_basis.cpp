@@ -19,7 +19,8 @@ namespace marvel::ui {
 
 std::string MainWindow::currentWorkloadKey() const
 {
-    if (m_layer >= 0) return workloadKey(m_model->workload().layers[static_cast<std::size_t>(m_layer)].op);
+    if (m_layer >= 0 && static_cast<std::size_t>(m_layer) < m_model->workload().layers.size())
+        return workloadKey(m_model->workload().layers[static_cast<std::size_t>(m_layer)].op);
     if (!m_modelName.isEmpty()) return "model " + m_modelName.toStdString();
     try {
         return workloadKey(ir::parseOperator(m_editor->toPlainText().toStdString(), "editor"));

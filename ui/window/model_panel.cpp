@@ -138,7 +138,11 @@ bool MainWindow::loadModel(const QString& nameOrPath)
 void MainWindow::selectLayer(int row)
 {
     if (row < 0 || row >= m_model->rowCount()) {
-        if (m_layer >= 0 || !m_modelName.isEmpty()) {
+        const bool showedModel = m_layer >= 0 || !m_modelName.isEmpty();
+        // Before the editor changes: its change signals ask for the current layer, which the workload
+        // may no longer have.
+        m_layer = -1;
+        if (showedModel) {
             // The whole model is the workload: no single operator to edit.
             m_editor->setPlainText(m_modelName.isEmpty()
                     ? QString()
@@ -147,7 +151,6 @@ void MainWindow::selectLayer(int row)
                           .arg(QFileInfo(m_modelName).fileName()));
             m_editor->document()->setModified(false);
         }
-        m_layer = -1;
         m_editor->setReadOnly(!m_modelName.isEmpty());
         m_layerBanner->setVisible(false);
         m_editCopy->setVisible(false);
