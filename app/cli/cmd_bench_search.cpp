@@ -139,7 +139,7 @@ int run(const std::vector<std::string>& argv)
     }
     arch::Accelerator acc;
     try {
-        acc = arch::loadAccelerator(cli::acceleratorArgPath(hw));
+        acc = cli::loadAcceleratorArg(hw);
     } catch (const InputError& e) {
         std::cerr << "marvel bench-search: " << e.what() << '\n';
         return cli::InputError;

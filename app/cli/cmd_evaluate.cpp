@@ -31,7 +31,8 @@ const marvel::cli::Command kCommand{"evaluate",
     "                          [--export-mdc OUT.m])\n"
     "                       [--format table|csv|json] [--fidelity maestro|corrected]\n"
     "                       [--export-timeloop DIR [--timeloop-buffering 1|2]]\n\n"
-    "  --hw FILE         accelerator: MAESTRO hardware file (.m) or JSON (.json)\n"
+    "  --hw FILE         accelerator: MAESTRO hardware file (.m) or JSON (.json), or a preset's name\n"
+    "                    (P1, P2, eyeriss_dram, edge1024_dram: samples/accelerators)\n"
     "  --mapping FILE    MAESTRO mapping file (Network / Layer / Dimensions / Dataflow)\n"
     "  --project FILE    a Marvel Studio project: its selected mapping on its accelerator (--hw overrides\n"
     "                    it), with the project's fidelity unless --fidelity is given; the same numbers as\n"
@@ -194,7 +195,7 @@ std::vector<marvel::cost::LayerEvaluation> evaluateFixed(
     marvel::styles::FixedDataflow dataflow, marvel::cli::Args& args, const marvel::cost::Options& options)
 {
     using namespace marvel;
-    const arch::Accelerator acc = arch::loadAccelerator(*args.value("hw"));
+    const arch::Accelerator acc = cli::loadAcceleratorArg(*args.value("hw"));
     workloads::Workload workload = workloads::loadWorkload(*args.value("model"));
     if (auto layer = args.value("layer")) {
         std::string names;
@@ -279,7 +280,7 @@ int run(const std::vector<std::string>& argv)
         if (auto path = args.value("project")) {
             const project::Project proj = project::loadProject(*path);
             const arch::Accelerator acc
-                = args.has("hw") ? arch::loadAccelerator(*args.value("hw")) : proj.accelerator;
+                = args.has("hw") ? cli::loadAcceleratorArg(*args.value("hw")) : proj.accelerator;
             // The project's fidelity, unless --fidelity says otherwise.
             std::string fidelity
                 = proj.search.fidelity == search::Fidelity::Corrected ? "corrected" : "maestro";
@@ -293,7 +294,7 @@ int run(const std::vector<std::string>& argv)
         } else {
             options.fidelity = args.valueOr("fidelity", "maestro") == "corrected" ? cost::Fidelity::Corrected
                                                                                   : cost::Fidelity::Maestro;
-            arch::Accelerator acc = arch::loadAccelerator(*args.value("hw"));
+            arch::Accelerator acc = cli::loadAcceleratorArg(*args.value("hw"));
             std::string mappingPath = *args.value("mapping");
             mdc::Network net = mdc::readMaestroMappingFile(mappingPath);
             if (net.layers.empty())

@@ -49,7 +49,8 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "  --batch N             an ONNX model's symbolic batch size (default 1)\n"
     "  --project FILE.json   a Marvel Studio project: its workload, accelerator and search settings\n"
     "                        (the options below override the settings; --layer picks a model layer)\n"
-    "  --hw FILE             accelerator (.json or MAESTRO .m); required unless --project gives one\n"
+    "  --hw FILE|PRESET      accelerator (.json or MAESTRO .m), or a preset's name: P1, P2, eyeriss_dram,\n"
+    "                        edge1024_dram (samples/accelerators); required unless --project gives one\n"
     "  --objective           what to minimise (default runtime); energy is the total: MACs, L1, L2 and\n"
     "                        DRAM transfers (the accelerator's energy.dram_access per element)\n"
     "  --threads N           worker threads (default: all cores); results do not depend on it\n"
@@ -194,7 +195,7 @@ int run(const std::vector<std::string>& argv)
     arch::Accelerator acc;
     std::vector<cli::SearchLayer> layers;
     try {
-        acc = args.has("hw") ? arch::loadAccelerator(*args.value("hw")) : proj->accelerator;
+        acc = args.has("hw") ? cli::loadAcceleratorArg(*args.value("hw")) : proj->accelerator;
         if (proj) {
             const std::string path = *args.value("project");
             if (auto layer = args.value("layer")) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
+#include "app/cli/search_common.h"
 #include "core/arch/accelerator_io.h"
 #include "core/cost/problem.h"
 #include "core/mdc/maestro_io.h"
@@ -17,7 +18,8 @@ int run(const std::vector<std::string>& argv);
 const marvel::cli::Command kCommand{"simulate",
     "run MDC mappings step by step: exact MACs, runtime and traffic, and what every PE does per step",
     "usage: marvel simulate --hw FILE --mapping FILE.m [--layer NAME] [--frames FIRST:COUNT] [--json]\n\n"
-    "  --hw FILE         accelerator: MAESTRO hardware file (.m) or JSON (.json)\n"
+    "  --hw FILE         accelerator: MAESTRO hardware file (.m) or JSON (.json), or a preset's name\n"
+    "                    (P1, P2, eyeriss_dram, edge1024_dram: samples/accelerators)\n"
     "  --mapping FILE    MAESTRO mapping file (Network / Layer / Dimensions / Dataflow)\n"
     "  --layer NAME      only this layer\n"
     "  --frames F:N      also print frames F .. F+N-1 (0-based): per PE the index ranges it holds of each\n"
@@ -148,7 +150,7 @@ int run(const std::vector<std::string>& argv)
     arch::Accelerator acc;
     mdc::Network net;
     try {
-        acc = arch::loadAccelerator(*args.value("hw"));
+        acc = cli::loadAcceleratorArg(*args.value("hw"));
         net = mdc::readMaestroMappingFile(mappingPath);
         if (net.layers.empty()) throw InputError(Diagnostic{mappingPath, {}, {}, "the file has no layer"});
         if (auto name = args.value("layer")) {

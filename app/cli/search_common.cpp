@@ -167,6 +167,19 @@ std::string acceleratorArgPath(const std::string& hw)
     return presetAcceleratorPath(hw);
 }
 
+arch::Accelerator loadAcceleratorArg(const std::string& hw)
+{
+    const std::string path = acceleratorArgPath(hw);
+    if (path != hw && !std::filesystem::exists(path)) {
+        Diagnostic d;
+        d.file = hw;
+        d.message = "cannot read the file, nor is it a preset's name (P1, P2, or a file name of "
+                    "samples/accelerators without .json, such as eyeriss_dram)";
+        throw marvel::InputError(d);
+    }
+    return arch::loadAccelerator(path);
+}
+
 SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,
     const search::SearchOptions& options, search::SearchSink* sink, std::stop_token stop,
     std::optional<styles::Style> style)

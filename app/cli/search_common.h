@@ -83,6 +83,9 @@ std::string capacityWarning(const search::SearchOptions& options);
 std::string presetAcceleratorPath(const std::string& hw);
 /// A benchmark's --hw argument as a file: an existing file as it is, otherwise a preset's name.
 std::string acceleratorArgPath(const std::string& hw);
+/// The accelerator a command's --hw names: a file (.json or MAESTRO .m) or a preset's name ("P2",
+/// "eyeriss_dram", as acceleratorArgPath). Throws InputError naming `hw` when it is neither.
+arch::Accelerator loadAcceleratorArg(const std::string& hw);
 
 /// Searches one layer with the roofline attached, under `style` when given (the roofline and the
 /// name stay the original layer's when an optimiser searches its convolution form).

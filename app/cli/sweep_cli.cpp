@@ -41,7 +41,8 @@ std::string sweepUsage(const std::string& program)
           "  --op, --model, --project  the workload, as for marvel search (a project also gives the base\n"
           "                        accelerator and the search settings; the options override them;\n"
           "                        --model takes ONNX models, --batch N their symbolic batch)\n"
-          "  --hw BASE             the base accelerator (.json or MAESTRO .m)\n"
+          "  --hw BASE             the base accelerator (.json or MAESTRO .m, or a preset's name: P1, P2,\n"
+          "                        eyeriss_dram, edge1024_dram)\n"
           "  --vary NAME=VALUES    a parameter and its values; NAME is pes, simd, l1, l2 (bytes), noc_bw or\n"
           "                        offchip_bw (elements per cycle); VALUES a list (pes=256,512,1024), a\n"
           "                        geometric range FROM:TO:xFACTOR (l2=64K:1M:x2) or an arithmetic one\n"
@@ -119,7 +120,7 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
         for (const std::string& spec : args.values("vary"))
             axes.push_back(sweep::parseVary(spec));
         const arch::Accelerator base
-            = args.has("hw") ? arch::loadAccelerator(*args.value("hw")) : proj->accelerator;
+            = args.has("hw") ? cli::loadAcceleratorArg(*args.value("hw")) : proj->accelerator;
         job.grid = std::make_unique<sweep::Grid>(base, std::move(axes));
         if (proj) {
             job.workload = project::loadProjectWorkload(*proj, *args.value("project"));

@@ -43,7 +43,11 @@ _marvel()
         --out | --experiments | --export-timeloop | --reference | --accelerators)
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return ;;
-        --op | --hw | --mapping | --project | --export-mdc | --pareto-csv)
+        --hw)
+            mapfile -t COMPREPLY < <(compgen -W "P1 P2 eyeriss_dram edge1024_dram" -- "$cur")
+            mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "$cur")
+            return ;;
+        --op | --mapping | --project | --export-mdc | --pareto-csv)
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return ;;
         --threads | --seconds | --cases | --seed | --batch | --layer | --max-seconds | --vary \

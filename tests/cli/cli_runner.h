@@ -18,10 +18,13 @@ struct CliRun
     QString err;
 };
 
-/// Runs `program` with `args`; a process still running after `timeoutMs` is killed (exitCode -1).
-inline CliRun runProgram(const QString& program, const QStringList& args, int timeoutMs = 120000)
+/// Runs `program` with `args` (in `workingDir` when given); a process still running after `timeoutMs` is
+/// killed (exitCode -1).
+inline CliRun runProgram(
+    const QString& program, const QStringList& args, int timeoutMs = 120000, const QString& workingDir = {})
 {
     QProcess p;
+    if (!workingDir.isEmpty()) p.setWorkingDirectory(workingDir);
     p.start(program, args);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();

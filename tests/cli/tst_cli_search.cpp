@@ -244,6 +244,29 @@ private slots:
         QCOMPARE(layers[0]["evaluated"], layers[1]["evaluated"]);
     }
 
+    /// --hw takes a preset's name as the benchmarks do (looked up in samples/accelerators from the
+    /// working directory): the same search as with the file; a name that is neither says so.
+    void presetNamesForHw()
+    {
+        const QString conv1d = QStringLiteral(MARVEL_SAMPLES_DIR "/operators/conv1d.loop");
+        const QString edge = clitest::kSamples + QStringLiteral("/accelerators/edge1024_dram.json");
+        const auto byFile = runMarvel({"search", "--op", conv1d, "--hw", edge, "--json"});
+        const auto byName = clitest::runProgram(QStringLiteral(MARVEL_CLI_PATH),
+            {"search", "--op", conv1d, "--hw", "edge1024_dram", "--json"}, 120000,
+            QStringLiteral(MARVEL_SOURCE_DIR));
+        QVERIFY2(byFile.exitCode == 0 && byName.exitCode == 0, qPrintable(byFile.err + byName.err));
+        const QJsonObject a = parse(byFile.out)["layers"].toArray().at(0).toObject();
+        const QJsonObject b = parse(byName.out)["layers"].toArray().at(0).toObject();
+        QCOMPARE(b["mapping"], a["mapping"]);
+        QCOMPARE(b["energy"], a["energy"]);
+        QVERIFY(a["energy_parts"].toObject()["dram"].toDouble() > 0); // the preset's DRAM energy counts
+        const auto unknown = clitest::runProgram(QStringLiteral(MARVEL_CLI_PATH),
+            {"search", "--op", conv1d, "--hw", "no_such_preset"}, 120000, QStringLiteral(MARVEL_SOURCE_DIR));
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains("no_such_preset: cannot read the file, nor is it a preset's name"),
+            qPrintable(unknown.err));
+    }
+
     void readableOutput()
     {
         QTemporaryDir dir;

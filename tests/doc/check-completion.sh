@@ -27,5 +27,6 @@ expect "energy edp" marvel search --objective e
 expect "--json --help" marvel check --
 expect "--no-mpi --no-reuse-run" marvel bench-sweep --no-
 expect "vgg16" marvel search --model vg
+expect "eyeriss_dram" marvel search --hw eyer
 [ $status -eq 0 ] && echo "check-completion: ok"
 exit $status
