@@ -168,7 +168,7 @@ int run(const std::vector<std::string>& argv)
             std::cerr << "marvel bench-search: " << e.what() << '\n';
             return cli::InputError;
         }
-        std::printf("%-24s %7s %10s %9s %12s %12s %7s", "layer", "repeat", "evaluated", "seconds", "runtime",
+        std::printf("%-24s %7s %10s %9s %12s %12s %7s ", "layer", "repeat", "evaluated", "seconds", "runtime",
             "roofline", "ratio");
         if (genetic) std::printf(" %12s %9s %8s", "genetic", "seconds", "vs gen.");
         std::printf("\n");
@@ -176,6 +176,7 @@ int run(const std::vector<std::string>& argv)
         std::int64_t geneticCount = 0, geneticWins = 0;
         std::uint64_t evaluated = 0;
         std::int64_t count = 0, totalRuntime = 0, totalRoofline = 0;
+        int belowRoofline = 0; // layers whose runtime is below their roofline (marked !)
         const auto start = std::chrono::steady_clock::now();
         double cpu = 0; // CPU time of Marvel's searches (every thread): the figure a loaded machine keeps
         MemoryFigures memory;
@@ -196,10 +197,12 @@ int run(const std::vector<std::string>& argv)
             }
             const double ratio = static_cast<double>(s.best->metrics.runtime)
                 / static_cast<double>(std::max<std::int64_t>(1, s.roofline.cycles));
-            std::printf("%-24s %7d %10llu %9.3f %12lld %12lld %7.3f", layer.name.c_str(), layer.repeat,
+            const bool below = !search::belowRooflineNote(s.best->metrics.runtime, s.roofline).empty();
+            belowRoofline += below ? 1 : 0;
+            std::printf("%-24s %7d %10llu %9.3f %12lld %12lld %7.3f%s", layer.name.c_str(), layer.repeat,
                 static_cast<unsigned long long>(s.search.result.evaluated), s.search.result.seconds,
                 static_cast<long long>(s.best->metrics.runtime), static_cast<long long>(s.roofline.cycles),
-                ratio);
+                ratio, below ? "!" : " ");
             if (genetic) {
                 // The baseline on the same layer: Marvel's runtime over the genetic search's, by layer
                 // instance (repeats counted) as the roofline ratio is.
@@ -244,6 +247,12 @@ int run(const std::vector<std::string>& argv)
             static_cast<long long>(totalRoofline));
         printAgainstTarget("model runtime / roofline", modelRatio);
         std::printf("geomean of the layers' runtime / roofline %.3f\n", geomean);
+        if (belowRoofline > 0)
+            std::printf("%d layer(s) below the roofline (marked !): %s\n", belowRoofline,
+                options.fidelity == search::Fidelity::Maestro
+                    ? "maestro fidelity keeps MAESTRO's formulas, whose off-chip time does not hold each "
+                      "step's DRAM traffic to the bandwidth; --fidelity corrected does"
+                    : "see marvel search's note on each");
         if (acc.energy.dramAccess > 0) {
             // The memory system's figures with K off-chip solutions, and with 3 (K = 1) or 1 for comparison.
             std::printf("memory system: ");

@@ -426,6 +426,8 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
         j["dram"] = dramJson(c.metrics);
         j["edp"] = c.metrics.edp();
         j["roofline_cycles"] = l.roofline.cycles;
+        if (const std::string note = search::belowRooflineNote(c.metrics.runtime, l.roofline); !note.empty())
+            j["below_roofline"] = note;
         j["mapping"] = mapping::toJson(c.mapping);
         j["mdc"] = mdcText(c.dataflow);
         j["evaluated"] = l.search.result.evaluated;
@@ -512,6 +514,8 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
             l.search.result.seconds, l.search.sizes.original, l.search.sizes.offChip,
             l.search.sizes.offChipPruned, l.search.sizes.onChip, l.search.sizes.onChipPruned);
         os << line;
+        if (const std::string note = search::belowRooflineNote(c.metrics.runtime, l.roofline); !note.empty())
+            os << "   note: runtime " << note << '\n';
         if (const std::uint64_t n = l.search.result.stats.impossibleFigures; n > 0)
             os << "   maestro-undercount: " << n << " mapping" << (n == 1 ? "" : "s")
                << " refused, their runtime below the compute bound or their MAC count wrong "

@@ -121,4 +121,24 @@ Roofline roofline(
     return r;
 }
 
+std::string belowRooflineNote(std::int64_t runtime, const Roofline& r)
+{
+    if (runtime >= r.cycles) return {};
+    const auto bound = [](const char* name, std::int64_t cycles) {
+        return std::string("below the roofline's ") + name + " bound (" + std::to_string(cycles)
+            + " cycles): ";
+    };
+    // The search refuses runtimes below the compute bound (doc/search.md, "Impossible figures"): what is
+    // left is a transfer bound, which only MAESTRO's formulas, kept in maestro fidelity, can break.
+    if (runtime < r.offchipCycles)
+        return bound("off-chip", r.offchipCycles)
+            + "maestro fidelity's off-chip time does not hold each step's DRAM traffic to the "
+              "off-chip bandwidth; corrected fidelity does (doc/cost-model.md, \"Off-chip bandwidth\")";
+    if (runtime < r.nocCycles)
+        return bound("NoC", r.nocCycles)
+            + "the cost model counts fewer NoC transfers than the layer's compulsory traffic (MAESTRO's "
+              "accounting, kept in maestro fidelity)";
+    return bound("compute", r.computeCycles) + "the cost model's figure is impossible";
+}
+
 } // namespace marvel::search

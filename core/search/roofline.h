@@ -18,6 +18,7 @@
 // runtime / roofline is the search's quality figure (paper: 1.31 on P1, 1.10 on P2).
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/arch/accelerator.h"
@@ -43,5 +44,10 @@ std::int64_t iterationCount(const ir::PerfectNest& nest, const std::vector<ir::S
 
 Roofline roofline(
     const ir::PerfectNest& nest, const std::vector<ir::SizeParam>& sizes, const arch::Accelerator& acc);
+
+/// Why `runtime` lies below the roofline `r`, for the reports that show the two side by side: which bound
+/// it breaks and what lets it (maestro fidelity keeps MAESTRO's formulas: its off-chip time does not
+/// hold each step's DRAM traffic to the bandwidth). Empty when the runtime is at or above the roofline.
+std::string belowRooflineNote(std::int64_t runtime, const Roofline& r);
 
 } // namespace marvel::search

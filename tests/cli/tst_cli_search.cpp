@@ -267,6 +267,32 @@ private slots:
             qPrintable(unknown.err));
     }
 
+    /// A runtime below the roofline is never shown without a word: MobileNetV2's b1_dw on Edge 1024 with
+    /// DRAM in maestro fidelity (MAESTRO's off-chip formula) says which bound and why, in the JSON and
+    /// the text; corrected fidelity stays at or above the roofline and says nothing.
+    void belowTheRooflineIsSaid()
+    {
+        const QString edge = clitest::kSamples + QStringLiteral("/accelerators/edge1024_dram.json");
+        const QStringList args{
+            "search", "--model", "mobilenetv2", "--layer", "b1_dw", "--hw", edge, "--no-refine"};
+        const auto json = runMarvel(args + QStringList{"--json"});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+        const QJsonObject maestro = parse(json.out)["layers"].toArray().at(0).toObject();
+        QVERIFY(maestro["runtime_cycles"].toInteger() < maestro["roofline_cycles"].toInteger());
+        QVERIFY2(maestro["below_roofline"].toString().startsWith(
+                     "below the roofline's off-chip bound (12775 cycles)"),
+            qPrintable(maestro["below_roofline"].toString()));
+        const auto text = runMarvel(args);
+        QVERIFY(
+            text.out.contains("   note: runtime below the roofline's off-chip bound (12775 cycles): maestro "
+                              "fidelity's off-chip time"));
+        const auto corrected = runMarvel(args + QStringList{"--json", "--fidelity", "corrected"});
+        QVERIFY2(corrected.exitCode == 0, qPrintable(corrected.err));
+        const QJsonObject c = parse(corrected.out)["layers"].toArray().at(0).toObject();
+        QVERIFY(c["runtime_cycles"].toInteger() >= c["roofline_cycles"].toInteger());
+        QVERIFY(!c.contains("below_roofline"));
+    }
+
     void readableOutput()
     {
         QTemporaryDir dir;

@@ -336,6 +336,28 @@ private slots:
         QCOMPARE(search::roofline(*nest, op.sizes, acc).offchipCycles, 48);
     }
 
+    // What the reports say of a runtime below the roofline (maestro fidelity's off-chip formula lets it:
+    // MobileNetV2's b1_dw on Edge 1024 with DRAM runs at 0.52 of its off-chip bound there,
+    // tst_cli_search): the bound it breaks and why; nothing at or above the roofline.
+    void belowTheRooflineIsExplained()
+    {
+        search::Roofline r;
+        r.computeCycles = 10;
+        r.nocCycles = 20;
+        r.offchipCycles = 30;
+        r.cycles = 30;
+        QCOMPARE(search::belowRooflineNote(25, r),
+            "below the roofline's off-chip bound (30 cycles): maestro fidelity's off-chip time does not hold "
+            "each step's DRAM traffic to the off-chip bandwidth; corrected fidelity does (doc/cost-model.md, "
+            "\"Off-chip bandwidth\")");
+        QVERIFY(search::belowRooflineNote(30, r).empty());
+        QVERIFY(search::belowRooflineNote(31, r).empty());
+        r.offchipCycles = 15;
+        r.cycles = 20;
+        QVERIFY(search::belowRooflineNote(18, r).starts_with("below the roofline's NoC bound (20 cycles): "));
+        QVERIFY(search::belowRooflineNote(20, r).empty());
+    }
+
     // A search's problem carries the off-chip solution's layouts, so its mappings' DRAM bytes are those of
     // the layouts the distinct-block model chose.
     void searchUsesTheOffChipLayouts()

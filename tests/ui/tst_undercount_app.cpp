@@ -1,6 +1,7 @@
 // Impossible figures in the app (issue 22, point 3): the cost panel marks a Maestro figure below the
 // compute bound (with why and the corrected runtime), the animation marks MAESTRO's figure beside the
-// simulated one, and the model table says how many mappings a layer's search refused.
+// simulated one, and the model table says how many mappings a layer's search refused and marks a runtime
+// below the roofline (maestro fidelity's off-chip formula) with why.
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
@@ -10,6 +11,7 @@
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
 #include "core/search/search.h"
+#include "core/workloads/workloads.h"
 #include "tests/ui/ui_samples.h"
 #include "tests/unguarded_evaluator.h"
 #include "ui/animation/animation_panel.h"
@@ -115,6 +117,40 @@ private slots:
         QVERIFY2(tip.contains(QStringLiteral("maestro-undercount"))
                 && tip.contains(QString::number(guarded->result.stats.impossibleFigures)),
             qPrintable(tip));
+    }
+
+    /// A runtime below the roofline is marked in the model table and its tooltip says why (maestro
+    /// fidelity's off-chip formula on MobileNetV2's b1_dw on Edge 1024 with DRAM: 0.519 of the roofline).
+    void modelTableMarksRuntimesBelowTheRoofline()
+    {
+        workloads::Workload net = workloads::loadWorkload("mobilenetv2");
+        std::erase_if(net.layers, [](const workloads::WorkloadLayer& l) { return l.name != "b1_dw"; });
+        QCOMPARE(net.layers.size(), std::size_t(1));
+        const ir::Operator op = net.layers[0].op;
+        const arch::Accelerator acc = arch::loadAccelerator(kSamples + "/accelerators/edge1024_dram.json");
+        search::SearchOptions o;
+        o.threads = 2;
+        o.refine = false;
+        const auto result = std::make_shared<search::LayerSearchResult>(search::searchLayer(op, acc, o));
+        ModelTableModel model;
+        model.setWorkload(std::move(net));
+        model.setCurrent(acc, o);
+        model.setLayerResult(0, result, ResultBasis{workloadKey(op), acc, o});
+        const QModelIndex cell = model.index(0, ModelTableModel::OverRoofline);
+        QCOMPARE(model.data(cell, Qt::DisplayRole).toString(), QStringLiteral("0.519 !"));
+        QVERIFY2(
+            model.data(cell, Qt::ToolTipRole)
+                .toString()
+                .startsWith(QStringLiteral("Runtime below the roofline's off-chip bound (12775 cycles)")),
+            qPrintable(model.data(cell, Qt::ToolTipRole).toString()));
+        // In corrected fidelity the same layer stays at or above its roofline (1.007 here), unmarked.
+        o.fidelity = search::Fidelity::Corrected;
+        const auto corrected = std::make_shared<search::LayerSearchResult>(search::searchLayer(op, acc, o));
+        model.setCurrent(acc, o);
+        model.setLayerResult(0, corrected, ResultBasis{workloadKey(op), acc, o});
+        const QString ratio = model.data(cell, Qt::DisplayRole).toString();
+        QVERIFY2(!ratio.endsWith(QLatin1Char('!')) && ratio.toDouble() >= 1.0, qPrintable(ratio));
+        QVERIFY(model.data(cell, Qt::ToolTipRole).toString().isEmpty());
     }
 
     void animationMarksMaestrosFigure()

@@ -110,8 +110,12 @@ void ModelTableModel::setLayerResult(
     r.basis = basis;
     r.styles.reset();
     const auto nest = ir::perfectNest(op);
-    r.roofline = nest ? search::roofline(*nest, op.sizes, basis.accelerator).cycles : 0;
+    const search::Roofline roofline
+        = nest ? search::roofline(*nest, op.sizes, basis.accelerator) : search::Roofline{};
+    r.roofline = nest ? roofline.cycles : 0;
     r.best = r.result->result.best(basis.options.objective);
+    r.belowRoofline
+        = r.best && nest ? search::belowRooflineNote(r.best->metrics.runtime, roofline) : std::string();
     r.status = r.best ? tr("ok") : r.result->result.notMappable() ? tr("not mappable") : tr("no mapping");
     m_stale[static_cast<std::size_t>(row)] = basisChange(r.basis, m_current, AcceleratorPart | SettingsPart);
     emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
@@ -272,7 +276,13 @@ QVariant ModelTableModel::data(const QModelIndex& index, int role) const
     case OverRoofline: {
         if (!m || r.roofline <= 0) return sort ? QVariant(-1.0) : QVariant();
         const double ratio = double(m->runtime) / double(r.roofline);
-        return sort ? QVariant(ratio) : QVariant(QString::number(ratio, 'f', 3));
+        if (sort) return ratio;
+        // Below 1 only where maestro fidelity keeps MAESTRO's formulas: marked, and said why.
+        if (role == Qt::ToolTipRole)
+            return r.belowRoofline.empty()
+                ? QVariant()
+                : QVariant(tr("Runtime %1").arg(QString::fromStdString(r.belowRoofline)));
+        return QString::number(ratio, 'f', 3) + (r.belowRoofline.empty() ? QString() : QStringLiteral(" !"));
     }
     case Status:
         // The search refuses mappings whose figure is impossible (doc/search.md): say how many.

@@ -88,6 +88,7 @@ private:
     {
         QString status;
         std::int64_t roofline = 0; ///< on the basis's accelerator
+        std::string belowRoofline; ///< why the best runtime is below the roofline (search::belowRooflineNote)
         std::shared_ptr<const search::LayerSearchResult> result;
         ResultBasis basis; ///< of `result`
         std::optional<search::Candidate> best;
