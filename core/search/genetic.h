@@ -2,7 +2,8 @@
 // A GAMMA-like genetic mapping search (Kao and Krishna, ICCAD 2020), our baseline beside the styles: a
 // population of two-level MAESTRO mappings - per level a parallel loop, a tile size per loop (any size,
 // not only divisors), a loop order, and the PEs of a cluster - evolved by crossover and mutation and
-// ranked by our cost model under the search's capacity rules (doc/search.md, "Genetic baseline"). The
+// ranked by our cost model, without the L2 capacity so that a larger L2 never gives a worse best; only
+// mappings within the search's capacity rules are kept (doc/search.md, "Genetic baseline"). The
 // genome is written as a loop-nest mapping in the TopSpatial form (one row of clusters spreading the
 // outer parallel loop, the inner one spread inside each cluster), so its result prints, exports and
 // reloads like any other. Deterministic for a given seed and evaluation budget, whatever the threads.

@@ -201,6 +201,8 @@ SearchResult localSearch(const LayerSpace& space, const arch::Accelerator& acc, 
     const Neighbourhood neighbourhood(space, acc, options.fidelity);
     bool cancelled = false;
     if (!footprintStarts.empty()) {
+        // First, while the pool has evaluated nothing: what these descents visit then depends on nothing
+        // the L2 size decides (the seeds are not remembered as evaluated).
         constexpr std::size_t kFootprintStarts = 8;
         const std::vector<MappingPool::FootprintPoint> spread
             = spreadAlong(footprintStarts, kFootprintStarts);

@@ -65,13 +65,16 @@ class TestCliProject : public QObject
 private slots:
     void searchProjectEqualsOptions()
     {
+        // The settings reach the decoupled search alike either way; the refinement would only repeat
+        // it (--no-refine keeps the sanitizer run short).
         QTemporaryDir dir;
         writeFile(dir.filePath("conv.loop"), kSmallConv);
         writeProject(dir.filePath("p.json"), convProject());
-        const auto byProject = runMarvel({"search", "--project", dir.filePath("p.json"), "--json"});
+        const auto byProject
+            = runMarvel({"search", "--project", dir.filePath("p.json"), "--json", "--no-refine"});
         QVERIFY2(byProject.exitCode == 0, qPrintable(byProject.err));
         const auto byOptions = runMarvel({"search", "--op", dir.filePath("conv.loop"), "--hw", kP1,
-            "--objective", "edp", "--pe-util-bound", "0.5", "--threads", "1", "--json"});
+            "--objective", "edp", "--pe-util-bound", "0.5", "--threads", "1", "--json", "--no-refine"});
         QVERIFY2(byOptions.exitCode == 0, qPrintable(byOptions.err));
         QCOMPARE(parse(byProject.out)["objective"].toString(), QString("edp"));
         const QJsonObject a = parse(byProject.out)["layers"].toArray().at(0).toObject();
@@ -80,10 +83,10 @@ private slots:
 
         // Options override the project's settings.
         const auto overridden = runMarvel({"search", "--project", dir.filePath("p.json"), "--objective",
-            "runtime", "--pe-util-bound", "0.25", "--json"});
+            "runtime", "--pe-util-bound", "0.25", "--json", "--no-refine"});
         QVERIFY2(overridden.exitCode == 0, qPrintable(overridden.err));
         const auto same = runMarvel({"search", "--op", dir.filePath("conv.loop"), "--hw", kP1, "--objective",
-            "runtime", "--pe-util-bound", "0.25", "--json"});
+            "runtime", "--pe-util-bound", "0.25", "--json", "--no-refine"});
         QVERIFY2(same.exitCode == 0, qPrintable(same.err));
         QCOMPARE(parse(overridden.out)["objective"].toString(), QString("runtime"));
         QCOMPARE(searchFigures(parse(overridden.out)["layers"].toArray().at(0).toObject()),
@@ -96,16 +99,17 @@ private slots:
         s["objective"] = "runtime";
         p["search"] = s;
         writeProject(dir.filePath("noskip.json"), p);
-        const auto noSkipping = runMarvel({"search", "--project", dir.filePath("noskip.json"), "--json"});
+        const auto noSkipping
+            = runMarvel({"search", "--project", dir.filePath("noskip.json"), "--json", "--no-refine"});
         QVERIFY2(noSkipping.exitCode == 0, qPrintable(noSkipping.err));
         const auto noSkippingOptions = runMarvel({"search", "--op", dir.filePath("conv.loop"), "--hw", kP1,
-            "--pe-util-bound", "0.5", "--no-bound-skipping", "--json"});
+            "--pe-util-bound", "0.5", "--no-bound-skipping", "--json", "--no-refine"});
         QVERIFY2(noSkippingOptions.exitCode == 0, qPrintable(noSkippingOptions.err));
         const QJsonObject c = parse(noSkipping.out)["layers"].toArray().at(0).toObject();
         QCOMPARE(searchFigures(c),
             searchFigures(parse(noSkippingOptions.out)["layers"].toArray().at(0).toObject()));
-        const auto skipping = runMarvel(
-            {"search", "--op", dir.filePath("conv.loop"), "--hw", kP1, "--pe-util-bound", "0.5", "--json"});
+        const auto skipping = runMarvel({"search", "--op", dir.filePath("conv.loop"), "--hw", kP1,
+            "--pe-util-bound", "0.5", "--json", "--no-refine"});
         QVERIFY2(skipping.exitCode == 0, qPrintable(skipping.err));
         QVERIFY(c["evaluated"].toInteger()
             > parse(skipping.out)["layers"].toArray().at(0).toObject()["evaluated"].toInteger());
