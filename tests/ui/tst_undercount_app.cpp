@@ -143,6 +143,7 @@ private slots:
                 .toString()
                 .startsWith(QStringLiteral("Runtime below the roofline's off-chip bound (12775 cycles)")),
             qPrintable(model.data(cell, Qt::ToolTipRole).toString()));
+        QCOMPARE(model.layersBelowRoofline(), 1); // the totals line counts them
         // In corrected fidelity the same layer stays at or above its roofline (1.007 here), unmarked.
         o.fidelity = search::Fidelity::Corrected;
         const auto corrected = std::make_shared<search::LayerSearchResult>(search::searchLayer(op, acc, o));
@@ -151,6 +152,7 @@ private slots:
         const QString ratio = model.data(cell, Qt::DisplayRole).toString();
         QVERIFY2(!ratio.endsWith(QLatin1Char('!')) && ratio.toDouble() >= 1.0, qPrintable(ratio));
         QVERIFY(model.data(cell, Qt::ToolTipRole).toString().isEmpty());
+        QCOMPARE(model.layersBelowRoofline(), 0);
     }
 
     void animationMarksMaestrosFigure()

@@ -222,6 +222,12 @@ int ModelTableModel::searchedLayers() const
     return static_cast<int>(std::count_if(m_rows.begin(), m_rows.end(), [](const Row& r) { return r.best; }));
 }
 
+int ModelTableModel::layersBelowRoofline() const
+{
+    return static_cast<int>(
+        std::count_if(m_rows.begin(), m_rows.end(), [](const Row& r) { return !r.belowRoofline.empty(); }));
+}
+
 int ModelTableModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());

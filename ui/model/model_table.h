@@ -76,6 +76,8 @@ public:
     double totalEnergy() const;
     std::int64_t totalRoofline() const;
     int searchedLayers() const;
+    /// Searched layers whose best runtime is below their roofline (marked "!": maestro fidelity).
+    int layersBelowRoofline() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

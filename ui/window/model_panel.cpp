@@ -234,12 +234,14 @@ void MainWindow::updateModelTotals()
     const double ratio = m_model->totalRoofline() > 0
         ? static_cast<double>(m_model->totalRuntime()) / static_cast<double>(m_model->totalRoofline())
         : 0.0;
-    const QString totals = tr("%1 of %2 layers: %L3 cycles, energy %4, %5\u00d7 the roofline")
-                               .arg(searched)
-                               .arg(m_model->rowCount())
-                               .arg(qlonglong(m_model->totalRuntime()))
-                               .arg(m_model->totalEnergy(), 0, 'g', 4)
-                               .arg(ratio, 0, 'f', 3);
+    QString totals = tr("%1 of %2 layers: %L3 cycles, energy %4, %5\u00d7 the roofline")
+                         .arg(searched)
+                         .arg(m_model->rowCount())
+                         .arg(qlonglong(m_model->totalRuntime()))
+                         .arg(m_model->totalEnergy(), 0, 'g', 4)
+                         .arg(ratio, 0, 'f', 3);
+    if (const int below = m_model->layersBelowRoofline(); below > 0)
+        totals += tr("; %n below their roofline (marked !)", nullptr, below);
     const int stale = m_model->staleLayers();
     if (stale == 0) {
         m_modelTotals->setText(totals);
