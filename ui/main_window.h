@@ -198,6 +198,8 @@ private:
     void buildMenus();
     void buildEditMenu(QMenu* file);
     // document.cpp: the operator file, the unsaved-changes prompt, the title, recent files.
+    /// Before another operator takes the editor: no project file to save to, no model shown.
+    void leaveProjectAndModel();
     void openDialog();
     bool save();
     bool saveAsDialog();

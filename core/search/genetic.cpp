@@ -436,9 +436,7 @@ SearchResult Genetic::run()
             const std::size_t until = byLayers ? size : size / 2;
             for (Member& m : population) {
                 if (survivors.size() >= until) break;
-                if (kept.count(m.outcome.index)) continue;
-                kept.insert(m.outcome.index);
-                survivors.push_back(m);
+                if (kept.insert(m.outcome.index).second) survivors.push_back(m);
             }
         }
         population = std::move(survivors);

@@ -22,11 +22,16 @@ const QString kRecentFilesKey = QStringLiteral("files/recent");
 constexpr int kMaxRecentFiles = 10;
 } // namespace
 
+void MainWindow::leaveProjectAndModel()
+{
+    if (!m_modelName.isEmpty()) loadModel({});
+    m_projectFile.clear();
+}
+
 void MainWindow::newOperator()
 {
     if (!confirmDiscard()) return;
-    if (!m_modelName.isEmpty()) loadModel({});
-    m_projectFile.clear();
+    leaveProjectAndModel();
     m_editor->clear();
     m_editor->document()->setModified(false);
     m_file.clear();
@@ -61,8 +66,7 @@ bool MainWindow::openFile(const QString& path)
         statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, file.errorString()));
         return false;
     }
-    if (!m_modelName.isEmpty()) loadModel({});
-    m_projectFile.clear();
+    leaveProjectAndModel();
     m_editor->setPlainText(QString::fromUtf8(file.readAll()));
     m_editor->document()->setModified(false);
     m_file = path;
@@ -142,8 +146,7 @@ bool MainWindow::newFromTemplate(const QString& path)
         statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, file.errorString()));
         return false;
     }
-    if (!m_modelName.isEmpty()) loadModel({});
-    m_projectFile.clear();
+    leaveProjectAndModel();
     m_file.clear();
     m_editor->setPlainText(QString::fromUtf8(file.readAll()));
     m_editor->document()->setModified(true); // a new operator that is not saved anywhere yet
