@@ -72,6 +72,19 @@ private:
 
 } // namespace
 
+const char* toString(Multicast m)
+{
+    switch (m) {
+    case Multicast::Elements:
+        return "elements";
+    case Multicast::Tiles:
+        return "tiles";
+    case Multicast::None:
+        return "none";
+    }
+    return "elements";
+}
+
 std::vector<Diagnostic> validate(const Accelerator& acc)
 {
     Checker c;

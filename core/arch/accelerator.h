@@ -22,6 +22,15 @@ struct EnergyModel
     double dramAccess = 0.0;
 };
 
+/// What one send of the NoC can reach (corrected fidelity; Maestro fidelity keeps MAESTRO's Elements).
+/// Elements: an element several sub-units lack in one step is sent once to all of them, whatever else
+/// each receives (a bus or tree whose receivers pick their elements). Tiles: only sub-units that receive
+/// identical data share a send; overlapping tiles (a sliding window's halo spread over PEs) are sent to
+/// each - Timeloop's default multicast. None: every receiver gets its own copy.
+enum class Multicast { Elements, Tiles, None };
+/// "elements", "tiles", "none".
+const char* toString(Multicast m);
+
 /// Hardware parameters. Sizes are bytes; bandwidths are elements per cycle (as MAESTRO counts them).
 struct Accelerator
 {
@@ -38,7 +47,7 @@ struct Accelerator
     std::int64_t dramBlockBytes = 64;
     std::int64_t bytesPerElement = 1;
     std::int64_t simdLanes = 1; ///< MACs per PE per cycle
-    bool multicast = true;
+    Multicast multicast = Multicast::Elements;
     bool spatialReduction = true;
     EnergyModel energy;
 

@@ -182,7 +182,20 @@ Accelerator acceleratorFromJson(
     fields.integer("dram_block_bytes", acc.dramBlockBytes);
     fields.integer("bytes_per_element", acc.bytesPerElement);
     fields.integer("simd_lanes", acc.simdLanes);
-    fields.boolean("multicast", acc.multicast);
+    if (const json* m = fields.member("multicast")) {
+        // true and false are the first version's: multicast of elements, or none.
+        if (m->is_boolean())
+            acc.multicast = m->get<bool>() ? Multicast::Elements : Multicast::None;
+        else if (m->is_string() && m->get<std::string>() == "elements")
+            acc.multicast = Multicast::Elements;
+        else if (m->is_string() && m->get<std::string>() == "tiles")
+            acc.multicast = Multicast::Tiles;
+        else if (m->is_string() && m->get<std::string>() == "none")
+            acc.multicast = Multicast::None;
+        else
+            fields.error("multicast",
+                "must be \"elements\", \"tiles\", \"none\", true or false, not " + JsonFields::describe(*m));
+    }
     fields.boolean("spatial_reduction", acc.spatialReduction);
     const json* energy = fields.object("energy");
     std::vector<Diagnostic> diagnostics = std::move(fields.diagnostics());
@@ -223,7 +236,11 @@ nlohmann::ordered_json acceleratorToJson(const Accelerator& acc)
     j["dram_block_bytes"] = acc.dramBlockBytes;
     j["bytes_per_element"] = acc.bytesPerElement;
     j["simd_lanes"] = acc.simdLanes;
-    j["multicast"] = acc.multicast;
+    // Elements and None as true and false, which every version reads.
+    if (acc.multicast == Multicast::Tiles)
+        j["multicast"] = toString(acc.multicast);
+    else
+        j["multicast"] = acc.multicast == Multicast::Elements;
     j["spatial_reduction"] = acc.spatialReduction;
     j["energy"]
         = {{"mac", acc.energy.mac}, {"l1_access", acc.energy.l1Access}, {"l2_access", acc.energy.l2Access},

@@ -18,7 +18,9 @@
 //   "dram_block_bytes": 64                            integer, DRAM burst granularity of the off-chip model
 //   "bytes_per_element": 1                            integer, data word size
 //   "simd_lanes": 1                                   integer, MACs per PE per cycle
-//   "multicast": true, "spatial_reduction": true      booleans, NoC capabilities
+//   "multicast": "elements"                           "elements" (or true), "tiles" or "none" (or false):
+//                                                     what one NoC send reaches (arch::Multicast)
+//   "spatial_reduction": true                         boolean, NoC capability
 //   "energy": {"mac": 1, "l1_access": 1.68, "l2_access": 18.61, "dram_access": 0,
 //              "mac_energy_nj": 0.00023}
 //                                                     numbers, per event in MAC units; all optional;

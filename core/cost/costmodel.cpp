@@ -94,6 +94,14 @@ struct LevelOut
     bool anyProcessed = false;
     i64 reqDn[kMaxTensors] = {};
     i64 peWrites[kMaxTensors] = {}; ///< corrected: elements written into the PEs' L1s over the execution
+    /// Corrected: global-buffer traffic over the execution (the ingress and egress of the global-buffer
+    /// level, Impl::gbLevel, summed over all its executions below this one).
+    i64 gbIn[kMaxTensors] = {};
+    i64 gbOut = 0;
+    /// Corrected, at gbLevel and above: the tensor's tile in the global-buffer level's sub-units is the
+    /// same at every step of the execution (each directive indexing it has a single position), so an
+    /// execution that follows one with the same tile receives none of it.
+    bool gbConst[kMaxTensors] = {};
 };
 
 struct MemoEntry
@@ -203,6 +211,13 @@ struct Evaluator::Impl
 
     // ---- per evaluation ----
     int nLevels = 0;
+    /// The level whose traffic is the global buffer's (L2's) reads and updates. Maestro fidelity: level 0,
+    /// as MAESTRO counts. Corrected: the outermost level that keeps more than one sub-unit busy (the
+    /// innermost when none does). The levels above it have a single busy sub-unit - the whole array,
+    /// which has no buffer of its own (a search mapping's level-3 and level-2 inter-tile loops) - so the
+    /// data its sub-units receive at each of their steps leave the L2 at that step: counting only at level
+    /// 0 would charge the L2 once per DRAM tile however often the PEs fetch it (doc/timeloop.md).
+    int gbLevel = 0;
     Level lv[kMaxLevels];
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
@@ -268,6 +283,41 @@ struct Evaluator::Impl
         std::vector<i64> work;
         std::vector<char> hadPrev;
     } walkScratch[kMaxLevels];
+    /// The walk's global-buffer level (gbLevel > 0): what its sub-units held at its last executed step, over
+    /// all its executions so far (they keep it into the next execution).
+    struct GbCarry
+    {
+        bool any = false;
+        Span prev[kMaxDims];
+        std::vector<Span> prevMine;
+        std::vector<char> had;
+        /// Outputs: the ranges the sub-units' partial sums covered at the level's last executed step (the
+        /// dimensions they share, then each sub-unit's range on the one that differs: {0, 1} when none
+        /// does, empty when it computed nothing).
+        bool anyOut = false;
+        Span outCommon[kMaxDims];
+        int nOutCommon = 0;
+        std::vector<Span> prevOut, curOut, scratch;
+        void reset()
+        {
+            any = anyOut = false;
+            prevMine.clear();
+            had.clear();
+            prevOut.clear();
+            curOut.clear();
+        }
+        /// Outputs held at the last step and not at this one (common ranges `oc`, curOut): (|prev| - |kept|)
+        /// x |union of prevOut| + |kept| x |union of (prevOut_j minus curOut_j)|; all of them when `oc` is
+        /// null (the end).
+        i64 drained(const Span* oc);
+        void grow(size_t n)
+        {
+            if (had.size() < n) {
+                had.resize(n, 0);
+                prevMine.resize(n);
+            }
+        }
+    } gbCarry;
     const LevelOut* child(int l, const i64* Dc);
     bool run(std::span<const DirectiveId> flow, Metrics& out);
 
@@ -293,6 +343,15 @@ struct Evaluator::Impl
 
     Diagnostic diagnostic() const;
     std::vector<DirectiveId> scratchFlow;
+    /// Corrected fidelity: whether the NoC sends a tensor to each receiving sub-unit separately (no
+    /// multicast, or multicast of identical tiles only and `spatiallyIndexed`: the level's spatial maps
+    /// give the sub-units different tiles of it).
+    bool sendsEveryCopy(bool spatiallyIndexed) const
+    {
+        return corrected
+            && (acc.multicast == arch::Multicast::None
+                || (acc.multicast == arch::Multicast::Tiles && spatiallyIndexed));
+    }
 };
 
 // ------------------------------------------------------------------------------------------------
@@ -592,6 +651,21 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
             }
         }
         tileTables(L);
+    }
+    gbLevel = 0;
+    if (corrected) {
+        gbLevel = nLevels - 1;
+        for (int l = 0; l < nLevels; ++l) {
+            const Level& L = lv[l];
+            i64 busy = 1;
+            for (int k = 0; k < L.n; ++k)
+                if (L.d[k].spatial)
+                    busy = std::max(busy, std::min(L.P, tileCount(L.d[k].sz, L.d[k].of, L.D[L.d[k].dim])));
+            if (busy > 1) {
+                gbLevel = l;
+                break;
+            }
+        }
     }
     return true;
 }
@@ -941,6 +1015,20 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     const bool innermost = l == nLevels - 1;
     const int o = nt - 1;
     LevelOut res;
+    // Global-buffer traffic: which directives move a tensor's tile (more than one position here).
+    std::uint32_t moving = 0;
+    const bool aboveGb = corrected && l < gbLevel;
+    if (corrected && l <= gbLevel)
+        for (int k = 0; k < L.n; ++k) {
+            const Dir& d = L.d[k];
+            const i64 tiles = tileCount(d.sz, d.of, L.D[d.dim]);
+            if ((d.spatial ? ceilDiv(tiles, L.P) : tiles) > 1) moving |= 1u << k;
+        }
+    for (int t = 0; t < nt && corrected && l <= gbLevel; ++t) {
+        res.gbConst[t] = true;
+        for (int k = 0; k < L.n; ++k)
+            if ((moving >> k & 1u) && (tmask[t] >> L.d[k].dim & 1u)) res.gbConst[t] = false;
+    }
     const State* s[kMaxLevelDirectives];
     i64 f[kMaxLevelDirectives];
     i64 total = 1;
@@ -969,6 +1057,17 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             ovf |= __builtin_mul_overflow(occ, s[k]->occ, &occ);
             if (s[k]->pos != PosI) ch = k;
         }
+        // Above the global-buffer level: a child execution whose tile of tensor t never moves receives none
+        // of it when this step kept the tile (the directive that advanced, and those inside it that
+        // wrapped, do not index t), since the global-buffer level's sub-units keep it from the previous
+        // execution.
+        auto tileMoves = [&](int t) {
+            if (ch < 0) return true;
+            for (int k = ch; k < L.n; ++k)
+                if ((k == ch || (moving >> k & 1u)) && (tmask[t] >> L.d[k].dim & 1u)) return true;
+            return false;
+        };
+        auto gbKept = [&](int t, const LevelOut& r) { return aboveGb && r.gbConst[t] && !tileMoves(t); };
         // Output side.
         bool speO = false, eeO = false;
         if (L.nCoupledSpatial[o] > 0) {
@@ -1034,6 +1133,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                             inL1[t] += std::max<i64>(L.E - nee - 1, 0) * self(false) + nee * self(true);
                         }
                     }
+                    // A NoC that multicasts only identical tiles sends each sub-unit its own tile of a
+                    // tensor the spatial maps index; one without multicast sends every copy.
+                    if (sendsEveryCopy(L.nCoupledSpatial[t] > 0)) in[t] = inL1[t];
                 } else {
                     in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
                         [&](bool first, bool eepe) { return ingress(L, s, t, first, eepe, ch, fresh); });
@@ -1078,6 +1180,11 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             }
         }
         const bool skipped = ps <= 0;
+        const bool isGb = corrected && l == gbLevel;
+        // The global-buffer level's sub-units keep their partial sums while their output tile stays and
+        // return them when it moves on: each run of steps over one output tile updates the L2 once (counted
+        // at its first step, with that tile's outputs).
+        if (isGb && !skipped && tileMoves(o)) addMul(res.gbOut, occ, out, ovf);
         // FIX Q-EDGE-1: in corrected fidelity a skipped case adds nothing.
         if (isTop && !(corrected && skipped)) {
             addMul(top.t[o].l2Write, occ, out, ovf);
@@ -1091,6 +1198,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         i64 sumIn = 0;
         for (int t = 0; t < nInputs; ++t)
             sumIn += in[t];
+        if (isGb)
+            for (int t = 0; t < nInputs; ++t)
+                addMul(res.gbIn[t], occ, in[t], ovf);
         if (isTop) {
             for (int t = 0; t < nInputs; ++t) {
                 addMul(top.t[t].l2Read, occ, in[t], ovf);
@@ -1130,28 +1240,47 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 if (!r) return res;
                 comp = r->runtime;
                 units = r->avgUtil * double(sps.edge ? L.E : L.P);
-                for (int t = 0; t < nInputs; ++t)
-                    addMul(res.peWrites[t], occ, satMul(sps.edge ? L.E : L.P, r->peWrites[t]), ovf);
+                const i64 subUnits = sps.edge ? L.E : L.P;
+                for (int t = 0; t < nInputs; ++t) {
+                    res.gbConst[t] = res.gbConst[t] && (!aboveGb || r->gbConst[t]);
+                    addMul(res.peWrites[t], occ, satMul(subUnits, r->peWrites[t]), ovf);
+                    if (!gbKept(t, *r)) addMul(res.gbIn[t], occ, satMul(subUnits, r->gbIn[t]), ovf);
+                }
+                res.gbConst[o] = res.gbConst[o] && (!aboveGb || r->gbConst[o]);
+                if (!gbKept(o, *r)) addMul(res.gbOut, occ, satMul(subUnits, r->gbOut), ovf);
             } else {
                 childDimsFor(true);
                 const LevelOut* r = child(l + 1, childDims);
                 if (!r) return res;
                 comp = r->runtime;
                 units = r->avgUtil;
-                i64 writes[kMaxTensors];
-                for (int t = 0; t < nInputs; ++t)
+                i64 writes[kMaxTensors], gbIn[kMaxTensors];
+                for (int t = 0; t < nInputs; ++t) {
+                    res.gbConst[t] = res.gbConst[t] && (!aboveGb || r->gbConst[t]);
                     writes[t] = r->peWrites[t];
+                    gbIn[t] = gbKept(t, *r) ? 0 : r->gbIn[t];
+                }
+                res.gbConst[o] = res.gbConst[o] && (!aboveGb || r->gbConst[o]);
+                i64 gbOut = gbKept(o, *r) ? 0 : r->gbOut;
                 if (L.E - 1 > 0) {
                     childDimsFor(false);
                     const LevelOut* r2 = child(l + 1, childDims);
                     if (!r2) return res;
                     comp = std::max(comp, r2->runtime);
                     units += r2->avgUtil * double(L.E - 1);
-                    for (int t = 0; t < nInputs; ++t)
+                    for (int t = 0; t < nInputs; ++t) {
+                        res.gbConst[t] = res.gbConst[t] && (!aboveGb || r2->gbConst[t]);
                         writes[t] = satAdd(writes[t], satMul(L.E - 1, r2->peWrites[t]));
+                        if (!gbKept(t, *r2)) gbIn[t] = satAdd(gbIn[t], satMul(L.E - 1, r2->gbIn[t]));
+                    }
+                    res.gbConst[o] = res.gbConst[o] && (!aboveGb || r2->gbConst[o]);
+                    if (!gbKept(o, *r2)) gbOut = satAdd(gbOut, satMul(L.E - 1, r2->gbOut));
                 }
-                for (int t = 0; t < nInputs; ++t)
+                for (int t = 0; t < nInputs; ++t) {
                     addMul(res.peWrites[t], occ, writes[t], ovf);
+                    addMul(res.gbIn[t], occ, gbIn[t], ovf);
+                }
+                addMul(res.gbOut, occ, gbOut, ovf);
             }
         }
         i64 din = delay(sumIn);
@@ -1277,6 +1406,32 @@ i64 unionSize(std::vector<Span>& spans)
 constexpr i64 kStepWalkLimit = i64(1) << 12;
 
 } // namespace
+
+i64 Evaluator::Impl::GbCarry::drained(const Span* oc)
+{
+    i64 all = 1, kept = oc ? 1 : 0;
+    for (int k = 0; k < nOutCommon; ++k) {
+        all *= outCommon[k].size();
+        if (oc) kept *= intersect(outCommon[k], oc[k]).size();
+    }
+    scratch.clear();
+    for (const Span& p : prevOut)
+        if (p.size() > 0) scratch.push_back(p);
+    const i64 before = unionSize(scratch);
+    if (kept == 0) return all * before;
+    scratch.clear();
+    for (size_t j = 0; j < prevOut.size(); ++j) {
+        const Span now = j < curOut.size() ? curOut[j] : Span{};
+        const Span both = intersect(prevOut[j], now);
+        if (both.size() == 0) {
+            scratch.push_back(prevOut[j]);
+        } else {
+            scratch.push_back(Span{prevOut[j].begin, both.begin});
+            scratch.push_back(Span{both.end, prevOut[j].end});
+        }
+    }
+    return (all - kept) * before + kept * unionSize(scratch);
+}
 
 // A mapping with one SpatialMap per level, walked step by step with interval arithmetic exactly as
 // core/sim executes it. The per-case tables see a tile's state (first, steady, edge) but not its absolute
@@ -1404,15 +1559,17 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
             if (work[j] > 0) outs.push_back(window >= 0 ? windowOutputs(j) : mine[j]);
         const i64 out = outCommon * (varying >= 0 ? unionSize(outs) : 1);
 
-        // Ingress: what each sub-unit lacks from its previous executed step, multicast once.
-        i64 allIn = 0;
-        for (int t = 0; t < nInputs; ++t) {
-            i64 a = 1, kept = anyExecuted ? 1 : 0;
+        // Ingress: what each sub-unit lacks from its previous step (`was`: the ranges it held then, on the
+        // dimensions the sub-units share and on sd; `had`: whether it held any), multicast once. Returns the
+        // elements sent (multicast once) and the sum over the receivers.
+        auto ingressOf = [&](int t, bool any, const Span* was, const std::vector<Span>& wasMine,
+                             const std::vector<char>& had) {
+            i64 a = 1, kept = any ? 1 : 0;
             for (int k = 0; k < tcount[t]; ++k) {
                 const int v = tdims[t][k];
                 if (v == sd) continue;
                 a *= cur[v].size();
-                kept *= intersect(cur[v], prev[v]).size();
+                kept *= intersect(cur[v], was[v]).size();
             }
             i64 uni = 0, sum = 0;
             if (tmask[t] >> sd & 1u) {
@@ -1420,8 +1577,8 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
                 news.clear();
                 for (size_t j = 0; j < active; ++j) {
                     outs.push_back(mine[j]);
-                    const Span was = hadPrev[j] ? prevMine[j] : Span{};
-                    const Span both = intersect(mine[j], was);
+                    const Span before = had[j] ? wasMine[j] : Span{};
+                    const Span both = intersect(mine[j], before);
                     sum += a * mine[j].size() - kept * both.size();
                     if (both.size() == 0) {
                         news.push_back(mine[j]);
@@ -1434,15 +1591,30 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
             } else {
                 bool someNew = false;
                 for (size_t j = 0; j < active; ++j) {
-                    sum += hadPrev[j] ? a - kept : a;
-                    someNew = someNew || !hadPrev[j];
+                    sum += had[j] ? a - kept : a;
+                    someNew = someNew || !had[j];
                 }
                 uni = someNew ? a : a - kept;
             }
-            if (isTop) {
+            return std::pair{uni, sum};
+        };
+        // Below level 0 the global-buffer level's sub-units keep what they hold from one execution of the
+        // level to the next (the levels above have one busy sub-unit: the executions follow each other on
+        // the same PEs); each execution's own timing starts from empty buffers, as every level's does.
+        const bool gbCarries = l == gbLevel && l > 0;
+        if (gbCarries) gbCarry.grow(maxSub);
+        i64 allIn = 0;
+        for (int t = 0; t < nInputs; ++t) {
+            const bool everyCopy = sendsEveryCopy(tmask[t] >> sd & 1u);
+            auto [uni, sum] = ingressOf(t, anyExecuted, prev, prevMine, hadPrev);
+            if (everyCopy) uni = sum;
+            if (gbCarries) {
+                const auto [kept, keptSum]
+                    = ingressOf(t, gbCarry.any, gbCarry.prev, gbCarry.prevMine, gbCarry.had);
+                top.t[t].l2Read += everyCopy ? keptSum : kept;
+            } else if (l == gbLevel)
                 top.t[t].l2Read += uni;
-                if (executed == 0) top.t[t].l2Req = 2 * uni;
-            }
+            if (isTop && executed == 0) top.t[t].l2Req = 2 * uni;
             if (innermost) {
                 top.t[t].l1Write += sum; // into the PEs' L1 buffers
                 top.t[t].l1Read += allWork;
@@ -1490,7 +1662,6 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
                 lastTop.valid = false;
             }
             std::copy(idx, idx + n, lastTop.pos);
-            top.t[o].l2Write += out;
             const i64 compP = std::max<i64>(comp, 1);
             top.offchip = std::max({top.offchip, reqOut / compP, reqIn / compP}) / 2;
             const i64 traffic = std::max(allIn, out);
@@ -1508,6 +1679,27 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
             top.ai = double(allWork) / double(std::max<i64>(allIn, 1));
             ++top.sumOcc;
         }
+        if (l == gbLevel) {
+            // Partial sums stay in a sub-unit while it keeps their output; those it no longer holds are
+            // returned to the L2 (reduced across sub-units: an output counts once).
+            GbCarry& g = gbCarry;
+            g.grow(maxSub);
+            int nc = 0;
+            Span oc[kMaxDims];
+            for (int k = 0; k < tcount[o]; ++k) {
+                const int v = tdims[o][k];
+                if (v != varying) oc[nc++] = outOf[v] >= 0 ? outputs(v, cur[v], cur[slideOf[v]]) : cur[v];
+            }
+            g.curOut.assign(maxSub, Span{});
+            for (size_t j = 0; j < active; ++j)
+                if (work[j] > 0)
+                    g.curOut[j] = varying < 0 ? Span{0, 1} : window >= 0 ? windowOutputs(j) : mine[j];
+            if (g.anyOut) top.t[o].l2Write += g.drained(oc);
+            g.anyOut = true;
+            std::copy(oc, oc + nc, g.outCommon);
+            g.nOutCommon = nc;
+            g.prevOut.assign(g.curOut.begin(), g.curOut.end());
+        }
         res.runtime += t;
         utilSum += units;
         ++executed;
@@ -1519,6 +1711,15 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         for (size_t j = 0; j < active; ++j) {
             hadPrev[j] = 1;
             prevMine[j] = mine[j];
+        }
+        if (gbCarries) {
+            gbCarry.any = true;
+            std::copy(cur, cur + nd, gbCarry.prev);
+            std::fill(gbCarry.had.begin(), gbCarry.had.end(), 0);
+            for (size_t j = 0; j < active; ++j) {
+                gbCarry.had[j] = 1;
+                gbCarry.prevMine[j] = mine[j];
+            }
         }
     }
     if (isTop && lastTop.valid) {
@@ -1545,10 +1746,12 @@ LevelOut Evaluator::Impl::walkMapping()
     top.dinMin = top.doutMin = top.compMin = kMaxI64;
     top.dinMax = top.doutMax = top.compMax = top.dinSum = top.doutSum = top.compSum = 0;
     top.ai = 0.0;
+    gbCarry.reset();
     Span region[kMaxDims];
     for (int v = 0; v < nd; ++v)
         region[v] = Span{0, size0[v]};
     const Walked w = walk(0, region);
+    if (gbCarry.anyOut) top.t[o].l2Write += gbCarry.drained(nullptr); // the last partial sums
     LevelOut res;
     res.runtime = w.runtime;
     res.avgUtil = w.util;
@@ -1592,6 +1795,13 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
         if (t < nInputs && !corrected) tc.l1Write = tc.l2Read;
         // Corrected: writes into the PEs' L1s (for one level, the receivers of level 0).
         if (t < nInputs && corrected && !walked) tc.l1Write = r.peWrites[t];
+        // Corrected: the global buffer's traffic is that of gbLevel over all its executions.
+        if (corrected && !walked) {
+            if (t < nInputs)
+                tc.l2Read = r.gbIn[t];
+            else
+                tc.l2Write = r.gbOut;
+        }
         tc.l1Req = firstReqDn[t];
         tc.dramRead = dramTraffic[t].readElements;
         tc.dramWrite = dramTraffic[t].writeElements;

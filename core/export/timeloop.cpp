@@ -464,19 +464,36 @@ std::vector<std::string> dataSpaceNames(const cost::Problem& p)
     int inputs = 0;
     for (const auto& t : p.tensors)
         inputs += t.role == cost::ProblemTensor::Role::Input;
-    // The input read through a window (or, without windows, the first) is Inputs, the other Weights.
+    // The input read through a window is Inputs, the other Weights. Without windows (a GEMM, a 1x1
+    // convolution, whose statement may name the weights first) the activations are the input that shares
+    // more dimensions with the output (a convolution's batch and rows against the weights' K alone); on a
+    // tie (a GEMM's A and B) the first.
     int windowed = -1;
     for (std::size_t i = 0; i < p.tensors.size() && windowed < 0; ++i)
         for (const auto& w : p.windows)
             if (std::find(p.tensors[i].dims.begin(), p.tensors[i].dims.end(), w.reference)
                 != p.tensors[i].dims.end())
                 windowed = int(i);
+    if (windowed < 0 && p.output()) {
+        int best = -1;
+        for (std::size_t i = 0; i < p.tensors.size(); ++i) {
+            if (p.tensors[i].role != cost::ProblemTensor::Role::Input) continue;
+            int shared = 0;
+            for (const auto& d : p.tensors[i].dims)
+                shared += std::find(p.output()->dims.begin(), p.output()->dims.end(), d)
+                    != p.output()->dims.end();
+            if (shared > best) {
+                best = shared;
+                windowed = int(i);
+            }
+        }
+    }
     for (std::size_t i = 0; i < p.tensors.size(); ++i) {
         const auto& t = p.tensors[i];
         if (t.role == cost::ProblemTensor::Role::Output) {
             names.push_back("Outputs");
         } else if (inputs == 2) {
-            bool isInputs = windowed >= 0 ? int(i) == windowed : names.empty();
+            const bool isInputs = int(i) == windowed;
             names.push_back(isInputs ? "Inputs" : "Weights");
         } else {
             std::string n;
@@ -809,7 +826,11 @@ Counts ourCounts(const cost::Problem& problem, const mdc::Dataflow& dataflow, co
         return tensor;
     };
     Counts c;
-    const cost::Result r = cost::Evaluator(problem, acc, co).evaluate(dataflow);
+    // Timeloop's network multicasts identical tiles only: a sliding window's halo spread over PEs reaches
+    // each of them separately (arch::Multicast::Tiles), whatever the accelerator's own NoC does.
+    arch::Accelerator asTimeloop = acc;
+    asTimeloop.multicast = arch::Multicast::Tiles;
+    const cost::Result r = cost::Evaluator(problem, asTimeloop, co).evaluate(dataflow);
     c.macs = r.m.macs;
     for (int t = 0; t < r.m.numTensors; ++t) {
         const auto& tc = r.m.tensors[std::size_t(t)];

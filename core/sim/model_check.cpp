@@ -133,6 +133,8 @@ std::string RandomCase::text() const
     s += ") on " + std::to_string(acc.numPes) + " PEs, bw " + std::to_string(acc.nocBandwidth) + ", latency "
         + std::to_string(acc.nocLatency) + ", simd " + std::to_string(acc.simdLanes) + ", DRAM blocks of "
         + std::to_string(acc.dramBlockBytes) + " B (" + std::to_string(acc.bytesPerElement) + " B/element";
+    if (acc.multicast != arch::Multicast::Elements)
+        s += std::string(", multicast ") + arch::toString(acc.multicast);
     for (const auto& t : problem.tensors)
         if (t.dramInnermost != cost::ProblemTensor::kRowMajor && t.contiguousDim() >= 0)
             s += ", " + t.name + " contiguous in " + t.dims[size_t(t.contiguousDim())];
@@ -174,6 +176,10 @@ RandomCase randomCase(std::uint64_t seed, int index)
         for (auto& t : c.problem.tensors)
             t.dramInnermost = dramPick(0, 3) == 0 ? cost::ProblemTensor::kRowMajor
                                                   : int(dramPick(0, i64(t.dims.size()) - 1));
+        const i64 multicast = dramPick(0, 5); // a third of the NoCs multicast only identical tiles or nothing
+        c.acc.multicast = multicast == 0 ? arch::Multicast::Tiles
+            : multicast == 1             ? arch::Multicast::None
+                                         : arch::Multicast::Elements;
         cost::Options o;
         o.fidelity = cost::Fidelity::Corrected;
         cost::Evaluator ev(c.problem, c.acc, o);

@@ -249,6 +249,16 @@ struct Simulator::Impl
     };
     std::vector<DramTensor> dram;
     std::uint32_t dramStepId = 0;
+    /// The level whose sends and returns are the L2's reads and updates: the outermost one with more than
+    /// one busy sub-unit (the levels above it are the whole array, which has no buffer of its own).
+    int gbLevel = 0;
+    /// Below level 0, the global-buffer level's sub-units keep their tiles from one execution of the level
+    /// to the next (the executions follow each other on the same PEs): per sub-unit, its box at the
+    /// level's last executed step and whether it held one. Only the L2 reads take it; every execution's
+    /// timing starts from empty buffers.
+    std::vector<Box> gbPrev;
+    std::vector<char> gbHad, gbHadOut;
+    i64 gbFinalReturn(); ///< the partial sums the global-buffer level's sub-units still hold at the end
     i64 lastStepCycles = 0, lastStepMoved = 0; ///< the last executed step of level 0: on-chip time, DRAM
     i64 dramStep(const std::vector<Box>& box, const std::vector<char>& valid, const std::vector<i64>& work);
     i64 dramFinish();
@@ -522,6 +532,22 @@ void Simulator::Impl::checkSize()
         ext = next;
     }
     lay.frameBound = frames;
+    gbLevel = int(lv.size()) - 1;
+    {
+        std::vector<i64> e(size0);
+        for (size_t l = 0; l < lv.size(); ++l) {
+            i64 busy = 1;
+            for (const auto& dir : lv[l].d)
+                if (dir.spatial)
+                    busy = std::max(busy, std::min(lv[l].P, tileCount(dir.sz, dir.of, e[size_t(dir.dim)])));
+            if (busy > 1) {
+                gbLevel = int(l);
+                break;
+            }
+            for (const auto& dir : lv[l].d)
+                e[size_t(dir.dim)] = std::min(dir.sz, e[size_t(dir.dim)]);
+        }
+    }
     const i64 peSteps = satMul(frames, lay.pes);
     auto dimLabel = [&](int dmn, i64& size) {
         if (refWindow[size_t(dmn)] >= 0) {
@@ -786,9 +812,38 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
                         [&](i64 e) { fan = std::max<i64>(fan, T.count[size_t(e)]); });
                     frame->pes[size_t(peBase + i64(u))].tensors[size_t(t)].fanout = fan;
                 }
+            // A NoC that multicasts identical tiles only sends each sub-unit its own tile of a tensor this
+            // level's spatial maps index; one without multicast sends every copy.
+            bool spatiallyIndexed = false;
+            for (const auto& dir : L.d)
+                for (const auto& ax : T.axes)
+                    spatiallyIndexed
+                        = spatiallyIndexed || (dir.spatial && ax.window < 0 && ax.dim == dir.dim);
+            const bool everyCopy = acc.multicast == arch::Multicast::None
+                || (acc.multicast == arch::Multicast::Tiles && spatiallyIndexed);
+            if (everyCopy) uni = sum;
             unionIn[size_t(t)] = uni;
             sumIn[size_t(t)] = sum;
             allIn += uni;
+            if (l == gbLevel && l > 0) { // the L2 reads: against what the sub-units kept (gbPrev)
+                const std::uint32_t gr = ++round;
+                i64 sent = 0;
+                for (size_t u = 0; u < P; ++u) {
+                    if (!valid[u]) continue;
+                    for (int k = 0; k < na; ++k) {
+                        tb[k] = axisRange(box[u], T.axes[size_t(k)]);
+                        pb[k] = gbHad[u] ? axisRange(gbPrev[u], T.axes[size_t(k)]) : Range{};
+                    }
+                    forEachNew(tb, pb, gbHad[u], na, T.strides.data(), [&](i64 e) {
+                        auto& st = T.stamp[size_t(e)];
+                        if (st != gr || everyCopy) {
+                            st = gr;
+                            ++sent;
+                        }
+                    });
+                }
+                unionIn[size_t(t)] = sent;
+            }
         }
         // Egress: partial sums of every working sub-unit, reduced per output element.
         i64 out = 0;
@@ -857,10 +912,38 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
             lastStepCycles = t;
             lastStepMoved = dramMoved;
             t = std::max(t, (dramMoved + off - 1) / off);
+            ++totals.steps;
+        }
+        if (l == gbLevel) {
             for (int k = 0; k < nInputs; ++k)
                 totals.tensors[size_t(k)].l2Reads += unionIn[size_t(k)];
-            totals.tensors[size_t(nt - 1)].l2Writes += out;
-            ++totals.steps;
+            // A sub-unit keeps its partial sums while it computes the same outputs; those it no longer
+            // holds are returned (reduced: an output counts once), the last ones at the end (run()).
+            Tensor& T = tensors[size_t(nt - 1)];
+            const int na = int(T.axes.size());
+            const std::uint32_t gr = ++round;
+            i64 returned = 0;
+            for (size_t u = 0; u < P; ++u) {
+                if (!gbHadOut[u]) continue;
+                const bool holds = valid[u] && work[u] > 0;
+                for (int k = 0; k < na; ++k) {
+                    tb[k] = axisRange(gbPrev[u], T.axes[size_t(k)]);
+                    pb[k] = holds ? axisRange(box[u], T.axes[size_t(k)]) : Range{};
+                }
+                forEachNew(tb, pb, holds, na, T.strides.data(), [&](i64 e) {
+                    auto& st = T.stamp[size_t(e)];
+                    if (st != gr) {
+                        st = gr;
+                        ++returned;
+                    }
+                });
+            }
+            totals.tensors[size_t(nt - 1)].l2Writes += returned;
+            for (size_t u = 0; u < P; ++u) {
+                gbHad[u] = valid[u];
+                gbHadOut[u] = valid[u] && work[u] > 0;
+                gbPrev[u] = box[u];
+            }
         }
         runtime += t;
         for (i64 f = frameHere; f < frameHere + stepFrames; ++f)
@@ -886,12 +969,37 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
     return runtime;
 }
 
+i64 Simulator::Impl::gbFinalReturn()
+{
+    Tensor& T = tensors.back();
+    const int na = int(T.axes.size());
+    const std::uint32_t gr = ++round;
+    Range tb[cost::kMaxDims];
+    i64 returned = 0;
+    for (size_t u = 0; u < gbPrev.size(); ++u) {
+        if (!gbHadOut[u]) continue;
+        for (int k = 0; k < na; ++k)
+            tb[k] = axisRange(gbPrev[u], T.axes[size_t(k)]);
+        forEachIn(tb, na, T.strides.data(), [&](i64 e) {
+            auto& st = T.stamp[size_t(e)];
+            if (st != gr) {
+                st = gr;
+                ++returned;
+            }
+        });
+    }
+    return returned;
+}
+
 Totals Simulator::Impl::run(const FrameSink& s, i64 firstFrame, i64 frameCount, const ProgressFn& p)
 {
     totals = Totals{};
     for (const auto& t : tensors)
         totals.tensors.push_back(TensorTotals{t.name, t.output, t.elements});
     dramStepId = 0;
+    gbPrev.assign(size_t(lv[size_t(gbLevel)].P), Box{});
+    gbHad.assign(size_t(lv[size_t(gbLevel)].P), 0);
+    gbHadOut.assign(size_t(lv[size_t(gbLevel)].P), 0);
     for (size_t t = 0; t < tensors.size(); ++t) {
         dram[t].stamp.assign(size_t(tensors[t].elements), 0);
         dram[t].held.clear();
@@ -910,6 +1018,7 @@ Totals Simulator::Impl::run(const FrameSink& s, i64 firstFrame, i64 frameCount, 
         region[size_t(dmn)] = Range{0, size0[size_t(dmn)]};
     i64 frames = 0;
     totals.runtimeCycles = runLevel(0, region, 0, 0, frames);
+    if (!stopped) totals.tensors.back().l2Writes += gbFinalReturn();
     if (!stopped && dramStepId > 0) {
         const i64 off = acc.offchipBandwidth, written = dramFinish();
         totals.runtimeCycles += std::max(lastStepCycles, (lastStepMoved + written + off - 1) / off)

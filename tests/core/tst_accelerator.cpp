@@ -103,9 +103,18 @@ private slots:
         a.dramBlockBytes = 32;
         a.bytesPerElement = 2;
         a.simdLanes = 4;
-        a.multicast = false;
+        a.multicast = marvel::arch::Multicast::None;
         a.spatialReduction = false;
         a.energy = {0.5, 2.25, 30.125, 0.001, 210.5};
+        // Each NoC kind round-trips (None and Elements as the first version's false and true).
+        for (auto m : {marvel::arch::Multicast::Elements, marvel::arch::Multicast::Tiles}) {
+            Accelerator other = a;
+            other.multicast = m;
+            QCOMPARE(marvel::arch::readAcceleratorJson(marvel::arch::writeAcceleratorJson(other), "x.json")
+                         .multicast,
+                m);
+        }
+        QVERIFY(marvel::arch::writeAcceleratorJson(a).find("\"multicast\": false") != std::string::npos);
         const Accelerator b
             = marvel::arch::readAcceleratorJson(marvel::arch::writeAcceleratorJson(a), "x.json");
         QVERIFY(marvel::arch::sameParameters(a, b));
@@ -138,7 +147,19 @@ private slots:
         QCOMPARE(a.nocLatency, 1);
         QCOMPARE(a.energy.l2Access, 18.61);
         QCOMPARE(a.energy.dramAccess, 0.0); // MAESTRO charges no DRAM energy
-        QVERIFY(a.multicast);
+        QVERIFY(a.multicast == marvel::arch::Multicast::Elements);
+        // The first version's booleans and the kinds' names.
+        auto multicastOf = [](const char* value) {
+            return marvel::arch::readAcceleratorJson(
+                std::string(R"({"num_pes": 16, "noc_bandwidth_elements_per_cycle": 4, "multicast": )") + value
+                    + "}",
+                "m.json")
+                .multicast;
+        };
+        QVERIFY(multicastOf("true") == marvel::arch::Multicast::Elements);
+        QVERIFY(multicastOf("false") == marvel::arch::Multicast::None);
+        QVERIFY(multicastOf("\"tiles\"") == marvel::arch::Multicast::Tiles);
+        QVERIFY(multicastOf("\"none\"") == marvel::arch::Multicast::None);
     }
 
     void jsonErrors_data()
@@ -156,8 +177,12 @@ private slots:
         QTest::newRow("fraction for integer") << R"({"num_pes": 1.5, "noc_bandwidth_elements_per_cycle": 1})"
                                               << "a.json: num_pes: must be an integer, not the number 1.5\n";
         QTest::newRow("wrong boolean")
-            << R"({"num_pes": 1, "noc_bandwidth_elements_per_cycle": 1, "multicast": 1})"
-            << "a.json: multicast: must be true or false, not number\n";
+            << R"({"num_pes": 1, "noc_bandwidth_elements_per_cycle": 1, "spatial_reduction": 1})"
+            << "a.json: spatial_reduction: must be true or false, not number\n";
+        QTest::newRow("unknown multicast")
+            << R"({"num_pes": 1, "noc_bandwidth_elements_per_cycle": 1, "multicast": "halo"})"
+            << "a.json: multicast: must be \"elements\", \"tiles\", \"none\", true or false, not string "
+               "\"halo\"\n";
         QTest::newRow("missing required") << R"({"noc_bandwidth_elements_per_cycle": 1})"
                                           << "a.json: num_pes: missing required field\n";
         QTest::newRow("bad schema")

@@ -69,7 +69,7 @@ Project fullProject()
     a.dramBlockBytes = 32;
     a.bytesPerElement = 2;
     a.simdLanes = 4;
-    a.multicast = false;
+    a.multicast = marvel::arch::Multicast::Tiles; // written as a string, the other two as booleans
     a.spatialReduction = false;
     a.energy = {0.5, 2.25, 30.125, 0.001, 210.5};
     marvel::search::SearchOptions& s = p.search;

@@ -352,6 +352,38 @@ private slots:
     // Weights 9 per PE (18); inputs, sent once to both PEs: the 5x5 patch of the first output (25), then 5
     // new columns per step (35 a row); the next row's first patch keeps rows 1-4 x columns 2-4 (12) of the
     // last one, 13 new, 23 a row: 81 in all; 2 x 9 updates; DRAM reads each tensor once (49, 18).
+    // Data spaces are named by role: without a window the activations are the input sharing more
+    // dimensions with the output, whichever the statement names first (a 1x1 convolution's weights were
+    // exported as Inputs); a GEMM's first input stays Inputs.
+    void dataSpacesByRole_data()
+    {
+        QTest::addColumn<QString>("loop");
+        QTest::addColumn<QString>("names");
+        QTest::newRow("1x1 convolution, weights first")
+            << "operator pw(K = 8, C = 4, Y = 3, X = 3) { for (int k = 0; k < K; k++) for (int c = 0; c < C; "
+               "c++) for (int y = 0; y < Y; y++) for (int x = 0; x < X; x++) O[k][y][x] += W[k][c] * "
+               "I[c][y][x]; }"
+            << "W=Weights I=Inputs O=Outputs";
+        QTest::newRow("GEMM") << "operator g(M = 4, N = 4, K = 8) { for (int m = 0; m < M; m++) for (int n = "
+                                 "0; n < N; n++) for "
+                                 "(int k = 0; k < K; k++) C[m][n] += A[m][k] * B[k][n]; }"
+                              << "A=Inputs B=Weights C=Outputs";
+    }
+    void dataSpacesByRole()
+    {
+        QFETCH(QString, loop);
+        QFETCH(QString, names);
+        const cost::Problem p = cost::fromOperator(ir::parseOperator(loop.toStdString(), "op.loop"));
+        const auto spaces = timeloop::dataSpaceNames(p);
+        QStringList got;
+        for (std::size_t i = 0; i < p.tensors.size(); ++i)
+            got << QString::fromStdString(p.tensors[i].name + "=" + spaces[i]);
+        got.sort();
+        QStringList want = names.split(' ');
+        want.sort();
+        QCOMPARE(got, want);
+    }
+
     void dilatedLayer()
     {
         mdc::Network n = mdc::readMaestroMapping(
