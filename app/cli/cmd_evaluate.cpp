@@ -262,6 +262,7 @@ int run(const std::vector<std::string>& argv)
     if (args.has("export-timeloop") && !args.has("mapping"))
         return cli::usageError(kCommand, "--export-timeloop goes with --mapping");
     timeloop::Options timeloopOptions;
+    timeloopOptions.topLevelInDram = false; // a MAESTRO file has no DRAM level
     if (std::string error = cli::timeloopOptionsFromArgs(args, timeloopOptions); !error.empty())
         return cli::usageError(kCommand, error);
     if (args.has("timeloop-buffering") && !args.has("export-timeloop"))

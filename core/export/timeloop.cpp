@@ -579,8 +579,6 @@ Export translate(const std::string& layerName, const cost::Problem& problem, con
             for (std::size_t k = fan.back(); k < lv.size(); ++k)
                 if (k > chainEnd)
                     m.peBuffer.insert(m.peBuffer.end(), lv[k].temporal.begin(), lv[k].temporal.end());
-        if (fan.size() == 2 && !lv[fan[1]].temporal.empty())
-            m.peBuffer.insert(m.peBuffer.begin(), lv[fan[1]].temporal.begin(), lv[fan[1]].temporal.end());
         const LevelLoops& inner = lv.back();
         for (const auto& d : inner.tileOrder)
             if (inner.tile.at(d) > 1) m.peBuffer.push_back({d, inner.tile.at(d)});
@@ -614,12 +612,13 @@ Export translate(const std::string& layerName, const cost::Problem& problem, con
         if (tileElements(problem, s, cum) > l2Cap)
             refuse("one step of the PE array needs " + std::to_string(tileElements(problem, s, cum))
                 + " elements, more than the " + std::to_string(l2Cap) + " the L2 gives a tile");
-        // A top level that fans nothing out above other levels holds exactly the level-3 (L2) tiles, as the
-        // search writes them (mapping::toMdc) and as our DRAM traffic counts them: its loops are the DRAM's.
+        // The top level holds exactly the level-3 (L2) tiles, as our DRAM traffic counts them and the search
+        // writes them (mapping::toMdc): its loops are the DRAM's. So is a MAESTRO file's top level that fans
+        // nothing out above other levels.
         std::vector<Loop> gbInnerFirst, dramInnerFirst;
         bool full = false;
         std::vector<Loop> top = chain;
-        if (lv.size() > 1 && lv.front().spatial.empty()) {
+        if (lv.size() > 1 && (lv.front().spatial.empty() || options.topLevelInDram)) {
             top.assign(chain.begin() + std::ptrdiff_t(lv.front().temporal.size()), chain.end());
             dramInnerFirst.assign(lv.front().temporal.rbegin(), lv.front().temporal.rend());
             multiply(cum, top);

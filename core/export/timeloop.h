@@ -12,9 +12,10 @@
 //    PEBuffer loops around it); SpatialMaps are the GlobalBuffer's spatial fan-out: the innermost cluster
 //    level's along meshX, the top level's along meshY; a SpatialMap folded over its sub-units adds a
 //    temporal loop where the directive stands;
-//  - the top level's temporal loops, in their order, are the GlobalBuffer's from the innermost outwards as
-//    long as the global buffer holds the tile (a loop that does not fit whole is split into the largest
-//    divisor that does), the rest the DRAM's: the level-3 tiling. Only the PEs the mapping uses are laid out.
+//  - the top level's temporal loops, in their order, are the DRAM's: the level-3 tiling our cost model
+//    counts (Options::topLevelInDram); for a MAESTRO file, the GlobalBuffer's from the innermost outwards
+//    as long as the global buffer holds the tile (a loop that does not fit whole is split into the largest
+//    divisor that does), the rest the DRAM's. Only the PEs the mapping uses are laid out.
 // What Timeloop cannot express is refused with a message naming the directive (see translateMdc).
 
 #include <cstdint>
@@ -37,6 +38,12 @@ struct Options
     /// double-buffered requirement, halving the capacity a tile may use; 1 gives the whole buffer to one
     /// tile (and writes no multiple_buffering attribute).
     int multipleBuffering = 2;
+    /// Every temporal loop of the dataflow's top level is a DRAM loop, in its order, and the global buffer
+    /// holds one step's tile: what our cost model counts (the top level's steps are the L2 tiles) and how
+    /// the search writes its mappings (mapping::toMdc: the level-3 inter-tile loops). False: the global
+    /// buffer keeps the innermost top-level loops while their tile fits (MAESTRO files, which have no DRAM
+    /// level: `marvel evaluate --mapping F.m --export-timeloop`, the worked case's translation).
+    bool topLevelInDram = true;
 };
 
 /// One loop of a Timeloop mapping level: a Timeloop dimension and its bound.

@@ -91,7 +91,7 @@ private slots:
         const CliRun plain = runMarvel({"search", "--op", op, "--hw", hw, "--export-timeloop", out});
         QCOMPARE(plain.exitCode, 0);
         QVERIFY2(
-            plain.err.contains("timeloop: small: not exported: one PE's tile holds 751 elements, more than "
+            plain.err.contains("timeloop: small: not exported: one PE's tile holds 67 elements, more than "
                                "the 32 its L1 gives a tile (double-buffered)"),
             qPrintable(plain.err));
         QVERIFY(!QDir(out + "/small").exists());

@@ -67,6 +67,7 @@ timeloop::Export exportWorkedCase(int buffering)
     const TimeloopLayer l = timeloopLayerOf(kConv21);
     timeloop::Options o;
     o.multipleBuffering = buffering;
+    o.topLevelInDram = false; // a MAESTRO file: the global buffer keeps what fits (doc/timeloop.md)
     return timeloop::translateMdc("CONV2_1", l.problem, l.dataflow, p1With128Pes(), o);
 }
 
@@ -352,6 +353,41 @@ private slots:
     // Weights 9 per PE (18); inputs, sent once to both PEs: the 5x5 patch of the first output (25), then 5
     // new columns per step (35 a row); the next row's first patch keeps rows 1-4 x columns 2-4 (12) of the
     // last one, 13 new, 23 a row: 81 in all; 2 x 9 updates; DRAM reads each tensor once (49, 18).
+    // The export writes the mapping the search costed: every loop of the top level (the level-3 inter-tile
+    // loops of mapping::toMdc) is a DRAM loop in its order, so the DRAM counts of the exported tiling equal
+    // the search's, also when the top level fans out. ResNet-50's conv1 (7x7, stride 2) on Edge 1024 with
+    // DRAM: the search costs 2,130,912 DRAM reads; when the global buffer kept the top level's inner loops
+    // that fit, the export described a larger L2 tile and 166,731.
+    void exportsTheCostedTiling_data()
+    {
+        QTest::addColumn<QString>("loop");
+        QTest::newRow("res5a_branch2b")
+            << QString::fromStdString(workloads::conv2dLoopText(512, 512, 7, 7, 3, 3, 1, 1));
+        QTest::newRow("conv1") << QString::fromStdString(
+            workloads::conv2dLoopText(64, 3, 112, 112, 7, 7, 2, 2));
+    }
+    void exportsTheCostedTiling()
+    {
+        QFETCH(QString, loop);
+        const ir::Operator op = ir::parseOperator(loop.toStdString(), "l.loop");
+        const arch::Accelerator acc
+            = arch::loadAccelerator(std::string(MARVEL_SAMPLES_DIR) + "/accelerators/edge1024_dram.json");
+        search::SearchOptions o;
+        o.threads = 1;
+        timeloop::restrictSearch(o.constraint);
+        const auto r = search::searchLayer(op, acc, o);
+        QVERIFY(r.result.bestRuntime);
+        const auto& best = *r.result.bestRuntime;
+        const auto e = timeloop::translateMdc("l", r.problem, best.dataflow, acc);
+        QVERIFY2(e.ok(), e.reason.c_str());
+        const auto c = timeloop::ourCounts(r.problem, best.dataflow, acc, *e.mapping);
+        i64 reads = 0;
+        for (const auto& [name, n] : c.dramReads)
+            reads += n;
+        QCOMPARE(reads, best.metrics.dramReads);
+        QCOMPARE(c.outputDramWrites, best.metrics.dramWrites);
+    }
+
     // Data spaces are named by role: without a window the activations are the input sharing more
     // dimensions with the output, whichever the statement names first (a 1x1 convolution's weights were
     // exported as Inputs); a GEMM's first input stays Inputs.
