@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -370,6 +371,11 @@ std::string problemYaml(const cost::Problem& p, const Shape& s, const Mapping& m
     return o.str();
 }
 
+i64 satAddBandwidth(i64 a, i64 b)
+{
+    return a > std::numeric_limits<i64>::max() - b ? std::numeric_limits<i64>::max() : a + b;
+}
+
 std::string archYaml(const arch::Accelerator& acc, const Mapping& m, const Options& opt)
 {
     const i64 bits = 8 * acc.bytesPerElement;
@@ -384,13 +390,15 @@ std::string archYaml(const arch::Accelerator& acc, const Mapping& m, const Optio
       << "architecture:\n  version: '0.4'\n  subtree:\n    - name: system\n      local:\n"
       << "        - name: DRAM\n          class: DRAM\n          attributes:\n"
       << "            width: " << bits << "\n            datawidth: " << bits << "\n"
-      << "            read_bandwidth: " << acc.offchipBandwidth << "\n"
-      << "            write_bandwidth: " << acc.offchipBandwidth << "\n"
+      // One data bus for reads and writes, as our off-chip bandwidth is shared.
+      << "            shared_bandwidth: " << acc.offchipBandwidth << "\n"
       << "        - name: GlobalBuffer\n          class: SRAM\n          attributes:\n"
       << "            depth: " << acc.l2Elements() << "\n            width: " << bits << "\n"
       << "            datawidth: " << bits << "\n"
+      // Reads leave for the PEs over the NoC. Timeloop's one write port takes both the PEs' updates (our
+      // NoC) and the fills from DRAM (our off-chip bus, which our model does not charge to the NoC).
       << "            read_bandwidth: " << acc.nocBandwidth << "\n"
-      << "            write_bandwidth: " << acc.nocBandwidth << "\n"
+      << "            write_bandwidth: " << satAddBandwidth(acc.nocBandwidth, acc.offchipBandwidth) << "\n"
       << mb << "        - name: PEBuffer[0.." << n << "]\n          class: regfile\n          attributes:\n"
       << "            depth: " << acc.l1Elements() << "\n            width: " << bits << "\n"
       << "            datawidth: " << bits << "\n"
