@@ -383,6 +383,9 @@ std::string archYaml(const arch::Accelerator& acc, const Mapping& m, const Optio
         ? "            multiple_buffering: " + std::to_string(opt.multipleBuffering) + "\n"
         : std::string();
     const std::string n = std::to_string(m.pesUsed() - 1);
+    // DRAM: one data bus for reads and writes, as our off-chip bandwidth is shared. The global buffer: reads
+    // leave for the PEs over the NoC; Timeloop's one write port takes both the PEs' updates (our NoC) and
+    // the fills from DRAM (our off-chip bus, which our model does not charge to the NoC).
     std::ostringstream o;
     o << "# Accelerator " << acc.name << " (written by Marvel Studio): DRAM, the L2 as GlobalBuffer, the\n"
       << "# PEs the mapping uses (" << m.pesUsed() << " of " << acc.numPes
@@ -390,13 +393,10 @@ std::string archYaml(const arch::Accelerator& acc, const Mapping& m, const Optio
       << "architecture:\n  version: '0.4'\n  subtree:\n    - name: system\n      local:\n"
       << "        - name: DRAM\n          class: DRAM\n          attributes:\n"
       << "            width: " << bits << "\n            datawidth: " << bits << "\n"
-      // One data bus for reads and writes, as our off-chip bandwidth is shared.
       << "            shared_bandwidth: " << acc.offchipBandwidth << "\n"
       << "        - name: GlobalBuffer\n          class: SRAM\n          attributes:\n"
       << "            depth: " << acc.l2Elements() << "\n            width: " << bits << "\n"
       << "            datawidth: " << bits << "\n"
-      // Reads leave for the PEs over the NoC. Timeloop's one write port takes both the PEs' updates (our
-      // NoC) and the fills from DRAM (our off-chip bus, which our model does not charge to the NoC).
       << "            read_bandwidth: " << acc.nocBandwidth << "\n"
       << "            write_bandwidth: " << satAddBandwidth(acc.nocBandwidth, acc.offchipBandwidth) << "\n"
       << mb << "        - name: PEBuffer[0.." << n << "]\n          class: regfile\n          attributes:\n"
@@ -895,7 +895,7 @@ std::vector<LayerReport> exportLayers(const std::vector<LayerToExport>& layers, 
         m << "exported to " << folder << " (" << e.mapping->pesUsed() << " PEs)";
         try {
             const Counts c = ourCounts(*l.problem, *l.dataflow, acc, *e.mapping);
-            m << "; our counts that Timeloop's stats give the same way: computes " << c.macs;
+            m << "; our counts of what Timeloop's stats count the same way: computes " << c.macs;
             for (const auto& [n, v] : c.globalBufferReads)
                 m << ", GlobalBuffer " << n << " reads " << v;
             m << ", GlobalBuffer Outputs updates " << c.outputUpdates;

@@ -3,6 +3,9 @@
 // worked case of ../shared/reference/timeloop/vgg16_conv2_1_ws reproduced with `--timeloop-buffering 1`.
 #include <QDir>
 #include <QFileInfo>
+#include <QMap>
+#include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -22,6 +25,45 @@ QStringList topLevelKeys(const QString& text)
     return keys;
 }
 
+// Timeloop's per-level, per-data-space scalar reads, updates and fills from timeloop-model.stats.txt
+// ("GlobalBuffer Inputs reads" -> n) and its MAC computes ("computes").
+QMap<QString, qint64> timeloopStats(const QString& text)
+{
+    QMap<QString, qint64> stats;
+    QString level, space;
+    const QRegularExpression levelRe(QStringLiteral("^=== (\\w+) ===$")),
+        spaceRe(QStringLiteral("^    (\\w+):$")),
+        countRe(QStringLiteral("^\\s+Scalar (reads|updates|fills) \\(per-instance\\)\\s+:\\s+(\\d+)")),
+        computesRe(QStringLiteral("^\\s+Computes \\(total\\)\\s+:\\s+(\\d+)"));
+    for (const QString& line : text.split('\n')) {
+        if (auto m = levelRe.match(line); m.hasMatch()) {
+            level = m.captured(1);
+            space.clear();
+        } else if (auto m2 = spaceRe.match(line); m2.hasMatch()) {
+            space = m2.captured(1);
+        } else if (auto m3 = countRe.match(line); m3.hasMatch() && !space.isEmpty()) {
+            const QString key = level + ' ' + space + ' ' + m3.captured(1);
+            if (!stats.contains(key)) stats[key] = m3.captured(2).toLongLong();
+        } else if (auto m4 = computesRe.match(line); m4.hasMatch() && !stats.contains("computes")) {
+            stats["computes"] = m4.captured(1).toLongLong();
+        }
+    }
+    return stats;
+}
+
+// Our counts from an export's stderr line, keyed as timeloopStats keys Timeloop's.
+QMap<QString, qint64> ourExportCounts(const QString& line)
+{
+    QMap<QString, qint64> ours;
+    const QRegularExpression pair(QStringLiteral("(computes|GlobalBuffer \\w+ (?:reads|updates)|DRAM \\w+ "
+                                                 "(?:reads|updates)) (\\d+)"));
+    for (auto it = pair.globalMatch(line); it.hasNext();) {
+        const auto m = it.next();
+        ours[m.captured(1)] = m.captured(2).toLongLong();
+    }
+    return ours;
+}
+
 } // namespace
 
 class TstCliTimeloop : public QObject
@@ -29,6 +71,66 @@ class TstCliTimeloop : public QObject
     Q_OBJECT
 
 private slots:
+    // Against Timeloop itself (an outside oracle, never a dependency: ../shared/guides/timeloop-oracle.md;
+    // skipped unless TIMELOOP_HOME names its build): ResNet-50 searched on Edge 1024 with DRAM, every layer
+    // exported and run through timeloop-model. MACs and the DRAM reads and updates of every data space are
+    // equal on every layer; the global buffer's reads and updates are equal on every layer with one level of
+    // sub-units, and with two (the known gap, doc/timeloop.md) only the input reads may fall short.
+    void agreesWithTimeloop()
+    {
+        const QString home = qEnvironmentVariable("TIMELOOP_HOME");
+        if (home.isEmpty())
+            QSKIP("TIMELOOP_HOME is not set (a Timeloop build: ../shared/guides/timeloop-oracle.md)");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString out = dir.filePath("tl");
+        const CliRun run = runMarvel({"search", "--model", "resnet50", "--hw", "edge1024_dram",
+            "--timeloop-compatible", "--fidelity", "corrected", "--export-timeloop", out});
+        QCOMPARE(run.exitCode, 0);
+        int layers = 0, gbEqual = 0;
+        for (const QString& line : run.err.split('\n')) {
+            const auto m
+                = QRegularExpression(QStringLiteral("^timeloop: (\\S+): exported to (\\S+) ")).match(line);
+            if (!m.hasMatch()) continue;
+            const QString folder = m.captured(2);
+            QProcess tl;
+            tl.setWorkingDirectory(folder);
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert("LD_LIBRARY_PATH", home + "/lib");
+            tl.setProcessEnvironment(env);
+            tl.start(home + "/bin/timeloop-model", {"arch.yaml", "problem.yaml", "map.yaml", "ert.yaml"});
+            QVERIFY(tl.waitForFinished(120000));
+            QFile stats(folder + "/timeloop-model.stats.txt");
+            QVERIFY2(stats.open(QIODevice::ReadOnly), qPrintable(folder + ": " + tl.readAllStandardError()));
+            const auto theirs = timeloopStats(QString::fromUtf8(stats.readAll()));
+            const QString map = readAll(folder + "/map.yaml");
+            const QRegularExpression spatial(QStringLiteral("type: spatial\\n\\s+factors: ([^\\n]*)"));
+            int axes = 0; // mesh axes with more than one PE
+            for (const QString& f : spatial.match(map).captured(1).split(' ', Qt::SkipEmptyParts))
+                axes += f.section('=', 1).toLongLong() > 1 ? 1 : 0;
+            bool layerGbEqual = true;
+            const auto ours = ourExportCounts(line);
+            for (auto it = ours.begin(); it != ours.end(); ++it) {
+                const QString where = m.captured(1) + ": " + it.key();
+                QVERIFY2(theirs.contains(it.key()), qPrintable(where + " missing in Timeloop's stats"));
+                if (!it.key().startsWith("GlobalBuffer")) {
+                    QVERIFY2(theirs[it.key()] == it.value(),
+                        qPrintable(where
+                            + QString(": ours %1, Timeloop's %2").arg(it.value()).arg(theirs[it.key()])));
+                } else if (theirs[it.key()] != it.value()) {
+                    layerGbEqual = false;
+                    QVERIFY2(axes > 1 && it.key().endsWith("reads") && it.value() < theirs[it.key()],
+                        qPrintable(where
+                            + QString(": ours %1, Timeloop's %2").arg(it.value()).arg(theirs[it.key()])));
+                }
+            }
+            ++layers;
+            gbEqual += layerGbEqual ? 1 : 0;
+        }
+        QCOMPARE(layers, 20);
+        qInfo("global-buffer counts equal to Timeloop's on %d of %d layers", gbEqual, layers);
+    }
+
     void evaluateExports()
     {
         QTemporaryDir dir;
