@@ -27,6 +27,9 @@
 //   FIX REUSE      (replaces the rules behind Q-REUSE-1..3) a sub-unit receives its tile minus what it kept
 //                  from the previous step; non-first sub-units add what lies beyond their neighbour's tile.
 //   FIX L1-WRITES  every receiver of a multicast writes it into its L1 (Q-REUSE-4).
+//   FIX L1-OUTPUT  a window's output tile requires its outputs in L1, not the input rows they read.
+//   GLOBAL BUFFER  the L2's reads and updates are those of gbLevel, where the PEs fetch and return
+//                  (doc/cost-model.md, "Global-buffer traffic").
 //   FIX CHILD-EXTENT a child level under a parent's edge tile uses the tile tables of its real extent.
 //   FIX Q-EDGE-2   a map larger than its extent holds the whole extent.
 //   (The last four were found by, and are checked against, the exact simulator in core/sim.)
@@ -1153,7 +1156,15 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 i64 dn = 2;
                 for (int k = 0; k < tcount[t]; ++k) {
                     int v = tdims[t][k];
-                    if (L.dirOf[v] >= 0) dn *= L.M[v];
+                    if (L.dirOf[v] < 0) continue;
+                    // FIX L1-OUTPUT: a window's output tile holds its outputs, not the input rows they read
+                    // (an 11x11 window's one output is one element, not 121).
+                    const int w = slideOf[v];
+                    if (corrected && t == nt - 1 && w >= 0 && L.dirOf[w] >= 0)
+                        dn *= std::max<i64>(
+                            1, (L.M[v] - eff(L.M[w], dilation[v])) / std::max<i64>(stride[v], 1) + 1);
+                    else
+                        dn *= L.M[v];
                 }
                 if (t < nInputs) {
                     reqUp[t] += 2 * in[t];

@@ -115,6 +115,21 @@ private slots:
         QCOMPARE(pick(run(text.toStdString(), acc, cost::Fidelity::Corrected)), corrected);
     }
 
+    // FIX L1-OUTPUT: a PE's output tile holds its window's outputs. AlexNet CONV1's PE tile (one 11x11
+    // window at stride 4 of one channel, one filter): 121 weights + 121 inputs + 1 output, double-buffered
+    // 486 elements; MAESTRO counts the output at the window's 121 (726), which left the layer without a
+    // Timeloop-compatible mapping on P1's 512-byte L1 (Timeloop accepts the tile).
+    void l1RequirementOfAWindowOutput()
+    {
+        const char* text = R"(Network A { Layer CONV1 { Type: CONV Stride { X: 4, Y: 4 }
+          Dimensions { K: 2, C: 1, R: 11, S: 11, Y: 15, X: 15 }
+          Dataflow { SpatialMap(1,1) K; TemporalMap(1,1) C; TemporalMap(11,4) Y; TemporalMap(11,4) X;
+                     TemporalMap(11,11) R; TemporalMap(11,11) S; } } })";
+        const auto acc = hw(2, 4, 1, 1000);
+        QCOMPARE(run(text, acc, cost::Fidelity::Corrected).m.l1SizeReq, 486);
+        QCOMPARE(run(text, acc, cost::Fidelity::Maestro).m.l1SizeReq, 726);
+    }
+
     // Q-CSV-1: the CSV energy is the consistent total (MACs, output L2 reads and own L1 counts included).
     void csvEnergy()
     {
