@@ -184,15 +184,14 @@ Accelerator acceleratorFromJson(
     fields.integer("simd_lanes", acc.simdLanes);
     if (const json* m = fields.member("multicast")) {
         // true and false are the first version's: multicast of elements, or none.
-        if (m->is_boolean())
-            acc.multicast = m->get<bool>() ? Multicast::Elements : Multicast::None;
-        else if (m->is_string() && m->get<std::string>() == "elements")
-            acc.multicast = Multicast::Elements;
-        else if (m->is_string() && m->get<std::string>() == "tiles")
-            acc.multicast = Multicast::Tiles;
-        else if (m->is_string() && m->get<std::string>() == "none")
-            acc.multicast = Multicast::None;
-        else
+        bool known = m->is_boolean();
+        if (known) acc.multicast = m->get<bool>() ? Multicast::Elements : Multicast::None;
+        for (auto kind : {Multicast::Elements, Multicast::Tiles, Multicast::None})
+            if (m->is_string() && m->get<std::string>() == toString(kind)) {
+                acc.multicast = kind;
+                known = true;
+            }
+        if (!known)
             fields.error("multicast",
                 "must be \"elements\", \"tiles\", \"none\", true or false, not " + JsonFields::describe(*m));
     }

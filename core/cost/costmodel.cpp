@@ -1245,54 +1245,46 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         childDims[v] = L.M[v];
                 }
             };
+            // The step's child executions, `times` sub-units of each kind: their PE writes and global-buffer
+            // traffic (none of a tile this step kept, gbKept), and whether their tiles stay put.
+            i64 writes[kMaxTensors] = {}, gbIn[kMaxTensors] = {}, gbOut = 0;
+            auto takeChild = [&](const LevelOut& r, i64 times) {
+                for (int t = 0; t < nInputs; ++t) {
+                    writes[t] = satAdd(writes[t], satMul(times, r.peWrites[t]));
+                    if (!gbKept(t, r)) gbIn[t] = satAdd(gbIn[t], satMul(times, r.gbIn[t]));
+                }
+                if (!gbKept(o, r)) gbOut = satAdd(gbOut, satMul(times, r.gbOut));
+                for (int t = 0; t < nt; ++t)
+                    res.gbConst[t] = res.gbConst[t] && (!aboveGb || r.gbConst[t]);
+            };
             if (!sps.edge || !sps.edgeEdge) {
                 childDimsFor(false);
                 const LevelOut* r = child(l + 1, childDims);
                 if (!r) return res;
                 comp = r->runtime;
                 units = r->avgUtil * double(sps.edge ? L.E : L.P);
-                const i64 subUnits = sps.edge ? L.E : L.P;
-                for (int t = 0; t < nInputs; ++t) {
-                    res.gbConst[t] = res.gbConst[t] && (!aboveGb || r->gbConst[t]);
-                    addMul(res.peWrites[t], occ, satMul(subUnits, r->peWrites[t]), ovf);
-                    if (!gbKept(t, *r)) addMul(res.gbIn[t], occ, satMul(subUnits, r->gbIn[t]), ovf);
-                }
-                res.gbConst[o] = res.gbConst[o] && (!aboveGb || r->gbConst[o]);
-                if (!gbKept(o, *r)) addMul(res.gbOut, occ, satMul(subUnits, r->gbOut), ovf);
+                takeChild(*r, sps.edge ? L.E : L.P);
             } else {
                 childDimsFor(true);
                 const LevelOut* r = child(l + 1, childDims);
                 if (!r) return res;
                 comp = r->runtime;
                 units = r->avgUtil;
-                i64 writes[kMaxTensors], gbIn[kMaxTensors];
-                for (int t = 0; t < nInputs; ++t) {
-                    res.gbConst[t] = res.gbConst[t] && (!aboveGb || r->gbConst[t]);
-                    writes[t] = r->peWrites[t];
-                    gbIn[t] = gbKept(t, *r) ? 0 : r->gbIn[t];
-                }
-                res.gbConst[o] = res.gbConst[o] && (!aboveGb || r->gbConst[o]);
-                i64 gbOut = gbKept(o, *r) ? 0 : r->gbOut;
+                takeChild(*r, 1);
                 if (L.E - 1 > 0) {
                     childDimsFor(false);
                     const LevelOut* r2 = child(l + 1, childDims);
                     if (!r2) return res;
                     comp = std::max(comp, r2->runtime);
                     units += r2->avgUtil * double(L.E - 1);
-                    for (int t = 0; t < nInputs; ++t) {
-                        res.gbConst[t] = res.gbConst[t] && (!aboveGb || r2->gbConst[t]);
-                        writes[t] = satAdd(writes[t], satMul(L.E - 1, r2->peWrites[t]));
-                        if (!gbKept(t, *r2)) gbIn[t] = satAdd(gbIn[t], satMul(L.E - 1, r2->gbIn[t]));
-                    }
-                    res.gbConst[o] = res.gbConst[o] && (!aboveGb || r2->gbConst[o]);
-                    if (!gbKept(o, *r2)) gbOut = satAdd(gbOut, satMul(L.E - 1, r2->gbOut));
+                    takeChild(*r2, L.E - 1);
                 }
-                for (int t = 0; t < nInputs; ++t) {
-                    addMul(res.peWrites[t], occ, writes[t], ovf);
-                    addMul(res.gbIn[t], occ, gbIn[t], ovf);
-                }
-                addMul(res.gbOut, occ, gbOut, ovf);
             }
+            for (int t = 0; t < nInputs; ++t) {
+                addMul(res.peWrites[t], occ, writes[t], ovf);
+                addMul(res.gbIn[t], occ, gbIn[t], ovf);
+            }
+            addMul(res.gbOut, occ, gbOut, ovf);
         }
         i64 din = delay(sumIn);
         i64 dout = delay(out);
@@ -1398,6 +1390,19 @@ Span intersect(Span a, Span b)
     return Span{std::max(a.begin, b.begin), std::min(a.end, b.end)};
 }
 
+// Appends `a` less `b` to `out` (one range, or two when b lies inside a) and returns their intersection.
+Span pushDifference(std::vector<Span>& out, Span a, Span b)
+{
+    const Span both = intersect(a, b);
+    if (both.size() == 0) {
+        out.push_back(a);
+    } else {
+        out.push_back(Span{a.begin, both.begin});
+        out.push_back(Span{both.end, a.end});
+    }
+    return both;
+}
+
 // Elements covered by a union of ranges (sorted in place).
 i64 unionSize(std::vector<Span>& spans)
 {
@@ -1431,16 +1436,8 @@ i64 Evaluator::Impl::GbCarry::drained(const Span* oc)
     const i64 before = unionSize(scratch);
     if (kept == 0) return all * before;
     scratch.clear();
-    for (size_t j = 0; j < prevOut.size(); ++j) {
-        const Span now = j < curOut.size() ? curOut[j] : Span{};
-        const Span both = intersect(prevOut[j], now);
-        if (both.size() == 0) {
-            scratch.push_back(prevOut[j]);
-        } else {
-            scratch.push_back(Span{prevOut[j].begin, both.begin});
-            scratch.push_back(Span{both.end, prevOut[j].end});
-        }
-    }
+    for (size_t j = 0; j < prevOut.size(); ++j)
+        pushDifference(scratch, prevOut[j], j < curOut.size() ? curOut[j] : Span{});
     return (all - kept) * before + kept * unionSize(scratch);
 }
 
@@ -1588,15 +1585,8 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
                 news.clear();
                 for (size_t j = 0; j < active; ++j) {
                     outs.push_back(mine[j]);
-                    const Span before = had[j] ? wasMine[j] : Span{};
-                    const Span both = intersect(mine[j], before);
+                    const Span both = pushDifference(news, mine[j], had[j] ? wasMine[j] : Span{});
                     sum += a * mine[j].size() - kept * both.size();
-                    if (both.size() == 0) {
-                        news.push_back(mine[j]);
-                    } else {
-                        news.push_back(Span{mine[j].begin, both.begin});
-                        news.push_back(Span{both.end, mine[j].end});
-                    }
                 }
                 uni = (a - kept) * unionSize(outs) + kept * unionSize(news);
             } else {

@@ -4,12 +4,12 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
 
 #include "core/cost/costmodel.h"
+#include "core/util/checked_math.h"
 #include "core/util/text_file.h"
 
 namespace marvel::timeloop {
@@ -371,11 +371,6 @@ std::string problemYaml(const cost::Problem& p, const Shape& s, const Mapping& m
     return o.str();
 }
 
-i64 satAddBandwidth(i64 a, i64 b)
-{
-    return a > std::numeric_limits<i64>::max() - b ? std::numeric_limits<i64>::max() : a + b;
-}
-
 std::string archYaml(const arch::Accelerator& acc, const Mapping& m, const Options& opt)
 {
     const i64 bits = 8 * acc.bytesPerElement;
@@ -398,7 +393,7 @@ std::string archYaml(const arch::Accelerator& acc, const Mapping& m, const Optio
       << "            depth: " << acc.l2Elements() << "\n            width: " << bits << "\n"
       << "            datawidth: " << bits << "\n"
       << "            read_bandwidth: " << acc.nocBandwidth << "\n"
-      << "            write_bandwidth: " << satAddBandwidth(acc.nocBandwidth, acc.offchipBandwidth) << "\n"
+      << "            write_bandwidth: " << saturatingAdd(acc.nocBandwidth, acc.offchipBandwidth) << "\n"
       << mb << "        - name: PEBuffer[0.." << n << "]\n          class: regfile\n          attributes:\n"
       << "            depth: " << acc.l1Elements() << "\n            width: " << bits << "\n"
       << "            datawidth: " << bits << "\n"

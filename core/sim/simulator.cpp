@@ -52,6 +52,13 @@ struct Tensor
     std::vector<i64> strides; ///< row-major flat index
     i64 elements = 1;
     std::vector<std::uint32_t> stamp, count; ///< per element: last union round it was seen in, receivers
+    /// Whether element `e` is seen for the first time in union round `round` (and marks it seen).
+    bool firstInRound(i64 e, std::uint32_t round)
+    {
+        if (stamp[size_t(e)] == round) return false;
+        stamp[size_t(e)] = round;
+        return true;
+    }
 };
 
 struct Dir
@@ -258,7 +265,9 @@ struct Simulator::Impl
     /// timing starts from empty buffers.
     std::vector<Box> gbPrev;
     std::vector<char> gbHad, gbHadOut;
-    i64 gbFinalReturn(); ///< the partial sums the global-buffer level's sub-units still hold at the end
+    /// The partial sums the global-buffer level's sub-units held at its last step (gbPrev) and no longer hold
+    /// (`holds`: sub-unit u now holds `box[u]`), each output once.
+    i64 gbReturned(const std::vector<Box>& box, const std::vector<char>& holds);
     i64 lastStepCycles = 0, lastStepMoved = 0; ///< the last executed step of level 0: on-chip time, DRAM
     i64 dramStep(const std::vector<Box>& box, const std::vector<char>& valid, const std::vector<i64>& work);
     i64 dramFinish();
@@ -724,6 +733,17 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
     std::vector<i64> work(P, 0);
     std::vector<i64> idx(size_t(n), 0);
     std::vector<i64> unionIn(size_t(nt), 0), sumIn(size_t(nt), 0);
+    // A NoC that multicasts identical tiles only sends each sub-unit its own tile of a tensor this level's
+    // spatial maps index; one without multicast sends every copy.
+    std::vector<char> everyCopy(size_t(nInputs), 0);
+    for (int t = 0; t < nInputs; ++t) {
+        bool spatiallyIndexed = false;
+        for (const auto& dir : L.d)
+            for (const auto& ax : tensors[size_t(t)].axes)
+                spatiallyIndexed = spatiallyIndexed || (dir.spatial && ax.window < 0 && ax.dim == dir.dim);
+        everyCopy[size_t(t)] = acc.multicast == arch::Multicast::None
+            || (acc.multicast == arch::Multicast::Tiles && spatiallyIndexed);
+    }
     i64 runtime = 0;
 
     for (i64 s = 0; s < total && !stopped; ++s) {
@@ -812,16 +832,7 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
                         [&](i64 e) { fan = std::max<i64>(fan, T.count[size_t(e)]); });
                     frame->pes[size_t(peBase + i64(u))].tensors[size_t(t)].fanout = fan;
                 }
-            // A NoC that multicasts identical tiles only sends each sub-unit its own tile of a tensor this
-            // level's spatial maps index; one without multicast sends every copy.
-            bool spatiallyIndexed = false;
-            for (const auto& dir : L.d)
-                for (const auto& ax : T.axes)
-                    spatiallyIndexed
-                        = spatiallyIndexed || (dir.spatial && ax.window < 0 && ax.dim == dir.dim);
-            const bool everyCopy = acc.multicast == arch::Multicast::None
-                || (acc.multicast == arch::Multicast::Tiles && spatiallyIndexed);
-            if (everyCopy) uni = sum;
+            if (everyCopy[size_t(t)]) uni = sum;
             unionIn[size_t(t)] = uni;
             sumIn[size_t(t)] = sum;
             allIn += uni;
@@ -835,11 +846,7 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
                         pb[k] = gbHad[u] ? axisRange(gbPrev[u], T.axes[size_t(k)]) : Range{};
                     }
                     forEachNew(tb, pb, gbHad[u], na, T.strides.data(), [&](i64 e) {
-                        auto& st = T.stamp[size_t(e)];
-                        if (st != gr || everyCopy) {
-                            st = gr;
-                            ++sent;
-                        }
+                        if (T.firstInRound(e, gr) || everyCopy[size_t(t)]) ++sent;
                     });
                 }
                 unionIn[size_t(t)] = sent;
@@ -855,13 +862,7 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
                 if (!valid[u] || work[u] == 0) continue;
                 for (int k = 0; k < na; ++k)
                     tb[k] = axisRange(box[u], T.axes[size_t(k)]);
-                forEachIn(tb, na, T.strides.data(), [&](i64 e) {
-                    auto& st = T.stamp[size_t(e)];
-                    if (st != rd) {
-                        st = rd;
-                        ++out;
-                    }
-                });
+                forEachIn(tb, na, T.strides.data(), [&](i64 e) { out += T.firstInRound(e, rd); });
             }
             if (frame)
                 for (size_t u = 0; u < P; ++u) {
@@ -918,30 +919,14 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
             for (int k = 0; k < nInputs; ++k)
                 totals.tensors[size_t(k)].l2Reads += unionIn[size_t(k)];
             // A sub-unit keeps its partial sums while it computes the same outputs; those it no longer
-            // holds are returned (reduced: an output counts once), the last ones at the end (run()).
-            Tensor& T = tensors[size_t(nt - 1)];
-            const int na = int(T.axes.size());
-            const std::uint32_t gr = ++round;
-            i64 returned = 0;
-            for (size_t u = 0; u < P; ++u) {
-                if (!gbHadOut[u]) continue;
-                const bool holds = valid[u] && work[u] > 0;
-                for (int k = 0; k < na; ++k) {
-                    tb[k] = axisRange(gbPrev[u], T.axes[size_t(k)]);
-                    pb[k] = holds ? axisRange(box[u], T.axes[size_t(k)]) : Range{};
-                }
-                forEachNew(tb, pb, holds, na, T.strides.data(), [&](i64 e) {
-                    auto& st = T.stamp[size_t(e)];
-                    if (st != gr) {
-                        st = gr;
-                        ++returned;
-                    }
-                });
-            }
-            totals.tensors[size_t(nt - 1)].l2Writes += returned;
+            // holds are returned (the last ones at the end, run()).
+            std::vector<char> holds(P, 0);
+            for (size_t u = 0; u < P; ++u)
+                holds[u] = valid[u] && work[u] > 0;
+            totals.tensors[size_t(nt - 1)].l2Writes += gbReturned(box, holds);
             for (size_t u = 0; u < P; ++u) {
                 gbHad[u] = valid[u];
-                gbHadOut[u] = valid[u] && work[u] > 0;
+                gbHadOut[u] = holds[u];
                 gbPrev[u] = box[u];
             }
         }
@@ -969,24 +954,20 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
     return runtime;
 }
 
-i64 Simulator::Impl::gbFinalReturn()
+i64 Simulator::Impl::gbReturned(const std::vector<Box>& box, const std::vector<char>& holds)
 {
     Tensor& T = tensors.back();
     const int na = int(T.axes.size());
     const std::uint32_t gr = ++round;
-    Range tb[cost::kMaxDims];
+    Range tb[cost::kMaxDims], pb[cost::kMaxDims];
     i64 returned = 0;
     for (size_t u = 0; u < gbPrev.size(); ++u) {
         if (!gbHadOut[u]) continue;
-        for (int k = 0; k < na; ++k)
+        for (int k = 0; k < na; ++k) {
             tb[k] = axisRange(gbPrev[u], T.axes[size_t(k)]);
-        forEachIn(tb, na, T.strides.data(), [&](i64 e) {
-            auto& st = T.stamp[size_t(e)];
-            if (st != gr) {
-                st = gr;
-                ++returned;
-            }
-        });
+            pb[k] = holds[u] ? axisRange(box[u], T.axes[size_t(k)]) : Range{};
+        }
+        forEachNew(tb, pb, holds[u], na, T.strides.data(), [&](i64 e) { returned += T.firstInRound(e, gr); });
     }
     return returned;
 }
@@ -1018,7 +999,7 @@ Totals Simulator::Impl::run(const FrameSink& s, i64 firstFrame, i64 frameCount, 
         region[size_t(dmn)] = Range{0, size0[size_t(dmn)]};
     i64 frames = 0;
     totals.runtimeCycles = runLevel(0, region, 0, 0, frames);
-    if (!stopped) totals.tensors.back().l2Writes += gbFinalReturn();
+    if (!stopped) totals.tensors.back().l2Writes += gbReturned(gbPrev, std::vector<char>(gbPrev.size(), 0));
     if (!stopped && dramStepId > 0) {
         const i64 off = acc.offchipBandwidth, written = dramFinish();
         totals.runtimeCycles += std::max(lastStepCycles, (lastStepMoved + written + off - 1) / off)
