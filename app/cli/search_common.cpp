@@ -37,12 +37,9 @@ std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options)
         options.peUtilizationBound = *p;
     }
     if (auto f = args.value("fidelity")) {
-        if (*f == "maestro")
-            options.fidelity = search::Fidelity::Maestro;
-        else if (*f == "corrected")
-            options.fidelity = search::Fidelity::Corrected;
-        else
-            return "--fidelity must be maestro or corrected, got '" + *f + "'";
+        const std::optional<search::Fidelity> fidelity = search::fidelityFromString(*f);
+        if (!fidelity) return "--fidelity must be maestro or corrected, got '" + *f + "'";
+        options.fidelity = *fidelity;
     }
     if (args.has("widen-above")) {
         auto w = args.number("widen-above", 0.0, 1e9);
@@ -392,6 +389,7 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
 {
     nlohmann::json out;
     out["objective"] = search::toString(options.objective);
+    out["fidelity"] = search::toString(options.fidelity);
     out["style"] = styleName(layers);
     out["capacity_checked"] = {{"l1", options.l1Capacity}, {"l2", options.l2Capacity}};
     nlohmann::json array = nlohmann::json::array();
@@ -474,6 +472,11 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
     else if (style != "marvel")
         os << "style: " << style << " (" << styles::description(*styles::styleFromString(style))
            << "): the search is restricted to the style's parallel loops and loop orders\n\n";
+    os << "cost model: " << search::toString(options.fidelity) << " fidelity"
+       << (options.fidelity == search::Fidelity::Corrected
+                  ? " (what the mappings really move; --fidelity maestro: MAESTRO's figures)\n\n"
+                  : " (MAESTRO's figures, quirks included; --fidelity corrected: what the mappings really "
+                    "move)\n\n");
     std::int64_t totalRuntime = 0, totalRoofline = 0;
     std::size_t searchedLayers = 0;
     for (const SearchedLayer& l : layers) {

@@ -285,6 +285,9 @@ struct Evaluator::Impl
         std::vector<Span> mine, prevMine, outs, news;
         std::vector<i64> work;
         std::vector<char> hadPrev;
+        // Per-dimension ranges, kept here rather than on the stack: zeroing them on every call of the
+        // walk (once per sub-unit and step of the level above) cost a fifth of its time.
+        Span cur[kMaxDims], prev[kMaxDims], sub[kMaxDims], outCommon[kMaxDims];
     } walkScratch[kMaxLevels];
     /// The walk's global-buffer level (gbLevel > 0): what its sub-units held at its last executed step, over
     /// all its executions so far (they keep it into the next execution).
@@ -1120,11 +1123,18 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     ee = s[L.lastCoupledSpatial[t]]->edgeEdge;
                 }
                 if (corrected) {
+                    // The four (unique, eepe) variants, each computed once: the L2 and L1 sides share them.
+                    i64 memo[2][2] = {{-1, -1}, {-1, -1}};
+                    auto exact = [&](bool unique, bool eepe) {
+                        i64& m = memo[unique][eepe];
+                        if (m < 0) m = ingressExact(L, l, s, t, unique, eepe, ch);
+                        return m;
+                    };
                     in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
-                        [&](bool first, bool eepe) { return ingressExact(L, l, s, t, !first, eepe, ch); });
+                        [&](bool first, bool eepe) { return exact(!first, eepe); });
                     // FIX L1-WRITES: every receiving sub-unit writes what it received (multicast copies
                     // count once in L2 reads, once per receiver in L1 writes).
-                    auto self = [&](bool eepe) { return ingressExact(L, l, s, t, false, eepe, ch); };
+                    auto self = [&](bool eepe) { return exact(false, eepe); };
                     if (L.nCoupledSpatial[t] == 0)
                         inL1[t] = (speAllCase ? L.E : L.P) * self(false);
                     else if (!spe)
@@ -1483,6 +1493,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         if (outOf[v] >= 0 && (v == sd || slideOf[v] == sd)) window = v;
     const bool sdIsRows = window == sd;
     i64 tiles[kMaxLevelDirectives], positions[kMaxLevelDirectives], idx[kMaxLevelDirectives];
+    std::fill(idx, idx + n, i64(0));
     i64 total = 1;
     for (int k = 0; k < n; ++k) {
         tiles[k] = tileCount(L.d[k].sz, L.d[k].of, region[L.d[k].dim].size());
@@ -1503,7 +1514,9 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
     prevMine.resize(maxSub);
     work.resize(maxSub);
     hadPrev.assign(maxSub, 0);
-    Span cur[kMaxDims], prev[kMaxDims], sub[kMaxDims];
+    Span* const cur = w.cur;
+    Span* const prev = w.prev;
+    Span* const sub = w.sub;
     for (int v = 0; v < nd; ++v)
         cur[v] = prev[v] = region[v];
     bool anyExecuted = false;
@@ -1518,11 +1531,9 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
     i64 executed = 0;
 
     for (i64 s = 0; s < total; ++s) {
-        i64 rest = s;
-        for (int k = n - 1; k >= 0; --k) {
-            idx[k] = rest % positions[k];
-            rest /= positions[k];
-        }
+        if (s > 0) // the next position, the last directive fastest
+            for (int k = n - 1; k >= 0 && ++idx[k] == positions[k]; --k)
+                idx[k] = 0;
         for (int k = 0; k < n; ++k) {
             if (L.d[k].spatial) continue;
             const Span r = region[L.d[k].dim];
@@ -1686,7 +1697,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
             GbCarry& g = gbCarry;
             g.grow(maxSub);
             int nc = 0;
-            Span oc[kMaxDims];
+            Span* const oc = w.outCommon;
             for (int k = 0; k < tcount[o]; ++k) {
                 const int v = tdims[o][k];
                 if (v != varying) oc[nc++] = outOf[v] >= 0 ? outputs(v, cur[v], cur[slideOf[v]]) : cur[v];

@@ -504,6 +504,7 @@ std::vector<LayerRow> runPlan(const Plan& plan,
         // `marvel bench search`.
         o.refine = false;
         o.offChipCandidates = 1; // the paper keeps one off-chip solution
+        o.fidelity = search::Fidelity::Maestro; // the paper's figures are MAESTRO's
         const auto t0 = std::chrono::steady_clock::now();
         bool stopped = false;
         for (search::Objective objective : {search::Objective::Runtime, search::Objective::Energy}) {

@@ -79,10 +79,8 @@ void readSearch(const json& object, const std::string& file, search::SearchOptio
     std::string fidelity;
     if (fields.member("fidelity")) {
         fields.string("fidelity", fidelity);
-        if (fidelity == "maestro")
-            out.fidelity = search::Fidelity::Maestro;
-        else if (fidelity == "corrected")
-            out.fidelity = search::Fidelity::Corrected;
+        if (const std::optional<search::Fidelity> f = search::fidelityFromString(fidelity))
+            out.fidelity = *f;
         else if (object["fidelity"].is_string())
             fields.error("fidelity", "must be \"maestro\" or \"corrected\", not \"" + fidelity + "\"");
     }
@@ -240,7 +238,7 @@ std::string writeProject(const Project& project)
     const search::SearchOptions& s = project.search;
     nlohmann::ordered_json settings;
     settings["objective"] = search::toString(s.objective);
-    settings["fidelity"] = s.fidelity == search::Fidelity::Corrected ? "corrected" : "maestro";
+    settings["fidelity"] = search::toString(s.fidelity);
     settings["pe_util_bound"] = s.peUtilizationBound;
     settings["divisors_only"] = s.divisorsOnly;
     settings["l1_check"] = s.l1Capacity;

@@ -30,6 +30,18 @@ std::string toString(Objective objective)
     return "runtime";
 }
 
+std::string toString(Fidelity fidelity)
+{
+    return fidelity == Fidelity::Corrected ? "corrected" : "maestro";
+}
+
+std::optional<Fidelity> fidelityFromString(const std::string& text)
+{
+    if (text == "corrected") return Fidelity::Corrected;
+    if (text == "maestro") return Fidelity::Maestro;
+    return std::nullopt;
+}
+
 std::optional<Objective> objectiveFromString(const std::string& text)
 {
     if (text == "runtime") return Objective::Runtime;
@@ -998,6 +1010,17 @@ SearchResult Engine::run()
         }
         absorb(merged, true);
         reportProgress(false);
+        if (m_options.giveUpOverL2After > 0 && !best[0]) {
+            Tally sofar;
+            for (const Tally& t : tallies)
+                sofar.merge(t);
+            // Every mapping so far was refused for the L2 alone (none for L1 or a rejection), by a margin.
+            if (sofar.overCapacity >= m_options.giveUpOverL2After && sofar.overL2 == sofar.overCapacity
+                && sofar.minL2Bytes > m_acc.l2Bytes) {
+                result.gaveUpOverL2 = true;
+                break;
+            }
+        }
     }
     finished = true;
     if (!released && threads > 1) {

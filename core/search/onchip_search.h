@@ -29,6 +29,8 @@ std::optional<Objective> objectiveFromString(const std::string& text);
 
 /// Cost-model fidelity passed to the evaluator (the cost model's `maestro` and `corrected` modes).
 enum class Fidelity { Maestro, Corrected };
+std::string toString(Fidelity fidelity); ///< "maestro" or "corrected"
+std::optional<Fidelity> fidelityFromString(const std::string& text);
 
 /// What the cost model reports for one mapping (the part the search uses).
 struct Metrics
@@ -166,6 +168,15 @@ struct SearchOptions
     /// layer on P1 did not finish in an hour). Past it that choice's enumeration stops and the search
     /// reports itself truncated; 0: no limit.
     std::uint64_t maxTileVisits = 100'000'000;
+    /// searchLayer's attempts at an off-chip tile (all but its last) stop once this many mappings were
+    /// evaluated and every one was refused for its L2 requirement alone: the tile is too big for the
+    /// on-chip mappings the cost model counts, and the next attempt takes a smaller one rather than
+    /// evaluate the whole space to learn it (MobileNetV2's strided conv1 on P1 in corrected fidelity:
+    /// 380,000 mappings in 9 s for nothing). 0: every attempt searches its whole space.
+    std::uint64_t offChipGiveUpAfter = 1024;
+    /// The on-chip search's own limit, set by searchLayer from offChipGiveUpAfter for the attempts it can
+    /// follow with a smaller tile (SearchResult::gaveUpOverL2); 0: never (searchOnChip's callers).
+    std::uint64_t giveUpOverL2After = 0;
     /// Mappings found by an earlier search (the divisor-only one, for `divisorsOnly = false`) that start
     /// the incumbents and the Pareto front: they come first in candidate order, so the result is never
     /// worse than the best of them and ties keep them. Their metrics must come from the same cost model.
@@ -280,6 +291,7 @@ struct SearchResult
     double seconds = 0.0;
     bool cancelled = false;
     bool truncated = false; ///< maxCandidates or the tile-assignment limit reached: best of a part only
+    bool gaveUpOverL2 = false; ///< SearchOptions::giveUpOverL2After: stopped, nothing can fit the L2
     /// Nothing evaluated fits the buffers (stats.minL1Bytes / minL2Bytes say what the smallest needs).
     bool notMappable() const { return !cancelled && !bestRuntime && (stats.overL1 > 0 || stats.overL2 > 0); }
 

@@ -201,6 +201,8 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
     constexpr int kMaxOffChipAttempts = 8;
     arch::Accelerator budget = acc;
     OffChipSolution off;
+    SearchResult abandoned; // the attempts given up: their evaluations and time are the search's too
+    bool giveUp = options.l2Capacity;
     for (int attempt = 1;; ++attempt) {
         off = options.offChipCache ? options.offChipCache->solve(*nest, op.sizes, budget, offOptions)
                                    : solveOffChip(*nest, op.sizes, budget, offOptions);
@@ -228,7 +230,10 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
         // The cost model counts DRAM blocks under the off-chip solution's layouts.
         out.problem = prepared.problem;
         cost::setDramLayouts(out.problem, op, dramLayouts);
-        out.result = searchOnChip(out.space, out.offChip, acc, constrained,
+        SearchOptions attemptOptions = constrained;
+        attemptOptions.giveUpOverL2After
+            = giveUp && attempt < kMaxOffChipAttempts ? options.offChipGiveUpAfter : 0;
+        out.result = searchOnChip(out.space, out.offChip, acc, attemptOptions,
             costModelEvaluators(out.problem, acc, options.fidelity, options.constraint.dataflowFilter), sink,
             stop);
         out.result.stats.offChipAttempts = attempt;
@@ -238,9 +243,18 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
             break;
         const double shrink = static_cast<double>(acc.l2Bytes) / static_cast<double>(st.minL2Bytes);
         const auto next = static_cast<std::int64_t>(static_cast<double>(budget.l2Bytes) * shrink);
+        if (std::min(next, budget.l2Bytes - 1) < budget.bytesPerElement) {
+            if (!out.result.gaveUpOverL2) break;
+            // No smaller tile to try: this one's whole space decides after all.
+            addSeedingPass(abandoned, out.result);
+            giveUp = false;
+            --attempt;
+            continue;
+        }
+        addSeedingPass(abandoned, out.result);
         budget.l2Bytes = std::min(next, budget.l2Bytes - 1);
-        if (budget.l2Bytes < budget.bytesPerElement) break;
     }
+    addSeedingPass(out.result, abandoned);
     if (off.feasible) {
         out.offChipSolve = LayerSearchResult::OffChipSolve{off, budget.l2Bytes, offOptions};
         out.offChipSolve->options.stop = {}; // each use passes its own

@@ -33,8 +33,7 @@ std::string sweepSettings(const workloads::Workload& workload, const search::Sea
         out += "\n";
     }
     out += "objective: " + search::toString(search.objective) + "\n";
-    out += std::string("fidelity: ")
-        + (search.fidelity == search::Fidelity::Corrected ? "corrected" : "maestro") + "\n";
+    out += std::string("fidelity: ") + search::toString(search.fidelity) + "\n";
     out += "pe_util_bound: " + std::to_string(search.peUtilizationBound) + "\n";
     out += std::string("divisors_only: ") + (search.divisorsOnly ? "yes" : "no") + "\n";
     out += std::string("l1_check: ") + (search.l1Capacity ? "yes" : "no") + "\n";

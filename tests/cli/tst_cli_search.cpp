@@ -125,9 +125,10 @@ private slots:
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QJsonObject j = parse(run.out);
         QCOMPARE(j["objective"].toString(), QString("runtime"));
-        const QStringList topKeys = {"capacity_checked", "elapsed_seconds", "layers", "objective",
+        const QStringList topKeys = {"capacity_checked", "elapsed_seconds", "fidelity", "layers", "objective",
             "search_space", "style", "total_roofline_cycles", "total_runtime_cycles"};
         QCOMPARE(j.keys(), topKeys);
+        QCOMPARE(j["fidelity"].toString(), QString("maestro")); // the figures say which cost model made them
         QCOMPARE(j["style"].toString(), QString("marvel")); // the full search, no --style
         const QJsonObject layer = j["layers"].toArray().at(0).toObject();
         for (const char* key : {"name", "status", "buffers", "macs", "runtime_cycles", "energy", "edp",

@@ -233,6 +233,39 @@ private slots:
         QVERIFY2(retried >= 2, "the first off-chip choice leaves enough room for the cost model");
     }
 
+    /// An off-chip attempt whose first mappings are all too big for the L2 gives up early
+    /// (SearchOptions::offChipGiveUpAfter) and the next one takes a smaller tile: the same best mapping
+    /// as searching each attempt's whole space, for fewer evaluations.
+    void givingUpOnAnOffChipTileKeepsTheBest()
+    {
+        const ir::Operator op
+            = ir::parseOperator(workloads::conv2dLoopText(32, 32, 28, 28, 3, 3, 2, 2), "capacity.loop");
+        int gaveUp = 0;
+        for (search::Fidelity fidelity : {search::Fidelity::Maestro, search::Fidelity::Corrected})
+            for (std::int64_t l2 : {16384, 8192, 2048}) {
+                arch::Accelerator acc = sampleAccelerator("P2_edge.json");
+                acc.l2Bytes = l2;
+                SearchOptions whole = decoupledOptions();
+                whole.threads = 2;
+                whole.fidelity = fidelity;
+                whole.offChipGiveUpAfter = 0;
+                SearchOptions early = whole;
+                early.offChipGiveUpAfter = 1024;
+                const LayerSearchResult a = searchLayer(op, acc, whole);
+                const LayerSearchResult b = searchLayer(op, acc, early);
+                QVERIFY(a.result.bestRuntime && b.result.bestRuntime);
+                qInfo("%s, L2 %lld: %d attempts, %llu mappings; giving up early: %d attempts, %llu mappings",
+                    search::toString(fidelity).c_str(), static_cast<long long>(l2),
+                    a.result.stats.offChipAttempts, static_cast<unsigned long long>(a.result.evaluated),
+                    b.result.stats.offChipAttempts, static_cast<unsigned long long>(b.result.evaluated));
+                QCOMPARE(b.result.bestRuntime->metrics.runtime, a.result.bestRuntime->metrics.runtime);
+                QCOMPARE(b.result.bestRuntime->metrics.energy, a.result.bestRuntime->metrics.energy);
+                QVERIFY(b.result.evaluated <= a.result.evaluated);
+                gaveUp += b.result.evaluated < a.result.evaluated ? 1 : 0;
+            }
+        QVERIFY2(gaveUp >= 1, "no attempt gave up early");
+    }
+
     /// An L1 of 8 bytes holds no double-buffered mapping of a convolution: the search reports the
     /// layer as not mappable with the smallest requirement it found, which `--no-l1-check` then returns.
     void nothingFits()
