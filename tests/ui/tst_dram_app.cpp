@@ -14,6 +14,7 @@
 #include "core/arch/accelerator_io.h"
 #include "core/cost/costmodel.h"
 #include "core/ir/parser.h"
+#include "core/mdc/maestro_io.h"
 #include "core/search/search.h"
 #include "core/sweep/sweep.h"
 #include "core/workloads/workloads.h"
@@ -172,6 +173,56 @@ private slots:
         field->setValue(-1);
         QVERIFY(!panel.isValid());
         QVERIFY(panel.message().contains(QStringLiteral("dram_access")));
+    }
+
+    /// The NoC's multicast kind is the panel's too: shown from a file, edited into the accelerator the window
+    /// searches, saved in the preset's JSON, and it changes what the cost model counts (the global buffer's
+    /// input reads of a 3x3 window's rows spread over PEs: their shared halo rows are sent once only when
+    /// elements multicast).
+    void multicastChoiceRoundTrips()
+    {
+        AcceleratorPanel panel;
+        QComboBox* choice = panel.multicastChoice();
+        QVERIFY(choice);
+        arch::Accelerator acc = edgeWithDram();
+        acc.multicast = arch::Multicast::Tiles;
+        panel.setAccelerator(acc);
+        QCOMPARE(choice->currentData().toInt(), int(arch::Multicast::Tiles));
+        QVERIFY(panel.accelerator().multicast == arch::Multicast::Tiles);
+
+        QSignalSpy changed(&panel, &AcceleratorPanel::acceleratorChanged);
+        choice->setCurrentIndex(choice->findData(int(arch::Multicast::None)));
+        QVERIFY(changed.wait(3000));
+        const auto edited = changed.last().at(0).value<arch::Accelerator>();
+        QVERIFY(edited.multicast == arch::Multicast::None);
+        QVERIFY(panel.presetList()->currentText().contains(QStringLiteral("not a preset")));
+
+        QVERIFY(panel.saveAsPreset(QStringLiteral("multicast round trip")));
+        const QString path
+            = AcceleratorPanel::userPresetsDirectory() + QStringLiteral("/multicast_round_trip.json");
+        QVERIFY(arch::loadAccelerator(path.toStdString()).multicast == arch::Multicast::None);
+        QFile::remove(path);
+
+        // doc/cost-model.md's halo case: 4 output rows of a 3-tap window over 4 PEs, 2 channels. Each PE
+        // needs 3 input rows and neighbours share 2: the 6 rows of a channel are sent once with element
+        // multicast (12 reads), each PE its own 3 rows with identical-tile multicast or none (24).
+        const mdc::Network net = mdc::readMaestroMapping(
+            "Network n { Layer D { Type: DSCONV Dimensions { C: 2, R: 3, S: 1, Y: 6, X: 1 } Dataflow {"
+            " TemporalMap(1,1) C; SpatialMap(1,1) Y'; TemporalMap(3,3) R; TemporalMap(1,1) S;"
+            " TemporalMap(1,1) X; } } }",
+            "halo.m");
+        const cost::Problem problem = cost::fromMaestroLayer(net.layers[0]);
+        QStringList reads;
+        for (arch::Multicast m : {arch::Multicast::Elements, arch::Multicast::Tiles, arch::Multicast::None}) {
+            choice->setCurrentIndex(choice->findData(int(m)));
+            arch::Accelerator a = panel.accelerator();
+            a.numPes = 4;
+            cost::Options o;
+            o.fidelity = cost::Fidelity::Corrected;
+            const cost::Result r = cost::Evaluator(problem, a, o).evaluate(net.layers[0].dataflow);
+            reads << QString::number(r.m.tensors[0].l2Read);
+        }
+        QCOMPARE(reads.join(' '), QStringLiteral("12 24 24"));
     }
 
     void retuningL2OrTheDramBandwidthMovesTheFront()

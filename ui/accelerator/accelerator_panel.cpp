@@ -173,7 +173,7 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
     fileRow->addWidget(savePreset);
     layout->addLayout(fileRow);
 
-    auto addGroup = [&](const QString& title, std::span<const FieldSpec> specs) {
+    auto addGroup = [&](const QString& title, std::span<const FieldSpec> specs) -> QFormLayout* {
         auto* group = new QGroupBox(title);
         auto* form = new QFormLayout(group);
         form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
@@ -210,11 +210,33 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
             form->addRow(label, box);
         }
         layout->addWidget(group);
+        return form;
     };
     addGroup(tr("Compute"), kCompute);
     addGroup(tr("Buffers"), kBuffers);
-    addGroup(tr("Network and memory"), kNetwork);
+    QFormLayout* network = addGroup(tr("Network and memory"), kNetwork);
     addGroup(tr("Energy per access"), kEnergy);
+
+    // What one NoC send reaches decides the global buffer's reads (doc/cost-model.md, "Global-buffer
+    // traffic"; doc/timeloop.md): the item data is the arch::Multicast value.
+    m_multicast = new QComboBox;
+    m_multicast->setObjectName(QStringLiteral("multicast"));
+    m_multicast->addItem(tr("elements"), int(arch::Multicast::Elements));
+    m_multicast->addItem(tr("identical tiles"), int(arch::Multicast::Tiles));
+    m_multicast->addItem(tr("none"), int(arch::Multicast::None));
+    // As narrow as the spin boxes: the dock column must fit a 1280-pixel screen.
+    m_multicast->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_multicast->setMinimumContentsLength(10);
+    const QString multicastTip = tr(
+        "What one NoC send reaches (corrected fidelity). Elements: an element several PEs need is sent once "
+        "(MAESTRO's NoC; overlapping window halos too). Identical tiles: one send reaches the PEs whose "
+        "tiles are the same; each PE gets its own halo (Timeloop's network). None: every PE's copy is sent "
+        "separately. Changes the global buffer's reads, the NoC's time and L2 energy.");
+    m_multicast->setToolTip(multicastTip);
+    connect(m_multicast, &QComboBox::currentIndexChanged, this, &AcceleratorPanel::onEdited);
+    auto* multicastLabel = new QLabel(tr("Multicast"));
+    multicastLabel->setToolTip(multicastTip);
+    network->addRow(multicastLabel, m_multicast);
 
     m_message = new QLabel;
     m_message->setWordWrap(true);
@@ -353,6 +375,7 @@ void AcceleratorPanel::setAccelerator(const arch::Accelerator& acc)
         else
             static_cast<QSpinBox*>(it.value())->setValue(static_cast<int>(valueOf(acc, it.key())));
     }
+    m_multicast->setCurrentIndex(m_multicast->findData(int(acc.multicast)));
     m_loading = false;
     revalidate();
 }
@@ -362,6 +385,7 @@ arch::Accelerator AcceleratorPanel::accelerator() const
     arch::Accelerator acc = m_base;
     for (auto it = m_fields.begin(); it != m_fields.end(); ++it)
         setValue(acc, it.key(), spinValue(it.value()));
+    acc.multicast = static_cast<arch::Multicast>(m_multicast->currentData().toInt());
     return acc;
 }
 

@@ -44,6 +44,8 @@ public:
     /// Fills the preset list again: the samples, then the user's presets.
     void reloadPresets();
     QComboBox* presetList() const { return m_presets; }
+    /// What one NoC send reaches (item data: arch::Multicast).
+    QComboBox* multicastChoice() const { return m_multicast; }
     /// The preset a new window opens on: the sample with the most PEs among those that charge DRAM
     /// accesses (a platform with a memory system); the paper's P2 when no sample does.
     int defaultPresetIndex() const;
@@ -64,6 +66,7 @@ private:
 
     QMap<QString, QAbstractSpinBox*> m_fields;
     QComboBox* m_presets = nullptr;
+    QComboBox* m_multicast = nullptr;
     QHash<QString, arch::Accelerator> m_presetCache; ///< preset file -> its accelerator
     QLabel* m_message = nullptr;
     QTimer* m_debounce = nullptr;
