@@ -60,9 +60,17 @@ bool weaklyDominates(const std::vector<Candidate>& stronger, const std::vector<C
 }
 
 /// Every best and front mapping needs at most the accelerator's L1 and L2 (a fresh cost-model evaluation).
-bool everyMappingFits(const LayerSearchResult& r, const arch::Accelerator& acc)
+/// The cost model's options for re-evaluating what a search in `fidelity` returned.
+cost::Options reevaluation(Fidelity fidelity)
 {
-    cost::Evaluator evaluator(r.problem, acc);
+    cost::Options o;
+    o.fidelity = fidelity == Fidelity::Corrected ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
+    return o;
+}
+
+bool everyMappingFits(const LayerSearchResult& r, const arch::Accelerator& acc, Fidelity fidelity)
+{
+    cost::Evaluator evaluator(r.problem, acc, reevaluation(fidelity));
     std::vector<const Candidate*> all;
     for (const auto* best : {&r.result.bestRuntime, &r.result.bestEnergy, &r.result.bestEdp})
         if (*best) all.push_back(&**best);
@@ -130,7 +138,7 @@ private slots:
         QVERIFY(value(three) <= value(one));
         QVERIFY(three.result.evaluated >= one.result.evaluated);
         // Capacity rules unchanged.
-        QVERIFY(everyMappingFits(three, acc));
+        QVERIFY(everyMappingFits(three, acc, several.fidelity));
         // No mapping moves less than the compulsory traffic (tst_dram: on random mappings, and exactly it
         // when the layer fits): the GEMM reads A (64 x 256) and B (256 x 128), writes C (64 x 128).
         if (op == 1)
@@ -201,12 +209,14 @@ private slots:
         std::string rises;
         for (std::int64_t l2 = smallestL2; l2 <= 16 * smallestL2; l2 *= 2) {
             acc.l2Bytes = l2;
-            const LayerSearchResult r = searchLayer(o, acc, optionsWith(1, Objective::Energy, refine));
+            const SearchOptions options = optionsWith(1, Objective::Energy, refine);
+            const LayerSearchResult r = searchLayer(o, acc, options);
             QVERIFY(r.result.bestEnergy);
             const double energy = r.result.bestEnergy->metrics.energy;
             if (previousBest) {
                 // The smaller L2's best fits this L2 and costs the same here.
-                const cost::Result again = cost::Evaluator(r.problem, acc).evaluate(previousBest->dataflow);
+                const cost::Result again = cost::Evaluator(r.problem, acc, reevaluation(options.fidelity))
+                                               .evaluate(previousBest->dataflow);
                 QCOMPARE(again.m.totalEnergy(), previous);
                 QVERIFY(again.m.l2SizeReq * acc.bytesPerElement <= acc.l2Bytes);
                 if (energy > previous)
