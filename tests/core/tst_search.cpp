@@ -500,6 +500,7 @@ private slots:
         acc.l2Bytes = 1 << 16;
         SearchOptions o = decoupledOptions();
         o.threads = 2;
+        o.fidelity = Fidelity::Maestro; // the row loops are maestro fidelity's
         const LayerSearchResult r = searchLayer(op, acc, o);
         const std::int64_t macs = 16 * 4 * 8 * 8 * 3 * 3;
         QVERIFY(r.result.bestRuntime);

@@ -290,6 +290,7 @@ private slots:
         acc.l2Bytes = 4650;
         search::SearchOptions o;
         o.threads = 2;
+        o.fidelity = search::Fidelity::Maestro; // MAESTRO's figures are the ones that can be impossible
         o.divisorsOnly = false;
         o.everyTileSize = true;
         o.constraint.parallelAllowed = {true, true, false, false, false, false};
