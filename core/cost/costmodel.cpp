@@ -1416,7 +1416,9 @@ Span pushDifference(std::vector<Span>& out, Span a, Span b)
 // Elements covered by a union of ranges (sorted in place).
 i64 unionSize(std::vector<Span>& spans)
 {
-    std::sort(spans.begin(), spans.end(), [](Span a, Span b) { return a.begin < b.begin; });
+    const auto byBegin = [](Span a, Span b) { return a.begin < b.begin; };
+    // The walk pushes its sub-units' ranges in order, so they usually come sorted.
+    if (!std::is_sorted(spans.begin(), spans.end(), byBegin)) std::sort(spans.begin(), spans.end(), byBegin);
     i64 n = 0, reach = std::numeric_limits<i64>::min();
     for (const Span& x : spans) {
         if (x.size() == 0) continue;
