@@ -283,9 +283,7 @@ int run(const std::vector<std::string>& argv)
             const arch::Accelerator acc
                 = args.has("hw") ? cli::loadAcceleratorArg(*args.value("hw")) : proj.accelerator;
             // The project's fidelity, unless --fidelity says otherwise.
-            std::string fidelity
-                = proj.search.fidelity == search::Fidelity::Corrected ? "corrected" : "maestro";
-            fidelity = args.valueOr("fidelity", fidelity);
+            const std::string fidelity = args.valueOr("fidelity", search::toString(proj.search.fidelity));
             options.fidelity = fidelity == "corrected" ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
             layers = evaluateProject(proj, *path, acc, options);
         } else if (fixed) {

@@ -97,11 +97,17 @@ Metrics toSearchMetrics(const cost::Metrics& m, std::int64_t numPes)
     return out;
 }
 
-EvaluatorFactory costModelEvaluators(const cost::Problem& problem, const arch::Accelerator& acc,
-    Fidelity fidelity, const DataflowFilterFactory& filter)
+cost::Options costOptions(Fidelity fidelity)
 {
     cost::Options options;
     options.fidelity = fidelity == Fidelity::Corrected ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
+    return options;
+}
+
+EvaluatorFactory costModelEvaluators(const cost::Problem& problem, const arch::Accelerator& acc,
+    Fidelity fidelity, const DataflowFilterFactory& filter)
+{
+    const cost::Options options = costOptions(fidelity);
     return [problem, acc, options, filter]() -> std::unique_ptr<MappingEvaluator> {
         return std::make_unique<CostModelEvaluator>(
             problem, acc, options, filter ? filter(problem, acc) : DataflowFilter{});

@@ -1014,7 +1014,7 @@ SearchResult Engine::run()
             Tally sofar;
             for (const Tally& t : tallies)
                 sofar.merge(t);
-            // Every mapping so far was refused for the L2 alone (none for L1 or a rejection), by a margin.
+            // Nothing has fitted yet, and every mapping refused so far was refused for the L2 alone.
             if (sofar.overCapacity >= m_options.giveUpOverL2After && sofar.overL2 == sofar.overCapacity
                 && sofar.minL2Bytes > m_acc.l2Bytes) {
                 result.gaveUpOverL2 = true;

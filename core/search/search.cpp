@@ -202,7 +202,6 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
     arch::Accelerator budget = acc;
     OffChipSolution off;
     SearchResult abandoned; // the attempts given up: their evaluations and time are the search's too
-    bool giveUp = options.l2Capacity;
     for (int attempt = 1;; ++attempt) {
         off = options.offChipCache ? options.offChipCache->solve(*nest, op.sizes, budget, offOptions)
                                    : solveOffChip(*nest, op.sizes, budget, offOptions);
@@ -230,13 +229,17 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
         // The cost model counts DRAM blocks under the off-chip solution's layouts.
         out.problem = prepared.problem;
         cost::setDramLayouts(out.problem, op, dramLayouts);
-        SearchOptions attemptOptions = constrained;
-        attemptOptions.giveUpOverL2After
-            = giveUp && attempt < kMaxOffChipAttempts ? options.offChipGiveUpAfter : 0;
-        out.result = searchOnChip(out.space, out.offChip, acc, attemptOptions,
-            costModelEvaluators(out.problem, acc, options.fidelity, options.constraint.dataflowFilter), sink,
-            stop);
-        out.result.stats.offChipAttempts = attempt;
+        auto searchAttempt = [&](std::uint64_t giveUpAfter) {
+            SearchOptions attemptOptions = constrained;
+            attemptOptions.giveUpOverL2After = giveUpAfter;
+            SearchResult r = searchOnChip(out.space, out.offChip, acc, attemptOptions,
+                costModelEvaluators(out.problem, acc, options.fidelity, options.constraint.dataflowFilter),
+                sink, stop);
+            r.stats.offChipAttempts = attempt;
+            return r;
+        };
+        out.result = searchAttempt(
+            options.l2Capacity && attempt < kMaxOffChipAttempts ? options.offChipGiveUpAfter : 0);
         const SearchStats& st = out.result.stats;
         if (out.result.cancelled || out.result.bestRuntime || !options.l2Capacity || st.overL2 == 0
             || st.minL2Bytes <= acc.l2Bytes || attempt == kMaxOffChipAttempts)
@@ -244,12 +247,12 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
         const double shrink = static_cast<double>(acc.l2Bytes) / static_cast<double>(st.minL2Bytes);
         const auto next = static_cast<std::int64_t>(static_cast<double>(budget.l2Bytes) * shrink);
         if (std::min(next, budget.l2Bytes - 1) < budget.bytesPerElement) {
-            if (!out.result.gaveUpOverL2) break;
-            // No smaller tile to try: this one's whole space decides after all.
-            addSeedingPass(abandoned, out.result);
-            giveUp = false;
-            --attempt;
-            continue;
+            if (out.result.gaveUpOverL2) {
+                // No smaller tile to try: this one's whole space decides after all.
+                addSeedingPass(abandoned, out.result);
+                out.result = searchAttempt(0);
+            }
+            break;
         }
         addSeedingPass(abandoned, out.result);
         budget.l2Bytes = std::min(next, budget.l2Bytes - 1);

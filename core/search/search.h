@@ -6,6 +6,7 @@
 #include <stop_token>
 
 #include "core/arch/accelerator.h"
+#include "core/cost/costmodel.h"
 #include "core/cost/problem.h"
 #include "core/ir/operator.h"
 #include "core/search/offchip.h"
@@ -65,6 +66,10 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
 /// The search's figures of one cost-model evaluation (energy with DRAM, its parts, the DRAM traffic, the
 /// buffer requirements, the PE utilisation of `numPes`).
 Metrics toSearchMetrics(const cost::Metrics& m, std::int64_t numPes);
+
+/// The cost model's options a search in `fidelity` evaluates with: re-evaluating what it returned with
+/// them gives its figures.
+cost::Options costOptions(Fidelity fidelity);
 
 /// One cost::Evaluator per call, configured with `fidelity`: the search's evaluator factory. With `filter`,
 /// each evaluator rejects the mappings its filter refuses (SearchConstraint::dataflowFilter).

@@ -98,9 +98,7 @@ private slots:
             QVERIFY(r.result.bestRuntime && r.result.bestEnergy && r.result.bestEdp);
             QVERIFY(!r.result.pareto.empty());
             const std::int64_t macs = std::int64_t{24} * 8 * 12 * 10 * 9;
-            cost::Options co;
-            co.fidelity
-                = fidelity == Fidelity::Corrected ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
+            const cost::Options co = costOptions(fidelity);
             std::vector<const Candidate*> all{
                 &*r.result.bestRuntime, &*r.result.bestEnergy, &*r.result.bestEdp};
             for (const Candidate& c : r.result.pareto)

@@ -60,17 +60,9 @@ bool weaklyDominates(const std::vector<Candidate>& stronger, const std::vector<C
 }
 
 /// Every best and front mapping needs at most the accelerator's L1 and L2 (a fresh cost-model evaluation).
-/// The cost model's options for re-evaluating what a search in `fidelity` returned.
-cost::Options reevaluation(Fidelity fidelity)
-{
-    cost::Options o;
-    o.fidelity = fidelity == Fidelity::Corrected ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
-    return o;
-}
-
 bool everyMappingFits(const LayerSearchResult& r, const arch::Accelerator& acc, Fidelity fidelity)
 {
-    cost::Evaluator evaluator(r.problem, acc, reevaluation(fidelity));
+    cost::Evaluator evaluator(r.problem, acc, costOptions(fidelity));
     std::vector<const Candidate*> all;
     for (const auto* best : {&r.result.bestRuntime, &r.result.bestEnergy, &r.result.bestEdp})
         if (*best) all.push_back(&**best);
@@ -215,7 +207,7 @@ private slots:
             const double energy = r.result.bestEnergy->metrics.energy;
             if (previousBest) {
                 // The smaller L2's best fits this L2 and costs the same here.
-                const cost::Result again = cost::Evaluator(r.problem, acc, reevaluation(options.fidelity))
+                const cost::Result again = cost::Evaluator(r.problem, acc, costOptions(options.fidelity))
                                                .evaluate(previousBest->dataflow);
                 QCOMPARE(again.m.totalEnergy(), previous);
                 QVERIFY(again.m.l2SizeReq * acc.bytesPerElement <= acc.l2Bytes);

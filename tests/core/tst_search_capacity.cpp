@@ -63,13 +63,6 @@ struct Need
     std::int64_t l2Bytes = 0;
 };
 
-cost::Options costOptions(Fidelity f)
-{
-    cost::Options options;
-    options.fidelity = f == Fidelity::Corrected ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
-    return options;
-}
-
 /// The requirement a fresh cost-model evaluation reports for the candidate's dataflow.
 Need needOf(cost::Evaluator& evaluator, const Candidate& c, const arch::Accelerator& acc)
 {

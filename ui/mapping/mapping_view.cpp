@@ -139,9 +139,7 @@ void MappingView::setMapping(const search::Candidate& c, const cost::Problem& pr
     }
     m_mdc->setPlainText(mdc);
 
-    cost::Options options;
-    options.fidelity
-        = fidelity == search::Fidelity::Corrected ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
+    const cost::Options options = search::costOptions(fidelity);
     try {
         cost::Evaluator evaluator(problem, acc, options);
         m_result = evaluator.evaluate(c.dataflow);
