@@ -277,6 +277,7 @@ struct Evaluator::Impl
         i64 executed = 0; ///< steps executed
     };
     Walked walk(int l, const Span* region);
+    Walked walkChild(int l, const Span* region); ///< walk(l, region), replayed when walked before
     LevelOut walkMapping();
     i64 activePes() const;
     i64 walkReqIn = 0; ///< double-buffered input tiles of the walk's first top-level step
@@ -324,6 +325,39 @@ struct Evaluator::Impl
             }
         }
     } gbCarry;
+    /// Corrected walk: the child walks of one evaluation by their region, where the region is keyed by its
+    /// absolute ranges on the dimensions a window makes position-dependent (edges clip, strides skip) and
+    /// by its size on the others. Below the global-buffer level a child walk is a pure function of that
+    /// key plus its additions to the L1 and MAC counts; most sub-units of a level repeat a shape the
+    /// level above has already walked (its steps over the other dimensions), so replaying them saves most
+    /// of a two- or three-level walk.
+    struct ChildWalks
+    {
+        static constexpr size_t kSlots = 2048; // a power of two
+        static constexpr int kProbes = 8;
+        struct Entry
+        {
+            std::uint32_t generation = 0;
+            int level = 0;
+            std::uint64_t hash = 0;
+            Span key[kMaxDims];
+            Walked walked;
+            i64 l1Write[kMaxTensors], l1Read[kMaxTensors], macs;
+        };
+        std::vector<Entry> slots;
+        std::uint32_t generation = 0;
+        std::uint32_t positional = 0; ///< dimensions keyed by absolute range
+        bool enabledBelow[kMaxLevels] = {}; ///< child walks of level l may be replayed
+        void startEvaluation()
+        {
+            if (slots.empty()) slots.resize(kSlots);
+            if (++generation == 0) { // wrapped: forget every entry
+                for (Entry& e : slots)
+                    e.generation = 0;
+                generation = 1;
+            }
+        }
+    } childWalks;
     const LevelOut* child(int l, const i64* Dc);
     bool run(std::span<const DirectiveId> flow, Metrics& out);
 
@@ -1650,7 +1684,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
             for (size_t j = 0; j < active; ++j) {
                 std::copy(cur, cur + nd, sub);
                 sub[sd] = mine[j];
-                const Walked child = walk(l + 1, sub);
+                const Walked child = walkChild(l + 1, sub);
                 comp = std::max(comp, child.runtime);
                 units += child.util;
             }
@@ -1748,6 +1782,63 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
     return res;
 }
 
+Evaluator::Impl::Walked Evaluator::Impl::walkChild(int l, const Span* region)
+{
+    ChildWalks& m = childWalks;
+    if (!m.enabledBelow[l - 1]) return walk(l, region);
+    Span key[kMaxDims];
+    std::uint64_t h = 0x9e3779b97f4a7c15ull * std::uint64_t(l + 1);
+    for (int v = 0; v < nd; ++v) {
+        key[v] = m.positional >> v & 1u ? region[v] : Span{0, region[v].size()};
+        h = (h ^ std::uint64_t(key[v].begin)) * 0x100000001b3ull;
+        h = (h ^ std::uint64_t(key[v].end)) * 0x100000001b3ull;
+    }
+    h ^= h >> 29;
+    const auto sameKey = [&](const ChildWalks::Entry& e) {
+        if (e.hash != h || e.level != l) return false;
+        for (int v = 0; v < nd; ++v)
+            if (e.key[v].begin != key[v].begin || e.key[v].end != key[v].end) return false;
+        return true;
+    };
+    ChildWalks::Entry* freeSlot = nullptr;
+    for (int p = 0; p < ChildWalks::kProbes; ++p) {
+        ChildWalks::Entry& e = m.slots[(h + std::uint64_t(p)) & (ChildWalks::kSlots - 1)];
+        if (e.generation != m.generation) {
+            freeSlot = &e;
+            break;
+        }
+        if (sameKey(e)) {
+            for (int t = 0; t < nt; ++t) {
+                top.t[t].l1Write += e.l1Write[t];
+                top.t[t].l1Read += e.l1Read[t];
+            }
+            top.macs += e.macs;
+            return e.walked;
+        }
+    }
+    i64 l1Write[kMaxTensors], l1Read[kMaxTensors];
+    for (int t = 0; t < nt; ++t) {
+        l1Write[t] = top.t[t].l1Write;
+        l1Read[t] = top.t[t].l1Read;
+    }
+    const i64 macs = top.macs;
+    const Walked w = walk(l, region);
+    if (freeSlot) {
+        ChildWalks::Entry& e = *freeSlot;
+        e.generation = m.generation;
+        e.level = l;
+        e.hash = h;
+        std::copy(key, key + nd, e.key);
+        e.walked = w;
+        for (int t = 0; t < nt; ++t) {
+            e.l1Write[t] = top.t[t].l1Write - l1Write[t];
+            e.l1Read[t] = top.t[t].l1Read - l1Read[t];
+        }
+        e.macs = top.macs - macs;
+    }
+    return w;
+}
+
 LevelOut Evaluator::Impl::walkMapping()
 {
     const int o = nt - 1;
@@ -1761,6 +1852,14 @@ LevelOut Evaluator::Impl::walkMapping()
     top.dinMax = top.doutMax = top.compMax = top.dinSum = top.doutSum = top.compSum = 0;
     top.ai = 0.0;
     gbCarry.reset();
+    // A child walk is replayable when no level at or below it carries the global buffer's state from
+    // one of its executions to the next (those above gbLevel do, through gbCarry).
+    childWalks.startEvaluation();
+    childWalks.positional = 0;
+    for (int v = 0; v < nd; ++v)
+        if (outOf[v] >= 0) childWalks.positional |= (1u << v) | (1u << slideOf[v]) | (1u << outOf[v]);
+    for (int l = 0; l < nLevels; ++l)
+        childWalks.enabledBelow[l] = gbLevel <= l;
     Span region[kMaxDims];
     for (int v = 0; v < nd; ++v)
         region[v] = Span{0, size0[v]};
