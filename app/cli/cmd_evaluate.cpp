@@ -49,8 +49,11 @@ const marvel::cli::Command kCommand{"evaluate",
     "                    l1_energy_macu, l2_energy_macu, dram_energy_macu (energy.dram_access per element\n"
     "                    moved) and their sum total_energy_macu, and the DRAM traffic: dram_reads,\n"
     "                    dram_writes in elements, dram_read_bytes, dram_write_bytes, and the same per\n"
-    "                    tensor) or json (array of objects with the same fields)\n"
-    "  --fidelity F      maestro (default: reproduces MAESTRO, quirks included) or corrected\n"
+    "                    tensor, then compute_bound, corrected_runtime and fidelity) or json (array of\n"
+    "                    objects with the same fields)\n"
+    "  --fidelity F      corrected (default: what the mapping really moves, the search's default) or\n"
+    "                    maestro (reproduces MAESTRO's figures, quirks included); every output names it\n"
+    "                    (table: a first line, csv: a fidelity column, json: \"fidelity\")\n"
     "  --export-timeloop DIR  with --mapping: write each layer as Timeloop input, DIR/<layer>/problem.yaml,\n"
     "                    arch.yaml, map.yaml, ert.yaml (run: cd DIR/<layer> && timeloop-model arch.yaml\n"
     "                    problem.yaml map.yaml ert.yaml); says per layer on stderr exported, with our\n"
@@ -275,6 +278,9 @@ int run(const std::vector<std::string>& argv)
     if (auto f = args.value("fidelity"); f && *f != "maestro" && *f != "corrected")
         return cli::usageError(kCommand, "--fidelity must be maestro or corrected");
 
+    // Without --fidelity (and without a project, which names its own): the search's default fidelity.
+    search::Fidelity fidelity
+        = search::fidelityFromString(args.valueOr("fidelity", "")).value_or(search::SearchOptions{}.fidelity);
     std::vector<cost::LayerEvaluation> layers;
     try {
         cost::Options options;
@@ -283,16 +289,14 @@ int run(const std::vector<std::string>& argv)
             const arch::Accelerator acc
                 = args.has("hw") ? cli::loadAcceleratorArg(*args.value("hw")) : proj.accelerator;
             // The project's fidelity, unless --fidelity says otherwise.
-            const std::string fidelity = args.valueOr("fidelity", search::toString(proj.search.fidelity));
-            options.fidelity = fidelity == "corrected" ? cost::Fidelity::Corrected : cost::Fidelity::Maestro;
+            if (!args.has("fidelity")) fidelity = proj.search.fidelity;
+            options.fidelity = search::costOptions(fidelity).fidelity;
             layers = evaluateProject(proj, *path, acc, options);
         } else if (fixed) {
-            options.fidelity = args.valueOr("fidelity", "maestro") == "corrected" ? cost::Fidelity::Corrected
-                                                                                  : cost::Fidelity::Maestro;
+            options.fidelity = search::costOptions(fidelity).fidelity;
             layers = evaluateFixed(*fixed, args, options);
         } else {
-            options.fidelity = args.valueOr("fidelity", "maestro") == "corrected" ? cost::Fidelity::Corrected
-                                                                                  : cost::Fidelity::Maestro;
+            options.fidelity = search::costOptions(fidelity).fidelity;
             arch::Accelerator acc = cli::loadAcceleratorArg(*args.value("hw"));
             std::string mappingPath = *args.value("mapping");
             mdc::Network net = mdc::readMaestroMappingFile(mappingPath);
@@ -329,6 +333,7 @@ int run(const std::vector<std::string>& argv)
         std::cerr << "marvel evaluate: " << formatDiagnostics(e.diagnostics());
         return cli::InputError;
     }
+    const std::string fidelityName = search::toString(fidelity);
     // A bad layer does not hide the good ones: every layer is reported, each bad one with its located
     // error (on stderr too), and the exit status says that something was wrong.
     bool allOk = true;
@@ -366,7 +371,7 @@ int run(const std::vector<std::string>& argv)
         std::cout << "layer_name,status";
         for (const auto& name : columns)
             std::cout << ',' << name;
-        std::cout << ",compute_bound,corrected_runtime\n";
+        std::cout << ",compute_bound,corrected_runtime,fidelity\n";
         for (size_t i = 0; i < rows.size(); ++i) {
             std::cout << csvField(layers[i].layerName) << ','
                       << (layers[i].ok ? cost::evaluationStatus(layers[i].result)
@@ -378,6 +383,7 @@ int run(const std::vector<std::string>& argv)
             } else {
                 std::cout << std::string(columns.size() + 2, ',');
             }
+            std::cout << ',' << fidelityName;
             std::cout << '\n';
         }
     } else if (format == "json") {
@@ -386,6 +392,7 @@ int run(const std::vector<std::string>& argv)
             nlohmann::json o;
             o["layer_name"] = layers[i].layerName;
             o["status"] = layers[i].ok ? cost::evaluationStatus(layers[i].result) : "error";
+            o["fidelity"] = fidelityName;
             if (!layers[i].ok) {
                 nlohmann::json errors = nlohmann::json::array();
                 for (const Diagnostic& d : layers[i].errors)
@@ -419,6 +426,7 @@ int run(const std::vector<std::string>& argv)
             "scr_total_energy_macu", "dram_energy_macu", "total_energy_macu", "avg_utilized_clusters",
             "l1_size_req", "l2_size_req", "peak_bw_req", "avg_bw_req", "dram_reads", "dram_writes",
             "dram_read_bytes", "dram_write_bytes"};
+        std::cout << cli::fidelityLine(fidelity);
         std::vector<std::vector<std::string>> cells;
         std::vector<std::string> header = {"layer"};
         header.insert(header.end(), shown.begin(), shown.end());

@@ -214,6 +214,15 @@ std::string notMappableReason(const SearchedLayer& layer, const arch::Accelerato
     return out;
 }
 
+std::string fidelityLine(search::Fidelity fidelity)
+{
+    return "cost model: " + search::toString(fidelity) + " fidelity"
+        + (fidelity == search::Fidelity::Corrected
+                ? " (what the mappings really move; --fidelity maestro: MAESTRO's figures)\n"
+                : " (MAESTRO's figures, quirks included; --fidelity corrected: what the mappings really "
+                  "move)\n");
+}
+
 std::string capacityWarning(const search::SearchOptions& options)
 {
     std::string out;
@@ -472,11 +481,7 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
     else if (style != "marvel")
         os << "style: " << style << " (" << styles::description(*styles::styleFromString(style))
            << "): the search is restricted to the style's parallel loops and loop orders\n\n";
-    os << "cost model: " << search::toString(options.fidelity) << " fidelity"
-       << (options.fidelity == search::Fidelity::Corrected
-                  ? " (what the mappings really move; --fidelity maestro: MAESTRO's figures)\n\n"
-                  : " (MAESTRO's figures, quirks included; --fidelity corrected: what the mappings really "
-                    "move)\n\n");
+    os << fidelityLine(options.fidelity) << '\n';
     std::int64_t totalRuntime = 0, totalRoofline = 0;
     std::size_t searchedLayers = 0;
     for (const SearchedLayer& l : layers) {

@@ -74,6 +74,8 @@ std::string nonConformableReason(const std::vector<SearchLayer>& layers);
 /// "LAYER: not mappable on ACC: the smallest mapping found needs ..." for a layer whose every evaluated
 /// mapping overflows a buffer.
 std::string notMappableReason(const SearchedLayer& layer, const arch::Accelerator& acc);
+/// "cost model: F fidelity (what it counts; how to get the other)", a line ending in a newline.
+std::string fidelityLine(search::Fidelity fidelity);
 /// Warnings for capacity checks the options switch off (empty when both are on).
 std::string capacityWarning(const search::SearchOptions& options);
 

@@ -150,7 +150,7 @@ struct SearchOptions
     bool boundSkipping = true; ///< skip candidates whose exact lower bound cannot beat the incumbent
     bool exhaustive = false; ///< also enumerate level-3 tiles and orders (small operators only)
     unsigned threads = 0; ///< 0: std::thread::hardware_concurrency()
-    Fidelity fidelity = Fidelity::Maestro;
+    Fidelity fidelity = Fidelity::Corrected;
     std::uint64_t batchSize
         = 1024; ///< candidates between incumbent updates (fixed: results stay deterministic)
     int progressIntervalMs = 100; ///< minimum time between progress callbacks

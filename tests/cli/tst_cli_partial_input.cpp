@@ -86,8 +86,9 @@ private slots:
 
     void evaluateReportsEveryGoodLayer()
     {
+        // MAESTRO's figures (2097152 cycles: corrected fidelity adds the last write-back, 2098176).
         const QStringList base = {"evaluate", "--hw", kPartialData + "/accelerator_256.m", "--mapping",
-            kPartialData + "/resnext_tail_yxp_os.m"};
+            kPartialData + "/resnext_tail_yxp_os.m", "--fidelity", "maestro"};
         const QString located = kPartialData
             + "/resnext_tail_yxp_os.m:22:2: layer 'FC1000': invalid mapping: every iteration is empty (no "
               "MAC is computed)";
@@ -96,12 +97,13 @@ private slots:
         QCOMPARE(table.exitCode, 2);
         QCOMPARE(table.err, "marvel evaluate: " + located + "\n");
         const QStringList lines = table.out.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 4); // header + 3 layers
-        QVERIFY(lines[1].startsWith("CONV5_3_1"));
-        QVERIFY2(lines[1].contains(" 102760448 ") && lines[1].contains(" 2097152 "), qPrintable(lines[1]));
-        QCOMPARE(lines[2], "FC1000     error: " + located);
-        QVERIFY(lines[3].startsWith("CONV5_3_3"));
-        QVERIFY2(lines[3].contains(" 102760448 ") && lines[3].contains(" 2097152 "), qPrintable(lines[3]));
+        QCOMPARE(lines.size(), 5); // the cost model's fidelity, header + 3 layers
+        QVERIFY2(lines[0].startsWith("cost model: maestro fidelity"), qPrintable(lines[0]));
+        QVERIFY(lines[2].startsWith("CONV5_3_1"));
+        QVERIFY2(lines[2].contains(" 102760448 ") && lines[2].contains(" 2097152 "), qPrintable(lines[2]));
+        QCOMPARE(lines[3], "FC1000     error: " + located);
+        QVERIFY(lines[4].startsWith("CONV5_3_3"));
+        QVERIFY2(lines[4].contains(" 102760448 ") && lines[4].contains(" 2097152 "), qPrintable(lines[4]));
 
         const Run csv = runMarvel(base + QStringList{"--format", "csv"});
         QCOMPARE(csv.exitCode, 2);
@@ -115,7 +117,9 @@ private slots:
         QCOMPARE(rows[1].split(',')[1], "ok");
         QCOMPARE(rows[1].split(',')[runtime], "2097152");
         // The bad row keeps every column (empty), the error quoted only when it needs it.
-        QCOMPARE(rows[2], "FC1000,error: " + located + QString(header.size() - 2, ','));
+        QCOMPARE(header.last(), "fidelity");
+        QCOMPARE(rows[1].split(',').last(), "maestro");
+        QCOMPARE(rows[2], "FC1000,error: " + located + QString(header.size() - 2, ',') + "maestro");
         QCOMPARE(rows[3].split(',')[1], "ok");
         QCOMPARE(rows[3].split(',')[runtime], "2097152");
 

@@ -134,9 +134,9 @@ private slots:
         }
         for (const QString& style :
             {QString(), QStringLiteral("ws"), QStringLiteral("dmazerunner"), QStringLiteral("genetic")}) {
-            // reproduce's genetic budget is its own (2000 evaluations per layer).
+            // reproduce's genetic budget is its own (2000 evaluations per layer), its fidelity maestro's.
             QStringList args{"search", "--model", "alexnet", "--layer", "CONV5", "--hw", kP1, "--json",
-                "--threads", "2", "--genetic-evaluations", "2000"};
+                "--threads", "2", "--genetic-evaluations", "2000", "--fidelity", "maestro"};
             if (!style.isEmpty()) args << "--style" << style;
             if (style.isEmpty()) args << "--no-refine"; // reproduce measures the paper's search
             const auto r = runMarvel(args);

@@ -27,15 +27,17 @@ class TestCliUndercount : public QObject
 private slots:
     void csvHasTheStatusAndTheCorrectedRuntime()
     {
-        const clitest::CliRun r
-            = runMarvel({"evaluate", "--hw", kP2, "--mapping", kConv43, "--format", "csv"});
+        const clitest::CliRun r = runMarvel(
+            {"evaluate", "--hw", kP2, "--mapping", kConv43, "--format", "csv", "--fidelity", "maestro"});
         QCOMPARE(r.exitCode, 0);
         const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 3);
         const QStringList header = lines[0].split(',');
         // MAESTRO's columns keep their places; ours come after them.
         QCOMPARE(header.mid(0, 3), (QStringList{"layer_name", "status", "num_pes"}));
-        QCOMPARE(header.mid(header.size() - 2), (QStringList{"compute_bound", "corrected_runtime"}));
+        QCOMPARE(
+            header.mid(header.size() - 3), (QStringList{"compute_bound", "corrected_runtime", "fidelity"}));
+        QCOMPARE(lines[1].split(',').last(), QString("maestro"));
         auto cell
             = [&](int row, const char* column) { return lines[row].split(',').at(header.indexOf(column)); };
         QCOMPARE(cell(1, "layer_name"), QString("GAMMA_LIKE"));
@@ -51,8 +53,8 @@ private slots:
 
     void jsonAndTable()
     {
-        const clitest::CliRun j
-            = runMarvel({"evaluate", "--hw", kP2, "--mapping", kConv43, "--format", "json"});
+        const clitest::CliRun j = runMarvel(
+            {"evaluate", "--hw", kP2, "--mapping", kConv43, "--format", "json", "--fidelity", "maestro"});
         QCOMPARE(j.exitCode, 0);
         const auto doc = nlohmann::json::parse(j.out.toStdString());
         QCOMPARE(doc.size(), std::size_t(2));
@@ -65,7 +67,8 @@ private slots:
         QVERIFY(doc[1]["corrected_runtime"].is_null());
         QVERIFY(!doc[1].contains("undercount"));
 
-        const clitest::CliRun t = runMarvel({"evaluate", "--hw", kP2, "--mapping", kConv43});
+        const clitest::CliRun t
+            = runMarvel({"evaluate", "--hw", kP2, "--mapping", kConv43, "--fidelity", "maestro"});
         QCOMPARE(t.exitCode, 0);
         const QStringList warnings = t.out.split('\n').filter("warning:");
         QCOMPARE(warnings.size(), 1);
@@ -86,18 +89,20 @@ private slots:
 
     void searchRefusesImpossibleFigures()
     {
-        // AlexNet's CONV1 (stride 4) on P1: MAESTRO miscounts the MACs of the mappings that tile several
-        // strided output rows; the search refuses them, says how many, and its result is possible.
+        // AlexNet's CONV1 (stride 4) on P1, in maestro fidelity: MAESTRO miscounts the MACs of the mappings
+        // that tile several strided output rows; the search refuses them, says how many, and its result is
+        // possible.
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString mdc = dir.filePath("best.m");
         const clitest::CliRun s = runMarvel({"search", "--model", "alexnet", "--layer", "CONV1", "--hw", kP1,
-            "--json", "--threads", "2", "--export-mdc", mdc});
+            "--json", "--threads", "2", "--export-mdc", mdc, "--fidelity", "maestro"});
         QCOMPARE(s.exitCode, 0);
         const auto doc = nlohmann::json::parse(s.out.toStdString());
         const auto& layer = doc["layers"][0];
         QVERIFY(layer["maestro_undercount_refused"].get<long long>() > 0);
-        const clitest::CliRun e = runMarvel({"evaluate", "--hw", kP1, "--mapping", mdc, "--format", "json"});
+        const clitest::CliRun e = runMarvel(
+            {"evaluate", "--hw", kP1, "--mapping", mdc, "--format", "json", "--fidelity", "maestro"});
         QCOMPARE(e.exitCode, 0);
         const auto evaluated = nlohmann::json::parse(e.out.toStdString());
         QCOMPARE(evaluated[0]["status"].get<std::string>(), std::string("ok"));
@@ -105,8 +110,8 @@ private slots:
         QVERIFY(evaluated[0]["runtime_cycles"].get<long long>()
             >= evaluated[0]["compute_bound"].get<long long>());
 
-        const clitest::CliRun text
-            = runMarvel({"search", "--model", "alexnet", "--layer", "CONV1", "--hw", kP1, "--threads", "2"});
+        const clitest::CliRun text = runMarvel({"search", "--model", "alexnet", "--layer", "CONV1", "--hw",
+            kP1, "--threads", "2", "--fidelity", "maestro"});
         QCOMPARE(text.exitCode, 0);
         QVERIFY2(text.out.contains(QString("maestro-undercount: %1 mappings refused")
                                        .arg(layer["maestro_undercount_refused"].get<long long>())),

@@ -174,7 +174,7 @@ private slots:
         QVERIFY(!j.contains("selected_mapping"));
         QVERIFY(!j["workload"].contains("text"));
         QVERIFY(j["search"]["objective"] == "runtime");
-        QVERIFY(j["search"]["fidelity"] == "maestro");
+        QVERIFY(j["search"]["fidelity"] == "corrected"); // the search's default
         QVERIFY(j["search"]["timeloop_compatible"] == false);
         QVERIFY(!q.search.constraint.dataflowFilter && q.search.constraint.expressibleIn.empty());
 

@@ -50,6 +50,7 @@ arch::Accelerator twelvePes()
 search::SearchOptions options()
 {
     search::SearchOptions o;
+    o.fidelity = search::Fidelity::Maestro; // the undercounts are MAESTRO's
     o.threads = 2;
     o.divisorsOnly = false;
     o.everyTileSize = true;
@@ -129,6 +130,7 @@ private slots:
         const ir::Operator op = net.layers[0].op;
         const arch::Accelerator acc = arch::loadAccelerator(kSamples + "/accelerators/edge1024_dram.json");
         search::SearchOptions o;
+        o.fidelity = search::Fidelity::Maestro;
         o.threads = 2;
         o.refine = false;
         const auto result = std::make_shared<search::LayerSearchResult>(search::searchLayer(op, acc, o));

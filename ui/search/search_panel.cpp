@@ -26,8 +26,8 @@ SearchPanel::SearchPanel(QWidget* parent)
     m_objective->setToolTip(tr("What the search minimises; the Pareto front is kept whatever you choose"));
     m_fidelity = new QComboBox;
     m_fidelity->addItems({tr("maestro"), tr("corrected")});
-    m_fidelity->setToolTip(tr("maestro: MAESTRO's numbers, quirks included; corrected: the quirks fixed "
-                              "(doc/cost-model.md)"));
+    m_fidelity->setToolTip(tr("corrected (the default): what the mappings really move; maestro: MAESTRO's "
+                              "numbers, quirks included, for reproducing MAESTRO (doc/cost-model.md)"));
     m_utilisation = new QDoubleSpinBox;
     m_utilisation->setRange(0, 1);
     m_utilisation->setSingleStep(0.05);
