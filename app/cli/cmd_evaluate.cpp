@@ -135,7 +135,9 @@ std::vector<marvel::cost::LayerEvaluation> evaluateProject(const marvel::project
 
     mdc::Dataflow dataflow;
     try {
-        dataflow = mapping::toMdc(m, acc);
+        dataflow = mapping::toMdc(m, acc,
+            options.fidelity == cost::Fidelity::Corrected ? mapping::StridedTiles::Outputs
+                                                          : mapping::StridedTiles::MaestroPositions);
     } catch (const InputError& e) {
         for (Diagnostic d : e.diagnostics()) {
             d.file = path;

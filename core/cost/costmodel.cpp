@@ -1211,7 +1211,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         dn *= L.M[v];
                 }
                 if (t < nInputs) {
-                    reqUp[t] += 2 * in[t];
+                    // FIX Q-BUF-3: a step that computes nothing moves nothing (FIX Q-EDGE-1), so the
+                    // requirement is the first computing step's tiles, not the sum of those before it.
+                    reqUp[t] = corrected ? 2 * in[t] : reqUp[t] + 2 * in[t];
                     res.reqDn[t] += dn;
                     if (isTop) {
                         i64 size = 1;

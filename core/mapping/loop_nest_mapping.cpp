@@ -35,10 +35,12 @@ std::string iteratorName(const MappedLoop& loop)
     return s;
 }
 
-/// Map size MAESTRO needs to cover `tile` output rows of the loop's window (see windowStride).
-std::int64_t mapSize(const MappedLoop& loop, std::int64_t tile)
+/// Map size that covers `tile` output rows of the loop's window (see windowStride and StridedTiles).
+std::int64_t windowMapSize(const MappedLoop& loop, std::int64_t tile, StridedTiles convention)
 {
-    return loop.windowStride > 1 ? loop.windowStride * (tile - 1) + 1 : tile;
+    return loop.windowStride > 1 && convention == StridedTiles::MaestroPositions
+        ? loop.windowStride * (tile - 1) + 1
+        : tile;
 }
 
 bool hasLevel3Region(const LoopNestMapping& m)
@@ -206,8 +208,10 @@ std::vector<std::int64_t> topSpatialClusters(const LoopNestMapping& m, const arc
     return clusters;
 }
 
-mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc)
+mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc, StridedTiles strided)
 {
+    const auto mapSize
+        = [strided](const MappedLoop& loop, std::int64_t tile) { return windowMapSize(loop, tile, strided); };
     if (auto problems = validate(m, &acc); !problems.empty()) throw InputError(std::move(problems));
     const int levels = mdcLevelCount(m);
     if (levels > kMaxMdcLevels) {

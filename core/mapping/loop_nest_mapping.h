@@ -23,6 +23,16 @@ struct TensorLayout
     friend bool operator==(const TensorLayout&, const TensorLayout&) = default;
 };
 
+/// How toMdc sizes a map on a strided window's output dimension (Y'): MAESTRO reads a map of sz rows as
+/// sz positions of the window at stride 1 (T output rows are written stride * (T - 1) + 1); corrected
+/// fidelity, the simulator and the Timeloop export read it as sz output rows (FIX STRIDE,
+/// doc/cost-model.md). The same text means different tiles to the two, so a mapping is written in the
+/// convention of the cost model that will read it.
+enum class StridedTiles {
+    MaestroPositions,
+    Outputs,
+};
+
 /// One loop of the mapped nest: its dimension name (ir::LoopInfo::dimName), iteration extent and the
 /// tile size at each level. level1 <= level2 <= level3 <= extent; sizes need not divide each other
 /// (the last tile of a loop is then partial, which the cost model's edge cases handle).
@@ -36,7 +46,8 @@ struct MappedLoop
     std::int64_t level3 = 1; ///< L2 tile (one DRAM transfer)
     /// Stride of the sliding window whose output this loop is (1 otherwise). MAESTRO reads a map of
     /// sz output rows on a strided window as covering (sz + stride - 1) / stride rows, so toMdc writes
-    /// a tile of T rows as stride * (T - 1) + 1 (MAESTRO then recomputes the offset itself).
+    /// a tile of T rows as stride * (T - 1) + 1 for it (MAESTRO then recomputes the offset itself);
+    /// corrected fidelity reads sz as sz output rows (StridedTiles).
     std::int64_t windowStride = 1;
     /// For the output loop of a sliding window: the window's input (reference) dimension and its
     /// filter (sliding) dimension, MAESTRO's Y and R for Y' (empty otherwise). toMdc then spreads a
@@ -166,7 +177,9 @@ std::vector<std::int64_t> topSpatialClusters(const LoopNestMapping& mapping, con
 /// level-2 inter-tile loops as in the Fused form (p's directive there is TemporalMap(T1,T1)), and the
 /// further parallel regions follow as in the Separate form. Throws InputError when
 /// topSpatialClusters is empty.
-mdc::Dataflow toMdc(const LoopNestMapping& mapping, const arch::Accelerator& acc);
+/// `strided` says how a map on a strided window's output dimension is sized (StridedTiles).
+mdc::Dataflow toMdc(const LoopNestMapping& mapping, const arch::Accelerator& acc,
+    StridedTiles strided = StridedTiles::MaestroPositions);
 
 /// How printTiledLoopNest lays the nest out. The full form (default) is what exports write; the compact
 /// form is for a panel that should show a whole 4-level nest at once.

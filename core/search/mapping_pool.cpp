@@ -69,7 +69,7 @@ MappingPool::Outcome MappingPool::evaluateOne(
     out.status = Status::Rejected;
     std::optional<Metrics> metrics;
     try {
-        metrics = evaluator.evaluate(mapping::toMdc(m, m_acc));
+        metrics = evaluator.evaluate(mapping::toMdc(m, m_acc, stridedTiles(m_options.fidelity)));
     } catch (const InputError&) {
         return out;
     }
@@ -138,7 +138,7 @@ void MappingPool::absorb(std::uint64_t index, const mapping::LoopNestMapping& m,
             candidate.emplace();
             candidate->index = index;
             candidate->mapping = m;
-            candidate->dataflow = mapping::toMdc(m, m_acc);
+            candidate->dataflow = mapping::toMdc(m, m_acc, stridedTiles(m_options.fidelity));
             candidate->metrics = metrics;
         }
         return *candidate;

@@ -35,6 +35,12 @@ std::string toString(Fidelity fidelity)
     return fidelity == Fidelity::Corrected ? "corrected" : "maestro";
 }
 
+mapping::StridedTiles stridedTiles(Fidelity fidelity)
+{
+    return fidelity == Fidelity::Corrected ? mapping::StridedTiles::Outputs
+                                           : mapping::StridedTiles::MaestroPositions;
+}
+
 std::optional<Fidelity> fidelityFromString(const std::string& text)
 {
     if (text == "corrected") return Fidelity::Corrected;
@@ -775,7 +781,7 @@ Candidate Engine::candidateOf(std::uint64_t index) const
     Candidate c;
     c.index = index + m_seedCount;
     c.mapping = mappingOf(e, index - e.firstCandidate);
-    c.dataflow = mapping::toMdc(c.mapping, m_acc);
+    c.dataflow = mapping::toMdc(c.mapping, m_acc, stridedTiles(m_options.fidelity));
     return c;
 }
 
@@ -795,7 +801,7 @@ void Engine::processTile(
         m.level2Form = candidates[k].form;
         std::optional<Metrics> metrics;
         try {
-            metrics = evaluator.evaluate(mapping::toMdc(m, m_acc));
+            metrics = evaluator.evaluate(mapping::toMdc(m, m_acc, stridedTiles(m_options.fidelity)));
         } catch (const InputError&) {
             metrics.reset();
         }

@@ -30,6 +30,9 @@ std::optional<Objective> objectiveFromString(const std::string& text);
 /// Cost-model fidelity passed to the evaluator (the cost model's `maestro` and `corrected` modes).
 enum class Fidelity { Maestro, Corrected };
 std::string toString(Fidelity fidelity); ///< "maestro" or "corrected"
+/// How a search in `fidelity` writes its mappings' strided tiles in MDC: as the cost model reading them
+/// sizes them (mapping::StridedTiles).
+mapping::StridedTiles stridedTiles(Fidelity fidelity);
 std::optional<Fidelity> fidelityFromString(const std::string& text);
 
 /// What the cost model reports for one mapping (the part the search uses).

@@ -244,8 +244,12 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
         if (out.result.cancelled || out.result.bestRuntime || !options.l2Capacity || st.overL2 == 0
             || st.minL2Bytes <= acc.l2Bytes || attempt == kMaxOffChipAttempts)
             break;
+        // Scale what the solver's tile takes of the budget, not the budget: when the tile left much of
+        // the budget unused, scaling the budget would give the same tile again.
         const double shrink = static_cast<double>(acc.l2Bytes) / static_cast<double>(st.minL2Bytes);
-        const auto next = static_cast<std::int64_t>(static_cast<double>(budget.l2Bytes) * shrink);
+        const std::int64_t used
+            = off.l2FootprintBytes > 0 ? std::min(off.l2FootprintBytes, budget.l2Bytes) : budget.l2Bytes;
+        const auto next = static_cast<std::int64_t>(static_cast<double>(used) * shrink);
         if (std::min(next, budget.l2Bytes - 1) < budget.bytesPerElement) {
             if (out.result.gaveUpOverL2) {
                 // No smaller tile to try: this one's whole space decides after all.

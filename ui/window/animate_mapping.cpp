@@ -68,7 +68,12 @@ void MainWindow::animateSelection(const project::Project& p)
         const ir::Operator op = m_layer >= 0
             ? m_model->workload().layers[static_cast<std::size_t>(m_layer)].op
             : ir::parseOperator(p.workload.text, p.workload.file.empty() ? "project" : p.workload.file);
-        const mdc::Dataflow dataflow = mapping::toMdc(p.selectedMapping->mapping, p.accelerator);
+        // The cost panel reads the mapping in the project's fidelity; the simulator reads strided tiles as
+        // output rows, as corrected fidelity does.
+        const mdc::Dataflow dataflow = mapping::toMdc(
+            p.selectedMapping->mapping, p.accelerator, search::stridedTiles(p.search.fidelity));
+        const mdc::Dataflow simulated
+            = mapping::toMdc(p.selectedMapping->mapping, p.accelerator, mapping::StridedTiles::Outputs);
         const cost::Problem problem = cost::fromOperator(op);
         // The mapping view shows the saved mapping too (evaluated again by the cost model).
         // The panels hold the project's settings now (as their fields show them).
@@ -85,14 +90,14 @@ void MainWindow::animateSelection(const project::Project& p)
         // offers the shrunken copy when the user goes there.
         bool animatable = true;
         try {
-            sim::Simulator::check(problem, dataflow, p.accelerator);
+            sim::Simulator::check(problem, simulated, p.accelerator);
         } catch (const InputError&) {
             animatable = false;
         }
         m_animation->setMapping(
             {tr("%1, the project's mapping on %2")
                     .arg(QString::fromStdString(op.name), QString::fromStdString(p.accelerator.name)),
-                problem, dataflow, p.accelerator});
+                problem, simulated, p.accelerator});
         m_animationBasis = basis;
         m_animationParts = WorkloadPart | AcceleratorPart;
         if (animatable) m_centre->setCurrentWidget(m_animation);
