@@ -1042,15 +1042,20 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     buildStates(l, Dc);
     // FIX CHILD-EXTENT: a child level under a parent's edge tile iterates over the smaller extent; MAESTRO
     // keeps the tile tables of the full extent (§4.0), which charges and computes the missing part.
+    // Under a full tile of the parent (the usual case) the level's own tables already are the child's.
+    bool edgeChild = false;
+    if (corrected && l > 0)
+        for (int i = 0; i < nd && !edgeChild; ++i)
+            edgeChild = (ivMask >> i & 1u) && Dc[i] != lv[l].D[i];
     Level perCase;
-    if (corrected && l > 0) {
+    if (edgeChild) {
         perCase = lv[l];
         for (int i = 0; i < nd; ++i)
             if (ivMask >> i & 1u) perCase.D[i] = Dc[i];
         edgeUnits(perCase);
         tileTables(perCase);
     }
-    const Level& L = corrected && l > 0 ? perCase : lv[l];
+    const Level& L = edgeChild ? perCase : lv[l];
     const bool isTop = l == 0;
     const bool innermost = l == nLevels - 1;
     const int o = nt - 1;
