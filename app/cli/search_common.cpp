@@ -749,10 +749,17 @@ void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path
 void exportTimeloop(const std::vector<SearchedLayer>& layers, const arch::Accelerator& acc,
     const std::string& dir, std::ostream& report, const timeloop::Options& options)
 {
+    // The export reads strided tiles as output rows, whatever fidelity the search wrote them in.
+    std::vector<mdc::Dataflow> dataflows;
+    dataflows.reserve(layers.size());
+    for (const SearchedLayer& l : layers)
+        dataflows.push_back(
+            l.best ? mapping::toMdc(l.best->mapping, acc, mapping::StridedTiles::Outputs) : mdc::Dataflow{});
     std::vector<timeloop::LayerToExport> todo;
-    for (const SearchedLayer& l : layers) {
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const SearchedLayer& l = layers[i];
         if (l.best)
-            todo.push_back({l.layer.name, &l.search.problem, &l.best->dataflow});
+            todo.push_back({l.layer.name, &l.search.problem, &dataflows[i]});
         else
             report << "timeloop: " << l.layer.name << ": not exported: "
                    << (l.layer.ok() ? "the search found no mapping that fits the buffers"
