@@ -234,6 +234,7 @@ int reportSweep(const SweepJob& job, const sweep::SweepFile& file, const sweep::
         out["out"] = job.out;
         out["pareto_file"] = sweep::paretoPath(job.out);
         out["objective"] = search::toString(job.options.search.objective);
+        out["fidelity"] = search::toString(job.options.search.fidelity);
         out["points"] = total;
         out["done"] = done;
         out["failed"] = failed;
@@ -249,6 +250,7 @@ int reportSweep(const SweepJob& job, const sweep::SweepFile& file, const sweep::
         out["pareto"] = pareto;
         std::cout << out.dump(2) << '\n';
     } else {
+        std::cout << fidelityLine(job.options.search.fidelity);
         std::cout << "sweep: " << done << " of " << total << " design points (" << failed << " failed) in "
                   << seconds << " s; wrote " << job.out << " and " << sweep::paretoPath(job.out) << '\n';
         std::cout << "runtime-area Pareto designs (" << fronts.runtimeArea.size() << "):\n";

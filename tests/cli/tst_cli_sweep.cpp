@@ -113,6 +113,7 @@ private slots:
         const QJsonObject json = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(json["points"].toInt(), 6);
         QCOMPARE(json["done"].toInt(), 6);
+        QCOMPARE(json["fidelity"].toString(), QString("corrected")); // the figures say their cost model
         QCOMPARE(json["pareto_file"].toString(), dir.filePath("s.pareto.csv"));
         for (const auto& [front, column, key] :
             {std::tuple{QString("runtime-area"), 6, QString("runtime_area")},
