@@ -278,7 +278,7 @@ private slots:
         // The sanitizer build keeps the cases where an attempt gives up (the others take half its time).
         if (MARVEL_ADDRESS_SANITIZER)
             cases = {{search::Fidelity::Maestro, 16384}, {search::Fidelity::Maestro, 8192},
-                {search::Fidelity::Corrected, 8192}};
+                {search::Fidelity::Corrected, 2048}};
         for (const auto& [fidelity, l2] : cases) {
             arch::Accelerator acc = sampleAccelerator("P2_edge.json");
             acc.l2Bytes = l2;
@@ -301,7 +301,7 @@ private slots:
             gaveUp += b.result.evaluated < a.result.evaluated ? 1 : 0;
         }
         QVERIFY2(gaveUp >= 3,
-            "attempts did not give up early where they did (maestro 16 and 8 KiB, corrected 8 KiB)");
+            "attempts did not give up early where they did (maestro 16 and 8 KiB, corrected 2 KiB)");
     }
 
     /// An L1 of 8 bytes holds no double-buffered mapping of a convolution: the search reports the
