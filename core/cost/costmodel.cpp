@@ -1535,6 +1535,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
     for (int v = 0; v < nd; ++v)
         if (outOf[v] >= 0 && (v == sd || slideOf[v] == sd)) window = v;
     const bool sdIsRows = window == sd;
+    const bool disjointTiles = sp.of >= sp.sz; // the sub-units' ranges on sd never overlap
     i64 tiles[kMaxLevelDirectives], positions[kMaxLevelDirectives], idx[kMaxLevelDirectives];
     std::fill(idx, idx + n, i64(0));
     i64 total = 1;
@@ -1616,10 +1617,18 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
             else
                 outCommon *= outOf[v] >= 0 ? outputs(v, cur[v], cur[slideOf[v]]).size() : cur[v].size();
         }
-        outs.clear();
-        for (size_t j = 0; j < active; ++j)
-            if (work[j] > 0) outs.push_back(window >= 0 ? windowOutputs(j) : mine[j]);
-        const i64 out = outCommon * (varying >= 0 ? unionSize(outs) : 1);
+        i64 outUnion = 1;
+        if (varying >= 0 && window < 0 && disjointTiles) {
+            outUnion = 0;
+            for (size_t j = 0; j < active; ++j)
+                if (work[j] > 0) outUnion += mine[j].size();
+        } else if (varying >= 0) {
+            outs.clear();
+            for (size_t j = 0; j < active; ++j)
+                if (work[j] > 0) outs.push_back(window >= 0 ? windowOutputs(j) : mine[j]);
+            outUnion = unionSize(outs);
+        }
+        const i64 out = outCommon * outUnion;
 
         // Ingress: what each sub-unit lacks from its previous step (`was`: the ranges it held then, on the
         // dimensions the sub-units share and on sd; `had`: whether it held any), multicast once. Returns the
@@ -1634,7 +1643,18 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
                 kept *= intersect(cur[v], was[v]).size();
             }
             i64 uni = 0, sum = 0;
-            if (tmask[t] >> sd & 1u) {
+            if ((tmask[t] >> sd & 1u) && disjointTiles) {
+                // The sub-units' ranges do not overlap, nor do their new parts: the unions are sums.
+                i64 all = 0, fresh = 0;
+                for (size_t j = 0; j < active; ++j) {
+                    const i64 mineSize = mine[j].size();
+                    const i64 both = had[j] ? intersect(mine[j], wasMine[j]).size() : 0;
+                    all += mineSize;
+                    fresh += mineSize - both;
+                    sum += a * mineSize - kept * both;
+                }
+                uni = (a - kept) * all + kept * fresh;
+            } else if (tmask[t] >> sd & 1u) {
                 outs.clear();
                 news.clear();
                 for (size_t j = 0; j < active; ++j) {
@@ -1793,10 +1813,15 @@ Evaluator::Impl::Walked Evaluator::Impl::walkChild(int l, const Span* region)
 {
     ChildWalks& m = childWalks;
     if (!m.enabledBelow[l - 1]) return walk(l, region);
-    Span key[kMaxDims];
+    // Filled for the nd dimensions only: a Span array would be zeroed whole on every call.
+    struct RawSpan
+    {
+        i64 begin, end;
+    } key[kMaxDims];
     std::uint64_t h = 0x9e3779b97f4a7c15ull * std::uint64_t(l + 1);
     for (int v = 0; v < nd; ++v) {
-        key[v] = m.positional >> v & 1u ? region[v] : Span{0, region[v].size()};
+        key[v]
+            = m.positional >> v & 1u ? RawSpan{region[v].begin, region[v].end} : RawSpan{0, region[v].size()};
         h = (h ^ std::uint64_t(key[v].begin)) * 0x100000001b3ull;
         h = (h ^ std::uint64_t(key[v].end)) * 0x100000001b3ull;
     }
@@ -1835,7 +1860,8 @@ Evaluator::Impl::Walked Evaluator::Impl::walkChild(int l, const Span* region)
         e.generation = m.generation;
         e.level = l;
         e.hash = h;
-        std::copy(key, key + nd, e.key);
+        for (int v = 0; v < nd; ++v)
+            e.key[v] = Span{key[v].begin, key[v].end};
         e.walked = w;
         for (int t = 0; t < nt; ++t) {
             e.l1Write[t] = top.t[t].l1Write - l1Write[t];
