@@ -87,7 +87,7 @@ marvel::Diagnostic projectError(const std::string& file, std::string field, std:
 // cost model on the operator itself (what the search evaluates). Throws InputError naming the project
 // file and the field.
 std::vector<marvel::cost::LayerEvaluation> evaluateProject(const marvel::project::Project& proj,
-    const std::string& path, const marvel::arch::Accelerator& acc, const marvel::cost::Options& options)
+    const std::string& path, const marvel::arch::Accelerator& acc, marvel::search::Fidelity fidelity)
 {
     using namespace marvel;
     if (!proj.selectedMapping)
@@ -97,6 +97,7 @@ std::vector<marvel::cost::LayerEvaluation> evaluateProject(const marvel::project
     const workloads::Workload workload = project::loadProjectWorkload(proj, path);
     const workloads::WorkloadLayer& layer = project::selectedLayer(proj, workload, path);
     const mapping::LoopNestMapping& m = proj.selectedMapping->mapping;
+    const cost::Options options = search::costOptions(fidelity);
 
     const auto nest = ir::perfectNest(layer.op);
     if (!nest)
@@ -135,9 +136,7 @@ std::vector<marvel::cost::LayerEvaluation> evaluateProject(const marvel::project
 
     mdc::Dataflow dataflow;
     try {
-        dataflow = mapping::toMdc(m, acc,
-            options.fidelity == cost::Fidelity::Corrected ? mapping::StridedTiles::Outputs
-                                                          : mapping::StridedTiles::MaestroPositions);
+        dataflow = mapping::toMdc(m, acc, search::stridedTiles(fidelity));
     } catch (const InputError& e) {
         for (Diagnostic d : e.diagnostics()) {
             d.file = path;
@@ -285,20 +284,17 @@ int run(const std::vector<std::string>& argv)
         = search::fidelityFromString(args.valueOr("fidelity", "")).value_or(search::SearchOptions{}.fidelity);
     std::vector<cost::LayerEvaluation> layers;
     try {
-        cost::Options options;
         if (auto path = args.value("project")) {
             const project::Project proj = project::loadProject(*path);
             const arch::Accelerator acc
                 = args.has("hw") ? cli::loadAcceleratorArg(*args.value("hw")) : proj.accelerator;
             // The project's fidelity, unless --fidelity says otherwise.
             if (!args.has("fidelity")) fidelity = proj.search.fidelity;
-            options.fidelity = search::costOptions(fidelity).fidelity;
-            layers = evaluateProject(proj, *path, acc, options);
+            layers = evaluateProject(proj, *path, acc, fidelity);
         } else if (fixed) {
-            options.fidelity = search::costOptions(fidelity).fidelity;
-            layers = evaluateFixed(*fixed, args, options);
+            layers = evaluateFixed(*fixed, args, search::costOptions(fidelity));
         } else {
-            options.fidelity = search::costOptions(fidelity).fidelity;
+            const cost::Options options = search::costOptions(fidelity);
             arch::Accelerator acc = cli::loadAcceleratorArg(*args.value("hw"));
             std::string mappingPath = *args.value("mapping");
             mdc::Network net = mdc::readMaestroMappingFile(mappingPath);

@@ -749,12 +749,10 @@ void exportMdc(const std::vector<SearchedLayer>& layers, const std::string& path
 void exportTimeloop(const std::vector<SearchedLayer>& layers, const arch::Accelerator& acc,
     const std::string& dir, std::ostream& report, const timeloop::Options& options)
 {
-    // The export reads strided tiles as output rows, whatever fidelity the search wrote them in.
     std::vector<mdc::Dataflow> dataflows;
     dataflows.reserve(layers.size());
     for (const SearchedLayer& l : layers)
-        dataflows.push_back(
-            l.best ? mapping::toMdc(l.best->mapping, acc, mapping::StridedTiles::Outputs) : mdc::Dataflow{});
+        dataflows.push_back(l.best ? search::outputRowDataflow(*l.best, acc) : mdc::Dataflow{});
     std::vector<timeloop::LayerToExport> todo;
     for (std::size_t i = 0; i < layers.size(); ++i) {
         const SearchedLayer& l = layers[i];

@@ -41,6 +41,12 @@ mapping::StridedTiles stridedTiles(Fidelity fidelity)
                                            : mapping::StridedTiles::MaestroPositions;
 }
 
+mdc::Dataflow outputRowDataflow(const Candidate& candidate, const arch::Accelerator& acc)
+{
+    if (candidate.mapping.loops.empty()) return candidate.dataflow;
+    return mapping::toMdc(candidate.mapping, acc, mapping::StridedTiles::Outputs);
+}
+
 std::optional<Fidelity> fidelityFromString(const std::string& text)
 {
     if (text == "corrected") return Fidelity::Corrected;

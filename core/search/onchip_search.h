@@ -126,6 +126,11 @@ struct Candidate
     Metrics metrics;
 };
 
+/// The candidate's mapping with strided tiles written as output rows, the reading of corrected fidelity,
+/// the simulator and the Timeloop export, whatever fidelity the search wrote `dataflow` in (`dataflow`
+/// itself for a candidate without a loop nest).
+mdc::Dataflow outputRowDataflow(const Candidate& candidate, const arch::Accelerator& acc);
+
 /// The genetic search's settings (`--style genetic`, core/search/genetic.h): its random seed and budget.
 /// The result is a function of the seed and the budget (not of the threads); a time limit is the search's
 /// stop token (`--max-seconds`), which ends it with the generations finished.

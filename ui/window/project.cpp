@@ -122,10 +122,8 @@ bool MainWindow::exportMapping(const QString& path)
     if (path.endsWith(QStringLiteral(".timeloop"), Qt::CaseInsensitive)) {
         const QString dir = path.left(path.size() - int(std::strlen(".timeloop")));
         const std::string name = m_lastResult->space.name.empty() ? "layer" : m_lastResult->space.name;
-        // The export reads strided tiles as output rows, whatever fidelity the search wrote them in.
         const timeloop::Export e = timeloop::translateMdc(name, m_lastResult->problem,
-            mapping::toMdc(m_selected->mapping, m_shownBasis.accelerator, mapping::StridedTiles::Outputs),
-            m_shownBasis.accelerator);
+            search::outputRowDataflow(*m_selected, m_shownBasis.accelerator), m_shownBasis.accelerator);
         if (!e.ok()) {
             reportError(tr("Timeloop cannot express this mapping"),
                 QString::fromStdString(e.reason)
