@@ -1,6 +1,7 @@
 #include "core/cost/costmodel.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -277,7 +278,9 @@ struct Evaluator::Impl
         i64 executed = 0; ///< steps executed
     };
     Walked walk(int l, const Span* region);
-    Walked walkChild(int l, const Span* region); ///< walk(l, region), replayed when walked before
+    /// walk(l, region), replayed when walked before; `times` identical sub-units add their counts `times`
+    /// times (the runtime and utilisation returned are one's).
+    Walked walkChild(int l, const Span* region, i64 times = 1);
     LevelOut walkMapping();
     i64 activePes() const;
     i64 walkReqIn = 0; ///< double-buffered input tiles of the walk's first top-level step
@@ -285,7 +288,6 @@ struct Evaluator::Impl
     {
         std::vector<Span> mine, prevMine, outs, news;
         std::vector<i64> work;
-        std::vector<char> hadPrev;
         // Per-dimension ranges, kept here rather than on the stack: zeroing them on every call of the
         // walk (once per sub-unit and step of the level above) cost a fifth of its time.
         Span cur[kMaxDims], prev[kMaxDims], sub[kMaxDims], outCommon[kMaxDims];
@@ -297,7 +299,12 @@ struct Evaluator::Impl
         bool any = false;
         Span prev[kMaxDims];
         std::vector<Span> prevMine;
-        std::vector<char> had;
+        size_t held = 0; ///< sub-units 0 .. held-1 held prevMine at the last executed step
+        /// The spread dimension's range and fold (first tile) of that step: with disjoint tiles, equal
+        /// ones mean prevMine is the current step's tiles, a new fold in the same range that they share
+        /// nothing.
+        Span spreadRange;
+        i64 fold = -1;
         /// Outputs: the ranges the sub-units' partial sums covered at the level's last executed step (the
         /// dimensions they share, then each sub-unit's range on the one that differs: {0, 1} when none
         /// does, empty when it computed nothing).
@@ -309,7 +316,8 @@ struct Evaluator::Impl
         {
             any = anyOut = false;
             prevMine.clear();
-            had.clear();
+            held = 0;
+            fold = -1;
             prevOut.clear();
             curOut.clear();
         }
@@ -319,10 +327,7 @@ struct Evaluator::Impl
         i64 drained(const Span* oc);
         void grow(size_t n)
         {
-            if (had.size() < n) {
-                had.resize(n, 0);
-                prevMine.resize(n);
-            }
+            if (prevMine.size() < n) prevMine.resize(n);
         }
     } gbCarry;
     /// Corrected walk: the child walks of one evaluation by their region, where the region is keyed by its
@@ -1553,11 +1558,11 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
     auto& outs = w.outs;
     auto& news = w.news;
     auto& work = w.work;
-    auto& hadPrev = w.hadPrev;
+    size_t prevActive = 0; // sub-units 0 .. prevActive-1 held prevMine at the last executed step
+    i64 prevFold = -1;
     mine.resize(maxSub);
     prevMine.resize(maxSub);
     work.resize(maxSub);
-    hadPrev.assign(maxSub, 0);
     Span* const cur = w.cur;
     Span* const prev = w.prev;
     Span* const sub = w.sub;
@@ -1565,7 +1570,14 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         cur[v] = prev[v] = region[v];
     bool anyExecuted = false;
     const i64 H = acc.nocLatency, BW = acc.nocBandwidth, off = acc.offchipBandwidth;
-    auto delay = [&](i64 elems) { return H + ceilDiv(elems, BW) - 1; };
+    // Two divisions a step add up over thousands of steps; a power-of-two bandwidth (most NoCs) shifts.
+    const int bwShift = BW > 0 && (BW & (BW - 1)) == 0 ? std::countr_zero(std::uint64_t(BW)) : -1;
+    auto delay = [&](i64 elems) {
+        return H
+            + (bwShift >= 0 && elems >= 0 ? (elems >> bwShift) + ((elems & (BW - 1)) != 0)
+                                          : ceilDiv(elems, BW))
+            - 1;
+    };
     auto outputs = [&](int ref, Span rows, Span slide) {
         const OutputSpan w = windowOutputs(rows.begin, rows.end, slide.begin, slide.end,
             std::max<i64>(stride[ref], 1), dilation[ref], outExtent[ref]);
@@ -1598,12 +1610,14 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
             return sdIsRows ? outputs(window, mine[j], cur[slideOf[window]])
                             : outputs(window, cur[window], mine[j]);
         };
-        i64 allWork = 0;
+        i64 allWork = 0, maxWork = 0, allMine = 0;
         for (size_t j = 0; j < active; ++j) {
             const i64 b = region[sd].begin + (firstTile + i64(j)) * sp.of;
             mine[j] = Span{b, std::min(b + sp.sz, region[sd].end)};
             work[j] = common * (sdIsRows ? 1 : mine[j].size()) * (window >= 0 ? windowOutputs(j).size() : 1);
             allWork += work[j];
+            maxWork = std::max(maxWork, work[j]);
+            allMine += mine[j].size();
         }
         if (allWork == 0) continue; // nothing to compute anywhere: the step is not executed
 
@@ -1620,8 +1634,8 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         i64 outUnion = 1;
         if (varying >= 0 && window < 0 && disjointTiles) {
             outUnion = 0;
-            for (size_t j = 0; j < active; ++j)
-                if (work[j] > 0) outUnion += mine[j].size();
+            if (common > 0) // then every sub-unit with a tile works
+                outUnion = allMine;
         } else if (varying >= 0) {
             outs.clear();
             for (size_t j = 0; j < active; ++j)
@@ -1631,10 +1645,11 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         const i64 out = outCommon * outUnion;
 
         // Ingress: what each sub-unit lacks from its previous step (`was`: the ranges it held then, on the
-        // dimensions the sub-units share and on sd; `had`: whether it held any), multicast once. Returns the
-        // elements sent (multicast once) and the sum over the receivers.
-        auto ingressOf = [&](int t, bool any, const Span* was, const std::vector<Span>& wasMine,
-                             const std::vector<char>& had) {
+        // dimensions the sub-units share and on sd; sub-units 0 .. held-1 held `wasMine`, which are this
+        // step's tiles when `same`, or tiles sharing nothing with them when `apart`), multicast once.
+        // Returns the elements sent (multicast once) and the sum over the receivers.
+        auto ingressOf = [&](int t, bool any, const Span* was, const std::vector<Span>& wasMine, size_t held,
+                             bool same, bool apart) {
             i64 a = 1, kept = any ? 1 : 0;
             for (int k = 0; k < tcount[t]; ++k) {
                 const int v = tdims[t][k];
@@ -1642,34 +1657,34 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
                 a *= cur[v].size();
                 kept *= intersect(cur[v], was[v]).size();
             }
+            const size_t both = std::min(active, held); // sub-units that held a tile before
             i64 uni = 0, sum = 0;
             if ((tmask[t] >> sd & 1u) && disjointTiles) {
                 // The sub-units' ranges do not overlap, nor do their new parts: the unions are sums.
-                i64 all = 0, fresh = 0;
-                for (size_t j = 0; j < active; ++j) {
-                    const i64 mineSize = mine[j].size();
-                    const i64 both = had[j] ? intersect(mine[j], wasMine[j]).size() : 0;
-                    all += mineSize;
-                    fresh += mineSize - both;
-                    sum += a * mineSize - kept * both;
+                i64 fresh = allMine, keptMine = 0;
+                if (same) {
+                    for (size_t j = 0; j < both; ++j)
+                        keptMine += mine[j].size();
+                    fresh -= keptMine;
+                } else if (!apart) {
+                    for (size_t j = 0; j < both; ++j)
+                        keptMine += intersect(mine[j], wasMine[j]).size();
+                    fresh -= keptMine;
                 }
-                uni = (a - kept) * all + kept * fresh;
+                sum = a * allMine - kept * keptMine;
+                uni = (a - kept) * allMine + kept * fresh;
             } else if (tmask[t] >> sd & 1u) {
                 outs.clear();
                 news.clear();
                 for (size_t j = 0; j < active; ++j) {
                     outs.push_back(mine[j]);
-                    const Span both = pushDifference(news, mine[j], had[j] ? wasMine[j] : Span{});
-                    sum += a * mine[j].size() - kept * both.size();
+                    const Span kept1 = pushDifference(news, mine[j], j < held ? wasMine[j] : Span{});
+                    sum += a * mine[j].size() - kept * kept1.size();
                 }
                 uni = (a - kept) * unionSize(outs) + kept * unionSize(news);
             } else {
-                bool someNew = false;
-                for (size_t j = 0; j < active; ++j) {
-                    sum += had[j] ? a - kept : a;
-                    someNew = someNew || !had[j];
-                }
-                uni = someNew ? a : a - kept;
+                sum = i64(active) * a - i64(both) * kept;
+                uni = active > held ? a : a - kept;
             }
             return std::pair{uni, sum};
         };
@@ -1678,14 +1693,18 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         // the same PEs); each execution's own timing starts from empty buffers, as every level's does.
         const bool gbCarries = l == gbLevel && l > 0;
         if (gbCarries) gbCarry.grow(maxSub);
+        const bool sameFold = anyExecuted && prevFold == firstTile; // within one walk, one range on sd
+        const bool gbSameRange = gbCarries && gbCarry.any && gbCarry.spreadRange.begin == region[sd].begin
+            && gbCarry.spreadRange.end == region[sd].end;
+        const bool gbSameFold = gbSameRange && gbCarry.fold == firstTile;
         i64 allIn = 0;
         for (int t = 0; t < nInputs; ++t) {
             const bool everyCopy = sendsEveryCopy(tmask[t] >> sd & 1u);
-            auto [uni, sum] = ingressOf(t, anyExecuted, prev, prevMine, hadPrev);
+            auto [uni, sum] = ingressOf(t, anyExecuted, prev, prevMine, prevActive, sameFold, !sameFold);
             if (everyCopy) uni = sum;
             if (gbCarries) {
-                const auto [kept, keptSum]
-                    = ingressOf(t, gbCarry.any, gbCarry.prev, gbCarry.prevMine, gbCarry.had);
+                const auto [kept, keptSum] = ingressOf(t, gbCarry.any, gbCarry.prev, gbCarry.prevMine,
+                    gbCarry.held, gbSameFold, gbSameRange && !gbSameFold);
                 top.t[t].l2Read += everyCopy ? keptSum : kept;
             } else if (l == gbLevel)
                 top.t[t].l2Read += uni;
@@ -1701,19 +1720,26 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         i64 comp = 0;
         double units = 0.0;
         if (innermost) {
-            for (size_t j = 0; j < active; ++j)
-                comp = std::max(comp, ceilDiv(work[j], acc.simdLanes));
+            comp = acc.simdLanes == 1 ? maxWork : ceilDiv(maxWork, acc.simdLanes);
             units = double(active);
             top.t[o].l1Write += allWork;
             top.t[o].l1Read += allWork;
             top.macs += allWork;
         } else {
-            for (size_t j = 0; j < active; ++j) {
-                std::copy(cur, cur + nd, sub);
+            // Sub-units whose regions differ only by position on a dimension the replay keys by size
+            // walk alike: a run of equal sizes is walked (or replayed) once.
+            const bool bySize = childWalks.enabledBelow[l] && !(childWalks.positional >> sd & 1u);
+            std::copy(cur, cur + nd, sub);
+            for (size_t j = 0; j < active;) {
+                size_t run = 1;
+                if (bySize)
+                    while (j + run < active && mine[j + run].size() == mine[j].size())
+                        ++run;
                 sub[sd] = mine[j];
-                const Walked child = walkChild(l + 1, sub);
+                const Walked child = walkChild(l + 1, sub, i64(run));
                 comp = std::max(comp, child.runtime);
-                units += child.util;
+                units += child.util * double(run);
+                j += run;
             }
         }
         const i64 din = delay(allIn), dout = delay(out);
@@ -1765,7 +1791,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
                 const int v = tdims[o][k];
                 if (v != varying) oc[nc++] = outOf[v] >= 0 ? outputs(v, cur[v], cur[slideOf[v]]) : cur[v];
             }
-            g.curOut.assign(maxSub, Span{});
+            g.curOut.assign(active, Span{});
             for (size_t j = 0; j < active; ++j)
                 if (work[j] > 0)
                     g.curOut[j] = varying < 0 ? Span{0, 1} : window >= 0 ? windowOutputs(j) : mine[j];
@@ -1773,7 +1799,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
             g.anyOut = true;
             std::copy(oc, oc + nc, g.outCommon);
             g.nOutCommon = nc;
-            g.prevOut.assign(g.curOut.begin(), g.curOut.end());
+            std::swap(g.prevOut, g.curOut);
         }
         res.runtime += t;
         utilSum += units;
@@ -1782,19 +1808,17 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         anyExecuted = true;
         for (int v = 0; v < nd; ++v)
             prev[v] = cur[v];
-        std::fill(hadPrev.begin(), hadPrev.end(), 0);
-        for (size_t j = 0; j < active; ++j) {
-            hadPrev[j] = 1;
-            prevMine[j] = mine[j];
-        }
+        if (!sameFold) std::copy(mine.begin(), mine.begin() + std::ptrdiff_t(active), prevMine.begin());
+        prevActive = active;
+        prevFold = firstTile;
         if (gbCarries) {
             gbCarry.any = true;
             std::copy(cur, cur + nd, gbCarry.prev);
-            std::fill(gbCarry.had.begin(), gbCarry.had.end(), 0);
-            for (size_t j = 0; j < active; ++j) {
-                gbCarry.had[j] = 1;
-                gbCarry.prevMine[j] = mine[j];
-            }
+            if (!gbSameFold)
+                std::copy(mine.begin(), mine.begin() + std::ptrdiff_t(active), gbCarry.prevMine.begin());
+            gbCarry.held = active;
+            gbCarry.spreadRange = region[sd];
+            gbCarry.fold = firstTile;
         }
     }
     if (isTop && lastTop.valid) {
@@ -1809,10 +1833,10 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
     return res;
 }
 
-Evaluator::Impl::Walked Evaluator::Impl::walkChild(int l, const Span* region)
+Evaluator::Impl::Walked Evaluator::Impl::walkChild(int l, const Span* region, i64 times)
 {
     ChildWalks& m = childWalks;
-    if (!m.enabledBelow[l - 1]) return walk(l, region);
+    if (!m.enabledBelow[l - 1]) return walk(l, region); // times is 1: the caller groups replayable walks only
     // Filled for the nd dimensions only: a Span array would be zeroed whole on every call.
     struct RawSpan
     {
@@ -1841,10 +1865,10 @@ Evaluator::Impl::Walked Evaluator::Impl::walkChild(int l, const Span* region)
         }
         if (sameKey(e)) {
             for (int t = 0; t < nt; ++t) {
-                top.t[t].l1Write += e.l1Write[t];
-                top.t[t].l1Read += e.l1Read[t];
+                top.t[t].l1Write += times * e.l1Write[t];
+                top.t[t].l1Read += times * e.l1Read[t];
             }
-            top.macs += e.macs;
+            top.macs += times * e.macs;
             return e.walked;
         }
     }
@@ -1855,6 +1879,14 @@ Evaluator::Impl::Walked Evaluator::Impl::walkChild(int l, const Span* region)
     }
     const i64 macs = top.macs;
     const Walked w = walk(l, region);
+    for (int t = 0; t < nt; ++t) {
+        l1Write[t] = top.t[t].l1Write - l1Write[t]; // this walk's additions
+        l1Read[t] = top.t[t].l1Read - l1Read[t];
+        top.t[t].l1Write += (times - 1) * l1Write[t];
+        top.t[t].l1Read += (times - 1) * l1Read[t];
+    }
+    const i64 addedMacs = top.macs - macs;
+    top.macs += (times - 1) * addedMacs;
     if (freeSlot) {
         ChildWalks::Entry& e = *freeSlot;
         e.generation = m.generation;
@@ -1863,11 +1895,9 @@ Evaluator::Impl::Walked Evaluator::Impl::walkChild(int l, const Span* region)
         for (int v = 0; v < nd; ++v)
             e.key[v] = Span{key[v].begin, key[v].end};
         e.walked = w;
-        for (int t = 0; t < nt; ++t) {
-            e.l1Write[t] = top.t[t].l1Write - l1Write[t];
-            e.l1Read[t] = top.t[t].l1Read - l1Read[t];
-        }
-        e.macs = top.macs - macs;
+        std::copy(l1Write, l1Write + nt, e.l1Write);
+        std::copy(l1Read, l1Read + nt, e.l1Read);
+        e.macs = addedMacs;
     }
     return w;
 }

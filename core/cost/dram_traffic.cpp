@@ -130,6 +130,7 @@ void Engine::setProblem(int nd, const i64* extents, const std::vector<Window>& w
     m_win = windows;
     m_t = tensors;
     m_haveLast = false;
+    m_stepMemo.clear();
     m_epb = std::max<i64>(1, elementsPerBlock);
     m_epbShift = -1;
     for (int b = 0; b < 62; ++b)
@@ -1240,6 +1241,7 @@ void Engine::compute(i64 P, int n, const Directive* d, Traffic* out)
 void Engine::compute0(i64 P, int n, const Directive* d, Traffic* out)
 {
     m_saturated = false;
+    m_stepMemo.clear();
     m_P = std::max<i64>(P, 1);
     m_n = n;
     for (int v = 0; v < m_nd; ++v)
@@ -1476,6 +1478,32 @@ i64 Engine::firstTouch(const i64* pos)
 }
 
 i64 Engine::stepElements(const i64* pos, const i64* prev, bool last)
+{
+    // Keyed by the step, the previous step (or none) and `last`; the top level is m_d's until compute0.
+    i64 key[2 * kMaxDirectives + 1];
+    int nk = 0;
+    key[nk++] = (prev ? 2 : 0) | (last ? 1 : 0);
+    for (int k = 0; k < m_n; ++k)
+        key[nk++] = pos[k];
+    if (prev)
+        for (int k = 0; k < m_n; ++k)
+            key[nk++] = prev[k];
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < nk; ++i)
+        h = (h ^ std::uint64_t(key[i])) * 0x100000001b3ull;
+    h ^= h >> 31;
+    StepMemo::Entry& e = m_stepMemo.slots[h & (StepMemo::kSlots - 1)];
+    if (e.generation == m_stepMemo.generation && e.hash == h && std::equal(key, key + nk, e.key))
+        return e.value;
+    const i64 value = stepElements0(pos, prev, last);
+    e.generation = m_stepMemo.generation;
+    e.hash = h;
+    std::copy(key, key + nk, e.key);
+    e.value = value;
+    return value;
+}
+
+i64 Engine::stepElements0(const i64* pos, const i64* prev, bool last)
 {
     ensureGroups();
     i64 total = 0;

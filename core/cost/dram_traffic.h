@@ -99,6 +99,31 @@ public:
     i64 stepBound() const { return m_stepBound; }
 
 private:
+    /// stepElements of the current top level, by step: the search evaluates many mappings under one
+    /// top level (one off-chip choice), and each asks for the same steps again.
+    struct StepMemo
+    {
+        static constexpr int kSlots = 256;
+        struct Entry
+        {
+            std::uint64_t hash = 0;
+            std::uint32_t generation = 0;
+            i64 value = 0;
+            i64 key[2 * kMaxDirectives + 1] = {};
+        };
+        std::vector<Entry> slots = std::vector<Entry>(kSlots);
+        std::uint32_t generation = 1;
+        void clear()
+        {
+            if (++generation == 0) { // wrapped: stale entries could match again
+                for (Entry& e : slots)
+                    e.generation = 0;
+                generation = 1;
+            }
+        }
+    };
+    i64 stepElements0(const i64* pos, const i64* prev, bool last);
+
     struct Kinds
     {
         i64 v[5] = {};
@@ -211,6 +236,7 @@ private:
     i64 m_stepBound = 0;
     bool m_closedForm = true;
     bool m_haveLast = false; ///< m_last holds the totals of the directives in m_d
+    StepMemo m_stepMemo;
     Traffic m_last[kMaxTensors];
 
     // Scratch.
