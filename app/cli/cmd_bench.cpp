@@ -7,10 +7,14 @@
 #include <map>
 
 #include "app/cli/command.h"
+#include "app/cli/search_common.h"
 #include "core/arch/accelerator_io.h"
 #include "core/cost/costmodel.h"
+#include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
+#include "core/search/search.h"
 #include "core/sim/model_check.h"
+#include "core/workloads/gamma_cases.h"
 
 namespace cmd_bench {
 
@@ -25,7 +29,13 @@ const marvel::cli::Command kCommand{"bench",
     "usage: marvel bench costmodel [--reference DIR] [--seconds S]\n"
     "       marvel bench search ...   (the same as marvel bench-search ...)\n"
     "       marvel bench sweep ...    (the same as marvel bench-sweep ...: design points per second)\n"
-    "       marvel bench sim [--cases N] [--seed S] [--show-disagreements]\n\n"
+    "       marvel bench sim [--cases N] [--seed S] [--show-disagreements]\n"
+    "       marvel bench gamma [--case ID] [--threads N] [--genetic-seed S]\n\n"
+    "gamma: runs the default search (corrected fidelity, refined) on the 34 layer/accelerator cases on\n"
+    "which GAMMA, a genetic mapper over MAESTRO, was measured (doc/search.md, \"Against GAMMA\") and prints\n"
+    "per case our runtime against GAMMA's best valid mapping and against the best valid mapping GAMMA\n"
+    "evaluated at all (both in corrected fidelity), the compute bound and our search time, then on how\n"
+    "many cases ours is at least as fast.\n\n"
     "sim: simulates N (default 600) random small mappings (1-3 levels; CONV1D, strided CONV2D, depth-wise,\n"
     "GEMM) and prints the share that agree exactly with the cost model's corrected fidelity, per metric\n"
     "and number of levels (macs: against the analytic MAC count; DRAM reads, writes and their bytes for\n"
@@ -97,12 +107,79 @@ int runSim(const std::vector<std::string>& argv)
     return cli::Ok;
 }
 
+// `marvel bench gamma`: the default search against GAMMA's figures on the 34 cases.
+int runGamma(const std::vector<std::string>& argv)
+{
+    using namespace marvel;
+    cli::Args args(argv, {"case", "threads", "genetic-seed"}, {});
+    if (!args.ok()) return cli::usageError(kCommand, args.error());
+    auto threads = args.integer("threads", 1, 256);
+    auto seed = args.integer("genetic-seed", 0, 1LL << 40);
+    if (!args.ok()) return cli::usageError(kCommand, args.error());
+    const std::string only = args.valueOr("case", "");
+    std::vector<workloads::GammaCase> cases;
+    for (const auto& c : workloads::gammaCases())
+        if (only.empty() || c.id == only) cases.push_back(c);
+    if (cases.empty()) return cli::usageError(kCommand, "--case: no case is named " + only);
+    search::SearchOptions options;
+    options.threads = int(threads.value_or(2));
+    if (seed) options.genetic.seed = std::uint64_t(*seed);
+    std::printf("%-11s %-42s %5s %12s %12s %12s %8s %8s %12s %8s\n", "case", "layer", "PEs", "GAMMA",
+        "GAMMA seen", "ours", "/GAMMA", "/seen", "bound", "seconds");
+    int atMostGamma = 0, atMostSeen = 0;
+    double worstRatio = 0.0, totalSeconds = 0.0;
+    std::string worstCase;
+    for (const auto& c : cases) {
+        arch::Accelerator acc;
+        try {
+            acc = cli::loadAcceleratorArg(c.platform);
+        } catch (const InputError& e) {
+            std::cerr << "marvel bench gamma: " << e.what() << "\n";
+            return cli::InputError;
+        }
+        acc.numPes = c.pes;
+        const ir::Operator op = ir::parseOperator(c.loopText(), c.id + ".loop");
+        const auto start = std::chrono::steady_clock::now();
+        const search::LayerSearchResult r = search::searchLayer(op, acc, options);
+        const double seconds
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        totalSeconds += seconds;
+        if (!r.result.bestRuntime) {
+            std::printf(
+                "%-11s %-42s %5lld  no mapping found\n", c.id.c_str(), c.layer.c_str(), (long long)c.pes);
+            continue;
+        }
+        const std::int64_t ours = r.result.bestRuntime->metrics.runtime;
+        const double ratio = double(ours) / double(c.gammaCycles);
+        atMostGamma += ours <= c.gammaCycles ? 1 : 0;
+        atMostSeen += ours <= c.gammaBestSeenCycles ? 1 : 0;
+        if (ratio > worstRatio) {
+            worstRatio = ratio;
+            worstCase = c.id;
+        }
+        std::printf("%-11s %-42s %5lld %12lld %12lld %12lld %8.5f %8.5f %12lld %8.2f\n", c.id.c_str(),
+            c.layer.c_str(), (long long)c.pes, (long long)c.gammaCycles, (long long)c.gammaBestSeenCycles,
+            (long long)ours, ratio, double(ours) / double(c.gammaBestSeenCycles),
+            (long long)((c.macs() + c.pes - 1) / c.pes), seconds);
+        std::fflush(stdout);
+    }
+    const int n = int(cases.size());
+    std::printf("ours <= GAMMA's best valid mapping on %d of %d cases (worst ours/GAMMA %.5f, %s)\n",
+        atMostGamma, n, worstRatio, worstCase.c_str());
+    std::printf("ours <= the best valid mapping GAMMA evaluated on %d of %d cases\n", atMostSeen, n);
+    std::printf("our search: %.1f s in all, %.2f s a case (%d threads); GAMMA: 20-145 s a run\n",
+        totalSeconds, totalSeconds / std::max(1, n), options.threads);
+    return 0;
+}
+
 int run(const std::vector<std::string>& argv)
 {
     using namespace marvel;
     using Clock = std::chrono::steady_clock;
     if (!argv.empty() && argv.front() == "sim")
         return runSim(std::vector<std::string>(argv.begin() + 1, argv.end()));
+    if (!argv.empty() && argv.front() == "gamma")
+        return runGamma(std::vector<std::string>(argv.begin() + 1, argv.end()));
     if (!argv.empty() && (argv.front() == "search" || argv.front() == "sweep")) {
         const auto& all = cli::commands();
         if (auto it = all.find("bench-" + argv.front()); it != all.end())

@@ -6,10 +6,13 @@
 #include <QtTest>
 
 #include "core/arch/accelerator_io.h"
+#include "core/cost/costmodel.h"
 #include "core/ir/parser.h"
+#include "core/mdc/maestro_io.h"
 #include "core/search/refine.h"
 #include "core/search/roofline.h"
 #include "core/search/search.h"
+#include "core/workloads/gamma_cases.h"
 #include "core/workloads/workloads.h"
 
 constexpr bool kSanitized = MARVEL_ADDRESS_SANITIZER != 0;
@@ -87,6 +90,36 @@ private slots:
             static_cast<long long>(gamma), static_cast<long long>(floor));
         QVERIFY(best->metrics.runtime <= gamma);
         QVERIFY(best->metrics.runtime >= floor);
+    }
+
+    // The 34 cases' GAMMA figures (core/workloads/gamma_cases.h) are what our cost model says of GAMMA's
+    // own best valid mappings, kept in tests/data/gamma: the right MACs, within both buffers, and exactly
+    // the recorded runtime in corrected fidelity, never below the best GAMMA evaluated in either run.
+    // `marvel bench gamma` searches the cases; this checks the figures it compares with.
+    void storedGammaMappingsGiveTheirFigures()
+    {
+        const auto& cases = workloads::gammaCases();
+        QCOMPARE(cases.size(), std::size_t(34));
+        for (const workloads::GammaCase& c : cases) {
+            arch::Accelerator acc = arch::loadAccelerator(
+                std::string(MARVEL_SAMPLES_DIR "/accelerators/") + c.platform + ".json");
+            acc.numPes = c.pes;
+            const mdc::Network net = mdc::readMaestroMappingFile(
+                std::string(MARVEL_SOURCE_DIR "/tests/data/gamma/") + c.id + ".m");
+            cost::Options options;
+            options.fidelity = cost::Fidelity::Corrected;
+            const auto evaluated = cost::evaluateNetwork(net, acc, options);
+            QCOMPARE(evaluated.size(), std::size_t(1));
+            QVERIFY2(evaluated.front().ok, c.id.c_str());
+            const cost::Metrics& m = evaluated.front().result.m;
+            QCOMPARE(m.macs, c.macs());
+            QVERIFY2(m.l1SizeReq <= acc.l1Elements() && m.l2SizeReq <= acc.l2Elements(), c.id.c_str());
+            QCOMPARE(m.runtimeCycles, c.gammaCycles);
+            QVERIFY(c.gammaBestSeenCycles <= c.gammaCycles);
+            QVERIFY(c.gammaBestSeenCycles >= (c.macs() + c.pes - 1) / c.pes);
+            // The loop text is the layer GAMMA was given.
+            QCOMPARE(workloads::operatorMacs(ir::parseOperator(c.loopText(), c.id + ".loop")), c.macs());
+        }
     }
 };
 
