@@ -84,8 +84,11 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString out = dir.filePath("tl");
-        const CliRun run = runMarvel({"search", "--model", "resnet50", "--hw", "edge1024_dram",
-            "--timeloop-compatible", "--fidelity", "corrected", "--export-timeloop", out});
+        // The file rather than the preset's name: ctest runs the tests outside the source tree, where the
+        // preset's samples/accelerators is not found.
+        const CliRun run = runMarvel({"search", "--model", "resnet50", "--hw",
+            QStringLiteral(MARVEL_SAMPLES_DIR) + "/accelerators/edge1024_dram.json", "--timeloop-compatible",
+            "--fidelity", "corrected", "--export-timeloop", out});
         QCOMPARE(run.exitCode, 0);
         int layers = 0, gbEqual = 0;
         for (const QString& line : run.err.split('\n')) {
