@@ -867,7 +867,15 @@ bool Checker::expressible(const mdc::Dataflow& dataflow)
                     return false;
             }
     }
-    return translate({}, d->problem, dataflow, d->acc, d->options, *d->ev, false).ok();
+    if (d->options.searchSpaceOnly && !spread.empty()) return false;
+    const Export e = translate({}, d->problem, dataflow, d->acc, d->options, *d->ev, false);
+    if (!e.ok()) return false;
+    if (!d->options.searchSpaceOnly) return true;
+    int spatialLoops = 0;
+    for (const auto* list : {&e.mapping->spatialX, &e.mapping->spatialY})
+        for (const Loop& l : *list)
+            spatialLoops += l.factor > 1 ? 1 : 0;
+    return spatialLoops <= 2;
 }
 
 search::DataflowFilterFactory searchFilter(const Options& options)
@@ -880,10 +888,14 @@ search::DataflowFilterFactory searchFilter(const Options& options)
 
 void restrictSearch(search::SearchConstraint& constraint, const Options& options)
 {
-    constraint.dataflowFilter = searchFilter(options);
-    // What translate refuses from the tiles alone: a tile that does not divide its parent. Filter rows may
-    // be spread over PEs (the search's whole loops are never split in time) and any number of loops may
-    // be, as nested fan-outs without steps between them are one Timeloop spatial level.
+    Options searched = options;
+    searched.searchSpaceOnly = true;
+    constraint.dataflowFilter = searchFilter(searched);
+    // What the filter refuses from the tiles alone: more than two loops over the PEs, filter rows or
+    // columns spread over them (both exported, not searched: Options::searchSpaceOnly), a tile that does
+    // not divide its parent.
+    constraint.tileRules.maxParallelLoops = 2;
+    constraint.tileRules.wholeLoopsUnsplit = true;
     constraint.tileRules.dividingTilesOnly = true;
     constraint.expressibleIn = "timeloop";
 }

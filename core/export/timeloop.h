@@ -50,6 +50,12 @@ struct Options
     /// buffer keeps the innermost top-level loops while their tile fits (MAESTRO files, which have no DRAM
     /// level: `marvel evaluate --mapping F.m --export-timeloop`, the worked case's translation).
     bool topLevelInDram = true;
+    /// The search's space (`--timeloop-compatible`, restrictSearch): what the export takes, less the
+    /// mappings with more than two loops over the PEs or filter rows or columns spread over them. Those
+    /// export, but our global-buffer input reads stop at the first level of sub-units (doc/cost-model.md),
+    /// below Timeloop's for such mappings, so a search over them ranks by reads Timeloop does not grant
+    /// (doc/timeloop.md, "What the search keeps to").
+    bool searchSpaceOnly = false;
 };
 
 /// One loop of a Timeloop mapping level: a Timeloop dimension and its bound.
@@ -126,9 +132,10 @@ private:
 
 /// The search's filter (SearchConstraint::dataflowFilter) of the mappings Timeloop can express.
 search::DataflowFilterFactory searchFilter(const Options& options = {});
-/// Restricts a search to the mappings Timeloop can express (`--timeloop-compatible`): searchFilter, and
-/// the tile rule that lets the enumeration skip what it refuses whatever the order (dividing tiles only),
-/// and expressibleIn = "timeloop".
+/// Restricts a search to the mappings Timeloop can express (`--timeloop-compatible`): searchFilter in the
+/// search's space (Options::searchSpaceOnly), the tile rules that let the enumeration skip what it refuses
+/// whatever the order (at most two loops over the PEs, filter rows and columns whole in each PE, dividing
+/// tiles only), and expressibleIn = "timeloop".
 void restrictSearch(search::SearchConstraint& constraint, const Options& options = {});
 
 /// The counts Timeloop defines as our cost model does, from our cost model (corrected fidelity): MACs,
