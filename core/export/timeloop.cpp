@@ -179,20 +179,30 @@ LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
 {
     LevelLoops out;
     int spatialMaps = 0;
-    // Row-stationary: input rows and filter rows spread together (SpatialMap on Y beside SpatialMap on R).
-    for (const auto& a : level.directives)
-        for (const auto& b : level.directives) {
-            if (a.kind != Kind::SpatialMap || b.kind != Kind::SpatialMap) continue;
-            const int da = problemDimOfId[std::size_t(a.dim)], db = problemDimOfId[std::size_t(b.dim)];
-            const int w = s.refOf[std::size_t(da)];
-            if (w >= 0 && s.slideOf[std::size_t(db)] == w)
-                refuse(mdc::Directive{a.kind, a.size, a.offset, p.dims[std::size_t(da)].name, {}}.toString()
-                    + " with "
-                    + mdc::Directive{b.kind, b.size, b.offset, p.dims[std::size_t(db)].name, {}}.toString()
-                    + ": row-stationary, input rows spread together with filter rows; Timeloop's spatial "
-                      "loops"
-                      " cannot couple them");
-        }
+    // The tiles in force when the level starts: a directive's neighbours in the level read them whatever the
+    // directives' order (the spread filter rows and the input rows that move with them).
+    const std::vector<i64> levelParent = parent;
+    auto dimOf
+        = [&](const cost::Evaluator::DirectiveId& dir) { return problemDimOfId[std::size_t(dir.dim)]; };
+    // Row-stationary: a window's input rows spread in lock-step with its filter rows (a SpatialMap on each,
+    // MAESTRO's own form and mapping::toMdc's): one Timeloop spatial loop over the filter rows, with the
+    // output rows each PE computes unchanged, as Timeloop projects the input row as P * stride + R *
+    // dilation. pairedInput: the input dimension's directive that moves with them.
+    std::vector<int> spreadWindow(p.windows.size(), 0); // 1: filter rows spread, 2: with their input rows
+    const cost::Evaluator::DirectiveId* pairedInput = nullptr;
+    for (const auto& b : level.directives) {
+        const int db = dimOf(b);
+        const int w = s.slideOf[std::size_t(db)];
+        if (b.kind != Kind::SpatialMap || w < 0
+            || std::min(b.size, levelParent[std::size_t(db)]) >= levelParent[std::size_t(db)])
+            continue;
+        spreadWindow[std::size_t(w)] = 1;
+        for (const auto& a : level.directives)
+            if (a.kind == Kind::SpatialMap && s.refOf[std::size_t(dimOf(a))] == w) {
+                spreadWindow[std::size_t(w)] = 2;
+                pairedInput = &a;
+            }
+    }
     for (const auto& dir : level.directives) {
         const int d = problemDimOfId[std::size_t(dir.dim)];
         const std::string& name = p.dims[std::size_t(d)].name;
@@ -205,7 +215,8 @@ LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
                     return text + " (line " + std::to_string(u.loc.line) + ")";
             return text;
         };
-        if (spatial && ++spatialMaps > 1)
+        const bool paired = &dir == pairedInput;
+        if (spatial && !paired && ++spatialMaps > 1)
             refuse(where()
                 + ": a second SpatialMap in one cluster level moves together with the first; Timeloop's"
                   " spatial loops are independent");
@@ -216,20 +227,46 @@ LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
         i64 tileSize = sz;
         if (const int w = s.slideOf[std::size_t(d)]; w >= 0) {
             tlName = s.dims[std::size_t(s.tlOf[std::size_t(d)])].name;
-            if (spatial && p.dims[std::size_t(d)].size > 1)
-                refuse(where()
-                    + ": spreading a filter dimension over PEs (row-stationary) reads input rows and"
-                      " filter rows together; Timeloop's spatial loops cannot couple them");
-            if (sz < p.dims[std::size_t(d)].size)
-                refuse(where() + ": the filter dimension " + name
-                    + " is split; exported only when each tile covers the whole filter");
+            if (sz < par) {
+                if (!spatial)
+                    refuse(where() + ": the filter dimension " + name
+                        + " is split in time; exported only when each step covers the filter rows in force");
+                if (dir.offset != dir.size || par % sz != 0)
+                    refuse(where() + ": the filter dimension " + name + " is spread in tiles of "
+                        + std::to_string(dir.size) + " at offset " + std::to_string(dir.offset) + " over its "
+                        + std::to_string(par) + " taps; Timeloop's spatial loop takes equal tiles that divide"
+                        + " them");
+                count = par / sz;
+            }
         } else if (const int w2 = s.refOf[std::size_t(d)]; w2 >= 0) {
             const auto& win = p.windows[std::size_t(w2)];
-            const i64 taps = p.dim(win.sliding)->size;
+            const int slide = findDim(p, win.sliding);
+            // The filter rows in force at this level (fewer than the window's once spread over PEs).
+            const i64 taps = levelParent[std::size_t(slide)];
             const i64 span = win.dilation * (taps - 1) + 1;
             tlName = s.dims[std::size_t(s.tlOf[std::size_t(findDim(p, win.output))])].name;
             const i64 parentOut = par >= span ? (par - span) / win.stride + 1 : 0;
-            if (sz >= par) {
+            if (spreadWindow[std::size_t(w2)] != 0) {
+                // Filter rows spread in this level: each PE computes the parent's output rows with its own
+                // filter rows, reading those output rows' input rows for them, one filter tile further per
+                // PE. The cost model writes a map on the output rows so (a map on the input rows of that
+                // size); MAESTRO's row-stationary form spreads them in lock-step with the filter rows.
+                const i64 filterTile = std::min(
+                    [&] {
+                        for (const auto& b : level.directives)
+                            if (dimOf(b) == slide) return b.size;
+                        return taps;
+                    }(),
+                    taps);
+                const i64 need = (parentOut - 1) * win.stride + win.dilation * (filterTile - 1) + 1;
+                if (sz != need || (paired && dir.offset != filterTile * win.dilation))
+                    refuse(where() + ": with " + std::to_string(filterTile) + " filter row(s) of "
+                        + win.sliding + " per PE, each PE's input rows for the " + std::to_string(parentOut)
+                        + " output rows in force are " + std::to_string(need)
+                        + (paired ? " at offset " + std::to_string(filterTile * win.dilation) : std::string())
+                        + " (row-stationary); other rows or offsets change the outputs a PE computes");
+                tileSize = parentOut;
+            } else if (sz >= par) {
                 tileSize = parentOut;
             } else {
                 if (sz < span || (sz - span) % win.stride != 0)
@@ -419,7 +456,8 @@ std::string mapYaml(const Mapping& m)
     spatial.insert(spatial.end(), m.spatialY.begin(), m.spatialY.end());
     // Innermost first: X dimensions first, so `split` of them go to meshX.
     std::vector<Loop> reversed(spatial.rbegin(), spatial.rend());
-    level("GlobalBuffer", "spatial", reversed, "SpatialMaps: innermost cluster level on X, top level on Y");
+    level("GlobalBuffer", "spatial", reversed,
+        "SpatialMaps: innermost fanning level on X, the outer ones on Y");
     o << "    split: " << m.spatialX.size() << "\n";
     level("GlobalBuffer", "temporal", m.globalBuffer, "the top level's loops the global buffer holds");
     level("DRAM", "temporal", m.dram, "level-3 (DRAM) loops in the top level's order");
@@ -561,23 +599,23 @@ Export translate(const std::string& layerName, const cost::Problem& problem, con
         std::vector<std::size_t> fan;
         for (std::size_t k = 0; k < lv.size(); ++k)
             if (!lv[k].spatial.empty()) fan.push_back(k);
-        if (fan.size() > 2)
-            refuse(std::to_string(fan.size())
-                + " cluster levels spread tiles over sub-units: the export's PE array is one 2-D fan-out "
-                  "(meshX,"
-                  " meshY) under the global buffer");
         // The chain of loops above the first fan-out (all of them without one) runs in the global buffer and
         // DRAM; the steps of the levels under the last fan-out run in each PE around its tile.
         const std::size_t chainEnd = fan.empty() ? lv.size() - 1 : fan.front();
         std::vector<Loop> chain;
         for (std::size_t k = 0; k <= chainEnd; ++k)
             chain.insert(chain.end(), lv[k].temporal.begin(), lv[k].temporal.end());
-        if (fan.size() == 2)
-            for (std::size_t k = fan[0] + 1; k < fan[1]; ++k)
+        // Steps between two fan-outs would need a Timeloop level between them (one that keeps no data, as
+        // MDC's clusters keep none); there the PEs under a cluster refill at every step, while our count
+        // keeps each cluster's tile from step to step as one buffer would (doc/timeloop.md).
+        if (fan.size() > 1)
+            for (std::size_t k = fan.front() + 1; k < fan.back(); ++k)
                 if (!lv[k].temporal.empty())
                     refuse("cluster level " + std::to_string(k) + " steps (" + lv[k].temporal.front().dim
-                        + ") between the two fan-outs; Timeloop has no buffer between meshY and meshX to run "
-                          "them");
+                        + ") between two fan-outs; our global-buffer count keeps a cluster's tile across "
+                          "those"
+                          " steps, which no Timeloop level expresses (a level between the fan-outs would have"
+                          " to hold data that MDC's clusters do not)");
         if (!fan.empty())
             for (std::size_t k = fan.back(); k < lv.size(); ++k)
                 if (k > chainEnd)
@@ -585,17 +623,30 @@ Export translate(const std::string& layerName, const cost::Problem& problem, con
         const LevelLoops& inner = lv.back();
         for (const auto& d : inner.tileOrder)
             if (inner.tile.at(d) > 1) m.peBuffer.push_back({d, inner.tile.at(d)});
-        if (fan.size() == 2) {
-            m.spatialX = lv[fan[1]].spatial;
-            m.spatialY = lv[fan[0]].spatial;
-            for (const auto& x : m.spatialX)
-                for (const auto& y : m.spatialY)
-                    if (x.dim == y.dim)
-                        refuse("dimension " + x.dim
-                            + " is spread both over the clusters and within them; one Timeloop spatial level"
-                              " gives it one fan-out");
-        } else if (fan.size() == 1) {
-            m.spatialX = lv[fan[0]].spatial;
+        // Nested fan-outs with no steps between them spread one set of tiles over the PEs whatever their
+        // nesting, so they are one Timeloop spatial level: the innermost cluster level's loops along meshX,
+        // every outer one's along meshY. A dimension spread at several levels is one loop of their product
+        // (Timeloop takes one factor per dimension and level), on the axis of its innermost spread.
+        auto addSpatial = [](std::vector<Loop>& axis, const Loop& l) {
+            for (auto& a : axis)
+                if (a.dim == l.dim) {
+                    a.factor *= l.factor;
+                    return;
+                }
+            axis.push_back(l);
+        };
+        if (!fan.empty()) {
+            for (const auto& l : lv[fan.back()].spatial)
+                addSpatial(m.spatialX, l);
+            for (std::size_t k = 0; k + 1 < fan.size(); ++k)
+                for (const auto& l : lv[fan[k]].spatial) {
+                    const auto onX = std::find_if(
+                        m.spatialX.begin(), m.spatialX.end(), [&](const Loop& x) { return x.dim == l.dim; });
+                    if (onX != m.spatialX.end())
+                        onX->factor *= l.factor;
+                    else
+                        addSpatial(m.spatialY, l);
+                }
         }
         for (const auto& l : m.spatialX)
             m.meshX *= l.factor;
@@ -665,18 +716,32 @@ Export translate(const std::string& layerName, const cost::Problem& problem, con
         m.globalBuffer.assign(gbInnerFirst.rbegin(), gbInnerFirst.rend());
         m.dram.assign(dramInnerFirst.rbegin(), dramInnerFirst.rend());
         m.globalBufferTile = tileElements(problem, s, cum);
-        // One Timeloop level has one loop per dimension: a dimension stepping twice in one level's loops
-        // (two cluster levels' steps on it, other loops between) has no faithful form.
-        for (const auto* list : {&m.dram, &m.globalBuffer, &m.peBuffer}) {
-            std::vector<std::string> seen;
-            for (const auto& l : *list) {
-                if (std::find(seen.begin(), seen.end(), l.dim) != seen.end())
-                    refuse("dimension " + l.dim
-                        + " steps in two cluster levels whose loops land in the same "
-                          "Timeloop level; it takes one loop per dimension");
-                seen.push_back(l.dim);
+        // One Timeloop level has one loop per dimension. A dimension stepping in two cluster levels whose
+        // loops land in one Timeloop level is one loop of their product when no other loop lies between
+        // them: the tiles follow each other in the same order. In the PE buffer the order of its loops
+        // changes nothing Timeloop counts (it holds the tile of them all, fills it from the global buffer
+        // and feeds one operand per MAC), so its loops combine wherever they stand.
+        auto combine = [](std::vector<Loop>& list, bool anyOrder, const char* level) {
+            std::vector<Loop> out;
+            for (const auto& l : list) {
+                auto same
+                    = std::find_if(out.begin(), out.end(), [&](const Loop& o) { return o.dim == l.dim; });
+                if (same == out.end()) {
+                    out.push_back(l);
+                    continue;
+                }
+                if (!anyOrder && same + 1 != out.end())
+                    refuse("dimension " + l.dim + " steps in two cluster levels whose loops land in the "
+                        + level + " with " + (same + 1)->dim
+                        + " stepping between them; Timeloop takes one loop per dimension and level, and one "
+                          "loop of their product would reorder the tiles the PEs receive");
+                same->factor *= l.factor;
             }
-        }
+            list = std::move(out);
+        };
+        combine(m.dram, false, "DRAM");
+        combine(m.globalBuffer, false, "global buffer");
+        combine(m.peBuffer, true, "PE buffer");
         for (std::size_t i = 0; i < m.dims.size(); ++i)
             if (m.factorProduct(m.dims[i]) != m.sizes[i])
                 refuse("internal: the factors of " + m.dims[i] + " multiply to "
@@ -784,17 +849,33 @@ bool Checker::expressible(const mdc::Dataflow& dataflow)
     if (!d->ev) return false;
     // What translate refuses first, on the directives as written and without building messages: the search
     // evaluates many mappings, most of them refused for one of these.
+    // A level spreads at most one loop, or filter rows with the input rows that move with them (two maps);
+    // filter rows are split in time only below a level that spread them.
     int spatialInLevel = 0;
+    std::vector<std::string> spread;
     for (const auto& dir : dataflow) {
         if (dir.kind == Kind::Cluster) {
             spatialInLevel = 0;
             continue;
         }
-        if (dir.kind == Kind::SpatialMap && ++spatialInLevel > 1) return false;
+        if (dir.kind == Kind::SpatialMap && ++spatialInLevel > 2) return false;
         for (const auto& w : d->problem.windows)
-            if (dir.dim == w.sliding && dir.size < d->problem.dim(w.sliding)->size) return false;
+            if (dir.dim == w.sliding && dir.size < d->problem.dim(w.sliding)->size) {
+                if (dir.kind == Kind::SpatialMap)
+                    spread.push_back(dir.dim);
+                else if (std::find(spread.begin(), spread.end(), dir.dim) == spread.end())
+                    return false;
+            }
     }
-    return translate({}, d->problem, dataflow, d->acc, d->options, *d->ev, false).ok();
+    if (d->options.searchSpaceOnly && !spread.empty()) return false;
+    const Export e = translate({}, d->problem, dataflow, d->acc, d->options, *d->ev, false);
+    if (!e.ok()) return false;
+    if (!d->options.searchSpaceOnly) return true;
+    int spatialLoops = 0;
+    for (const auto* list : {&e.mapping->spatialX, &e.mapping->spatialY})
+        for (const Loop& l : *list)
+            spatialLoops += l.factor > 1 ? 1 : 0;
+    return spatialLoops <= 2;
 }
 
 search::DataflowFilterFactory searchFilter(const Options& options)
@@ -807,9 +888,12 @@ search::DataflowFilterFactory searchFilter(const Options& options)
 
 void restrictSearch(search::SearchConstraint& constraint, const Options& options)
 {
-    constraint.dataflowFilter = searchFilter(options);
-    // What translate refuses from the tiles alone: more than two fan-out levels, a filter dimension split
-    // or spread over PEs, a tile that does not divide its parent.
+    Options searched = options;
+    searched.searchSpaceOnly = true;
+    constraint.dataflowFilter = searchFilter(searched);
+    // What the filter refuses from the tiles alone: more than two loops over the PEs, filter rows or
+    // columns spread over them (both exported, not searched: Options::searchSpaceOnly), a tile that does
+    // not divide its parent.
     constraint.tileRules.maxParallelLoops = 2;
     constraint.tileRules.wholeLoopsUnsplit = true;
     constraint.tileRules.dividingTilesOnly = true;

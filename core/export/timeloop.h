@@ -8,10 +8,16 @@
 //    Timeloop dimension (window outputs named P, Q in window order, as Timeloop pairs P with R), each
 //    tensor a data space (a window's input dimension projected as sliding * dilation + output * stride);
 //    a convolution without a batch gets Timeloop's N of size 1 on its windowed input and its output;
-//  - the innermost level's per-step tile is the PEBuffer's temporal tile (its steps, with two levels,
-//    PEBuffer loops around it); SpatialMaps are the GlobalBuffer's spatial fan-out: the innermost cluster
-//    level's along meshX, the top level's along meshY; a SpatialMap folded over its sub-units adds a
-//    temporal loop where the directive stands;
+//  - the innermost level's per-step tile is the PEBuffer's temporal tile (the steps of the levels under
+//    the last fan-out are PEBuffer loops around it); SpatialMaps are the GlobalBuffer's spatial fan-out:
+//    the innermost fanning level's along meshX, every outer one's along meshY (nested fan-outs with no
+//    steps between them spread one set of tiles; a dimension spread at several levels is one loop of their
+//    product); a SpatialMap folded over its sub-units adds a temporal loop where the directive stands;
+//  - filter rows spread over PEs (row-stationary: with the input rows that move with them, or with the
+//    output rows each PE computes mapped) are a spatial loop over R, as Timeloop projects the input row
+//    as P * stride + R * dilation;
+//  - a dimension stepping in two cluster levels whose loops land in one Timeloop level is one loop of
+//    their product when no other loop steps between them (in the PE buffer, wherever they stand);
 //  - the top level's temporal loops, in their order, are the DRAM's: the level-3 tiling our cost model
 //    counts (Options::topLevelInDram); for a MAESTRO file, the GlobalBuffer's from the innermost outwards
 //    as long as the global buffer holds the tile (a loop that does not fit whole is split into the largest
@@ -44,6 +50,12 @@ struct Options
     /// buffer keeps the innermost top-level loops while their tile fits (MAESTRO files, which have no DRAM
     /// level: `marvel evaluate --mapping F.m --export-timeloop`, the worked case's translation).
     bool topLevelInDram = true;
+    /// The search's space (`--timeloop-compatible`, restrictSearch): what the export takes, less the
+    /// mappings with more than two loops over the PEs or filter rows or columns spread over them. Those
+    /// export, but our global-buffer input reads stop at the first level of sub-units (doc/cost-model.md),
+    /// below Timeloop's for such mappings, so a search over them ranks by reads Timeloop does not grant
+    /// (doc/timeloop.md, "What the search keeps to").
+    bool searchSpaceOnly = false;
 };
 
 /// One loop of a Timeloop mapping level: a Timeloop dimension and its bound.
@@ -62,8 +74,8 @@ struct Mapping
     std::vector<std::pair<std::string, std::int64_t>> coefficients;
     std::vector<Loop> dram; ///< DRAM temporal loops
     std::vector<Loop> globalBuffer; ///< GlobalBuffer temporal loops
-    std::vector<Loop> spatialX; ///< GlobalBuffer spatial fan-out along meshX (innermost cluster level)
-    std::vector<Loop> spatialY; ///< along meshY (the top level, with two levels)
+    std::vector<Loop> spatialX; ///< GlobalBuffer spatial fan-out along meshX (innermost fanning level)
+    std::vector<Loop> spatialY; ///< along meshY (the fanning levels above it)
     std::vector<Loop> peBuffer; ///< PEBuffer temporal loops
     std::int64_t meshX = 1, meshY = 1; ///< PEs used: meshX * meshY
     std::int64_t pesUsed() const { return meshX * meshY; }
@@ -94,11 +106,12 @@ struct Export
 
 /// Translates `dataflow` over `problem` on `acc` (see the file comment). Not translatable, with the reason
 /// naming the directive: tiles that overlap or skip indices on a dimension that is not a window's input
-/// (offset != size), a filter dimension (R, S) split at any level or spread over PEs (row-stationary), a
-/// window tile whose offset is not its output rows times the stride, tiles or spatial folds that do not
-/// divide what they cover (Timeloop counts a remainder as a full tile), two SpatialMaps in one level, more
-/// than two cluster levels, SIMD lanes, dimension names Timeloop cannot take (one letter each), and tiles
-/// that overflow a buffer.
+/// (offset != size), a filter dimension (R, S) split in time, or spread over PEs with input rows other
+/// than those its output rows read, a window tile whose offset is not its output rows times the stride,
+/// tiles or spatial folds that do not divide what they cover (Timeloop counts a remainder as a full tile),
+/// two SpatialMaps in one level (but for row-stationary's pair), steps between two fan-outs, a dimension
+/// stepping in two levels whose global-buffer or DRAM loops have another loop between them, SIMD lanes,
+/// dimension names Timeloop cannot take (one letter each), and tiles that overflow a buffer.
 Export translateMdc(const std::string& layerName, const cost::Problem& problem, const mdc::Dataflow& dataflow,
     const arch::Accelerator& acc, const Options& options = {});
 
@@ -119,10 +132,10 @@ private:
 
 /// The search's filter (SearchConstraint::dataflowFilter) of the mappings Timeloop can express.
 search::DataflowFilterFactory searchFilter(const Options& options = {});
-/// Restricts a search to the mappings Timeloop can express (`--timeloop-compatible`): searchFilter, and
-/// the tile rules that let the enumeration skip what it refuses whatever the order (at most two loops
-/// over the PEs - one 2-D fan-out -, filter rows and columns whole in each PE, dividing tiles only),
-/// and expressibleIn = "timeloop".
+/// Restricts a search to the mappings Timeloop can express (`--timeloop-compatible`): searchFilter in the
+/// search's space (Options::searchSpaceOnly), the tile rules that let the enumeration skip what it refuses
+/// whatever the order (at most two loops over the PEs, filter rows and columns whole in each PE, dividing
+/// tiles only), and expressibleIn = "timeloop".
 void restrictSearch(search::SearchConstraint& constraint, const Options& options = {});
 
 /// The counts Timeloop defines as our cost model does, from our cost model (corrected fidelity): MACs,

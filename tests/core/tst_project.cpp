@@ -157,7 +157,9 @@ private slots:
         QCOMPARE(j["selected_mapping"].begin().key(), std::string("layer"));
         QCOMPARE(j["search"].size(), std::size_t{11});
         QVERIFY(j["search"]["timeloop_compatible"] == true);
-        QVERIFY(q.search.constraint.dataflowFilter && q.search.constraint.tileRules.wholeLoopsUnsplit);
+        QVERIFY(q.search.constraint.dataflowFilter && q.search.constraint.tileRules.wholeLoopsUnsplit
+            && q.search.constraint.tileRules.dividingTilesOnly);
+        QCOMPARE(q.search.constraint.expressibleIn, std::string("timeloop"));
     }
 
     void roundTripModelWorkloadAndDefaults()

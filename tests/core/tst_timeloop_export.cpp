@@ -310,10 +310,104 @@ private slots:
 #endif
     }
 
-    // --timeloop-compatible's tile rules (timeloop::restrictSearch) skip only tiles the filter would refuse
-    // whatever their order: on the divisor tiles (no widening, no refinement) the search with them finds a
-    // best as good as the filter alone finds (runtime, EDP: the objectives the bounds prune), writing fewer
-    // mappings the filter refuses; it exports.
+    // Forms exported since issue 33: nested fan-outs (more than two cluster levels spreading tiles, or one
+    // dimension spread at two of them) as one Timeloop spatial level; filter rows spread over PEs with the
+    // input rows that move with them (row-stationary) as a spatial loop over R; a dimension stepping in two
+    // cluster levels whose loops meet in one Timeloop level as one loop of their product. Loops and our
+    // counts by hand; tst_cli_timeloop runs the same mappings through Timeloop.
+    void newForms_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("pes");
+        QTest::addColumn<QString>("loops");
+        QTest::addColumn<QString>("counts");
+        const QString conv
+            = "Network n { Layer L { Type: CONV Dimensions { K: 8, C: 4, R: 3, S: 3, Y: 6, X: 6 }"
+              " Dataflow { %1 } } }";
+        // Three fan-outs on 16 PEs: 2 sub-units at the top take K in 4 folds (the DRAM's loop), 4 clusters
+        // take C, the 2 PEs of each take 2 of the 4 output rows twice (P=2 spatial, P=2 in the PE, with the 4
+        // columns); meshX the PEs' P=2, meshY the outer levels' K=2 and C=4. Counts: 8 x 4 x 16 x 9 MACs;
+        // every weight and every input reaches the global buffer's sub-units once (the top level's K halves
+        // take identical inputs, sent once, kept over the K folds); 8 x 16 outputs updated once.
+        QTest::newRow("three fan-outs")
+            << conv.arg("SpatialMap(1,1) K; Cluster(4,P); SpatialMap(1,1) C; Cluster(2,P); SpatialMap(3,1) Y;"
+                        " TemporalMap(3,1) X;")
+            << 16 << "pe: P=2 Q=4 R=3 S=3 | x: P=2 | y: K=2 C=4 | gb:  | dram: K=4"
+            << "macs=4608 gb:Inputs=144 gb:Weights=288 updates=128";
+        // K in pairs over the top level's 2 sub-units (2 folds, the DRAM's) and one each over the PEs of a
+        // cluster: one K=4 along meshX; the same counts.
+        QTest::newRow("K at two fan-outs")
+            << conv.arg("SpatialMap(2,2) K; Cluster(4,P); SpatialMap(1,1) C; Cluster(2,P); SpatialMap(1,1) K;"
+                        " TemporalMap(3,1) Y; TemporalMap(3,1) X;")
+            << 16 << "pe: P=4 Q=4 R=3 S=3 | x: K=4 | y: C=4 | gb:  | dram: K=2"
+            << "macs=4608 gb:Inputs=144 gb:Weights=288 updates=128";
+        // Row-stationary: a filter row per PE with the input rows it reads for the cluster's output row (Y in
+        // lock-step with R), a channel per cluster, the output rows in time. Depth-wise 3x3 over 8x8 (6x6
+        // outputs): per channel the first step sends 3 rows of 8, each later step one new row (the other two
+        // the cluster still holds): 24 + 5 x 8 = 64, 256 in all; 36 weights; 144 updates (the 3 filter rows'
+        // partial sums reduced across the PEs).
+        QTest::newRow("row-stationary depth-wise")
+            << "Network n { Layer DW { Type: DSCONV Dimensions { C: 4, R: 3, S: 3, Y: 8, X: 8 } Dataflow {"
+               " SpatialMap(1,1) C; TemporalMap(3,1) Y; Cluster(3,P); SpatialMap(1,1) Y; SpatialMap(1,1) R;"
+               " TemporalMap(3,3) S; TemporalMap(3,1) X; } } }"
+            << 18 << "pe: Q=6 S=3 | x: R=3 | y: C=4 | gb:  | dram: P=6"
+            << "macs=1296 gb:Inputs=256 gb:Weights=36 updates=144";
+        // The same over 6 clusters of one output row each (K 4 in time at the top, C 2 in the PE): each
+        // cluster's 3 rows x 8 x 2 once, kept over K: 288 (Timeloop: 128, tst_cli_timeloop); 72 weights; 144.
+        QTest::newRow("row-stationary")
+            << "Network n { Layer RS { Type: CONV Dimensions { K: 4, C: 2, R: 3, S: 3, Y: 8, X: 8 } Dataflow "
+               "{"
+               " TemporalMap(1,1) K; TemporalMap(2,2) C; SpatialMap(3,1) Y; Cluster(3,P); SpatialMap(1,1) Y;"
+               " SpatialMap(1,1) R; TemporalMap(3,3) S; TemporalMap(3,1) X; } } }"
+            << 18 << "pe: Q=6 C=2 S=3 | x: R=3 | y: P=6 | gb:  | dram: K=4"
+            << "macs=2592 gb:Inputs=288 gb:Weights=72 updates=144";
+        // The PEs' level steps K by 2 over the 8 a cluster holds, the PE's tile has 2: K=8 in the PE buffer
+        // (the order of its loops changes no count). Per channel 9 + 3 x 3 inputs a row (18 x 4 x 4 = 288),
+        // each channel's 72 weights once.
+        QTest::newRow("K twice in the PE") << conv.arg(
+            "SpatialMap(1,1) C; TemporalMap(8,8) K; TemporalMap(3,1) Y; TemporalMap(3,1) X;"
+            " Cluster(2,P); SpatialMap(3,1) Y; TemporalMap(2,2) K; TemporalMap(3,3) R;"
+            " TemporalMap(3,3) S;") << 16 << "pe: K=8 R=3 S=3 | x: C=4 | y:  | gb:  | dram: P=4 Q=4"
+                                           << "macs=4608 gb:Inputs=288 gb:Weights=288 updates=128";
+        // K by 4 at level 1 and by 2 at level 2 with nothing between them: one K=4 global-buffer loop outside
+        // P and Q. The inputs are sent again for each of the 4 K tiles (4 x 288), the weights once.
+        QTest::newRow("K twice in the global buffer")
+            << conv.arg("SpatialMap(8,8) K; TemporalMap(6,6) Y; TemporalMap(6,6) X; Cluster(1,P);"
+                        " TemporalMap(4,4) K; SpatialMap(6,6) Y; TemporalMap(6,6) X; Cluster(4,P);"
+                        " SpatialMap(1,1) C; TemporalMap(2,2) K; TemporalMap(3,1) Y; TemporalMap(3,1) X;")
+            << 16 << "pe: R=3 S=3 K=2 | x: C=4 | y:  | gb: K=4 P=4 Q=4 | dram: "
+            << "macs=4608 gb:Inputs=1152 gb:Weights=288 updates=128";
+    }
+    void newForms()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, pes);
+        QFETCH(QString, loops);
+        QFETCH(QString, counts);
+        const TimeloopLayer l = timeloopLayerOf(text.toStdString());
+        arch::Accelerator acc = acceleratorOfPes(pes);
+        acc.l2Bytes = 65536;
+        const auto e = timeloop::translateMdc("L", l.problem, l.dataflow, acc);
+        QVERIFY2(e.ok(), e.reason.c_str());
+        const auto& m = *e.mapping;
+        QCOMPARE(QString::fromStdString("pe: " + loopsText(m.peBuffer) + " | x: " + loopsText(m.spatialX)
+                     + " | y: " + loopsText(m.spatialY) + " | gb: " + loopsText(m.globalBuffer)
+                     + " | dram: " + loopsText(m.dram)),
+            loops);
+        const auto c = timeloop::ourCounts(l.problem, l.dataflow, acc, *e.mapping);
+        std::ostringstream got;
+        got << "macs=" << c.macs << " gb:Inputs=" << countOf(c.globalBufferReads, "Inputs")
+            << " gb:Weights=" << countOf(c.globalBufferReads, "Weights") << " updates=" << c.outputUpdates;
+        QCOMPARE(QString::fromStdString(got.str()), counts);
+#if MARVEL_HAVE_YAML_CPP
+        checkTimeloopStructure(readBackTimeloop(e.files), m.pesUsed());
+#endif
+    }
+
+    // --timeloop-compatible's tile rule (timeloop::restrictSearch: dividing tiles only) skips only tiles the
+    // filter would refuse whatever their order: the search with it finds a best as good as the filter alone
+    // finds (runtime, EDP: the objectives the bounds prune) without the widening to tile sizes that do not
+    // divide, whose mappings the filter all refuses; it exports.
     void restrictedSearchKeepsTheBest()
     {
         const ir::Operator op
@@ -327,9 +421,11 @@ private slots:
             search::SearchOptions filterOnly;
             filterOnly.objective = objective;
             filterOnly.refine = false;
-            filterOnly.widenAboveRoofline = 0;
+            filterOnly.widenAboveRoofline = 1; // widen whenever above the roofline (runtime objective)
             filterOnly.threads = 1;
-            filterOnly.constraint.dataflowFilter = timeloop::searchFilter();
+            timeloop::Options searched; // the filter of restrictSearch's space, without its tile rules
+            searched.searchSpaceOnly = true;
+            filterOnly.constraint.dataflowFilter = timeloop::searchFilter(searched);
             search::SearchOptions ruled = filterOnly;
             timeloop::restrictSearch(ruled.constraint);
             const auto a = search::searchLayer(op, acc, filterOnly).result;
@@ -343,6 +439,8 @@ private slots:
                 search::toString(objective).c_str(), static_cast<unsigned long long>(a.stats.rejected),
                 static_cast<unsigned long long>(b.stats.rejected));
             QVERIFY(b.stats.rejected < a.stats.rejected);
+            QCOMPARE(a.stats.widened, objective == search::Objective::Runtime);
+            QVERIFY(!b.stats.widened);
             const cost::Problem problem = cost::fromOperator(op);
             QVERIFY(timeloop::translateMdc("tl", problem, b.bestRuntime->dataflow, acc).ok());
         }
@@ -477,22 +575,39 @@ private slots:
             << conv.arg(8).arg(
                    "SpatialMap(1,1) C; TemporalMap(2,1) K; TemporalMap(3,1) Y; TemporalMap(3,1) X;")
             << 4 << "TemporalMap(2,1) K (line 1): tiles of 2 at offset 1 overlap on K";
+        // Filter rows spread with input tiles that do not follow them: each PE's 4 output rows need 4 input
+        // rows of its own (a tile of 3 at offset 1 would make MAESTRO's 3 output rows per step, overlapping).
         QTest::newRow("row-stationary")
             << conv.arg(8).arg("SpatialMap(1,1) R; TemporalMap(3,1) Y; TemporalMap(3,1) X;") << 4
-            << "row-stationary";
+            << "TemporalMap(3,1) Y (line 1): with 1 filter row(s) of R per PE, each PE's input rows for the "
+               "4 "
+               "output rows in force are 4 (row-stationary)";
+        // A row-stationary pair whose input rows per PE are not those of the 4 output rows in force.
         QTest::newRow("row-stationary pair")
             << conv.arg(8).arg("SpatialMap(1,1) Y; SpatialMap(1,1) R; TemporalMap(3,1) X;") << 4
-            << "SpatialMap(1,1) Y with SpatialMap(1,1) R: row-stationary";
+            << "SpatialMap(1,1) Y (line 1): with 1 filter row(s) of R per PE, each PE's input rows for the 4 "
+               "output rows in force are 4 at offset 1 (row-stationary)";
         QTest::newRow("remainder")
             << conv.arg(10).arg("SpatialMap(1,1) K; TemporalMap(3,1) Y; TemporalMap(3,1) X;") << 4
             << "SpatialMap(1,1) K (line 1): 10 tiles over 4 sub-units leave a partial fold";
         QTest::newRow("two spatial maps") << conv.arg(8).arg(
             "SpatialMap(1,1) K; SpatialMap(1,1) C; TemporalMap(3,1) Y; TemporalMap(3,1) X;")
                                           << 4 << "a second SpatialMap in one cluster level";
-        QTest::newRow("three levels")
-            << conv.arg(8).arg("SpatialMap(1,1) K; Cluster(4,P); SpatialMap(1,1) C; Cluster(2,P); "
-                               "SpatialMap(3,1) Y; TemporalMap(3,1) X;")
-            << 16 << "3 cluster levels spread tiles over sub-units";
+        // Output rows stepped between two fan-outs: no Timeloop level between the global buffer's spatial
+        // loops keeps the clusters' tiles as our count does.
+        QTest::newRow("steps between fan-outs")
+            << conv.arg(8).arg("SpatialMap(1,1) K; Cluster(4,P); SpatialMap(1,1) C; TemporalMap(3,1) Y;"
+                               " Cluster(2,P); SpatialMap(3,1) X;")
+            << 16 << "cluster level 1 steps (P) between two fan-outs";
+        // K by 4 at level 1 and by 2 at level 2 with the columns stepping between them: one K loop in the
+        // global buffer would move K's inner steps outside the columns.
+        QTest::newRow("K apart in the global buffer")
+            << conv.arg(8).arg("SpatialMap(8,8) K; TemporalMap(6,6) Y; TemporalMap(6,6) X; Cluster(1,P);"
+                               " TemporalMap(4,4) K; SpatialMap(6,6) Y; TemporalMap(3,1) X; Cluster(4,P);"
+                               " SpatialMap(1,1) C; TemporalMap(2,2) K; TemporalMap(3,1) Y;")
+            << 16
+            << "dimension K steps in two cluster levels whose loops land in the global buffer with Q "
+               "stepping between them";
         QTest::newRow("window offset")
             << conv.arg(8).arg("SpatialMap(1,1) K; TemporalMap(4,1) Y; TemporalMap(3,1) X;") << 4
             << "TemporalMap(4,1) Y (line 1): the offset 1 is not the tile's 2 output row(s) x stride 1";
