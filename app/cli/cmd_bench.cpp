@@ -160,7 +160,7 @@ int runGamma(const std::vector<std::string>& argv)
         std::printf("%-11s %-42s %5lld %12lld %12lld %12lld %8.5f %8.5f %12lld %8.2f\n", c.id.c_str(),
             c.layer.c_str(), (long long)c.pes, (long long)c.gammaCycles, (long long)c.gammaBestSeenCycles,
             (long long)ours, ratio, double(ours) / double(c.gammaBestSeenCycles),
-            (long long)((c.macs() + c.pes - 1) / c.pes), seconds);
+            (long long)cost::computeBound(c.macs(), c.pes, 1), seconds);
         std::fflush(stdout);
     }
     const int n = int(cases.size());

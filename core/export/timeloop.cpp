@@ -627,26 +627,21 @@ Export translate(const std::string& layerName, const cost::Problem& problem, con
         // nesting, so they are one Timeloop spatial level: the innermost cluster level's loops along meshX,
         // every outer one's along meshY. A dimension spread at several levels is one loop of their product
         // (Timeloop takes one factor per dimension and level), on the axis of its innermost spread.
-        auto addSpatial = [](std::vector<Loop>& axis, const Loop& l) {
-            for (auto& a : axis)
-                if (a.dim == l.dim) {
-                    a.factor *= l.factor;
-                    return;
-                }
-            axis.push_back(l);
+        auto onAxis = [](std::vector<Loop>& axis, const std::string& dim) {
+            return std::find_if(axis.begin(), axis.end(), [&](const Loop& a) { return a.dim == dim; });
+        };
+        auto addSpatial = [&](std::vector<Loop>& axis, const Loop& l) {
+            if (const auto it = onAxis(axis, l.dim); it != axis.end())
+                it->factor *= l.factor;
+            else
+                axis.push_back(l);
         };
         if (!fan.empty()) {
             for (const auto& l : lv[fan.back()].spatial)
                 addSpatial(m.spatialX, l);
             for (std::size_t k = 0; k + 1 < fan.size(); ++k)
-                for (const auto& l : lv[fan[k]].spatial) {
-                    const auto onX = std::find_if(
-                        m.spatialX.begin(), m.spatialX.end(), [&](const Loop& x) { return x.dim == l.dim; });
-                    if (onX != m.spatialX.end())
-                        onX->factor *= l.factor;
-                    else
-                        addSpatial(m.spatialY, l);
-                }
+                for (const auto& l : lv[fan[k]].spatial)
+                    addSpatial(onAxis(m.spatialX, l.dim) != m.spatialX.end() ? m.spatialX : m.spatialY, l);
         }
         for (const auto& l : m.spatialX)
             m.meshX *= l.factor;
