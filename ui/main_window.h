@@ -8,6 +8,7 @@
 #include "core/project/project.h"
 #include "core/search/search.h"
 #include "core/styles/styles.h"
+#include "core/sweep/sweep.h"
 #include "ui/editor/operator_analysis.h"
 #include "ui/recovery/recovery_store.h"
 #include "ui/search/result_basis.h"
@@ -286,6 +287,8 @@ private:
     std::optional<ResultBasis> m_sweepBasis;
     std::shared_ptr<const sweep::Grid> m_sweepGrid; ///< of the shown sweep
     bool m_sweepOfModel = false; ///< the shown sweep is of the whole model
+    sweep::PointSearch m_sweepPointSearch
+        = sweep::PointSearch::Full; ///< the search that made the shown sweep
     QTimer* m_rerunTimer = nullptr; ///< a search again after a pause in changing the search settings
     QString m_projectFile;
     ModelTableModel* m_model = nullptr;

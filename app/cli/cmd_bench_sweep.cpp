@@ -30,10 +30,11 @@ const cli::Command kCommand{"bench-sweep",
     "benchmark of design-space sweeps: points per second, reuse, MPI scaling",
     "usage: marvel bench-sweep [--model NAME_OR_FILE] [--hw P1|P2|PRESET|FILE] [--threads N] "
     "[--no-reuse-run]\n"
-    "                          [--no-mpi]\n\n"
+    "                          [--no-mpi] [--quick-search]\n\n"
     "Sweeps the model (default resnet50) over 36 design points around the accelerator (default P2; PRESET:\n"
     "a file of samples/accelerators by its stem, e.g. edge1024_dram):\n"
-    "pes=256,512,1024 x l2=64K:256K:x2 x noc_bw=32,64,128,256, runtime objective, and prints\n"
+    "pes=256,512,1024 x l2=64K:256K:x2 x noc_bw=32,64,128,256, runtime objective, each point searched as\n"
+    "marvel sweep does (the full search; --quick-search: the decoupled search alone), and prints\n"
     "  sweep: 36 points in S s (P points/s)\n"
     "  reuse: saved S s (X%)          the same sweep without sharing off-chip solutions and prepared\n"
     "                                 layers (skipped with --no-reuse-run); the rows must be identical\n"
@@ -69,13 +70,14 @@ double childCpuSeconds()
 // Runs `mpirun -n ranks marvel-mpi sweep ...` and returns its wall time (negative on failure) and adds
 // its CPU time to `cpu`.
 double timeMpi(const std::string& mpi, int ranks, const std::string& model, const std::string& hw,
-    const std::string& out, double& cpu)
+    const std::string& out, bool quick, double& cpu)
 {
     std::string cmd = "mpirun --allow-run-as-root --oversubscribe -n " + std::to_string(ranks) + " "
         + quoted(mpi) + " sweep --model " + quoted(model) + " --hw " + quoted(hw) + " --threads 1 --out "
         + quoted(out);
     for (const std::string& v : kVary)
         cmd += " --vary " + v;
+    if (quick) cmd += " --quick-search";
     cmd += " >/dev/null 2>&1";
     const double cpuBefore = childCpuSeconds();
     const auto start = std::chrono::steady_clock::now();
@@ -96,7 +98,7 @@ bool onPath(const std::string& program)
 
 int run(const std::vector<std::string>& argv)
 {
-    cli::Args args(argv, {"model", "hw", "threads"}, {"no-reuse-run", "no-mpi"});
+    cli::Args args(argv, {"model", "hw", "threads"}, {"no-reuse-run", "no-mpi", "quick-search"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
         return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
@@ -104,6 +106,8 @@ int run(const std::vector<std::string>& argv)
     if (std::string error = cli::searchOptionsFromArgs(args, options.search); !error.empty())
         return cli::usageError(kCommand, error);
     options.threads = options.search.threads;
+    const bool quick = args.has("quick-search");
+    if (quick) options.pointSearch = sweep::PointSearch::Quick;
     const std::string model = args.valueOr("model", "resnet50");
     const std::string hwArg = args.valueOr("hw", "P2");
     const std::string hw = cli::acceleratorArgPath(hwArg);
@@ -128,6 +132,7 @@ int run(const std::vector<std::string>& argv)
     std::printf("sweep of %s (%zu layers) around %s, %u threads: %s x %s x %s\n", model.c_str(),
         workload.layers.size(), grid->base().name.c_str(), threads, kVary[0].c_str(), kVary[1].c_str(),
         kVary[2].c_str());
+    std::printf("points: %s\n", sweep::pointSearchDescription(options).c_str());
     std::fflush(stdout);
 
     // Wall time, and CPU time of every thread: the machine may be shared, and the CPU time per point is
@@ -198,8 +203,8 @@ int run(const std::vector<std::string>& argv)
         fs::create_directories(dir, ec);
         const std::string out1 = (dir / "n1.csv").string(), out2 = (dir / "n2.csv").string();
         double cpu1 = 0, cpu2 = 0;
-        const double t1 = timeMpi(mpi.string(), 1, model, hw, out1, cpu1);
-        const double t2 = t1 < 0 ? -1.0 : timeMpi(mpi.string(), 2, model, hw, out2, cpu2);
+        const double t1 = timeMpi(mpi.string(), 1, model, hw, out1, quick, cpu1);
+        const double t2 = t1 < 0 ? -1.0 : timeMpi(mpi.string(), 2, model, hw, out2, quick, cpu2);
         if (t1 < 0 || t2 < 0) {
             std::printf("mpi: mpirun failed (run it by hand to see why)\n");
         } else {

@@ -23,7 +23,7 @@ int run(const std::vector<std::string>& argv)
     if (std::optional<int> code = cli::parseSweepJob(argv, "marvel", 0, true, job)) return *code;
     try {
         sweep::SweepFile file(
-            job.out, *job.grid, job.resume, sweep::sweepSettings(job.workload, job.options.search));
+            job.out, *job.grid, job.resume, sweep::sweepSettings(job.workload, job.options));
         const sweep::Sweeper sweeper(*job.grid, job.workload, job.options);
         const std::vector<std::size_t> pending = file.pending();
         cli::SweepProgress progress(job.grid->size(), job.grid->size() - pending.size());

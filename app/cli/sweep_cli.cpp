@@ -20,13 +20,14 @@ std::string sweepUsage(const std::string& program)
         + "       " + pad + "       [--hw BASE] --vary NAME=VALUES [--vary ...] --out FILE.csv [--resume]\n"
         + "       " + pad + "       [--objective runtime|energy|edp] [--threads N] [--json]\n" + "       "
         + pad + "       [--pe-util-bound P] [--fidelity maestro|corrected] [--no-divisors-only]\n" + "       "
+        + pad + "       [--no-l1-check] [--no-l2-check] [--no-bound-skipping] [--no-refine]\n" + "       "
         + pad
-        + "       [--no-l1-check] [--no-l2-check] [--no-bound-skipping] [--batch N]\n\n"
+        + "       [--quick-search] [--batch N]\n\n"
           "Searches the whole workload (every layer, totals times each layer's repeat) at every design "
           "point\n"
           "of a grid around the base accelerator and writes one CSV row per point:\n"
           "  pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,\n"
-          "  roofline_cycles,dram_bytes,dram_energy,status\n"
+          "  roofline_cycles,dram_bytes,dram_energy,search,status\n"
           "(energy: the total, MACs, L1, L2 and DRAM; dram_bytes: bytes of the DRAM blocks the chosen "
           "mappings\n"
           "move, dram_energy: their part of the energy; status: ok, or why the point failed, e.g. a layer "
@@ -55,6 +56,12 @@ std::string sweepUsage(const std::string& program)
           "  --resume              keep the rows already in FILE.csv (a cut last line is redone) and search\n"
           "                        only the missing points\n"
           "  --objective           what each layer's best mapping minimises (default runtime)\n"
+          "  --quick-search        search each point with the decoupled search alone (the paper's sweeps):\n"
+          "                        faster, but a point may show a slower or costlier mapping than marvel\n"
+          "                        search finds for that design. By default every point runs the search\n"
+          "                        marvel search runs with the same options (--no-refine included), so its\n"
+          "                        figures are those marvel search and the app's tuner give. The search\n"
+          "                        column says which one made each row.\n"
           "  --threads N           threads (default "
         + (program == "marvel" ? std::string("all cores") : std::string("1 per rank"))
         + "); results do not depend on it\n"
@@ -89,7 +96,8 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
     Args args(argv,
         {"op", "model", "project", "hw", "vary", "out", "objective", "threads", "pe-util-bound", "fidelity",
             "batch"},
-        {"resume", "json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping"});
+        {"resume", "json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "no-refine",
+            "quick-search"});
     if (!args.ok()) return usageError(args.error());
     if (!args.positionals().empty())
         return usageError("unexpected argument '" + args.positionals().front() + "'");
@@ -111,6 +119,7 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
         return usageError(error);
     if (std::string error = modelOptionsFromArgs(args); !error.empty()) return usageError(error);
     job.options.threads = job.options.search.threads;
+    if (args.has("quick-search")) job.options.pointSearch = sweep::PointSearch::Quick;
     job.out = *args.value("out");
     job.resume = args.has("resume");
     job.json = args.has("json");
@@ -204,6 +213,7 @@ nlohmann::json pointJson(const sweep::PointResult& r)
     j["roofline_cycles"] = r.roofline;
     j["dram_bytes"] = r.dramBytes;
     j["dram_energy"] = r.dramEnergy;
+    j["search"] = sweep::pointSearchName(r.search);
     return j;
 }
 
@@ -235,6 +245,8 @@ int reportSweep(const SweepJob& job, const sweep::SweepFile& file, const sweep::
         out["pareto_file"] = sweep::paretoPath(job.out);
         out["objective"] = search::toString(job.options.search.objective);
         out["fidelity"] = search::toString(job.options.search.fidelity);
+        out["search"] = sweep::pointSearchName(job.options.pointSearch);
+        out["refine"] = job.options.pointSearch == sweep::PointSearch::Full && job.options.search.refine;
         out["points"] = total;
         out["done"] = done;
         out["failed"] = failed;
@@ -251,6 +263,7 @@ int reportSweep(const SweepJob& job, const sweep::SweepFile& file, const sweep::
         std::cout << out.dump(2) << '\n';
     } else {
         std::cout << fidelityLine(job.options.search.fidelity);
+        std::cout << "points: " << sweep::pointSearchDescription(job.options) << '\n';
         std::cout << "sweep: " << done << " of " << total << " design points (" << failed << " failed) in "
                   << seconds << " s; wrote " << job.out << " and " << sweep::paretoPath(job.out) << '\n';
         std::cout << "runtime-area Pareto designs (" << fronts.runtimeArea.size() << "):\n";

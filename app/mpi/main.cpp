@@ -258,7 +258,7 @@ int run(int argc, char** argv, int rank, int ranks)
             sweeper = std::make_unique<sweep::Sweeper>(*job.grid, job.workload, job.options);
             if (rank == 0)
                 file = std::make_unique<sweep::SweepFile>(
-                    job.out, *job.grid, job.resume, sweep::sweepSettings(job.workload, job.options.search));
+                    job.out, *job.grid, job.resume, sweep::sweepSettings(job.workload, job.options));
         } catch (const marvel::InputError& e) {
             if (rank == 0) std::cerr << "marvel-mpi sweep: " << formatDiagnostics(e.diagnostics());
             code = cli::InputError;

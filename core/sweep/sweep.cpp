@@ -238,14 +238,29 @@ std::optional<std::size_t> Grid::indexOf(const Parameters& parameters) const
     return index;
 }
 
+std::string_view pointSearchName(PointSearch s)
+{
+    return s == PointSearch::Quick ? "quick" : "full";
+}
+
+std::string pointSearchDescription(const SweepOptions& options)
+{
+    if (options.pointSearch == PointSearch::Quick)
+        return "quick search (the decoupled search alone: the tuner may find faster or cheaper mappings)";
+    return options.search.refine
+        ? "full search (as marvel search with these options: the decoupled search, then the refinement)"
+        : "full search (as marvel search with these options: the decoupled search, refinement off)";
+}
+
 std::string csvHeader()
 {
     return "pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,"
-           "roofline_cycles,dram_bytes,dram_energy,status";
+           "roofline_cycles,dram_bytes,dram_energy,search,status";
 }
 
 namespace {
-constexpr std::size_t kColumns = 16;
+constexpr std::size_t kColumns = 17;
+constexpr std::size_t kSearchColumn = 15, kStatusColumn = 16;
 } // namespace
 
 std::string formatRow(const PointResult& row)
@@ -261,6 +276,7 @@ std::string formatRow(const PointResult& row)
     out += row.ok ? exactNumber(row.utilization) : std::string();
     out += ',' + std::to_string(row.roofline) + ',';
     out += row.ok ? std::to_string(row.dramBytes) + ',' + exactNumber(row.dramEnergy) : std::string(",");
+    out += ',' + std::string(pointSearchName(row.search));
     out += ',' + csvField(row.status);
     return out;
 }
@@ -284,7 +300,11 @@ std::optional<PointResult> parseRow(std::string_view line, const Grid& grid)
     const std::optional<std::size_t> index = grid.indexOf(r.parameters);
     if (!index) return std::nullopt;
     r.index = *index;
-    r.status = f[15];
+    if (f[kSearchColumn] == pointSearchName(PointSearch::Quick))
+        r.search = PointSearch::Quick;
+    else if (f[kSearchColumn] != pointSearchName(PointSearch::Full))
+        return std::nullopt;
+    r.status = f[kStatusColumn];
     r.ok = r.status == "ok";
     if (r.status.empty()) return std::nullopt;
     if (!real(f[9], r.area) || !real(f[10], r.power) || !integer(f[12], r.roofline)) return std::nullopt;
@@ -437,11 +457,11 @@ std::optional<LayerOutcome> Sweeper::evaluateLayer(
     search::SearchOptions options = m_options.search;
     options.threads = std::max(1u, searchThreads);
     options.offChipCache = m_cache;
-    // A design point is one search per layer among thousands: the decoupled search alone, as the paper's
-    // sweeps; the refinement (a genetic search per layer) would multiply a sweep's time several times.
-    options.refine = false;
-    // One off-chip solution per layer, as the paper's sweeps (several multiply a sweep's time).
-    options.offChipCandidates = 1;
+    if (m_options.pointSearch == PointSearch::Quick) {
+        // The paper's sweeps: the decoupled search alone under one off-chip solution.
+        options.refine = false;
+        options.offChipCandidates = 1;
+    }
     LayerOutcome out;
     search::LayerSearchResult s;
     try {
@@ -483,6 +503,7 @@ PointResult Sweeper::combine(std::size_t index, const std::vector<LayerOutcome>&
     PointResult r;
     r.index = index;
     r.parameters = parametersOf(acc);
+    r.search = m_options.pointSearch;
     const cost::AreaPower ap
         = cost::areaPower(acc, static_cast<double>(acc.l1Elements()), static_cast<double>(acc.l2Elements()));
     r.area = ap.area;

@@ -14,7 +14,10 @@
 //
 // Totals. A point's runtime, energy and roofline add up its layers' (each times its `repeat`); the EDP
 // is total runtime x total energy; utilization is busy PE-cycles over PE-cycles (the layers' utilizations
-// weighted by their runtimes). Each layer takes its best mapping for the objective.
+// weighted by their runtimes). Each layer takes its best mapping for the objective, found by the search
+// `marvel search` runs with the same options (PointSearch::Full): a point's figures are the tuner's for
+// that design. PointSearch::Quick (the decoupled search alone) is a named, faster option, and every row
+// says which search made it.
 //
 // Area and power come from the cost model's area/power model (cost::areaPower, MAESTRO's §6.3 formulas)
 // evaluated with the buffers' capacities (L1 and L2 in elements) rather than one mapping's requirements:
@@ -91,6 +94,15 @@ private:
     std::size_t m_size = 1;
 };
 
+/// Which search a design point runs. Full: the search `marvel search` runs with the sweep's options
+/// (the refinement included unless they turn it off), so a point's figures are those the tuner shows
+/// for that design. Quick: the paper's decoupled search alone under one off-chip solution, faster
+/// (ResNet-50 over 36 points around P2: three quarters of the CPU time), but a point may show a slower or
+/// costlier mapping than the tuner finds.
+enum class PointSearch { Full, Quick };
+/// "full" or "quick", as the CSV's `search` column, the settings file and `--json` say it.
+std::string_view pointSearchName(PointSearch s);
+
 /// One design point's row of the sweep file.
 struct PointResult
 {
@@ -108,11 +120,12 @@ struct PointResult
     /// of `energy`, layers times their repeat.
     std::int64_t dramBytes = 0;
     double dramEnergy = 0.0;
+    PointSearch search = PointSearch::Full; ///< which search made the row
     std::string status = "ok"; ///< "ok" or why the point failed ("LAYER: ...")
 };
 
 /// `pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,
-/// roofline_cycles,dram_bytes,dram_energy,status`.
+/// roofline_cycles,dram_bytes,dram_energy,search,status`.
 std::string csvHeader();
 /// One line without its line break; numbers read back exactly.
 std::string formatRow(const PointResult& row);
@@ -135,10 +148,16 @@ std::string paretoCsv(const DesignFronts& fronts);
 /// How to search each point.
 struct SweepOptions
 {
-    search::SearchOptions search; ///< objective and pruning; its threads, offChipCache and refine are ignored
+    search::SearchOptions
+        search; ///< objective, pruning, refinement; its threads and offChipCache are ignored
+    PointSearch pointSearch = PointSearch::Full;
     unsigned threads = 0; ///< all the sweep's threads; 0: every core. Results do not depend on it.
     bool reuse = true; ///< share off-chip solutions and prepared layers between points
 };
+/// One line on which search made the points: "full search (as marvel search with these options: the
+/// decoupled search, then the refinement)" or "quick search (the decoupled search alone: the tuner may
+/// find faster or cheaper mappings)".
+std::string pointSearchDescription(const SweepOptions& options);
 
 /// One layer of one design point, searched on its own (MPI ranks may search a point's layers apart):
 /// what the point's totals add up, each figure already times the layer's `repeat`.

@@ -23,8 +23,9 @@ std::string settingsPath(const std::string& csvPath)
     return csvPath + ".settings";
 }
 
-std::string sweepSettings(const workloads::Workload& workload, const search::SearchOptions& search)
+std::string sweepSettings(const workloads::Workload& workload, const SweepOptions& options)
 {
+    const search::SearchOptions& search = options.search;
     std::string out = "workload: " + workload.name + "\n";
     for (const workloads::WorkloadLayer& layer : workload.layers) {
         out += "layer: " + layer.name + " x" + std::to_string(layer.repeat);
@@ -32,6 +33,9 @@ std::string sweepSettings(const workloads::Workload& workload, const search::Sea
             out += " " + size.name + "=" + std::to_string(size.value);
         out += "\n";
     }
+    out += "search: " + std::string(pointSearchName(options.pointSearch)) + "\n";
+    out += std::string("refine: ")
+        + (search.refine && options.pointSearch == PointSearch::Full ? "yes" : "no") + "\n";
     out += "objective: " + search::toString(search.objective) + "\n";
     out += std::string("fidelity: ") + search::toString(search.fidelity) + "\n";
     out += "pe_util_bound: " + std::to_string(search.peUtilizationBound) + "\n";

@@ -18,9 +18,10 @@ std::string paretoPath(const std::string& csvPath);
 std::string settingsPath(const std::string& csvPath);
 
 /// What a sweep's rows depend on besides the grid, one "key: value" per line: the workload (each layer's
-/// name, repeat and sizes) and the search options (objective, fidelity, pruning, capacity checks). Kept
-/// beside the CSV so that --resume refuses a file that another sweep wrote.
-std::string sweepSettings(const workloads::Workload& workload, const search::SearchOptions& search);
+/// name, repeat and sizes), which search ran (full or quick, with or without the refinement) and the
+/// search options (objective, fidelity, pruning, capacity checks). Kept beside the CSV so that --resume
+/// refuses a file that another sweep wrote.
+std::string sweepSettings(const workloads::Workload& workload, const SweepOptions& options);
 
 class SweepFile
 {

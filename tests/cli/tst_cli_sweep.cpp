@@ -60,7 +60,7 @@ private slots:
         const QByteArray csv = clitest::readBytes(out);
         QVERIFY(csv.startsWith(
             "pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,"
-            "utilization,roofline_cycles,dram_bytes,dram_energy,status\n"));
+            "utilization,roofline_cycles,dram_bytes,dram_energy,search,status\n"));
         const QList<QStringList> rows = rowsOf(csv);
         // pes outermost, both ascending, whatever the order of the --vary arguments.
         const QList<QPair<int, int>> grid = {{2, 1}, {2, 4}, {4, 1}, {4, 4}, {8, 1}, {8, 4}};
@@ -70,14 +70,15 @@ private slots:
         const QJsonObject baseJson = QJsonDocument::fromJson(base.readAll()).object();
         for (int i = 0; i < rows.size(); ++i) {
             const QStringList& row = rows[i];
-            QCOMPARE(row.size(), 16);
+            QCOMPARE(row.size(), 17);
             QCOMPARE(row[0].toInt(), grid[i].first);
             QCOMPARE(row[4].toInt(), grid[i].second);
             QCOMPARE(row[1], QString("1")); // the base's simd, l1, l2, offchip_bw
             QCOMPARE(row[2], QString("64"));
             QCOMPARE(row[3], QString("1024"));
             QCOMPARE(row[5], QString("1000000"));
-            QCOMPARE(row[15], QString("ok"));
+            QCOMPARE(row[15], QString("full")); // the search marvel search runs
+            QCOMPARE(row[16], QString("ok"));
             // The same accelerator searched on its own.
             QJsonObject acc = baseJson;
             acc["num_pes"] = grid[i].first;
@@ -253,10 +254,57 @@ private slots:
         QVERIFY2(r.err.contains("'workload: conv1d', this one has 'workload: gemm'"), qPrintable(r.err));
         QCOMPARE(clitest::readBytes(out), rows);
 
+        // Rows of the full search are not finished by the quick one, nor refined ones by --no-refine.
+        QVERIFY2(settings.contains("search: full\nrefine: yes\n"), settings.constData());
+        r = runMarvel(sweepArgs(out) << "--quick-search"
+                                     << "--resume");
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("'search: full', this one has 'search: quick'"), qPrintable(r.err));
+        r = runMarvel(sweepArgs(out) << "--no-refine"
+                                     << "--resume");
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("'refine: yes', this one has 'refine: no'"), qPrintable(r.err));
+        QCOMPARE(clitest::readBytes(out), rows);
+
         // The same sweep resumes: nothing left to search, the same file.
         r = runMarvel(sweepArgs(out) << "--resume");
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(clitest::readBytes(out), rows);
+    }
+
+    // --quick-search is the decoupled search alone, and every output says so: the rows' search column,
+    // the report's "points:" line and the JSON's "search". Its rows are `marvel search --no-refine`'s.
+    void quickSearchSaysSo()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("q.csv");
+        const clitest::CliRun r = runMarvel(sweepArgs(out) << "--quick-search"
+                                                           << "--json");
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject json = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(json["search"].toString(), QString("quick"));
+        QCOMPARE(json["refine"].toBool(), false);
+        QCOMPARE(json["pareto"].toObject()["runtime_area"].toArray().first().toObject()["search"].toString(),
+            QString("quick"));
+        const QList<QStringList> rows = rowsOf(clitest::readBytes(out));
+        QCOMPARE(rows.size(), 6);
+        const QStringList& row = rows.last(); // 8 PEs, noc_bw 4
+        QCOMPARE(row[15], QString("quick"));
+        QFile base(kSweepHw);
+        QVERIFY(base.open(QIODevice::ReadOnly));
+        QJsonObject acc = QJsonDocument::fromJson(base.readAll()).object();
+        acc["num_pes"] = 8;
+        acc["noc_bandwidth_elements_per_cycle"] = 4;
+        const QString hw = dir.filePath("p.json");
+        writeAll(hw, QJsonDocument(acc).toJson());
+        const clitest::CliRun s = runMarvel({"search", "--op", kOp, "--hw", hw, "--no-refine", "--json"});
+        QVERIFY2(s.exitCode == 0, qPrintable(s.err));
+        const QJsonObject layer
+            = QJsonDocument::fromJson(s.out.toUtf8()).object()["layers"].toArray().first().toObject();
+        QCOMPARE(row[6].toLongLong(), layer["runtime_cycles"].toInteger());
+        QCOMPARE(row[7].toDouble(), layer["energy"].toDouble());
+        const clitest::CliRun text = runMarvel(sweepArgs(dir.filePath("t.csv")) << "--quick-search");
+        QVERIFY2(text.out.contains("points: quick search (the decoupled search alone"), qPrintable(text.out));
     }
 
     void badVary_data()

@@ -101,16 +101,19 @@ std::string workloadKey(const workloads::Workload& workload)
 
 bool sameResultOptions(const search::SearchOptions& a, const search::SearchOptions& b)
 {
-    // The constraint, the seeds and the factory are set by core's style searches and tests, never by the
-    // panels whose options the app compares; the rest shapes what a search finds.
-    return a.objective == b.objective && a.peUtilizationBound == b.peUtilizationBound
-        && a.divisorsOnly == b.divisorsOnly && a.everyTileSize == b.everyTileSize
-        && a.l1Capacity == b.l1Capacity && a.l2Capacity == b.l2Capacity && a.boundSkipping == b.boundSkipping
-        && a.exhaustive == b.exhaustive && a.fidelity == b.fidelity && a.batchSize == b.batchSize
-        && a.maxCandidates == b.maxCandidates && a.nonDivisorBudget == b.nonDivisorBudget
-        && a.maxTileAssignments == b.maxTileAssignments && a.maxTileVisits == b.maxTileVisits
-        && a.widenWhenEmpty == b.widenWhenEmpty && a.widenAboveRoofline == b.widenAboveRoofline
-        && a.offChipCandidates == b.offChipCandidates && a.seeds.size() == b.seeds.size();
+    // The seeds and the constraint's factory are set by core's style searches and tests, never by the
+    // panels whose options the app compares; of the constraint, the panels set only the Timeloop filter
+    // (its box). The rest shapes what a search finds.
+    return a.objective == b.objective && a.refine == b.refine
+        && bool(a.constraint.dataflowFilter) == bool(b.constraint.dataflowFilter)
+        && a.peUtilizationBound == b.peUtilizationBound && a.divisorsOnly == b.divisorsOnly
+        && a.everyTileSize == b.everyTileSize && a.l1Capacity == b.l1Capacity && a.l2Capacity == b.l2Capacity
+        && a.boundSkipping == b.boundSkipping && a.exhaustive == b.exhaustive && a.fidelity == b.fidelity
+        && a.batchSize == b.batchSize && a.maxCandidates == b.maxCandidates
+        && a.nonDivisorBudget == b.nonDivisorBudget && a.maxTileAssignments == b.maxTileAssignments
+        && a.maxTileVisits == b.maxTileVisits && a.widenWhenEmpty == b.widenWhenEmpty
+        && a.widenAboveRoofline == b.widenAboveRoofline && a.offChipCandidates == b.offChipCandidates
+        && a.seeds.size() == b.seeds.size();
 }
 
 namespace {
@@ -158,6 +161,8 @@ QStringList optionFields(const search::SearchOptions& a, const search::SearchOpt
     add(a.l1Capacity != b.l1Capacity || a.l2Capacity != b.l2Capacity, "buffer checks");
     add(a.boundSkipping != b.boundSkipping, "bound skipping");
     add(a.offChipCandidates != b.offChipCandidates, "off-chip solutions");
+    add(a.refine != b.refine, "refinement");
+    add(bool(a.constraint.dataflowFilter) != bool(b.constraint.dataflowFilter), "Timeloop only");
     return f;
 }
 } // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -172,9 +173,15 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_export = new QPushButton(tr("Export"));
     m_export->setEnabled(false);
     m_export->setToolTip(tr("The design points as CSV; the heat map and Pareto set as PNG, PDF or SVG"));
+    m_quick = new QCheckBox(tr("Quick search"));
+    m_quick->setToolTip(tr("Search each design point with the decoupled search alone (the paper's sweeps): "
+                           "faster, but a cell may show a slower or costlier mapping than the tuner finds "
+                           "for that design when you click it. Unticked, every point runs the Search "
+                           "panel's search (marvel sweep without --quick-search)."));
     auto* objectiveRow = new QHBoxLayout;
     objectiveRow->addWidget(new QLabel(tr("best mapping for")));
     objectiveRow->addWidget(m_objective);
+    objectiveRow->addWidget(m_quick);
     objectiveRow->addStretch(1);
     controls->addWidget(new QLabel(tr("Colour:")), 1, 0);
     controls->addWidget(m_metric, 1, 1, 1, 2);
@@ -270,6 +277,7 @@ SweepPanel::SweepPanel(QWidget* parent)
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this] { rebuildHeatMap(); });
     connect(m_front, &QComboBox::currentIndexChanged, this, [this] { updatePareto(); });
     connect(m_objective, &QComboBox::currentIndexChanged, this, &SweepPanel::objectiveChanged);
+    connect(m_quick, &QCheckBox::toggled, this, &SweepPanel::objectiveChanged);
     rebuildHeatMap();
     updatePareto();
 }
@@ -443,7 +451,7 @@ void SweepPanel::rebuildHeatMap()
     m_heatPlot->yAxis->setLabel(label(m_yAxis, m_yParameter));
     m_heatPlot->xAxis->setRange(-0.5, nx - 0.5);
     m_heatPlot->yAxis->setRange(-0.5, ny - 0.5);
-    m_colourScale->axis()->setLabel(metricLabel(metric()));
+    m_colourScale->axis()->setLabel(colourScaleLabel());
     const bool log = logScaled(metric());
     m_colourScale->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     if (log)
@@ -506,6 +514,7 @@ void SweepPanel::addPoints(const std::vector<sweep::PointResult>& points)
         m_points.push_back(p);
         updateCell(p);
     }
+    m_colourScale->axis()->setLabel(colourScaleLabel());
     updateColourRange();
     updatePareto();
     m_export->setEnabled(!m_points.empty());
@@ -624,6 +633,9 @@ bool SweepPanel::eventFilter(QObject* watched, QEvent* event)
                              .arg(100.0 * p.utilization, 0, 'f', 0)
                       << tr("DRAM traffic %1B, DRAM energy %2")
                              .arg(shortNumber(double(p.dramBytes)), shortNumber(p.dramEnergy))
+                      << (p.search == sweep::PointSearch::Quick
+                                 ? tr("Found by the quick search: the tuner may find a better mapping.")
+                                 : tr("Found by the full search: the tuner shows the same mapping."))
                       << tr("Click to load this accelerator and search it.");
             else
                 lines << QString::fromStdString(p.status);
@@ -654,11 +666,14 @@ void SweepPanel::showOutcome(const SweepOutcome& outcome)
         failed += p.ok ? 0 : 1;
     switch (outcome.status) {
     case SweepOutcome::Status::Finished:
-        m_status->setText(
-            tr("%1 design points in %2 s%3. Click a cell to load that accelerator and search it.")
-                .arg(m_points.size())
-                .arg(outcome.seconds, 0, 'f', 1)
-                .arg(failed ? tr(" (%1 without a mapping that fits: grey cells)").arg(failed) : QString()));
+        m_status->setText(tr(
+            "%1 design points in %2 s by the %3 search%4. Click a cell to load that accelerator and search "
+            "it.")
+                              .arg(m_points.size())
+                              .arg(outcome.seconds, 0, 'f', 1)
+                              .arg(quickPoints() ? tr("quick") : tr("full"))
+                              .arg(failed ? tr(" (%1 without a mapping that fits: grey cells)").arg(failed)
+                                          : QString()));
         break;
     case SweepOutcome::Status::Cancelled:
         m_status->setText(tr("Cancelled after %1 of %2 design points.")
@@ -675,6 +690,33 @@ void SweepPanel::showError(const QString& message)
 {
     setRunning(false);
     m_status->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(message.toHtmlEscaped()));
+}
+
+void SweepPanel::setObjective(search::Objective objective)
+{
+    m_objective->setCurrentIndex(m_objective->findData(int(objective)));
+}
+
+bool SweepPanel::quickSearch() const
+{
+    return m_quick->isChecked();
+}
+
+void SweepPanel::setQuickSearch(bool quick)
+{
+    m_quick->setChecked(quick);
+}
+
+bool SweepPanel::quickPoints() const
+{
+    return std::any_of(m_points.begin(), m_points.end(),
+        [](const sweep::PointResult& p) { return p.search == sweep::PointSearch::Quick; });
+}
+
+QString SweepPanel::colourScaleLabel() const
+{
+    // Which search made the cells travels with every picture of the heat map.
+    return quickPoints() ? tr("%1 \u00b7 quick search").arg(metricLabel(metric())) : metricLabel(metric());
 }
 
 QString SweepPanel::statusText() const

@@ -15,6 +15,7 @@
 #include "core/sweep/sweep.h"
 #include "ui/sweep/sweep_controller.h"
 
+class QCheckBox;
 class QComboBox;
 class QCPColorMap;
 class QCPColorScale;
@@ -55,6 +56,13 @@ public:
     void setAxes(
         const QString& xParameter, const QString& xRange, const QString& yParameter, const QString& yRange);
     search::Objective objective() const;
+    void setObjective(search::Objective objective);
+    /// The "Quick search" box: design points searched by the decoupled search alone
+    /// (sweep::PointSearch::Quick) rather than the Search panel's whole search.
+    bool quickSearch() const;
+    void setQuickSearch(bool quick);
+    /// The colour scale's title: the metric, and "quick search" when the quick search made the cells.
+    QString colourScaleLabel() const;
     void setMetric(Metric metric);
     Metric metric() const;
     /// The metric called `name` ("runtime", "energy", "edp", "dram-bytes", "dram-energy", "area", "power",
@@ -99,7 +107,7 @@ signals:
     void cancelRequested();
     /// The user clicked the cell of a finished design point.
     void designPointActivated(std::size_t index);
-    /// The objective of the design points' searches changed.
+    /// The objective of the design points' searches, or which search they run, changed.
     void objectiveChanged();
 
 protected:
@@ -110,6 +118,7 @@ protected:
 
 private:
     void rebuildHeatMap();
+    bool quickPoints() const; ///< the shown points were made by the quick search
     void updateCell(const sweep::PointResult& point);
     void updateColourRange();
     void updatePareto();
@@ -124,6 +133,7 @@ private:
     QLineEdit* m_yRange = nullptr;
     QComboBox* m_metric = nullptr;
     QComboBox* m_objective = nullptr;
+    QCheckBox* m_quick = nullptr;
     QComboBox* m_front = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;

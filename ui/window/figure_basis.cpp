@@ -82,7 +82,13 @@ QString MainWindow::sweepChange() const
     const sweep::Parameters base = sweep::parametersOf(m_sweepGrid->base());
     for (const sweep::Axis& axis : m_sweepGrid->axes())
         sweep::setParameter(now.accelerator, axis.parameter, base[std::size_t(axis.parameter)]);
-    return basisChange(*m_sweepBasis, now);
+    QString change = basisChange(*m_sweepBasis, now);
+    const sweep::PointSearch pointSearch
+        = m_sweepPanel->quickSearch() ? sweep::PointSearch::Quick : sweep::PointSearch::Full;
+    if (pointSearch != m_sweepPointSearch)
+        change
+            = change.isEmpty() ? tr("the Quick search box") : tr("%1 and the Quick search box").arg(change);
+    return change;
 }
 
 void MainWindow::onSearchSettingsChanged()

@@ -178,8 +178,11 @@ bool MainWindow::runSweep()
     }
     request.options.search = m_searchPanel->options();
     request.options.search.objective = m_sweepPanel->objective();
+    request.options.pointSearch
+        = m_sweepPanel->quickSearch() ? sweep::PointSearch::Quick : sweep::PointSearch::Full;
     request.options.threads = request.options.search.threads;
     m_sweepBasis = ResultBasis{workloadKey(request.workload), request.grid->base(), request.options.search};
+    m_sweepPointSearch = request.options.pointSearch;
     m_sweepGrid = request.grid;
     m_sweepOfModel = wholeModel;
     m_sweepController->start(std::move(request));
@@ -193,7 +196,18 @@ bool MainWindow::loadDesignPoint(std::size_t index)
     const std::shared_ptr<const sweep::Grid> grid = m_sweepPanel->grid();
     if (!grid || index >= grid->size()) return false;
     m_accelerator->setAccelerator(grid->point(index));
-    statusBar()->showMessage(tr("Design point %1 loaded into the accelerator panel").arg(index + 1), 8000);
+    // The tuner searches the point as the sweep did, so that its figures are the cell's.
+    if (m_searchPanel->options().objective != m_sweepPanel->objective()) {
+        search::SearchOptions options = m_searchPanel->options();
+        options.objective = m_sweepPanel->objective();
+        m_searchPanel->setOptions(options);
+    }
+    statusBar()->showMessage(m_sweepPointSearch == sweep::PointSearch::Quick
+            ? tr("Design point %1 loaded into the accelerator panel; the tuner runs the full search, which "
+                 "may beat the sweep's quick one")
+                  .arg(index + 1)
+            : tr("Design point %1 loaded into the accelerator panel").arg(index + 1),
+        8000);
     return runSearch();
 }
 
