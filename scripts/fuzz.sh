@@ -11,7 +11,7 @@ seconds=${1:-36}
 root=$(pwd)
 cxx=${FUZZ_CXX:-$(command -v clang++-14 || command -v clang++)}
 
-formats="operator maestro_mapping maestro_hardware accelerator_json model_json project sweep_file experiments directives onnx"
+formats="operator maestro_mapping maestro_hardware accelerator_json model_json project sweep_file experiments directives onnx technology_json"
 
 # FUZZ_BUILD_DIR: an existing clang sanitizer build that holds the fuzz targets (scripts/test-all.sh uses
 # its build-asan/), so that core is not compiled a third time; otherwise build-fuzz/ is configured.

@@ -16,6 +16,7 @@
 #include "core/mdc/maestro_io.h"
 #include "core/project/project.h"
 #include "core/styles/fixed_dataflows.h"
+#include "core/tech/technology.h"
 #include "core/util/csv.h"
 #include "core/util/text_file.h"
 #include "core/workloads/workloads.h"
@@ -30,7 +31,7 @@ const marvel::cli::Command kCommand{"evaluate",
     "                        | --hw FILE --dataflow NAME --model NAME_OR_FILE [--layer NAME]\n"
     "                          [--export-mdc OUT.m])\n"
     "                       [--format table|csv|json] [--fidelity maestro|corrected]\n"
-    "                       [--export-timeloop DIR [--timeloop-buffering 1|2]]\n\n"
+    "                       [--export-timeloop DIR [--timeloop-buffering 1|2]] [--technology NAME|FILE]\n\n"
     "  --hw FILE         accelerator: MAESTRO hardware file (.m) or JSON (.json), or a preset's name\n"
     "                    (P1, P2, eyeriss_dram, edge1024_dram: samples/accelerators)\n"
     "  --mapping FILE    MAESTRO mapping file (Network / Layer / Dimensions / Dataflow)\n"
@@ -49,8 +50,13 @@ const marvel::cli::Command kCommand{"evaluate",
     "                    l1_energy_macu, l2_energy_macu, dram_energy_macu (energy.dram_access per element\n"
     "                    moved) and their sum total_energy_macu, and the DRAM traffic: dram_reads,\n"
     "                    dram_writes in elements, dram_read_bytes, dram_write_bytes, and the same per\n"
-    "                    tensor, then compute_bound, corrected_runtime and fidelity) or json (array of\n"
-    "                    objects with the same fields)\n"
+    "                    tensor, then noc_energy_macu (the NoC's sends, when the energies charge them),\n"
+    "                    energy_pj, area_mm2 (the design's capacities) and power_mw (over the layer's\n"
+    "                    runtime) in physical units, then compute_bound, corrected_runtime and\n"
+    "                    fidelity) or json (array of objects with the same fields)\n"
+    "  --technology T    the technology table the energies, area and power come from (a name of\n"
+    "                    samples/technology such as 45nm or maestro, or a .json file); the energy columns\n"
+    "                    named _macu are then in the table's unit (pJ for 45nm)\n"
     "  --fidelity F      corrected (default: what the mapping really moves, the search's default) or\n"
     "                    maestro (reproduces MAESTRO's figures, quirks included); every output names it\n"
     "                    (table: a first line, csv: a fidelity column, json: \"fidelity\")\n"
@@ -195,11 +201,10 @@ std::vector<marvel::cost::LayerEvaluation> evaluateProject(const marvel::project
 
 // `--dataflow`: the fixed dataflow generated for every convolution of the model (each other layer kept
 // in its place with an error), evaluated as one MAESTRO network; --export-mdc writes that network.
-std::vector<marvel::cost::LayerEvaluation> evaluateFixed(
-    marvel::styles::FixedDataflow dataflow, marvel::cli::Args& args, const marvel::cost::Options& options)
+std::vector<marvel::cost::LayerEvaluation> evaluateFixed(marvel::styles::FixedDataflow dataflow,
+    marvel::cli::Args& args, const marvel::arch::Accelerator& acc, const marvel::cost::Options& options)
 {
     using namespace marvel;
-    const arch::Accelerator acc = cli::loadAcceleratorArg(*args.value("hw"));
     workloads::Workload workload = workloads::loadWorkload(*args.value("model"));
     if (auto layer = args.value("layer")) {
         std::string names;
@@ -242,7 +247,7 @@ int run(const std::vector<std::string>& argv)
     using namespace marvel;
     cli::Args args(argv,
         {"hw", "mapping", "project", "format", "fidelity", "dataflow", "model", "layer", "export-mdc",
-            "export-timeloop", "timeloop-buffering"},
+            "export-timeloop", "timeloop-buffering", "technology"},
         {});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
@@ -283,19 +288,26 @@ int run(const std::vector<std::string>& argv)
     search::Fidelity fidelity
         = search::fidelityFromString(args.valueOr("fidelity", "")).value_or(search::SearchOptions{}.fidelity);
     std::vector<cost::LayerEvaluation> layers;
+    arch::Accelerator evaluatedOn; // for the figures in physical units
     try {
         if (auto path = args.value("project")) {
             const project::Project proj = project::loadProject(*path);
-            const arch::Accelerator acc
+            arch::Accelerator acc
                 = args.has("hw") ? cli::loadAcceleratorArg(*args.value("hw")) : proj.accelerator;
+            cli::applyTechnologyArg(args, acc);
+            evaluatedOn = acc;
             // The project's fidelity, unless --fidelity says otherwise.
             if (!args.has("fidelity")) fidelity = proj.search.fidelity;
             layers = evaluateProject(proj, *path, acc, fidelity);
         } else if (fixed) {
-            layers = evaluateFixed(*fixed, args, search::costOptions(fidelity));
+            evaluatedOn = cli::loadAcceleratorArg(*args.value("hw"));
+            cli::applyTechnologyArg(args, evaluatedOn);
+            layers = evaluateFixed(*fixed, args, evaluatedOn, search::costOptions(fidelity));
         } else {
             const cost::Options options = search::costOptions(fidelity);
             arch::Accelerator acc = cli::loadAcceleratorArg(*args.value("hw"));
+            cli::applyTechnologyArg(args, acc);
+            evaluatedOn = acc;
             std::string mappingPath = *args.value("mapping");
             mdc::Network net = mdc::readMaestroMappingFile(mappingPath);
             if (net.layers.empty())
@@ -351,8 +363,19 @@ int run(const std::vector<std::string>& argv)
     };
 
     std::vector<std::vector<cost::ReportValue>> rows;
-    for (const auto& l : layers)
+    for (const auto& l : layers) {
         rows.push_back(l.ok ? cost::reportRow(l.result) : std::vector<cost::ReportValue>{});
+        if (!l.ok) continue;
+        // After MAESTRO's and the DRAM columns: the NoC's energy and the figures in physical units (the
+        // design's area for its capacities, power over this layer's runtime).
+        const cost::Metrics& m = l.result.m;
+        const tech::Physical ph = tech::physical(evaluatedOn,
+            tech::EnergyParts{m.macEnergy, m.l1Energy, m.l2Energy, m.nocEnergy, m.dramEnergy},
+            m.runtimeCycles);
+        for (const auto& [name, value] : {std::pair{"noc_energy_macu", m.nocEnergy},
+                 {"energy_pj", ph.energyPj}, {"area_mm2", ph.areaMm2}, {"power_mw", ph.powerMw}})
+            rows.back().push_back(cost::ReportValue{name, false, 0, value});
+    }
     // Column names come from any evaluated layer; with none there are no metric columns at all.
     std::vector<std::string> columns;
     for (const auto& row : rows)
@@ -421,9 +444,9 @@ int run(const std::vector<std::string>& argv)
         // A readable subset: the figures people compare mappings by; a bad layer gets its error instead.
         // Energy: MAESTRO's on-chip total (scr_total_energy_macu), the DRAM part and their sum.
         const std::vector<std::string> shown = {"num_macs", "runtime_cycles", "throughput_macs_per_cycle",
-            "scr_total_energy_macu", "dram_energy_macu", "total_energy_macu", "avg_utilized_clusters",
-            "l1_size_req", "l2_size_req", "peak_bw_req", "avg_bw_req", "dram_reads", "dram_writes",
-            "dram_read_bytes", "dram_write_bytes"};
+            "scr_total_energy_macu", "dram_energy_macu", "total_energy_macu", "energy_pj", "area_mm2",
+            "power_mw", "avg_utilized_clusters", "l1_size_req", "l2_size_req", "peak_bw_req", "avg_bw_req",
+            "dram_reads", "dram_writes", "dram_read_bytes", "dram_write_bytes"};
         std::cout << cli::fidelityLine(fidelity);
         std::vector<std::vector<std::string>> cells;
         std::vector<std::string> header = {"layer"};

@@ -35,7 +35,7 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                     [--no-bound-skipping] [--exhaustive] [--fidelity maestro|corrected]\n"
     "                     [--max-seconds S] [--no-refine] [--genetic-evaluations N] [--genetic-seed S]\n"
     "                     [--offchip-candidates K] [--batch N] [--export-timeloop DIR]\n"
-    "                     [--timeloop-compatible] [--timeloop-buffering 1|2]\n"
+    "                     [--timeloop-compatible] [--timeloop-buffering 1|2] [--technology NAME|FILE]\n"
     "                     [--style rs|ws|os|interstellar|dmazerunner|genetic | --compare-styles]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
     "and level-1 tiles with the MDC cost model (paper Algorithm 1), then refines the result with the\n"
@@ -51,6 +51,9 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                        (the options below override the settings; --layer picks a model layer)\n"
     "  --hw FILE|PRESET      accelerator (.json or MAESTRO .m), or a preset's name: P1, P2, eyeriss_dram,\n"
     "                        edge1024_dram (samples/accelerators); required unless --project gives one\n"
+    "  --technology T        the technology table the energies, area and power come from (a name of\n"
+    "                        samples/technology such as 45nm or maestro, or a .json file; default: the\n"
+    "                        accelerator's own \"technology\", else its \"energy\" in MAC units)\n"
     "  --objective           what to minimise (default runtime); energy is the total: MACs, L1, L2 and\n"
     "                        DRAM transfers (the accelerator's energy.dram_access per element)\n"
     "  --threads N           worker threads (default: all cores); results do not depend on it\n"
@@ -143,7 +146,8 @@ int run(const std::vector<std::string>& argv)
     cli::Args args(argv,
         {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
             "pe-util-bound", "fidelity", "max-seconds", "style", "widen-above", "genetic-evaluations",
-            "genetic-seed", "offchip-candidates", "batch", "export-timeloop", "timeloop-buffering"},
+            "genetic-seed", "offchip-candidates", "batch", "export-timeloop", "timeloop-buffering",
+            "technology"},
         {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive",
             "compare-styles", "no-refine", "timeloop-compatible"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
@@ -197,6 +201,7 @@ int run(const std::vector<std::string>& argv)
     std::vector<cli::SearchLayer> layers;
     try {
         acc = args.has("hw") ? cli::loadAcceleratorArg(*args.value("hw")) : proj->accelerator;
+        cli::applyTechnologyArg(args, acc);
         if (proj) {
             const std::string path = *args.value("project");
             if (auto layer = args.value("layer")) {

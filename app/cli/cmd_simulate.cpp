@@ -17,10 +17,12 @@ int run(const std::vector<std::string>& argv);
 
 const marvel::cli::Command kCommand{"simulate",
     "run MDC mappings step by step: exact MACs, runtime and traffic, and what every PE does per step",
-    "usage: marvel simulate --hw FILE --mapping FILE.m [--layer NAME] [--frames FIRST:COUNT] [--json]\n\n"
+    "usage: marvel simulate --hw FILE --mapping FILE.m [--layer NAME] [--frames FIRST:COUNT] [--json]\n"
+    "                       [--technology NAME|FILE]\n\n"
     "  --hw FILE         accelerator: MAESTRO hardware file (.m) or JSON (.json), or a preset's name\n"
     "                    (P1, P2, eyeriss_dram, edge1024_dram: samples/accelerators)\n"
     "  --mapping FILE    MAESTRO mapping file (Network / Layer / Dimensions / Dataflow)\n"
+    "  --technology T    the technology table the energies come from (samples/technology name or file)\n"
     "  --layer NAME      only this layer\n"
     "  --frames F:N      also print frames F .. F+N-1 (0-based): per PE the index ranges it holds of each\n"
     "                    tensor, elements arrived (with multicast fan-out) and kept, MACs, partial sums\n"
@@ -121,7 +123,7 @@ void printFrameText(const marvel::sim::Layout& lay, const marvel::sim::Frame& f)
 int run(const std::vector<std::string>& argv)
 {
     using namespace marvel;
-    cli::Args args(argv, {"hw", "mapping", "layer", "frames"}, {"json"});
+    cli::Args args(argv, {"hw", "mapping", "layer", "frames", "technology"}, {"json"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
         return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
@@ -151,6 +153,7 @@ int run(const std::vector<std::string>& argv)
     mdc::Network net;
     try {
         acc = cli::loadAcceleratorArg(*args.value("hw"));
+        cli::applyTechnologyArg(args, acc);
         net = mdc::readMaestroMappingFile(mappingPath);
         if (net.layers.empty()) throw InputError(Diagnostic{mappingPath, {}, {}, "the file has no layer"});
         if (auto name = args.value("layer")) {

@@ -177,6 +177,56 @@ arch::Accelerator loadAcceleratorArg(const std::string& hw)
     return arch::loadAccelerator(path);
 }
 
+void applyTechnologyArg(const Args& args, arch::Accelerator& acc)
+{
+    const std::optional<std::string> name = args.value("technology");
+    if (!name) return;
+    std::shared_ptr<const tech::Technology> table;
+    try {
+        table = tech::loadTechnology(*name);
+    } catch (const marvel::InputError& e) {
+        std::vector<Diagnostic> d = e.diagnostics();
+        for (Diagnostic& x : d)
+            if (x.field == "technology") x.field = "--technology";
+        throw marvel::InputError(std::move(d));
+    }
+    acc.technology = *name;
+    acc.technologyTable = table;
+    // The accelerator's DRAM type carries over where the new table knows it.
+    if (!acc.dramType.empty() && !table->dramPjPerBit.count(acc.dramType)) acc.dramType.clear();
+    tech::applyTechnology(acc);
+}
+
+tech::Physical physicalOf(const search::Metrics& m, const arch::Accelerator& acc)
+{
+    return tech::physical(
+        acc, tech::EnergyParts{m.macEnergy, m.l1Energy, m.l2Energy, m.nocEnergy, m.dramEnergy}, m.runtime);
+}
+
+void addPhysicalJson(nlohmann::json& j, const tech::Physical& p)
+{
+    j["energy_pj"] = p.energyPj;
+    j["energy_parts_pj"]
+        = {{"mac", p.macPj}, {"l1", p.l1Pj}, {"l2", p.l2Pj}, {"noc", p.nocPj}, {"dram", p.dramPj}};
+    j["area_mm2"] = p.areaMm2;
+    j["power_mw"] = p.powerMw;
+}
+
+std::string physicalLine(const tech::Physical& p, const arch::Accelerator& acc)
+{
+    char line[512];
+    std::snprintf(line, sizeof line,
+        "   physical (%s): energy %s = MAC %s + L1 %s + L2 %s + NoC %s + DRAM %s; area %.4g mm2; %.4g mW at "
+        "%.4g MHz%s\n",
+        tech::describe(acc).c_str(), tech::formatPicojoules(p.energyPj).c_str(),
+        tech::formatPicojoules(p.macPj).c_str(), tech::formatPicojoules(p.l1Pj).c_str(),
+        tech::formatPicojoules(p.l2Pj).c_str(), tech::formatPicojoules(p.nocPj).c_str(),
+        tech::formatPicojoules(p.dramPj).c_str(), p.areaMm2, p.powerMw, acc.clockMHz,
+        p.tableArea ? (" (leakage " + std::to_string(p.leakageMw).substr(0, 6) + " mW)").c_str()
+                    : " (MAESTRO's area/power formulas)");
+    return line;
+}
+
 SearchedLayer searchOne(const SearchLayer& layer, const arch::Accelerator& acc,
     const search::SearchOptions& options, search::SearchSink* sink, std::stop_token stop,
     std::optional<styles::Style> style)
@@ -306,7 +356,8 @@ std::vector<RowSummary> summarise(const std::vector<SearchedLayer>& layers)
 // The parts of a mapping's energy (MAC units) and its DRAM traffic.
 nlohmann::json energyPartsJson(const search::Metrics& m)
 {
-    return {{"mac", m.macEnergy}, {"l1", m.l1Energy}, {"l2", m.l2Energy}, {"dram", m.dramEnergy}};
+    return {{"mac", m.macEnergy}, {"l1", m.l1Energy}, {"l2", m.l2Energy}, {"noc", m.nocEnergy},
+        {"dram", m.dramEnergy}};
 }
 nlohmann::json dramJson(const search::Metrics& m)
 {
@@ -401,6 +452,7 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
     out["fidelity"] = search::toString(options.fidelity);
     out["style"] = styleName(layers);
     out["capacity_checked"] = {{"l1", options.l1Capacity}, {"l2", options.l2Capacity}};
+    out["technology"] = tech::describe(acc);
     nlohmann::json array = nlohmann::json::array();
     std::int64_t totalRuntime = 0, totalRoofline = 0;
     std::uint64_t evaluated = 0;
@@ -432,6 +484,7 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
         j["energy_parts"] = energyPartsJson(c.metrics);
         j["dram"] = dramJson(c.metrics);
         j["edp"] = c.metrics.edp();
+        addPhysicalJson(j, physicalOf(c.metrics, acc));
         j["roofline_cycles"] = l.roofline.cycles;
         if (const std::string note = search::belowRooflineNote(c.metrics.runtime, l.roofline); !note.empty())
             j["below_roofline"] = note;
@@ -502,7 +555,8 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
         std::snprintf(line, sizeof line,
             "== %s%s: best %s\n   runtime %lld cycles (roofline %lld, ratio %.3f), energy %.6g, EDP %.6g, "
             "MACs %lld\n"
-            "   energy: MAC %.6g + L1 %.6g + L2 %.6g + DRAM %.6g; DRAM: %lld elements read, %lld written "
+            "   energy: MAC %.6g + L1 %.6g + L2 %.6g + NoC %.6g + DRAM %.6g; DRAM: %lld elements read, %lld "
+            "written "
             "(%lld + %lld bytes)\n"
             "   buffers: L1 %lld of %lld bytes per PE, L2 %lld of %lld bytes\n"
             "   %llu mappings evaluated in %.2f s (space: original %.3g, off-chip %.3g -> %.3g pruned, "
@@ -512,16 +566,16 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
             search::toString(options.objective).c_str(), static_cast<long long>(c.metrics.runtime),
             static_cast<long long>(l.roofline.cycles), ratio, c.metrics.energy, c.metrics.edp(),
             static_cast<long long>(c.metrics.macs), c.metrics.macEnergy, c.metrics.l1Energy,
-            c.metrics.l2Energy, c.metrics.dramEnergy, static_cast<long long>(c.metrics.dramReads),
-            static_cast<long long>(c.metrics.dramWrites), static_cast<long long>(c.metrics.dramReadBytes),
-            static_cast<long long>(c.metrics.dramWriteBytes),
+            c.metrics.l2Energy, c.metrics.nocEnergy, c.metrics.dramEnergy,
+            static_cast<long long>(c.metrics.dramReads), static_cast<long long>(c.metrics.dramWrites),
+            static_cast<long long>(c.metrics.dramReadBytes), static_cast<long long>(c.metrics.dramWriteBytes),
             static_cast<long long>(c.metrics.l1Requirement * acc.bytesPerElement),
             static_cast<long long>(acc.l1Bytes),
             static_cast<long long>(c.metrics.l2Requirement * acc.bytesPerElement),
             static_cast<long long>(acc.l2Bytes), static_cast<unsigned long long>(l.search.result.evaluated),
             l.search.result.seconds, l.search.sizes.original, l.search.sizes.offChip,
             l.search.sizes.offChipPruned, l.search.sizes.onChip, l.search.sizes.onChipPruned);
-        os << line;
+        os << line << physicalLine(physicalOf(c.metrics, acc), acc);
         if (const std::string note = search::belowRooflineNote(c.metrics.runtime, l.roofline); !note.empty())
             os << "   note: runtime " << note << '\n';
         if (const std::uint64_t n = l.search.result.stats.impossibleFigures; n > 0)

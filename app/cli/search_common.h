@@ -15,6 +15,7 @@
 #include "core/search/roofline.h"
 #include "core/search/search.h"
 #include "core/styles/styles.h"
+#include "core/tech/technology.h"
 #include "core/workloads/workloads.h"
 
 namespace marvel::cli {
@@ -88,6 +89,18 @@ std::string acceleratorArgPath(const std::string& hw);
 /// The accelerator a command's --hw names: a file (.json or MAESTRO .m) or a preset's name ("P2",
 /// "eyeriss_dram", as acceleratorArgPath). Throws InputError naming `hw` when it is neither.
 arch::Accelerator loadAcceleratorArg(const std::string& hw);
+
+/// --technology NAME|FILE when given: `acc` takes that table (its DRAM type kept when the table has it,
+/// else the table's default) and the energies it gives for acc's sizes. Throws InputError naming the
+/// table (or `--technology` when there is none of that name).
+void applyTechnologyArg(const Args& args, arch::Accelerator& acc);
+/// The figures of a searched mapping in physical units (tech::physical) on `acc`.
+tech::Physical physicalOf(const search::Metrics& m, const arch::Accelerator& acc);
+/// `{"energy_pj", "area_mm2", "power_mw", "energy_parts_pj": {...}}` members for a --json object.
+void addPhysicalJson(nlohmann::json& j, const tech::Physical& p);
+/// "   physical (technology 45nm (LPDDR4)): energy 1.23 mJ = MAC ... + DRAM ...; area 2.5 mm2; 812 mW at
+/// 200 MHz\n".
+std::string physicalLine(const tech::Physical& p, const arch::Accelerator& acc);
 
 /// Searches one layer with the roofline attached, under `style` when given (the roofline and the
 /// name stay the original layer's when an optimiser searches its convolution form).

@@ -10,6 +10,7 @@
 #include "core/arch/accelerator_io.h"
 #include "core/ir/parser.h"
 #include "core/project/project.h"
+#include "core/tech/technology.h"
 
 namespace marvel::cli {
 
@@ -22,12 +23,12 @@ std::string sweepUsage(const std::string& program)
         + pad + "       [--pe-util-bound P] [--fidelity maestro|corrected] [--no-divisors-only]\n" + "       "
         + pad + "       [--no-l1-check] [--no-l2-check] [--no-bound-skipping] [--no-refine]\n" + "       "
         + pad
-        + "       [--quick-search] [--batch N]\n\n"
+        + "       [--quick-search] [--technology NAME|FILE] [--batch N]\n\n"
           "Searches the whole workload (every layer, totals times each layer's repeat) at every design "
           "point\n"
           "of a grid around the base accelerator and writes one CSV row per point:\n"
           "  pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,\n"
-          "  roofline_cycles,dram_bytes,dram_energy,search,status\n"
+          "  roofline_cycles,dram_bytes,dram_energy,energy_pj,area_mm2,power_mw,search,status\n"
           "(energy: the total, MACs, L1, L2 and DRAM; dram_bytes: bytes of the DRAM blocks the chosen "
           "mappings\n"
           "move, dram_energy: their part of the energy; status: ok, or why the point failed, e.g. a layer "
@@ -56,6 +57,9 @@ std::string sweepUsage(const std::string& program)
           "  --resume              keep the rows already in FILE.csv (a cut last line is redone) and search\n"
           "                        only the missing points\n"
           "  --objective           what each layer's best mapping minimises (default runtime)\n"
+          "  --technology T        the technology table the energies, area and power come from (a name of\n"
+          "                        samples/technology such as 45nm or maestro, or a .json file; default:\n"
+          "                        the accelerator's own)\n"
           "  --quick-search        search each point with the decoupled search alone (the paper's sweeps):\n"
           "                        faster, but a point may show a slower or costlier mapping than marvel\n"
           "                        search finds for that design. By default every point runs the search\n"
@@ -95,7 +99,7 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
     };
     Args args(argv,
         {"op", "model", "project", "hw", "vary", "out", "objective", "threads", "pe-util-bound", "fidelity",
-            "batch"},
+            "batch", "technology"},
         {"resume", "json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "no-refine",
             "quick-search"});
     if (!args.ok()) return usageError(args.error());
@@ -128,8 +132,9 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
         std::vector<sweep::Axis> axes;
         for (const std::string& spec : args.values("vary"))
             axes.push_back(sweep::parseVary(spec));
-        const arch::Accelerator base
+        arch::Accelerator base
             = args.has("hw") ? cli::loadAcceleratorArg(*args.value("hw")) : proj->accelerator;
+        applyTechnologyArg(args, base);
         job.grid = std::make_unique<sweep::Grid>(base, std::move(axes));
         if (proj) {
             job.workload = project::loadProjectWorkload(*proj, *args.value("project"));
@@ -213,6 +218,9 @@ nlohmann::json pointJson(const sweep::PointResult& r)
     j["roofline_cycles"] = r.roofline;
     j["dram_bytes"] = r.dramBytes;
     j["dram_energy"] = r.dramEnergy;
+    j["energy_pj"] = r.energyPj;
+    j["area_mm2"] = r.areaMm2;
+    j["power_mw"] = r.powerMw;
     j["search"] = sweep::pointSearchName(r.search);
     return j;
 }
@@ -246,6 +254,7 @@ int reportSweep(const SweepJob& job, const sweep::SweepFile& file, const sweep::
         out["objective"] = search::toString(job.options.search.objective);
         out["fidelity"] = search::toString(job.options.search.fidelity);
         out["search"] = sweep::pointSearchName(job.options.pointSearch);
+        out["technology"] = tech::describe(job.grid->base());
         out["refine"] = job.options.pointSearch == sweep::PointSearch::Full && job.options.search.refine;
         out["points"] = total;
         out["done"] = done;
@@ -264,6 +273,7 @@ int reportSweep(const SweepJob& job, const sweep::SweepFile& file, const sweep::
     } else {
         std::cout << fidelityLine(job.options.search.fidelity);
         std::cout << "points: " << sweep::pointSearchDescription(job.options) << '\n';
+        std::cout << "physical units: " << tech::describe(job.grid->base()) << '\n';
         std::cout << "sweep: " << done << " of " << total << " design points (" << failed << " failed) in "
                   << seconds << " s; wrote " << job.out << " and " << sweep::paretoPath(job.out) << '\n';
         std::cout << "runtime-area Pareto designs (" << fronts.runtimeArea.size() << "):\n";

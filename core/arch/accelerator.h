@@ -3,23 +3,45 @@
 // buffer, a NoC between them and DRAM behind L2.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/util/diagnostic.h"
 
+namespace marvel::tech {
+struct Technology;
+}
+
 namespace marvel::arch {
 
-/// Energy per event in units of one MAC's energy (MAESTRO's defaults; DRAM: none).
+/// Energy per event in energy units: one MAC's energy (MAESTRO's defaults; DRAM: none), or pJ when a
+/// technology table sets them (tech::applyTechnology).
 struct EnergyModel
 {
     double mac = 1.0;
-    double l1Access = 1.68;
-    double l2Access = 18.61;
-    double macEnergyNanojoule = 0.00023; ///< converts MAC units to nJ (MAESTRO's CSV constant)
+    double l1Access = 1.68; ///< an L1 read (and write, unless l1Write is set)
+    double l2Access = 18.61; ///< an L2 read (and write, unless l2Write is set)
+    double macEnergyNanojoule = 0.00023; ///< converts energy units to nJ (MAESTRO's CSV constant)
     /// One element moved between DRAM and L2 (read or written). MAESTRO charges none: 0, so MAESTRO's
     /// hardware files and the paper's platforms keep MAESTRO's energies.
     double dramAccess = 0.0;
+    /// Writes where they cost other than reads (technology tables); negative: as the read.
+    double l1Write = -1.0, l2Write = -1.0;
+    /// One element sent over the NoC between L2 and the PEs (a multicast once); MAESTRO charges none.
+    double nocElement = 0.0;
+    double l1WriteEnergy() const { return l1Write < 0 ? l1Access : l1Write; }
+    double l2WriteEnergy() const { return l2Write < 0 ? l2Access : l2Write; }
+    /// A buffer's energy for its reads and writes: at one energy when writes cost as reads (MAESTRO's
+    /// products bit for bit, the counts being exact in a double), else each at its own.
+    double l1Energy(double reads, double writes) const { return split(l1Access, l1Write, reads, writes); }
+    double l2Energy(double reads, double writes) const { return split(l2Access, l2Write, reads, writes); }
+
+private:
+    static double split(double read, double write, double reads, double writes)
+    {
+        return write < 0 ? read * (reads + writes) : read * reads + write * writes;
+    }
 };
 
 /// What one send of the NoC can reach (corrected fidelity; Maestro fidelity keeps MAESTRO's Elements).
@@ -50,6 +72,11 @@ struct Accelerator
     Multicast multicast = Multicast::Elements;
     bool spatialReduction = true;
     EnergyModel energy;
+    /// The technology table the energies come from (a name of samples/technology or a file), its DRAM
+    /// type (empty: the table's default) and the table itself; empty: `energy` as given.
+    std::string technology;
+    std::string dramType;
+    std::shared_ptr<const tech::Technology> technologyTable;
 
     std::int64_t l1Elements() const { return l1Bytes / bytesPerElement; }
     std::int64_t l2Elements() const { return l2Bytes / bytesPerElement; }

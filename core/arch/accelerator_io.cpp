@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/mdc/maestro_lexer.h"
+#include "core/tech/technology.h"
 #include "core/util/json_fields.h"
 #include "core/util/json_text.h"
 #include "core/util/text_file.h"
@@ -27,15 +28,6 @@ using nlohmann::json;
 constexpr int kSchemaVersion = 1;
 // MAESTRO's value for a hardware key that the file leaves out (INT_MAX), except num_pes and NoC_NumHops.
 constexpr std::int64_t kMaestroUnlimited = std::numeric_limits<std::int32_t>::max();
-
-Diagnostic fieldError(const std::string& file, std::string field, std::string message)
-{
-    Diagnostic d;
-    d.file = file;
-    d.field = std::move(field);
-    d.message = std::move(message);
-    return d;
-}
 
 Diagnostic locError(const std::string& file, SourceLoc loc, std::string message)
 {
@@ -163,7 +155,7 @@ Accelerator acceleratorFromJson(
     fields.rejectUnknown({"schema_version", "name", "description", "num_pes", "l1_bytes", "l2_bytes",
         "noc_bandwidth_elements_per_cycle", "noc_latency_cycles", "offchip_bandwidth_elements_per_cycle",
         "clock_mhz", "dram_block_bytes", "bytes_per_element", "simd_lanes", "multicast", "spatial_reduction",
-        "energy"});
+        "energy", "technology", "dram_type"});
     std::int64_t schema = kSchemaVersion;
     fields.integer("schema_version", schema);
     if (schema != kSchemaVersion)
@@ -197,6 +189,12 @@ Accelerator acceleratorFromJson(
     }
     fields.boolean("spatial_reduction", acc.spatialReduction);
     const json* energy = fields.object("energy");
+    fields.string("technology", acc.technology);
+    fields.string("dram_type", acc.dramType);
+    if (energy && !acc.technology.empty())
+        fields.error("energy", "give either \"energy\" or \"technology\": the table sets the energies");
+    if (!acc.dramType.empty() && acc.technology.empty())
+        fields.error("dram_type", "a DRAM type needs a \"technology\" table that lists it");
     std::vector<Diagnostic> diagnostics = std::move(fields.diagnostics());
     if (energy) {
         JsonFields e(*energy, fileName, prefix + "energy.");
@@ -209,6 +207,22 @@ Accelerator acceleratorFromJson(
         diagnostics.insert(diagnostics.end(), e.diagnostics().begin(), e.diagnostics().end());
     }
     if (!diagnostics.empty()) throw InputError(std::move(diagnostics));
+    if (!acc.technology.empty()) {
+        try {
+            acc.technologyTable = tech::loadTechnology(acc.technology, fileName);
+            acc.energy = tech::resolve(*acc.technologyTable, acc, acc.dramType, prefix + "dram_type").energy;
+        } catch (const InputError& e) {
+            // Named from this file: the table's own problems keep their file and field.
+            std::vector<Diagnostic> d = e.diagnostics();
+            for (Diagnostic& x : d)
+                if (x.field == "technology" || x.field == prefix + "dram_type") {
+                    x.message = x.file + ": " + x.message;
+                    x.file = fileName;
+                    x.field = x.field == "technology" ? prefix + "technology" : x.field;
+                }
+            throw InputError(std::move(d));
+        }
+    }
     return acc;
 }
 
@@ -241,6 +255,12 @@ nlohmann::ordered_json acceleratorToJson(const Accelerator& acc)
     else
         j["multicast"] = acc.multicast == Multicast::Elements;
     j["spatial_reduction"] = acc.spatialReduction;
+    if (!acc.technology.empty()) {
+        // The table sets the energies for the sizes: writing them would freeze one size's.
+        j["technology"] = acc.technology;
+        if (!acc.dramType.empty()) j["dram_type"] = acc.dramType;
+        return j;
+    }
     j["energy"]
         = {{"mac", acc.energy.mac}, {"l1_access", acc.energy.l1Access}, {"l2_access", acc.energy.l2Access},
             {"dram_access", acc.energy.dramAccess}, {"mac_energy_nj", acc.energy.macEnergyNanojoule}};
@@ -331,7 +351,9 @@ bool sameParameters(const Accelerator& a, const Accelerator& b)
         && a.spatialReduction == b.spatialReduction && a.energy.mac == b.energy.mac
         && a.energy.l1Access == b.energy.l1Access && a.energy.l2Access == b.energy.l2Access
         && a.energy.dramAccess == b.energy.dramAccess
-        && a.energy.macEnergyNanojoule == b.energy.macEnergyNanojoule;
+        && a.energy.macEnergyNanojoule == b.energy.macEnergyNanojoule && a.energy.l1Write == b.energy.l1Write
+        && a.energy.l2Write == b.energy.l2Write && a.energy.nocElement == b.energy.nocElement
+        && a.technology == b.technology && a.dramType == b.dramType;
 }
 
 } // namespace marvel::arch

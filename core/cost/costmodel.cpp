@@ -1963,7 +1963,7 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
     out.macs = top.macs;
     out.numTensors = nt;
     out.l1SizeReq = out.l2SizeReq = 0;
-    double l1 = 0.0, l2 = 0.0;
+    double l1Reads = 0.0, l1Writes = 0.0, l2Reads = 0.0, l2Writes = 0.0, nocSent = 0.0;
     for (int t = 0; t < nt; ++t) {
         TensorCounts& tc = top.t[t];
         // Multicast: MAESTRO's L1 writes equal the elements sent (Q-REUSE-4); corrected fidelity counts
@@ -1986,13 +1986,18 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
         out.tensors[size_t(t)] = tc;
         out.l1SizeReq += tc.l1Req;
         out.l2SizeReq += tc.l2Req;
-        l1 += double(tc.l1Read + tc.l1Write);
-        l2 += double(tc.l2Read + tc.l2Write);
+        l1Reads += double(tc.l1Read);
+        l1Writes += double(tc.l1Write);
+        l2Reads += double(tc.l2Read);
+        l2Writes += double(tc.l2Write);
+        // What crosses the NoC: the inputs' sends to the PEs and the outputs' returns.
+        nocSent += double(t < nInputs ? tc.l2Read : tc.l2Write);
     }
     out.macEnergy = acc.energy.mac * double(top.macs);
-    out.l1Energy = acc.energy.l1Access * l1;
-    out.l2Energy = acc.energy.l2Access * l2;
-    out.energy = out.l2Energy + out.l1Energy + out.macEnergy;
+    out.l1Energy = acc.energy.l1Energy(l1Reads, l1Writes);
+    out.l2Energy = acc.energy.l2Energy(l2Reads, l2Writes);
+    out.nocEnergy = acc.energy.nocElement * nocSent;
+    out.energy = out.l2Energy + out.l1Energy + out.macEnergy + out.nocEnergy;
     out.dramEnergy = acc.energy.dramAccess * double(out.dramReads() + out.dramWrites());
     out.peakBwReq = top.peak;
     out.avgUtilizedPes = r.avgUtil;
@@ -2282,9 +2287,9 @@ Result Evaluator::evaluate(const mdc::Dataflow& dataflow)
         l1all += double(tc.l1Read + tc.l1Write);
         l2csv += double(tc.l2Write) + (t < x.nInputs ? double(tc.l2Read) : 0.0);
     }
-    r.l2WriteEnergy = e.l2Access * l2w;
+    r.l2WriteEnergy = e.l2WriteEnergy() * l2w;
     r.l2ReadEnergy = e.l2Access * l2r;
-    r.l1WriteEnergy = e.l1Access * l1w;
+    r.l1WriteEnergy = e.l1WriteEnergy() * l1w;
     r.l1ReadEnergy = e.l1Access * l1r;
     r.macEnergy = e.mac * double(r.m.macs);
     r.energyNjSameLayer = e.macEnergyNanojoule * (e.l2Access * l2csv + e.l1Access * l1all);

@@ -71,9 +71,11 @@ struct Metrics
 {
     std::int64_t runtimeCycles = 0;
     std::int64_t macs = 0;
-    double energy = 0.0; ///< MAESTRO screen total, MAC-energy units: L1/L2 accesses and MACs (on-chip)
-    /// Its parts: MACs, L1 reads and writes, L2 reads and writes (energy is their sum).
-    double macEnergy = 0.0, l1Energy = 0.0, l2Energy = 0.0;
+    /// MAESTRO screen total, in energy units (MAC units, or pJ under a technology table): L1/L2 accesses
+    /// and MACs, and the NoC's sends when the accelerator charges them (on-chip).
+    double energy = 0.0;
+    /// Its parts: MACs, L1 reads and writes, L2 reads and writes, NoC sends (energy is their sum).
+    double macEnergy = 0.0, l1Energy = 0.0, l2Energy = 0.0, nocEnergy = 0.0;
     /// DRAM: accelerator energy.dram_access per element read or written (dramReads() + dramWrites()); 0 for
     /// accelerators that give none (MAESTRO's).
     double dramEnergy = 0.0;

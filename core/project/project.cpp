@@ -21,15 +21,6 @@ namespace fs = std::filesystem;
 
 constexpr unsigned kMaxThreads = 1024;
 
-Diagnostic fieldError(const std::string& file, std::string field, std::string message)
-{
-    Diagnostic d;
-    d.file = file;
-    d.field = std::move(field);
-    d.message = std::move(message);
-    return d;
-}
-
 void append(std::vector<Diagnostic>& to, const std::vector<Diagnostic>& from)
 {
     to.insert(to.end(), from.begin(), from.end());

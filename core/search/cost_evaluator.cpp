@@ -85,6 +85,7 @@ Metrics toSearchMetrics(const cost::Metrics& m, std::int64_t numPes)
     out.macEnergy = m.macEnergy;
     out.l1Energy = m.l1Energy;
     out.l2Energy = m.l2Energy;
+    out.nocEnergy = m.nocEnergy;
     out.dramEnergy = m.dramEnergy;
     out.dramReads = m.dramReads();
     out.dramWrites = m.dramWrites();

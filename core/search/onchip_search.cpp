@@ -198,8 +198,8 @@ double energyLowerBound(const LayerSpace& space, const arch::Accelerator& acc)
         space.tensors.begin(), space.tensors.end(), [](const SpaceTensor& t) { return !t.written; });
     const bool anyOutput = std::any_of(
         space.tensors.begin(), space.tensors.end(), [](const SpaceTensor& t) { return t.written; });
-    const double l1PerMac = static_cast<double>(inputs + (anyOutput ? 2 : 0));
-    return static_cast<double>(space.macs) * (acc.energy.mac + l1PerMac * acc.energy.l1Access);
+    const double reads = static_cast<double>(inputs + (anyOutput ? 1 : 0)), writes = anyOutput ? 1.0 : 0.0;
+    return static_cast<double>(space.macs) * (acc.energy.mac + acc.energy.l1Energy(reads, writes));
 }
 
 namespace {

@@ -39,9 +39,11 @@ std::optional<Fidelity> fidelityFromString(const std::string& text);
 struct Metrics
 {
     std::int64_t runtime = 0; ///< cycles
-    double energy = 0.0; ///< MAC units: on-chip (MAESTRO's) and DRAM; what the energy and EDP objectives rank
-    /// The parts of `energy`: MACs, L1 and L2 accesses, DRAM transfers (cost::Metrics).
-    double macEnergy = 0.0, l1Energy = 0.0, l2Energy = 0.0, dramEnergy = 0.0;
+    /// Energy units (MAC units, or pJ under a technology table): on-chip (MAESTRO's) and DRAM; what the
+    /// energy and EDP objectives rank.
+    double energy = 0.0;
+    /// The parts of `energy`: MACs, L1 and L2 accesses, NoC sends, DRAM transfers (cost::Metrics).
+    double macEnergy = 0.0, l1Energy = 0.0, l2Energy = 0.0, nocEnergy = 0.0, dramEnergy = 0.0;
     /// DRAM traffic of the layer: elements read into L2 and written back, and the bytes of their blocks.
     std::int64_t dramReads = 0, dramWrites = 0, dramReadBytes = 0, dramWriteBytes = 0;
     std::int64_t macs = 0;

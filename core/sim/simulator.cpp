@@ -1059,21 +1059,30 @@ std::vector<Frame> Simulator::frames(std::int64_t first, std::int64_t count)
 Energy energyOf(const Totals& totals, const arch::Accelerator& acc)
 {
     const double executed = double(totals.macs + totals.recomputedMacs);
-    double l1 = 0.0, l2 = 0.0, dram = 0.0;
+    // Reads and writes apart, as the cost model charges them (a technology table prices them apart); the
+    // sums are exact in a double, so equal energies give MAESTRO's products bit for bit.
+    double l1Reads = 0.0, l1Writes = 0.0, l2Reads = 0.0, l2Writes = 0.0, noc = 0.0, dram = 0.0;
     for (const TensorTotals& t : totals.tensors) {
         if (t.output) {
-            l1 += 2.0 * executed;
-            l2 += double(t.l2Writes + t.elements);
+            l1Reads += executed;
+            l1Writes += executed;
+            l2Writes += double(t.l2Writes);
+            l2Reads += double(t.elements);
+            noc += double(t.l2Writes);
         } else {
-            l1 += double(t.l1Writes) + executed;
-            l2 += double(t.l2Reads + t.elements);
+            l1Writes += double(t.l1Writes);
+            l1Reads += executed;
+            l2Reads += double(t.l2Reads);
+            l2Writes += double(t.elements);
+            noc += double(t.l2Reads);
         }
         dram += double(t.dramReads + t.dramWrites);
     }
     Energy e;
     e.mac = acc.energy.mac * executed;
-    e.l1 = acc.energy.l1Access * l1;
-    e.l2 = acc.energy.l2Access * l2;
+    e.l1 = acc.energy.l1Energy(l1Reads, l1Writes);
+    e.l2 = acc.energy.l2Energy(l2Reads, l2Writes);
+    e.noc = acc.energy.nocElement * noc;
     e.dram = acc.energy.dramAccess * dram;
     return e;
 }

@@ -212,8 +212,8 @@ std::optional<ShrunkenLayer> shrunkenCopy(const cost::Problem& problem, const md
 /// element read or written, at the accelerator's energy.dram_access.
 struct Energy
 {
-    double mac = 0.0, l1 = 0.0, l2 = 0.0, dram = 0.0;
-    double total() const { return mac + l1 + l2 + dram; }
+    double mac = 0.0, l1 = 0.0, l2 = 0.0, noc = 0.0, dram = 0.0;
+    double total() const { return mac + l1 + l2 + noc + dram; }
 };
 Energy energyOf(const Totals& totals, const arch::Accelerator& acc);
 

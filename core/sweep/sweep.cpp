@@ -10,6 +10,7 @@
 #include "core/cost/costmodel.h"
 #include "core/search/offchip.h"
 #include "core/search/roofline.h"
+#include "core/tech/technology.h"
 #include "core/util/checked_math.h"
 #include "core/util/csv.h"
 
@@ -217,6 +218,7 @@ arch::Accelerator Grid::point(std::size_t index) const
     const Parameters p = parameters(index);
     for (std::size_t i = 0; i < kParameterCount; ++i)
         setParameter(acc, static_cast<Parameter>(i), p[i]);
+    tech::applyTechnology(acc); // a bigger buffer costs more per access
     return acc;
 }
 
@@ -255,12 +257,13 @@ std::string pointSearchDescription(const SweepOptions& options)
 std::string csvHeader()
 {
     return "pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,"
-           "roofline_cycles,dram_bytes,dram_energy,search,status";
+           "roofline_cycles,dram_bytes,dram_energy,energy_pj,area_mm2,power_mw,search,status";
 }
 
 namespace {
-constexpr std::size_t kColumns = 17;
-constexpr std::size_t kSearchColumn = 15, kStatusColumn = 16;
+constexpr std::size_t kColumns = 20;
+constexpr std::size_t kEnergyPjColumn = 15, kAreaMm2Column = 16, kPowerMwColumn = 17, kSearchColumn = 18,
+                      kStatusColumn = 19;
 } // namespace
 
 std::string formatRow(const PointResult& row)
@@ -276,6 +279,8 @@ std::string formatRow(const PointResult& row)
     out += row.ok ? exactNumber(row.utilization) : std::string();
     out += ',' + std::to_string(row.roofline) + ',';
     out += row.ok ? std::to_string(row.dramBytes) + ',' + exactNumber(row.dramEnergy) : std::string(",");
+    out += ',' + (row.ok ? exactNumber(row.energyPj) : std::string()) + ',' + exactNumber(row.areaMm2) + ','
+        + (row.ok ? exactNumber(row.powerMw) : std::string());
     out += ',' + std::string(pointSearchName(row.search));
     out += ',' + csvField(row.status);
     return out;
@@ -308,12 +313,14 @@ std::optional<PointResult> parseRow(std::string_view line, const Grid& grid)
     r.ok = r.status == "ok";
     if (r.status.empty()) return std::nullopt;
     if (!real(f[9], r.area) || !real(f[10], r.power) || !integer(f[12], r.roofline)) return std::nullopt;
+    if (!real(f[kAreaMm2Column], r.areaMm2)) return std::nullopt;
     if (r.ok) {
         if (!integer(f[6], r.runtime) || !real(f[7], r.energy) || !real(f[8], r.edp)
-            || !real(f[11], r.utilization) || !integer(f[13], r.dramBytes) || !real(f[14], r.dramEnergy))
+            || !real(f[11], r.utilization) || !integer(f[13], r.dramBytes) || !real(f[14], r.dramEnergy)
+            || !real(f[kEnergyPjColumn], r.energyPj) || !real(f[kPowerMwColumn], r.powerMw))
             return std::nullopt;
     } else if (!f[6].empty() || !f[7].empty() || !f[8].empty() || !f[11].empty() || !f[13].empty()
-        || !f[14].empty()) {
+        || !f[14].empty() || !f[kEnergyPjColumn].empty() || !f[kPowerMwColumn].empty()) {
         return std::nullopt;
     }
     return r;
@@ -508,6 +515,7 @@ PointResult Sweeper::combine(std::size_t index, const std::vector<LayerOutcome>&
         = cost::areaPower(acc, static_cast<double>(acc.l1Elements()), static_cast<double>(acc.l2Elements()));
     r.area = ap.area;
     r.power = ap.power;
+    r.areaMm2 = tech::physical(acc, {}, 0).areaMm2;
     for (const Layer& l : m_layers)
         r.roofline += search::roofline(l.nest, l.layer.op.sizes, acc).cycles * l.layer.repeat;
     std::int64_t runtime = 0, dramBytes = 0;
@@ -531,6 +539,9 @@ PointResult Sweeper::combine(std::size_t index, const std::vector<LayerOutcome>&
     r.utilization = runtime > 0 ? busy / static_cast<double>(runtime) : 0.0;
     r.dramBytes = dramBytes;
     r.dramEnergy = dramEnergy;
+    const tech::Physical ph = tech::physical(acc, tech::EnergyParts{energy, 0, 0, 0, 0}, runtime);
+    r.energyPj = ph.energyPj;
+    r.powerMw = ph.powerMw;
     return r;
 }
 

@@ -120,12 +120,15 @@ struct PointResult
     /// of `energy`, layers times their repeat.
     std::int64_t dramBytes = 0;
     double dramEnergy = 0.0;
+    /// In physical units (tech::physical): the energy in pJ, the design's area in mm^2 and its average
+    /// power in mW over the runtime (a technology table's, else MAESTRO's formulas).
+    double energyPj = 0.0, areaMm2 = 0.0, powerMw = 0.0;
     PointSearch search = PointSearch::Full; ///< which search made the row
     std::string status = "ok"; ///< "ok" or why the point failed ("LAYER: ...")
 };
 
 /// `pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,
-/// roofline_cycles,dram_bytes,dram_energy,search,status`.
+/// roofline_cycles,dram_bytes,dram_energy,energy_pj,area_mm2,power_mw,search,status`.
 std::string csvHeader();
 /// One line without its line break; numbers read back exactly.
 std::string formatRow(const PointResult& row);

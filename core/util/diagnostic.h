@@ -39,6 +39,16 @@ struct Diagnostic
     std::string format() const;
 };
 
+/// A problem with the field `field` of the structured file `file` (JSON readers).
+inline Diagnostic fieldError(const std::string& file, std::string field, std::string message)
+{
+    Diagnostic d;
+    d.file = file;
+    d.field = std::move(field);
+    d.message = std::move(message);
+    return d;
+}
+
 /// Formats every diagnostic, one per line.
 std::string formatDiagnostics(const std::vector<Diagnostic>& diagnostics);
 

@@ -24,6 +24,8 @@ QStringList commandFor(const QString& format, const QString& path)
         return {"evaluate", "--hw", path, "--mapping", kSamples + "/mappings/vgg16_conv2_styles.m"};
     if (format == "model_json") return {"search", "--model", path, "--hw", hw};
     if (format == "project") return {"search", "--project", path};
+    if (format == "technology_json")
+        return {"search", "--op", kSamples + "/operators/gemm.loop", "--hw", hw, "--technology", path};
     return {};
 }
 } // namespace
@@ -42,7 +44,7 @@ private slots:
         const QStringList formats = QDir(kCorpus).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
         QCOMPARE(formats,
             (QStringList{"accelerator_json", "maestro_hardware", "maestro_mapping", "model_json", "operator",
-                "project"}));
+                "project", "technology_json"}));
         for (const QString& format : formats) {
             const QDir dir(kCorpus + "/" + format);
             QFile list(dir.filePath("expected.txt"));

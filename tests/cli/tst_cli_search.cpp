@@ -130,14 +130,18 @@ private slots:
         const QJsonObject j = parse(run.out);
         QCOMPARE(j["objective"].toString(), QString("runtime"));
         const QStringList topKeys = {"capacity_checked", "elapsed_seconds", "fidelity", "layers", "objective",
-            "search_space", "style", "total_roofline_cycles", "total_runtime_cycles"};
+            "search_space", "style", "technology", "total_roofline_cycles", "total_runtime_cycles"};
         QCOMPARE(j.keys(), topKeys);
+        // No table on P1: MAESTRO's energies, whose unit the figures in physical units name.
+        QCOMPARE(j["technology"].toString(),
+            QString("MAESTRO's energies (0.23 pJ per MAC unit) and area/power formulas"));
         QCOMPARE(
             j["fidelity"].toString(), QString("corrected")); // the figures say which cost model made them
         QCOMPARE(j["style"].toString(), QString("marvel")); // the full search, no --style
         const QJsonObject layer = j["layers"].toArray().at(0).toObject();
-        for (const char* key : {"name", "status", "buffers", "macs", "runtime_cycles", "energy", "edp",
-                 "roofline_cycles", "mapping", "mdc", "evaluated", "seconds"})
+        for (const char* key :
+            {"name", "status", "buffers", "macs", "runtime_cycles", "energy", "edp", "roofline_cycles",
+                "mapping", "mdc", "evaluated", "seconds", "energy_pj", "area_mm2", "power_mw"})
             QVERIFY2(layer.contains(key), key);
         QCOMPARE(layer["status"].toString(), QString("ok"));
         // P1: 512 bytes of L1 per PE, 110592 of L2; the mapping's own requirement fits both.

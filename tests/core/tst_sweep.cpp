@@ -250,6 +250,9 @@ private slots:
         ok.roofline = 24;
         ok.dramBytes = 987654321;
         ok.dramEnergy = 0.1 + 0.7;
+        ok.energyPj = (0.1 + 0.2) * 230;
+        ok.areaMm2 = 7007.6142422e-6;
+        ok.powerMw = 1.0 / 3.0;
         const std::string line = sweep::formatRow(ok);
         QCOMPARE(line.substr(0, 23), std::string("4,1,64,1024,4,1000000,1"));
         const std::optional<sweep::PointResult> back = sweep::parseRow(line, grid);
@@ -261,6 +264,9 @@ private slots:
         QCOMPARE(back->runtime, std::int64_t(123456789012));
         QCOMPARE(back->dramBytes, std::int64_t(987654321));
         QCOMPARE(back->dramEnergy, 0.1 + 0.7);
+        QCOMPARE(back->energyPj, (0.1 + 0.2) * 230);
+        QCOMPARE(back->areaMm2, 7007.6142422e-6);
+        QCOMPARE(back->powerMw, 1.0 / 3.0);
         QCOMPARE(sweep::formatRow(*back), line);
 
         sweep::PointResult failed = ok;
@@ -271,7 +277,8 @@ private slots:
         const std::string failedLine = sweep::formatRow(failed);
         // The metrics of a failed point are empty; the status is one quoted field.
         QCOMPARE(failedLine,
-            std::string("2,1,64,1024,4,1000000,,,,7007.6142422,6.8055752,,24,,,full,\"conv: no mapping fits, "
+            std::string("2,1,64,1024,4,1000000,,,,7007.6142422,6.8055752,,24,,,,0.0070076142422,,full,\"conv:"
+                        " no mapping fits, "
                         "\"\"really\"\"\""));
         const std::optional<sweep::PointResult> failedBack = sweep::parseRow(failedLine, grid);
         QVERIFY(failedBack);
@@ -284,7 +291,7 @@ private slots:
         QVERIFY(!sweep::parseRow("8" + line.substr(1), grid));
         QVERIFY(!sweep::parseRow(sweep::csvHeader(), grid));
         const std::string header = sweep::csvHeader();
-        QCOMPARE(std::count(header.begin(), header.end(), ','), 16);
+        QCOMPARE(std::count(header.begin(), header.end(), ','), 19);
 
         // Which search made a row is part of it; a search column that is neither is not a row.
         QVERIFY(line.ends_with(",full,ok"));

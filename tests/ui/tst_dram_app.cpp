@@ -2,6 +2,7 @@
 // traffic are core's figures for the same mapping and add up to the total the search ranks; the accelerator
 // panel's DRAM access energy reaches the accelerator and a saved preset; the sweep colours cells by core's
 // DRAM energy and traffic of each design point.
+#include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -17,6 +18,7 @@
 #include "core/mdc/maestro_io.h"
 #include "core/search/search.h"
 #include "core/sweep/sweep.h"
+#include "core/tech/technology.h"
 #include "core/workloads/workloads.h"
 #include "tests/ui/ui_samples.h"
 #include "ui/accelerator/accelerator_panel.h"
@@ -118,10 +120,11 @@ private slots:
         const QString text = view.metricsText();
         QVERIFY2(text.contains(QStringLiteral("%1 MAC units").arg(core.m.totalEnergy(), 0, 'g', 6)),
             qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("%1 / %2 / %3 / %4")
+        QVERIFY2(text.contains(QStringLiteral("%1 / %2 / %3 / %4 / %5")
                                    .arg(core.m.macEnergy, 0, 'g', 4)
                                    .arg(core.m.l1Energy, 0, 'g', 4)
                                    .arg(core.m.l2Energy, 0, 'g', 4)
+                                   .arg(core.m.nocEnergy, 0, 'g', 4)
                                    .arg(core.m.dramEnergy, 0, 'g', 4)),
             qPrintable(text));
         QCOMPARE(core.tensorNames.size(), std::size_t(3));
@@ -173,6 +176,48 @@ private slots:
         field->setValue(-1);
         QVERIFY(!panel.isValid());
         QVERIFY(panel.message().contains(QStringLiteral("dram_access")));
+    }
+
+    /// The Technology choice: the energy fields show the 45 nm table's pJ for the panel's sizes, read-only,
+    /// and follow an L2 edit (a bigger buffer costs more per access); the accelerator searched and saved
+    /// names the table; "own values" makes the fields editable again, in MAC units.
+    void technologyChoicePricesTheSizes()
+    {
+        AcceleratorPanel panel;
+        panel.setAccelerator(edgeWithDram());
+        QComboBox* choice = panel.technologyChoice();
+        QVERIFY(choice);
+        QCOMPARE(choice->currentData().toString(), QString());
+        auto* l2Energy = qobject_cast<QDoubleSpinBox*>(panel.field(QStringLiteral("energy.l2_access")));
+        QVERIFY(l2Energy && !l2Energy->isReadOnly());
+        choice->setCurrentIndex(choice->findData(QStringLiteral("45nm")));
+        arch::Accelerator acc = panel.accelerator();
+        QCOMPARE(acc.technology, std::string("45nm"));
+        QVERIFY(acc.technologyTable);
+        const tech::Resolved at108K = tech::resolve(*acc.technologyTable, acc);
+        QCOMPARE(acc.energy.l2Access, at108K.energy.l2Access);
+        QCOMPARE(acc.energy.mac, 0.07875); // the 8-bit MAC of the table
+        QVERIFY(l2Energy->isReadOnly());
+        QVERIFY(l2Energy->suffix().contains(QStringLiteral("pJ")));
+        QVERIFY(std::abs(l2Energy->value() - at108K.energy.l2Access) < 1e-3);
+        auto* l2 = qobject_cast<QSpinBox*>(panel.field(QStringLiteral("l2_bytes")));
+        l2->setValue(1024 * 1024);
+        acc = panel.accelerator();
+        QVERIFY(acc.energy.l2Access > at108K.energy.l2Access);
+        QVERIFY(std::abs(l2Energy->value() - acc.energy.l2Access) < 1e-3);
+        QVERIFY(panel.saveAsPreset(QStringLiteral("technology round trip")));
+        const QString saved
+            = AcceleratorPanel::userPresetsDirectory() + QStringLiteral("/technology_round_trip.json");
+        const arch::Accelerator back = arch::loadAccelerator(saved.toStdString());
+        QFile::remove(saved);
+        QCOMPARE(back.technology, std::string("45nm"));
+        QCOMPARE(back.energy.l2Access, acc.energy.l2Access);
+        choice->setCurrentIndex(0);
+        QVERIFY(!l2Energy->isReadOnly());
+        QVERIFY(l2Energy->suffix().contains(QStringLiteral("MAC units")));
+        QVERIFY(panel.accelerator().technology.empty());
+        QCOMPARE(panel.accelerator().energy.l2Access, 18.61); // the values typed before the table
+        QCOMPARE(panel.accelerator().energy.dramAccess, 200.0);
     }
 
     /// The NoC's multicast kind is the panel's too: shown from a file, edited into the accelerator the window

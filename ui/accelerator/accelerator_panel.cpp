@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 
 #include "core/arch/accelerator_io.h"
+#include "core/tech/technology.h"
 #include "ui/samples_dir.h"
 
 namespace marvel::ui {
@@ -138,6 +139,9 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
     : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
+    // Tight between the groups: the whole panel, technology choice included, fits the dock column at
+    // 1440x900 without scrolling.
+    layout->setSpacing(3);
     auto* presetRow = new QHBoxLayout;
     m_presets = new QComboBox;
     m_presets->setToolTip(
@@ -215,7 +219,30 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
     addGroup(tr("Compute"), kCompute);
     addGroup(tr("Buffers"), kBuffers);
     QFormLayout* network = addGroup(tr("Network and memory"), kNetwork);
-    addGroup(tr("Energy per access"), kEnergy);
+    QFormLayout* energyForm = addGroup(tr("Energy per access"), kEnergy);
+    // A technology table prices the actions for the buffers' sizes (core/tech): with one chosen, the
+    // energy fields show its figures and follow every size change.
+    m_technology = new QComboBox;
+    m_technology->setObjectName(QStringLiteral("technology"));
+    m_technology->addItem(tr("own values"), QString());
+    for (const std::string& name : tech::technologyNames())
+        m_technology->addItem(QString::fromStdString(name), QString::fromStdString(name));
+    m_technology->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_technology->setMinimumContentsLength(10);
+    m_technology->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    const QString technologyTip = tr(
+        "Where the energies come from. Own values: the fields below, in MAC units (MAESTRO's model). A "
+        "technology table (samples/technology) gives pJ per action for these sizes - a bigger buffer costs "
+        "more per access - and the area in mm\u00b2 and power in mW the reports show.");
+    m_technology->setToolTip(technologyTip);
+    connect(m_technology, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_loading) return;
+        applyTechnologyChoice();
+        onEdited();
+    });
+    auto* technologyLabel = new QLabel(tr("Technology"));
+    technologyLabel->setToolTip(technologyTip);
+    energyForm->insertRow(0, technologyLabel, m_technology);
 
     // What one NoC send reaches decides the global buffer's reads (doc/cost-model.md, "Global-buffer
     // traffic"; doc/timeloop.md): the item data is the arch::Multicast value.
@@ -259,9 +286,9 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
 
 int AcceleratorPanel::defaultPresetIndex() const
 {
-    // A platform with a memory system: the sample preset that charges DRAM accesses with the most PEs (the
-    // edge one), so a new user sees DRAM traffic and runtime-energy trade-offs. The paper's P1/P2 charge
-    // none (they reproduce its figures); P2 is the default only when no sample charges DRAM.
+    // A platform with a memory system: the sample preset in MAC units that charges DRAM accesses with the
+    // most PEs (the edge one), so a new user sees DRAM traffic and runtime-energy trade-offs. The paper's
+    // P1/P2 charge none (they reproduce its figures); P2 is the default only when no sample charges DRAM.
     const QString samples = QDir(acceleratorsDirectory()).absolutePath();
     int best = -1;
     std::int64_t bestPes = -1;
@@ -269,7 +296,8 @@ int AcceleratorPanel::defaultPresetIndex() const
         const QString path = m_presets->itemData(i).toString();
         const auto it = m_presetCache.constFind(path);
         if (it == m_presetCache.constEnd() || QFileInfo(path).absolutePath() != samples) continue;
-        if (it->energy.dramAccess > 0 && it->numPes > bestPes) {
+        // MAESTRO's energies (no technology table): what the paper, the guide and the screenshots show.
+        if (it->energy.dramAccess > 0 && it->technology.empty() && it->numPes > bestPes) {
             best = i;
             bestPes = it->numPes;
         }
@@ -369,6 +397,7 @@ void AcceleratorPanel::setAccelerator(const arch::Accelerator& acc)
 {
     m_loading = true;
     m_base = acc;
+    m_ownEnergy = acc.technology.empty() ? acc.energy : arch::EnergyModel{};
     for (auto it = m_fields.begin(); it != m_fields.end(); ++it) {
         if (auto* d = qobject_cast<QDoubleSpinBox*>(it.value()))
             d->setValue(valueOf(acc, it.key()));
@@ -376,8 +405,59 @@ void AcceleratorPanel::setAccelerator(const arch::Accelerator& acc)
             static_cast<QSpinBox*>(it.value())->setValue(static_cast<int>(valueOf(acc, it.key())));
     }
     m_multicast->setCurrentIndex(m_multicast->findData(int(acc.multicast)));
+    int t = m_technology->findData(QString::fromStdString(acc.technology));
+    if (t < 0 && !acc.technology.empty()) { // a table of its own (a file): listed under its name
+        m_technology->addItem(QString::fromStdString(acc.technology), QString::fromStdString(acc.technology));
+        t = m_technology->count() - 1;
+    }
+    m_technology->setCurrentIndex(std::max(t, 0));
     m_loading = false;
+    applyTechnologyChoice();
     revalidate();
+}
+
+void AcceleratorPanel::applyTechnologyChoice()
+{
+    const QString name = m_technology->currentData().toString();
+    const bool hadTable = m_base.technologyTable != nullptr;
+    if (!hadTable && !name.isEmpty()) m_ownEnergy = accelerator().energy; // what "own values" restores
+    if (name.toStdString() != m_base.technology || (!name.isEmpty() && !m_base.technologyTable)) {
+        m_base.technology = name.toStdString();
+        m_base.technologyTable.reset();
+        m_base.dramType.clear();
+        if (!name.isEmpty()) {
+            try {
+                const QString file
+                    = samplesRoot() + QStringLiteral("/technology/") + name + QStringLiteral(".json");
+                m_base.technologyTable
+                    = tech::loadTechnology(QFileInfo::exists(file) ? file.toStdString() : name.toStdString());
+            } catch (const InputError& e) {
+                m_message->setText(QString::fromStdString(e.what()));
+                m_base.technology.clear();
+            }
+        }
+    }
+    // The energy fields: the table's figures for the current sizes, read-only, in its unit.
+    const bool table = m_base.technologyTable != nullptr;
+    const QString unit = table && tech::physicalUnits(m_base) ? tr("pJ") : tr("MAC units");
+    const arch::Accelerator acc = accelerator();
+    const bool wasLoading = m_loading;
+    m_loading = true;
+    for (const FieldSpec& spec : kEnergy) {
+        auto* box = qobject_cast<QDoubleSpinBox*>(m_fields.value(QString::fromLatin1(spec.key)));
+        if (!box) continue;
+        box->setReadOnly(table);
+        box->setEnabled(!table || QLatin1String(spec.key) != QLatin1String("energy.mac_energy_nj"));
+        if (QLatin1String(spec.unit) == QLatin1String("MAC units"))
+            box->setSuffix(QStringLiteral(" ") + unit);
+        if (table) box->setValue(valueOf(acc, QString::fromLatin1(spec.key)));
+        if (!table && hadTable) {
+            arch::Accelerator own = acc;
+            own.energy = m_ownEnergy;
+            box->setValue(valueOf(own, QString::fromLatin1(spec.key)));
+        }
+    }
+    m_loading = wasLoading;
 }
 
 arch::Accelerator AcceleratorPanel::accelerator() const
@@ -386,12 +466,14 @@ arch::Accelerator AcceleratorPanel::accelerator() const
     for (auto it = m_fields.begin(); it != m_fields.end(); ++it)
         setValue(acc, it.key(), spinValue(it.value()));
     acc.multicast = static_cast<arch::Multicast>(m_multicast->currentData().toInt());
+    tech::applyTechnology(acc); // a table's energies for the sizes the fields hold now
     return acc;
 }
 
 void AcceleratorPanel::onEdited()
 {
     if (m_loading) return;
+    if (m_base.technologyTable) applyTechnologyChoice(); // the energies follow the sizes
     revalidate();
     emit edited();
     if (isValid())

@@ -46,6 +46,10 @@ public:
     QComboBox* presetList() const { return m_presets; }
     /// What one NoC send reaches (item data: arch::Multicast).
     QComboBox* multicastChoice() const { return m_multicast; }
+    /// The technology table the energies come from: "" (the energy fields as typed, in MAC units) or a
+    /// table of samples/technology ("45nm", "maestro"); the energy fields then show what it gives for the
+    /// sizes, read-only.
+    QComboBox* technologyChoice() const { return m_technology; }
     /// The preset a new window opens on: the sample with the most PEs among those that charge DRAM
     /// accesses (a platform with a memory system); the paper's P2 when no sample does.
     int defaultPresetIndex() const;
@@ -67,6 +71,10 @@ private:
     QMap<QString, QAbstractSpinBox*> m_fields;
     QComboBox* m_presets = nullptr;
     QComboBox* m_multicast = nullptr;
+    QComboBox* m_technology = nullptr;
+    /// The energies typed (or read) without a table: back in the fields when "own values" is chosen again.
+    arch::EnergyModel m_ownEnergy;
+    void applyTechnologyChoice(); ///< m_base's table from the choice, then the energy fields
     QHash<QString, arch::Accelerator> m_presetCache; ///< preset file -> its accelerator
     QLabel* m_message = nullptr;
     QTimer* m_debounce = nullptr;

@@ -14,6 +14,7 @@
 
 #include "core/cost/report.h"
 #include "core/mapping/loop_nest_mapping.h"
+#include "core/tech/technology.h"
 #include "ui/search/result_basis.h"
 
 namespace marvel::ui {
@@ -180,13 +181,24 @@ void MappingView::setMapping(const search::Candidate& c, const cost::Problem& pr
             QStringLiteral("%1\u00d7")
                 .arg(static_cast<double>(r.m.runtimeCycles) / rooflineCycles, 0, 'f', 3));
     // Total energy, as the plot and the search rank it: MAESTRO's on-chip energy and the DRAM transfers.
-    row(tr("Energy"), tr("%1 MAC units").arg(r.m.totalEnergy(), 0, 'g', 6));
-    row(tr("&nbsp;&nbsp;MAC / L1 / L2 / DRAM"),
-        QStringLiteral("%1 / %2 / %3 / %4")
+    row(tr("Energy"), tr("%1 %2").arg(r.m.totalEnergy(), 0, 'g', 6).arg(energyUnit(acc)));
+    row(tr("&nbsp;&nbsp;MAC / L1 / L2 / NoC / DRAM"),
+        QStringLiteral("%1 / %2 / %3 / %4 / %5")
             .arg(r.m.macEnergy, 0, 'g', 4)
             .arg(r.m.l1Energy, 0, 'g', 4)
             .arg(r.m.l2Energy, 0, 'g', 4)
+            .arg(r.m.nocEnergy, 0, 'g', 4)
             .arg(r.m.dramEnergy, 0, 'g', 4));
+    {
+        const tech::Physical ph = tech::physical(acc,
+            tech::EnergyParts{r.m.macEnergy, r.m.l1Energy, r.m.l2Energy, r.m.nocEnergy, r.m.dramEnergy},
+            r.m.runtimeCycles);
+        row(tr("Physical"),
+            tr("%1, %2 mm\u00b2, %3 mW")
+                .arg(QString::fromStdString(tech::formatPicojoules(ph.energyPj)))
+                .arg(ph.areaMm2, 0, 'g', 4)
+                .arg(ph.powerMw, 0, 'g', 4));
+    }
     row(tr("EDP"), QString::number(static_cast<double>(r.m.runtimeCycles) * r.m.totalEnergy(), 'g', 6));
     row(tr("PE utilisation"),
         QStringLiteral("%1 of %2 PEs (%3%)")

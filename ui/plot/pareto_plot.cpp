@@ -81,7 +81,7 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     m_plot->xAxis->setLabel(tr("runtime (cycles)"));
     // What the search ranks: MAESTRO's on-chip energy plus the DRAM transfers (0 when the accelerator
     // charges none, as P1/P2 and MAESTRO's files do).
-    m_plot->yAxis->setLabel(tr("total energy with DRAM (MAC units)"));
+    m_plot->yAxis->setLabel(tr("total energy with DRAM (%1)").arg(m_energyUnit));
     m_plot->xAxis->setRange(1e3, 1e7);
     m_plot->yAxis->setRange(1e6, 1e10);
 
@@ -162,6 +162,14 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
     updateSecondsAxis();
+}
+
+void ParetoPlot::setEnergyUnit(const QString& unit)
+{
+    if (unit == m_energyUnit) return;
+    m_energyUnit = unit;
+    m_plot->yAxis->setLabel(tr("total energy with DRAM (%1)").arg(m_energyUnit));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ParetoPlot::setClockMhz(double mhz)
@@ -472,14 +480,15 @@ double ParetoPlot::replotNowMs()
 QString ParetoPlot::describe(std::int64_t runtime, double energy, double utilisation) const
 {
     const double seconds = static_cast<double>(runtime) / (m_clockMhz * 1e6);
-    return tr("runtime %L1 cycles (%2 ms at %3 MHz)\ntotal energy %4 MAC units (with DRAM)\n"
+    return tr("runtime %L1 cycles (%2 ms at %3 MHz)\ntotal energy %4 %7 (with DRAM)\n"
               "EDP %5\nPE utilisation %6%")
         .arg(runtime)
         .arg(seconds * 1e3, 0, 'g', 4)
         .arg(m_clockMhz)
         .arg(energy, 0, 'g', 6)
         .arg(edp(runtime, energy), 0, 'g', 6)
-        .arg(utilisation * 100, 0, 'f', 1);
+        .arg(utilisation * 100, 0, 'f', 1)
+        .arg(m_energyUnit);
 }
 
 int ParetoPlot::nearestFrontPoint(const QPoint& pixel) const

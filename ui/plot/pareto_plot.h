@@ -32,6 +32,8 @@ public:
     void clear();
     /// The accelerator's clock, for the top axis (runtime in seconds) and the hover text.
     void setClockMhz(double mhz);
+    /// The energies' unit: "MAC units", or "pJ" under a technology table (axis title and hover text).
+    void setEnergyUnit(const QString& unit);
     /// Roofline runtime (cycles) as a vertical reference line; 0 hides it.
     void setRoofline(std::int64_t cycles);
     std::int64_t rooflineCycles() const { return m_rooflineCycles; }
@@ -120,6 +122,7 @@ private:
     std::size_t m_received = 0;
     std::minstd_rand m_sampler{1}; ///< fixed seed: the same search keeps the same sample
     double m_clockMhz = 200.0;
+    QString m_energyUnit = QStringLiteral("MAC units");
     std::int64_t m_rooflineCycles = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <QStringList>
 
 #include "core/arch/accelerator_io.h"
+#include "core/tech/technology.h"
 
 namespace marvel::ui {
 
@@ -179,6 +180,11 @@ QString basisChange(const ResultBasis& shown, const ResultBasis& current, int pa
     if (changed.size() <= 1) return changed.join(QString());
     const QString last = changed.takeLast();
     return tr("%1 and %2").arg(changed.join(QStringLiteral(", ")), last);
+}
+
+QString energyUnit(const arch::Accelerator& acc)
+{
+    return tech::physicalUnits(acc) ? tr("pJ") : tr("MAC units");
 }
 
 QString staleText(const QString& change, const QString& next)

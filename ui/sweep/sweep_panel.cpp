@@ -83,13 +83,14 @@ QString valueLabel(sweep::Parameter p, std::int64_t v)
     return QString::number(v);
 }
 
-QString metricLabel(SweepPanel::Metric m)
+/// `energyUnit`: "MAC units", or "pJ" for a sweep around an accelerator with a technology table.
+QString metricLabel(SweepPanel::Metric m, const QString& energyUnit = QObject::tr("MAC units"))
 {
     switch (m) {
     case SweepPanel::Metric::Runtime:
         return QObject::tr("runtime (cycles)");
     case SweepPanel::Metric::Energy:
-        return QObject::tr("total energy (MAC units)");
+        return QObject::tr("total energy (%1)").arg(energyUnit);
     case SweepPanel::Metric::Edp:
         return QObject::tr("energy-delay product");
     case SweepPanel::Metric::Area:
@@ -103,7 +104,7 @@ QString metricLabel(SweepPanel::Metric m)
     case SweepPanel::Metric::DramBytes:
         return QObject::tr("DRAM traffic (bytes)");
     case SweepPanel::Metric::DramEnergy:
-        return QObject::tr("DRAM energy (MAC units)");
+        return QObject::tr("DRAM energy (%1)").arg(energyUnit);
     }
     return {};
 }
@@ -524,7 +525,9 @@ void SweepPanel::addPoints(const std::vector<sweep::PointResult>& points)
 void SweepPanel::updatePareto()
 {
     const bool energy = m_front->currentIndex() == 1;
-    m_paretoPlot->yAxis->setLabel(energy ? tr("energy (MAC units)") : tr("runtime (cycles)"));
+    m_paretoPlot->yAxis->setLabel(energy
+            ? tr("energy (%1)").arg(m_grid ? energyUnit(m_grid->base()) : tr("MAC units"))
+            : tr("runtime (cycles)"));
     QVector<double> ax, ay, fx, fy;
     for (const sweep::PointResult& p : m_points)
         if (p.ok) {
@@ -716,7 +719,8 @@ bool SweepPanel::quickPoints() const
 QString SweepPanel::colourScaleLabel() const
 {
     // Which search made the cells travels with every picture of the heat map.
-    return quickPoints() ? tr("%1 \u00b7 quick search").arg(metricLabel(metric())) : metricLabel(metric());
+    const QString label = metricLabel(metric(), m_grid ? energyUnit(m_grid->base()) : tr("MAC units"));
+    return quickPoints() ? tr("%1 \u00b7 quick search").arg(label) : label;
 }
 
 QString SweepPanel::statusText() const

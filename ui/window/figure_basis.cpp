@@ -5,6 +5,7 @@
 
 #include "core/ir/parser.h"
 #include "core/sweep/sweep.h"
+#include "core/tech/technology.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/animation/animation_panel.h"
 #include "ui/editor/code_editor.h"
@@ -82,6 +83,8 @@ QString MainWindow::sweepChange() const
     const sweep::Parameters base = sweep::parametersOf(m_sweepGrid->base());
     for (const sweep::Axis& axis : m_sweepGrid->axes())
         sweep::setParameter(now.accelerator, axis.parameter, base[std::size_t(axis.parameter)]);
+    tech::applyTechnology(now.accelerator); // a table's energies follow the sizes set back
+
     QString change = basisChange(*m_sweepBasis, now);
     const sweep::PointSearch pointSearch
         = m_sweepPanel->quickSearch() ? sweep::PointSearch::Quick : sweep::PointSearch::Full;

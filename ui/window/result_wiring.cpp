@@ -128,6 +128,7 @@ void MainWindow::showLayerResult(const std::shared_ptr<const search::LayerSearch
     m_front = r.pareto;
     if (m_searchingModel) m_plot->clear();
     m_plot->setClockMhz(basis.accelerator.clockMHz);
+    m_plot->setEnergyUnit(energyUnit(basis.accelerator));
     m_plot->setRoofline(roofline);
     m_plot->setFront(m_front);
     m_plotBasis = basis;

@@ -70,6 +70,7 @@ bool MainWindow::runSearch()
     m_lastResult.reset();
     m_plot->clear();
     m_plot->setClockMhz(request.accelerator.clockMHz);
+    m_plot->setEnergyUnit(energyUnit(request.accelerator));
     m_plot->setRoofline(roofline);
     m_plotBasis = m_searchedBasis; // the plot fills with this search's points
     m_controller->start(std::move(request));
