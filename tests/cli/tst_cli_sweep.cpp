@@ -28,10 +28,15 @@ void writeAll(const QString& path, const QByteArray& bytes)
     f.write(bytes);
 }
 
-QStringList sweepArgs(const QString& out)
+// `quick`: the decoupled search alone, for the tests of the file, resume and reports, which do not
+// depend on the search (the sanitizer build runs them several times slower); the tests of what a point
+// holds run the full search, marvel search's.
+QStringList sweepArgs(const QString& out, bool quick = true)
 {
-    return {"sweep", "--op", kOp, "--hw", kSweepHw, "--vary", "noc_bw=1,4", "--vary", "pes=2:8:x2", "--out",
-        out, "--threads", "2"};
+    QStringList args = {"sweep", "--op", kOp, "--hw", kSweepHw, "--vary", "noc_bw=1,4", "--vary",
+        "pes=2:8:x2", "--out", out, "--threads", "2"};
+    if (quick) args << "--quick-search";
+    return args;
 }
 
 // The file's rows as field lists (header dropped).
@@ -55,7 +60,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath("s.csv");
-        const clitest::CliRun r = runMarvel(sweepArgs(out));
+        const clitest::CliRun r = runMarvel(sweepArgs(out, false));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QByteArray csv = clitest::readBytes(out);
         QVERIFY(csv.startsWith(
@@ -188,7 +193,7 @@ private slots:
             "        C[m][n] += A[m][k] * B[k][n];\n}\n");
         auto args = [&](const QString& out) {
             return QStringList{"sweep", "--op", op, "--hw", kSweepHw, "--vary", "pes=4,8,16,32", "--vary",
-                "l1=64,128,256", "--vary", "noc_bw=2,8", "--out", out, "--threads", "1"};
+                "l1=64,128,256", "--vary", "noc_bw=2,8", "--out", out, "--threads", "1", "--quick-search"};
         };
         const QString full = dir.filePath("full.csv");
         QCOMPARE(runMarvel(args(full)).exitCode, 0);
@@ -237,20 +242,20 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath("s.csv");
-        QCOMPARE(runMarvel(sweepArgs(out)).exitCode, 0);
+        QCOMPARE(runMarvel(sweepArgs(out, false)).exitCode, 0);
         const QByteArray rows = clitest::readBytes(out);
         const QByteArray settings = clitest::readBytes(dir.filePath("s.settings"));
         QVERIFY2(settings.contains("objective: runtime\n"), settings.constData());
 
-        clitest::CliRun r = runMarvel(sweepArgs(out) << "--objective"
-                                                     << "energy"
-                                                     << "--resume");
+        clitest::CliRun r = runMarvel(sweepArgs(out, false) << "--objective"
+                                                            << "energy"
+                                                            << "--resume");
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(dir.filePath("s.settings") + ":"), qPrintable(r.err));
         QVERIFY2(r.err.contains("'objective: runtime', this one has 'objective: energy'"), qPrintable(r.err));
         QCOMPARE(clitest::readBytes(out), rows);
 
-        QStringList other = sweepArgs(out);
+        QStringList other = sweepArgs(out, false);
         other[other.indexOf(kOp)] = kSamples + "/operators/gemm.loop";
         r = runMarvel(other << "--resume");
         QCOMPARE(r.exitCode, 2);
@@ -259,18 +264,18 @@ private slots:
 
         // Rows of the full search are not finished by the quick one, nor refined ones by --no-refine.
         QVERIFY2(settings.contains("search: full\nrefine: yes\n"), settings.constData());
-        r = runMarvel(sweepArgs(out) << "--quick-search"
-                                     << "--resume");
+        r = runMarvel(sweepArgs(out, false) << "--quick-search"
+                                            << "--resume");
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("'search: full', this one has 'search: quick'"), qPrintable(r.err));
-        r = runMarvel(sweepArgs(out) << "--no-refine"
-                                     << "--resume");
+        r = runMarvel(sweepArgs(out, false) << "--no-refine"
+                                            << "--resume");
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("'refine: yes', this one has 'refine: no'"), qPrintable(r.err));
         QCOMPARE(clitest::readBytes(out), rows);
 
         // The same sweep resumes: nothing left to search, the same file.
-        r = runMarvel(sweepArgs(out) << "--resume");
+        r = runMarvel(sweepArgs(out, false) << "--resume");
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(clitest::readBytes(out), rows);
     }
@@ -281,8 +286,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath("q.csv");
-        const clitest::CliRun r = runMarvel(sweepArgs(out) << "--quick-search"
-                                                           << "--json");
+        const clitest::CliRun r = runMarvel(sweepArgs(out) << "--json");
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject json = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(json["search"].toString(), QString("quick"));
@@ -306,7 +310,7 @@ private slots:
             = QJsonDocument::fromJson(s.out.toUtf8()).object()["layers"].toArray().first().toObject();
         QCOMPARE(row[6].toLongLong(), layer["runtime_cycles"].toInteger());
         QCOMPARE(row[7].toDouble(), layer["energy"].toDouble());
-        const clitest::CliRun text = runMarvel(sweepArgs(dir.filePath("t.csv")) << "--quick-search");
+        const clitest::CliRun text = runMarvel(sweepArgs(dir.filePath("t.csv")));
         QVERIFY2(text.out.contains("points: quick search (the decoupled search alone"), qPrintable(text.out));
     }
 
