@@ -5,7 +5,8 @@
 # MARVEL_FUZZ_SECONDS per target, default 10) and checks formatting. doc/reliability.md has the measured
 # time of each part (12 min 43 s on 2 cores on 2026-11-26 morning, 22 min 21 s and 25 min 35 s on
 # 2026-11-27's machine, 1.7 times slower at everything, 28 min 30 s with corrected fidelity the default,
-# 26 min 26 s once its search cost about what maestro fidelity's does;
+# 26 min 26 s once its search cost about what maestro fidelity's does, 33 min 39 s once every sweep
+# point ran the full search (the sweep tests trimmed since);
 # the goal is 15).
 set -euo pipefail
 cd "$(dirname "$0")/.."
