@@ -33,8 +33,8 @@ double number(JsonFields& f, const char* key, double scale, bool optional = fals
 }
 
 // The curve `key` of buffer points: capacities ascending, energies and area never falling.
-std::vector<BufferPoint> readCurve(JsonFields& top, const json& root, const std::string& file,
-    const char* key, double scale, std::vector<Diagnostic>& diagnostics)
+std::vector<BufferPoint> readCurve(JsonFields& top, const std::string& file, const char* key, double scale,
+    std::vector<Diagnostic>& diagnostics)
 {
     std::vector<BufferPoint> out;
     const json* curve = top.member(key, true);
@@ -46,7 +46,6 @@ std::vector<BufferPoint> readCurve(JsonFields& top, const json& root, const std:
             "points"));
         return out;
     }
-    (void)root;
     for (std::size_t i = 0; i < curve->size(); ++i) {
         const std::string at = path + "[" + std::to_string(i) + "]";
         if (!(*curve)[i].is_object()) {
@@ -178,10 +177,8 @@ Technology readTechnologyJson(std::string_view text, const std::string& fileName
         t.maestroArea = true;
     else if (area != "table")
         f.error("area_model", "unknown area model '" + area + "' (table or maestro)");
-    std::vector<Diagnostic> d = std::move(f.diagnostics());
-
-    JsonFields g(root, fileName, "");
-    if (const json* macs = g.member("mac", true)) {
+    std::vector<Diagnostic> d;
+    if (const json* macs = f.member("mac", true)) {
         if (!macs->is_array() || macs->empty())
             d.push_back(
                 fieldError(fileName, "mac", "must be a non-empty array of {\"bits\", \"energy\"} entries"));
@@ -209,9 +206,9 @@ Technology readTechnologyJson(std::string_view text, const std::string& fileName
                 t.macs.push_back(p);
             }
     }
-    t.l1 = readCurve(g, root, fileName, "l1", scale, d);
-    t.l2 = readCurve(g, root, fileName, "l2", scale, d);
-    if (const json* noc = g.object("noc", true)) {
+    t.l1 = readCurve(f, fileName, "l1", scale, d);
+    t.l2 = readCurve(f, fileName, "l2", scale, d);
+    if (const json* noc = f.object("noc", true)) {
         JsonFields n(*noc, fileName, "noc.");
         n.rejectUnknown({"energy", "energy_per_element_bits", "source"});
         const double e = number(n, "energy", scale);
@@ -222,7 +219,7 @@ Technology readTechnologyJson(std::string_view text, const std::string& fileName
         if (n.diagnostics().empty()) t.nocPjPerBit = e / bits;
         d.insert(d.end(), n.diagnostics().begin(), n.diagnostics().end());
     }
-    if (const json* dram = g.object("dram", true)) {
+    if (const json* dram = f.object("dram", true)) {
         JsonFields r(*dram, fileName, "dram.");
         r.rejectUnknown({"default", "types"});
         r.string("default", t.defaultDram, true);
@@ -246,7 +243,8 @@ Technology readTechnologyJson(std::string_view text, const std::string& fileName
         }
         d.insert(d.end(), r.diagnostics().begin(), r.diagnostics().end());
     }
-    d.insert(d.end(), g.diagnostics().begin(), g.diagnostics().end());
+    // The top level's own problems first, then those inside its members.
+    d.insert(d.begin(), f.diagnostics().begin(), f.diagnostics().end());
     if (!d.empty()) throw InputError(std::move(d));
     std::stable_sort(
         t.macs.begin(), t.macs.end(), [](const MacPoint& a, const MacPoint& b) { return a.bits < b.bits; });
