@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/cost/dram_traffic.h"
+#include "core/cost/pe_fetches.h"
 #include "core/cost/tile_geometry.h"
 
 // Implementation notes (section numbers refer to the MDC cost-model spec).
@@ -276,13 +277,38 @@ struct Evaluator::Impl
         i64 runtime = 0;
         double util = 0.0; ///< PEs busy on average over the executed steps
         i64 executed = 0; ///< steps executed
+        i64 frames = 0; ///< steps of the innermost level, the sub-units in lock-step
     };
-    Walked walk(int l, const Span* region);
+    /// Walks one execution of level l over `region`, its first frame `frameBase`, its first PE `peBase`.
+    Walked walk(int l, const Span* region, i64 frameBase = 0, i64 peBase = 0);
     /// walk(l, region), replayed when walked before; `times` identical sub-units add their counts `times`
     /// times (the runtime and utilisation returned are one's).
-    Walked walkChild(int l, const Span* region, i64 times = 1);
+    Walked walkChild(int l, const Span* region, i64 times = 1, i64 frameBase = 0, i64 peBase = 0);
+    /// The walk's global buffer when gbLevel has cluster levels below it: every PE's tiles, frame by frame
+    /// (doc/cost-model.md, "Global-buffer traffic"), counted after the walk within kFrameCountLimit element
+    /// visits; beyond it the per-case tables' counts stand.
+    bool gbByFrames = false;
+    bool gbCounted = false; ///< the walk counted the frames (else the tables' counts stand)
+    PeFetchCounter peFetches;
+    std::vector<AxisSpan> peTiles;
+    i64 pesPerSub[kMaxLevels] = {};
     LevelOut walkMapping();
     i64 activePes() const;
+    /// Whether the sub-units of level L hold the same output tile at every step: its two SpatialMaps spread a
+    /// window's input rows and filter taps in lock-step so that every sub-unit's rows minus taps are equal.
+    bool sameOutputsAcross(const Level& L) const
+    {
+        int rows = -1, taps = -1;
+        for (int k = 0; k < L.n; ++k) {
+            if (!L.d[k].spatial) continue;
+            if (outOf[L.d[k].dim] >= 0)
+                rows = k;
+            else
+                taps = k;
+        }
+        if (rows < 0 || taps < 0 || slideOf[L.d[rows].dim] != L.d[taps].dim) return false;
+        return L.d[rows].of == L.d[taps].of * std::max<i64>(dilation[L.d[rows].dim], 1);
+    }
     i64 walkReqIn = 0; ///< double-buffered input tiles of the walk's first top-level step
     struct WalkScratch
     {
@@ -370,7 +396,8 @@ struct Evaluator::Impl
     i64 mapped(const Level& L, const State* const* s, int t, bool first, bool eepe) const;
     i64 ingress(
         const Level& L, const State* const* s, int t, bool first, bool eepe, int ch, bool fresh) const;
-    i64 peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse) const;
+    i64 peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse,
+        bool strictUnique = false) const;
     i64 ingressExact(
         const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const;
     template <class F> i64 aggregate(const Level& L, bool spm, bool spe, bool ee, F&& f) const
@@ -951,12 +978,14 @@ i64 Evaluator::Impl::ingressExact(
     return cur - kept;
 }
 
-i64 Evaluator::Impl::peout(
-    const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse) const
+i64 Evaluator::Impl::peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe,
+    bool reuse, bool strictUnique) const
 {
     const int o = nt - 1;
     i64 vol = 1;
-    auto other = [](i64 u) { return u == 0 ? i64(1) : u; };
+    // MAESTRO gives a later sub-unit one output of its own even when it has none (its tile is its
+    // neighbour's, as with filter rows and input rows spread in lock-step); strictUnique counts none.
+    auto other = [&](i64 u) { return u == 0 && !strictUnique ? i64(1) : u; };
     if (psum) {
         for (int k = 0; k < L.n; ++k) {
             int v = L.d[k].dim;
@@ -1068,13 +1097,13 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     // Global-buffer traffic: which directives move a tensor's tile (more than one position here).
     std::uint32_t moving = 0;
     const bool aboveGb = corrected && l < gbLevel;
-    if (corrected && l <= gbLevel)
+    if (corrected)
         for (int k = 0; k < L.n; ++k) {
             const Dir& d = L.d[k];
             const i64 tiles = tileCount(d.sz, d.of, L.D[d.dim]);
             if ((d.spatial ? ceilDiv(tiles, L.P) : tiles) > 1) moving |= 1u << k;
         }
-    for (int t = 0; t < nt && corrected && l <= gbLevel; ++t) {
+    for (int t = 0; t < nt && corrected; ++t) {
         res.gbConst[t] = true;
         for (int k = 0; k < L.n; ++k)
             if ((moving >> k & 1u) && (tmask[t] >> L.d[k].dim & 1u)) res.gbConst[t] = false;
@@ -1107,17 +1136,16 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             ovf |= __builtin_mul_overflow(occ, s[k]->occ, &occ);
             if (s[k]->pos != PosI) ch = k;
         }
-        // Above the global-buffer level: a child execution whose tile of tensor t never moves receives none
-        // of it when this step kept the tile (the directive that advanced, and those inside it that
-        // wrapped, do not index t), since the global-buffer level's sub-units keep it from the previous
-        // execution.
+        // A child execution whose PEs' tiles of tensor t never move receives none of it when this step kept
+        // the tile (the directive that advanced, and those inside it that wrapped, do not index t), since
+        // the PEs keep it from the previous execution.
         auto tileMoves = [&](int t) {
             if (ch < 0) return true;
             for (int k = ch; k < L.n; ++k)
                 if ((k == ch || (moving >> k & 1u)) && (tmask[t] >> L.d[k].dim & 1u)) return true;
             return false;
         };
-        auto gbKept = [&](int t, const LevelOut& r) { return aboveGb && r.gbConst[t] && !tileMoves(t); };
+        auto gbKept = [&](int t, const LevelOut& r) { return corrected && r.gbConst[t] && !tileMoves(t); };
         // Output side.
         bool speO = false, eeO = false;
         if (L.nCoupledSpatial[o] > 0) {
@@ -1247,11 +1275,21 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             }
         }
         const bool skipped = ps <= 0;
-        const bool isGb = corrected && l == gbLevel;
-        // The global-buffer level's sub-units keep their partial sums while their output tile stays and
-        // return them when it moves on: each run of steps over one output tile updates the L2 once (counted
-        // at its first step, with that tile's outputs).
-        if (isGb && !skipped && tileMoves(o)) addMul(res.gbOut, occ, out, ovf);
+        // The global buffer's traffic is counted from the PEs (doc/cost-model.md, "Global-buffer traffic"):
+        // at the innermost level, per step, what its PEs lack (in[t], multicast as the NoC does); above it
+        // down to gbLevel, from the child executions (below). The PEs keep their partial sums while their
+        // output tile stays and return them when it moves on: each run of steps over one output tile
+        // updates the L2 once (counted at its first step, with that tile's outputs).
+        const bool peCount = corrected && l >= gbLevel && innermost;
+        // The outputs the sub-units return, reduced: those of several sub-units in lock-step count once
+        // (filter rows and the input rows they read spread together, row-stationary, all feed one output).
+        i64 outReduced = out;
+        if (corrected && l >= gbLevel)
+            outReduced = sameOutputsAcross(L) ? peout(L, s, false, true, false, true, true)
+                                              : aggregate(L, spmO, speO, eeO, [&](bool first, bool eepe) {
+                                                    return peout(L, s, false, first, eepe, true, true);
+                                                });
+        if (peCount && !skipped && tileMoves(o)) addMul(res.gbOut, occ, outReduced, ovf);
         // FIX Q-EDGE-1: in corrected fidelity a skipped case adds nothing.
         if (isTop && !(corrected && skipped)) {
             addMul(top.t[o].l2Write, occ, out, ovf);
@@ -1265,7 +1303,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         i64 sumIn = 0;
         for (int t = 0; t < nInputs; ++t)
             sumIn += in[t];
-        if (isGb)
+        if (peCount)
             for (int t = 0; t < nInputs; ++t)
                 addMul(res.gbIn[t], occ, in[t], ovf);
         if (isTop) {
@@ -1302,16 +1340,37 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 }
             };
             // The step's child executions, `times` sub-units of each kind: their PE writes and global-buffer
-            // traffic (none of a tile this step kept, gbKept), and whether their tiles stay put.
+            // traffic (none of a tile this step kept, gbKept), and whether their PEs' tiles stay put.
+            // From gbLevel down, the sub-units' executions run in lock-step: those of a tensor this level's
+            // spatial maps index fetch disjoint tiles (their counts add up), the others the same tiles at
+            // the same frames (counted once, the larger kind's), unless the NoC sends every copy.
             i64 writes[kMaxTensors] = {}, gbIn[kMaxTensors] = {}, gbOut = 0;
+            // With a NoC that multicasts identical tiles only: the child executions' fetches were they all
+            // to start afresh, and the sub-units' tiles they fetch (whose ratio is the PEs' halo overhead).
+            i64 freshIn[kMaxTensors] = {}, subTiles[kMaxTensors] = {};
+            bool childConst[kMaxTensors];
+            std::fill(childConst, childConst + nt, true);
             auto takeChild = [&](const LevelOut& r, i64 times) {
+                auto gather = [&](i64& sum, i64 count, int t, bool copies, bool kept) {
+                    if (kept) return;
+                    sum = aboveGb || copies || L.nCoupledSpatial[t] > 0 ? satAdd(sum, satMul(times, count))
+                                                                        : std::max(sum, count);
+                };
                 for (int t = 0; t < nInputs; ++t) {
                     writes[t] = satAdd(writes[t], satMul(times, r.peWrites[t]));
-                    if (!gbKept(t, r)) gbIn[t] = satAdd(gbIn[t], satMul(times, r.gbIn[t]));
+                    const bool copies = acc.multicast == arch::Multicast::None;
+                    gather(gbIn[t], r.gbIn[t], t, copies, gbKept(t, r));
+                    gather(freshIn[t], r.gbIn[t], t, copies, false);
+                    i64 tile = 1;
+                    for (int k = 0; k < tcount[t]; ++k)
+                        tile = satMul(tile, childDims[tdims[t][k]]);
+                    gather(subTiles[t], tile, t, copies, false);
                 }
-                if (!gbKept(o, r)) gbOut = satAdd(gbOut, satMul(times, r.gbOut));
-                for (int t = 0; t < nt; ++t)
-                    res.gbConst[t] = res.gbConst[t] && (!aboveGb || r.gbConst[t]);
+                gather(gbOut, r.gbOut, o, false, gbKept(o, r));
+                for (int t = 0; t < nt; ++t) {
+                    res.gbConst[t] = res.gbConst[t] && r.gbConst[t];
+                    childConst[t] = childConst[t] && r.gbConst[t];
+                }
             };
             if (!sps.edge || !sps.edgeEdge) {
                 childDimsFor(false);
@@ -1336,11 +1395,22 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     takeChild(*r2, L.E - 1);
                 }
             }
+            // PEs whose tiles stay put through the child execution fetch, and return, what this level's
+            // sub-units lack at the step: its ingress and egress, exact then with a NoC that multicasts
+            // elements (halos between the PEs included). With one that multicasts identical tiles only, each
+            // PE of a halo takes its own copy: the ingress grows by the PEs' tiles over their sub-unit's.
+            const bool peLevel = corrected && !aboveGb;
             for (int t = 0; t < nInputs; ++t) {
                 addMul(res.peWrites[t], occ, writes[t], ovf);
-                addMul(res.gbIn[t], occ, gbIn[t], ovf);
+                i64 g = gbIn[t];
+                if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Elements)
+                    g = in[t];
+                else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Tiles
+                    && subTiles[t] > 0)
+                    g = i64(static_cast<__int128>(in[t]) * freshIn[t] / subTiles[t]);
+                addMul(res.gbIn[t], occ, g, ovf);
             }
-            addMul(res.gbOut, occ, gbOut, ovf);
+            addMul(res.gbOut, occ, peLevel && childConst[o] ? (tileMoves(o) ? outReduced : 0) : gbOut, ovf);
         }
         i64 din = delay(sumIn);
         i64 dout = delay(out);
@@ -1478,6 +1548,8 @@ i64 unionSize(std::vector<Span>& spans)
 // Sub-unit steps beyond which a mapping keeps the per-case analysis: a walk of this size costs a few dozen
 // per-case evaluations, so searches in corrected fidelity stay fast.
 constexpr i64 kStepWalkLimit = i64(1) << 12;
+/// Element visits the walk spends on counting the PEs' frames (a few milliseconds at most).
+constexpr i64 kFrameCountLimit = i64(1) << 21;
 
 } // namespace
 
@@ -1528,7 +1600,7 @@ bool Evaluator::Impl::stepWalkApplies() const
     return work <= kStepWalkLimit;
 }
 
-Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
+Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region, i64 frameBase, i64 peBase)
 {
     const Level& L = lv[l];
     const bool isTop = l == 0, innermost = l == nLevels - 1;
@@ -1691,7 +1763,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         // Below level 0 the global-buffer level's sub-units keep what they hold from one execution of the
         // level to the next (the levels above have one busy sub-unit: the executions follow each other on
         // the same PEs); each execution's own timing starts from empty buffers, as every level's does.
-        const bool gbCarries = l == gbLevel && l > 0;
+        const bool gbCarries = l == gbLevel && l > 0 && !gbByFrames;
         if (gbCarries) gbCarry.grow(maxSub);
         const bool sameFold = anyExecuted && prevFold == firstTile; // within one walk, one range on sd
         const bool gbSameRange = gbCarries && gbCarry.any && gbCarry.spreadRange.begin == region[sd].begin
@@ -1706,7 +1778,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
                 const auto [kept, keptSum] = ingressOf(t, gbCarry.any, gbCarry.prev, gbCarry.prevMine,
                     gbCarry.held, gbSameFold, gbSameRange && !gbSameFold);
                 top.t[t].l2Read += everyCopy ? keptSum : kept;
-            } else if (l == gbLevel)
+            } else if (l == gbLevel && !gbByFrames)
                 top.t[t].l2Read += uni;
             if (isTop && executed == 0) top.t[t].l2Req = 2 * uni;
             if (innermost) {
@@ -1717,7 +1789,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
         }
 
         // Compute: the busiest PE, or the slowest sub-cluster's whole execution.
-        i64 comp = 0;
+        i64 comp = 0, stepFrames = 0;
         double units = 0.0;
         if (innermost) {
             comp = acc.simdLanes == 1 ? maxWork : ceilDiv(maxWork, acc.simdLanes);
@@ -1725,6 +1797,27 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
             top.t[o].l1Write += allWork;
             top.t[o].l1Read += allWork;
             top.macs += allWork;
+            if (gbByFrames) {
+                // Every PE's tiles at this frame (those past the last tile hold none).
+                for (size_t j = 0; j < size_t(L.P); ++j) {
+                    peTiles.clear();
+                    for (int t = 0; t < nt; ++t)
+                        for (int k = 0; k < tcount[t]; ++k) {
+                            const int v = tdims[t][k];
+                            Span r{};
+                            if (j < active) {
+                                if (t == o && outOf[v] >= 0)
+                                    r = v == window ? windowOutputs(j) : outputs(v, cur[v], cur[slideOf[v]]);
+                                else
+                                    r = v == sd ? mine[j] : cur[v];
+                            }
+                            peTiles.push_back(AxisSpan{r.begin, r.end});
+                        }
+                    peFetches.add(frameBase + executed, peBase + i64(j), j < active,
+                        j < active && work[j] > 0, peTiles.data());
+                }
+            }
+            stepFrames = 1;
         } else {
             // Sub-units whose regions differ only by position on a dimension the replay keys by size
             // walk alike: a run of equal sizes is walked (or replayed) once.
@@ -1736,7 +1829,9 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
                     while (j + run < active && mine[j + run].size() == mine[j].size())
                         ++run;
                 sub[sd] = mine[j];
-                const Walked child = walkChild(l + 1, sub, i64(run));
+                const Walked child
+                    = walkChild(l + 1, sub, i64(run), frameBase + res.frames, peBase + i64(j) * pesPerSub[l]);
+                stepFrames = std::max(stepFrames, child.frames);
                 comp = std::max(comp, child.runtime);
                 units += child.util * double(run);
                 j += run;
@@ -1780,7 +1875,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
             top.ai = double(allWork) / double(std::max<i64>(allIn, 1));
             ++top.sumOcc;
         }
-        if (l == gbLevel) {
+        if (l == gbLevel && !gbByFrames) {
             // Partial sums stay in a sub-unit while it keeps their output; those it no longer holds are
             // returned to the L2 (reduced across sub-units: an output counts once).
             GbCarry& g = gbCarry;
@@ -1802,6 +1897,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
             std::swap(g.prevOut, g.curOut);
         }
         res.runtime += t;
+        res.frames += stepFrames;
         utilSum += units;
         ++executed;
 
@@ -1833,10 +1929,12 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region)
     return res;
 }
 
-Evaluator::Impl::Walked Evaluator::Impl::walkChild(int l, const Span* region, i64 times)
+Evaluator::Impl::Walked Evaluator::Impl::walkChild(
+    int l, const Span* region, i64 times, i64 frameBase, i64 peBase)
 {
     ChildWalks& m = childWalks;
-    if (!m.enabledBelow[l - 1]) return walk(l, region); // times is 1: the caller groups replayable walks only
+    // times is 1: the caller groups replayable walks only
+    if (!m.enabledBelow[l - 1]) return walk(l, region, frameBase, peBase);
     // Filled for the nd dimensions only: a Span array would be zeroed whole on every call.
     struct RawSpan
     {
@@ -1921,13 +2019,35 @@ LevelOut Evaluator::Impl::walkMapping()
     childWalks.positional = 0;
     for (int v = 0; v < nd; ++v)
         if (outOf[v] >= 0) childWalks.positional |= (1u << v) | (1u << slideOf[v]) | (1u << outOf[v]);
+    // Counting the PEs' frames needs every execution walked with its own frames and PEs.
+    gbByFrames = gbLevel < nLevels - 1;
     for (int l = 0; l < nLevels; ++l)
-        childWalks.enabledBelow[l] = gbLevel <= l;
+        childWalks.enabledBelow[l] = gbLevel <= l && !gbByFrames;
+    pesPerSub[nLevels - 1] = 1;
+    for (int l = nLevels - 2; l >= 0; --l)
+        pesPerSub[l] = pesPerSub[l + 1] * lv[l + 1].P;
+    if (gbByFrames) {
+        std::vector<std::vector<i64>> extents(static_cast<size_t>(nt));
+        for (int t = 0; t < nt; ++t)
+            for (int k = 0; k < tcount[t]; ++k) {
+                const int v = tdims[t][k];
+                extents[size_t(t)].push_back(t == o && outOf[v] >= 0 ? outExtent[v] : size0[v]);
+            }
+        peFetches.reset(extents, pesPerSub[0] * lv[0].P, acc.multicast);
+    }
     Span region[kMaxDims];
     for (int v = 0; v < nd; ++v)
         region[v] = Span{0, size0[v]};
     const Walked w = walk(0, region);
     if (gbCarry.anyOut) top.t[o].l2Write += gbCarry.drained(nullptr); // the last partial sums
+    gbCounted = false;
+    if (gbByFrames && peFetches.pendingVolume() <= kFrameCountLimit) {
+        peFetches.finish();
+        for (int t = 0; t < nInputs; ++t)
+            top.t[t].l2Read = peFetches.reads(t);
+        top.t[o].l2Write = peFetches.updates();
+        gbCounted = true;
+    }
     LevelOut res;
     res.runtime = w.runtime;
     res.avgUtil = w.util;
@@ -1957,7 +2077,10 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
     LevelOut r = analyze(0, size0);
     if (err != Err::None) return false;
     const bool walked = stepWalkApplies();
+    const LevelOut tables = r;
     if (walked) r = walkMapping();
+    // The global buffer's counts the walk left to the tables (frames beyond its counting budget).
+    const bool gbFromTables = corrected && (!walked || (gbByFrames && !gbCounted));
     if (!r.anyProcessed || top.sumOcc == 0) return fail(Err::AllSkipped);
     out.runtimeCycles = r.runtime;
     out.macs = top.macs;
@@ -1972,11 +2095,11 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
         // Corrected: writes into the PEs' L1s (for one level, the receivers of level 0).
         if (t < nInputs && corrected && !walked) tc.l1Write = r.peWrites[t];
         // Corrected: the global buffer's traffic is that of gbLevel over all its executions.
-        if (corrected && !walked) {
+        if (gbFromTables) {
             if (t < nInputs)
-                tc.l2Read = r.gbIn[t];
+                tc.l2Read = tables.gbIn[t];
             else
-                tc.l2Write = r.gbOut;
+                tc.l2Write = tables.gbOut;
         }
         tc.l1Req = firstReqDn[t];
         tc.dramRead = dramTraffic[t].readElements;

@@ -600,26 +600,14 @@ Export translate(const std::string& layerName, const cost::Problem& problem, con
         for (std::size_t k = 0; k < lv.size(); ++k)
             if (!lv[k].spatial.empty()) fan.push_back(k);
         // The chain of loops above the first fan-out (all of them without one) runs in the global buffer and
-        // DRAM; the steps of the levels under the last fan-out run in each PE around its tile.
-        const std::size_t chainEnd = fan.empty() ? lv.size() - 1 : fan.front();
+        // DRAM. Below it the clusters keep no data and step in lock-step, and a PE's L1 holds one step's tile
+        // of the innermost level: every cluster level's steps are global-buffer loops inside the chain, in
+        // level order (the frames), so that Timeloop counts the global buffer's reads and updates where the
+        // PEs fetch and return them, frame by frame, as our count does (doc/cost-model.md, "Global-buffer
+        // traffic").
         std::vector<Loop> chain;
-        for (std::size_t k = 0; k <= chainEnd; ++k)
+        for (std::size_t k = 0; k < lv.size(); ++k)
             chain.insert(chain.end(), lv[k].temporal.begin(), lv[k].temporal.end());
-        // Steps between two fan-outs would need a Timeloop level between them (one that keeps no data, as
-        // MDC's clusters keep none); there the PEs under a cluster refill at every step, while our count
-        // keeps each cluster's tile from step to step as one buffer would (doc/timeloop.md).
-        if (fan.size() > 1)
-            for (std::size_t k = fan.front() + 1; k < fan.back(); ++k)
-                if (!lv[k].temporal.empty())
-                    refuse("cluster level " + std::to_string(k) + " steps (" + lv[k].temporal.front().dim
-                        + ") between two fan-outs; our global-buffer count keeps a cluster's tile across "
-                          "those"
-                          " steps, which no Timeloop level expresses (a level between the fan-outs would have"
-                          " to hold data that MDC's clusters do not)");
-        if (!fan.empty())
-            for (std::size_t k = fan.back(); k < lv.size(); ++k)
-                if (k > chainEnd)
-                    m.peBuffer.insert(m.peBuffer.end(), lv[k].temporal.begin(), lv[k].temporal.end());
         const LevelLoops& inner = lv.back();
         for (const auto& d : inner.tileOrder)
             if (inner.tile.at(d) > 1) m.peBuffer.push_back({d, inner.tile.at(d)});

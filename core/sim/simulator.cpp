@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "core/cost/costmodel.h"
+#include "core/cost/pe_fetches.h"
 #include "core/cost/tile_geometry.h"
 
 namespace marvel::sim {
@@ -259,15 +260,10 @@ struct Simulator::Impl
     /// The level whose sends and returns are the L2's reads and updates: the outermost one with more than
     /// one busy sub-unit (the levels above it are the whole array, which has no buffer of its own).
     int gbLevel = 0;
-    /// Below level 0, the global-buffer level's sub-units keep their tiles from one execution of the level
-    /// to the next (the executions follow each other on the same PEs): per sub-unit, its box at the
-    /// level's last executed step and whether it held one. Only the L2 reads take it; every execution's
-    /// timing starts from empty buffers.
-    std::vector<Box> gbPrev;
-    std::vector<char> gbHad, gbHadOut;
-    /// The partial sums the global-buffer level's sub-units held at its last step (gbPrev) and no longer hold
-    /// (`holds`: sub-unit u now holds `box[u]`), each output once.
-    i64 gbReturned(const std::vector<Box>& box, const std::vector<char>& holds);
+    /// The L2's reads and updates, counted from every PE's tiles frame by frame (cost::PeFetchCounter); each
+    /// execution's timing still starts from empty buffers.
+    cost::PeFetchCounter gb;
+    std::vector<cost::AxisSpan> gbTiles; ///< scratch: one PE's tiles, tensor after tensor
     i64 lastStepCycles = 0, lastStepMoved = 0; ///< the last executed step of level 0: on-chip time, DRAM
     i64 dramStep(const std::vector<Box>& box, const std::vector<char>& valid, const std::vector<i64>& work);
     i64 dramFinish();
@@ -836,21 +832,6 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
             unionIn[size_t(t)] = uni;
             sumIn[size_t(t)] = sum;
             allIn += uni;
-            if (l == gbLevel && l > 0) { // the L2 reads: against what the sub-units kept (gbPrev)
-                const std::uint32_t gr = ++round;
-                i64 sent = 0;
-                for (size_t u = 0; u < P; ++u) {
-                    if (!valid[u]) continue;
-                    for (int k = 0; k < na; ++k) {
-                        tb[k] = axisRange(box[u], T.axes[size_t(k)]);
-                        pb[k] = gbHad[u] ? axisRange(gbPrev[u], T.axes[size_t(k)]) : Range{};
-                    }
-                    forEachNew(tb, pb, gbHad[u], na, T.strides.data(), [&](i64 e) {
-                        if (T.firstInRound(e, gr) || everyCopy[size_t(t)]) ++sent;
-                    });
-                }
-                unionIn[size_t(t)] = sent;
-            }
         }
         // Egress: partial sums of every working sub-unit, reduced per output element.
         i64 out = 0;
@@ -895,6 +876,17 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
             }
             for (int t = 0; t < nInputs; ++t)
                 totals.tensors[size_t(t)].l1Writes += sumIn[size_t(t)];
+            // The frame's tiles of every PE for the global buffer's count (a PE past the last tile holds
+            // none).
+            for (size_t u = 0; u < P; ++u) {
+                gbTiles.clear();
+                for (const Tensor& T : tensors)
+                    for (const Axis& a : T.axes) {
+                        const Range r = valid[u] ? axisRange(box[u], a) : Range{};
+                        gbTiles.push_back(cost::AxisSpan{r.begin, r.end});
+                    }
+                gb.add(frameHere, peBase + i64(u), valid[u] != 0, work[u] > 0, gbTiles.data());
+            }
         } else {
             for (size_t u = 0; u < P && !stopped; ++u) {
                 if (!valid[u]) continue;
@@ -915,21 +907,7 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
             t = std::max(t, (dramMoved + off - 1) / off);
             ++totals.steps;
         }
-        if (l == gbLevel) {
-            for (int k = 0; k < nInputs; ++k)
-                totals.tensors[size_t(k)].l2Reads += unionIn[size_t(k)];
-            // A sub-unit keeps its partial sums while it computes the same outputs; those it no longer
-            // holds are returned (the last ones at the end, run()).
-            std::vector<char> holds(P, 0);
-            for (size_t u = 0; u < P; ++u)
-                holds[u] = valid[u] && work[u] > 0;
-            totals.tensors[size_t(nt - 1)].l2Writes += gbReturned(box, holds);
-            for (size_t u = 0; u < P; ++u) {
-                gbHad[u] = valid[u];
-                gbHadOut[u] = holds[u];
-                gbPrev[u] = box[u];
-            }
-        }
+        if (l == gbLevel) gb.flush(); // every frame of this step is recorded: later steps' come later
         runtime += t;
         for (i64 f = frameHere; f < frameHere + stepFrames; ++f)
             if (Frame* fr = frameAt(f)) {
@@ -954,33 +932,18 @@ i64 Simulator::Impl::runLevel(int l, const Box& region, i64 frameOffset, i64 peB
     return runtime;
 }
 
-i64 Simulator::Impl::gbReturned(const std::vector<Box>& box, const std::vector<char>& holds)
-{
-    Tensor& T = tensors.back();
-    const int na = int(T.axes.size());
-    const std::uint32_t gr = ++round;
-    Range tb[cost::kMaxDims], pb[cost::kMaxDims];
-    i64 returned = 0;
-    for (size_t u = 0; u < gbPrev.size(); ++u) {
-        if (!gbHadOut[u]) continue;
-        for (int k = 0; k < na; ++k) {
-            tb[k] = axisRange(gbPrev[u], T.axes[size_t(k)]);
-            pb[k] = holds[u] ? axisRange(box[u], T.axes[size_t(k)]) : Range{};
-        }
-        forEachNew(tb, pb, holds[u], na, T.strides.data(), [&](i64 e) { returned += T.firstInRound(e, gr); });
-    }
-    return returned;
-}
-
 Totals Simulator::Impl::run(const FrameSink& s, i64 firstFrame, i64 frameCount, const ProgressFn& p)
 {
     totals = Totals{};
     for (const auto& t : tensors)
         totals.tensors.push_back(TensorTotals{t.name, t.output, t.elements});
     dramStepId = 0;
-    gbPrev.assign(size_t(lv[size_t(gbLevel)].P), Box{});
-    gbHad.assign(size_t(lv[size_t(gbLevel)].P), 0);
-    gbHadOut.assign(size_t(lv[size_t(gbLevel)].P), 0);
+    {
+        std::vector<std::vector<i64>> extents;
+        for (const auto& t : tensors)
+            extents.push_back(t.sizes);
+        gb.reset(extents, lay.pes, acc.multicast);
+    }
     for (size_t t = 0; t < tensors.size(); ++t) {
         dram[t].stamp.assign(size_t(tensors[t].elements), 0);
         dram[t].held.clear();
@@ -999,7 +962,12 @@ Totals Simulator::Impl::run(const FrameSink& s, i64 firstFrame, i64 frameCount, 
         region[size_t(dmn)] = Range{0, size0[size_t(dmn)]};
     i64 frames = 0;
     totals.runtimeCycles = runLevel(0, region, 0, 0, frames);
-    if (!stopped) totals.tensors.back().l2Writes += gbReturned(gbPrev, std::vector<char>(gbPrev.size(), 0));
+    if (!stopped) {
+        gb.finish();
+        for (int t = 0; t < nInputs; ++t)
+            totals.tensors[size_t(t)].l2Reads = gb.reads(t);
+        totals.tensors.back().l2Writes = gb.updates();
+    }
     if (!stopped && dramStepId > 0) {
         const i64 off = acc.offchipBandwidth, written = dramFinish();
         totals.runtimeCycles += std::max(lastStepCycles, (lastStepMoved + written + off - 1) / off)

@@ -190,6 +190,19 @@ private slots:
             << "128 32 16"
             << "128 32 16"
             << "128 128 16";
+        // GEMM M 2 N 4 K 2 on 2 clusters of 2 PEs: a row of M per cluster, in it a column of N per PE in 2
+        // folds, K in 2 steps inside each fold (4 frames). A PE's L1 holds one step's tile, so at every frame
+        // each PE takes a new A element, which its cluster's other PE takes too: 2 sends a frame, 8 (each
+        // PE's own: 16); B: the PEs at the same place in both clusters take the same element, 8 (16); each PE
+        // keeps its output through the K steps and returns it when the fold moves on, 8. Counted at the
+        // clusters, as if each kept its row of A through the folds, A took 4 sends.
+        QTest::newRow("clusters")
+            << "Network n { Layer G { Type: GEMM Dimensions { M: 2, N: 4, K: 2 } Dataflow {"
+               " TemporalMap(2,2) K; TemporalMap(4,4) N; SpatialMap(1,1) M; Cluster(2,P); SpatialMap(1,1) N;"
+               " TemporalMap(1,1) K; } } }"
+            << "8 8 8"
+            << "8 8 8"
+            << "16 16 8";
         // Depth-wise 3 taps over 6 input rows (4 outputs) of 2 channels, an output row per PE: each PE
         // needs 3 input rows, neighbours share 2. Multicast of elements sends the 6 rows once per channel
         // (12); of identical tiles only, every PE its 3 rows (24, Timeloop's count); the taps go to all
