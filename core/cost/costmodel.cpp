@@ -1283,13 +1283,22 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         const bool peCount = corrected && l >= gbLevel && innermost;
         // The outputs the sub-units return, reduced: those of several sub-units in lock-step count once
         // (filter rows and the input rows they read spread together, row-stationary, all feed one output).
-        i64 outReduced = out;
-        if (corrected && l >= gbLevel)
-            outReduced = sameOutputsAcross(L) ? peout(L, s, false, true, false, true, true)
-                                              : aggregate(L, spmO, speO, eeO, [&](bool first, bool eepe) {
-                                                    return peout(L, s, false, first, eepe, true, true);
-                                                });
-        if (peCount && !skipped && tileMoves(o)) addMul(res.gbOut, occ, outReduced, ovf);
+        auto outReduced = [&]() {
+            // Only sub-units in lock-step on one output tile, or a later one with no output of its own (U = 0
+            // on a spread output dimension), are counted differently from the egress.
+            bool noneOwn = false;
+            for (int k = 0; k < L.n && !noneOwn; ++k) {
+                const int v = L.d[k].dim;
+                noneOwn = L.d[k].spatial && (tmask[o] >> v & 1u) && L.U[outOf[v] >= 0 ? outOf[v] : v] == 0;
+            }
+            const bool same = sameOutputsAcross(L);
+            if (!noneOwn && !same) return out;
+            return same ? peout(L, s, false, true, false, true, true)
+                        : aggregate(L, spmO, speO, eeO, [&](bool first, bool eepe) {
+                              return peout(L, s, false, first, eepe, true, true);
+                          });
+        };
+        if (peCount && !skipped && tileMoves(o)) addMul(res.gbOut, occ, outReduced(), ovf);
         // FIX Q-EDGE-1: in corrected fidelity a skipped case adds nothing.
         if (isTop && !(corrected && skipped)) {
             addMul(top.t[o].l2Write, occ, out, ovf);
@@ -1360,6 +1369,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     writes[t] = satAdd(writes[t], satMul(times, r.peWrites[t]));
                     const bool copies = acc.multicast == arch::Multicast::None;
                     gather(gbIn[t], r.gbIn[t], t, copies, gbKept(t, r));
+                    if (acc.multicast != arch::Multicast::Tiles || aboveGb) continue;
                     gather(freshIn[t], r.gbIn[t], t, copies, false);
                     i64 tile = 1;
                     for (int k = 0; k < tcount[t]; ++k)
@@ -1410,7 +1420,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     g = i64(static_cast<__int128>(in[t]) * freshIn[t] / subTiles[t]);
                 addMul(res.gbIn[t], occ, g, ovf);
             }
-            addMul(res.gbOut, occ, peLevel && childConst[o] ? (tileMoves(o) ? outReduced : 0) : gbOut, ovf);
+            addMul(res.gbOut, occ, peLevel && childConst[o] ? (tileMoves(o) ? outReduced() : 0) : gbOut, ovf);
         }
         i64 din = delay(sumIn);
         i64 dout = delay(out);
