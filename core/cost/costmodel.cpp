@@ -1369,7 +1369,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     writes[t] = satAdd(writes[t], satMul(times, r.peWrites[t]));
                     const bool copies = acc.multicast == arch::Multicast::None;
                     gather(gbIn[t], r.gbIn[t], t, copies, gbKept(t, r));
-                    if (acc.multicast != arch::Multicast::Tiles || aboveGb) continue;
+                    if (acc.multicast == arch::Multicast::None || aboveGb) continue;
                     gather(freshIn[t], r.gbIn[t], t, copies, false);
                     i64 tile = 1;
                     for (int k = 0; k < tcount[t]; ++k)
@@ -1410,10 +1410,27 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // elements (halos between the PEs included). With one that multicasts identical tiles only, each
             // PE of a halo takes its own copy: the ingress grows by the PEs' tiles over their sub-unit's.
             const bool peLevel = corrected && !aboveGb;
+            // A step along a dimension a level below spreads over its sub-units by at least their tile leaves
+            // no PE anything of its new tile, whatever the clusters' tiles share: they fetch it whole.
+            auto peKeepsNothing = [&](int t) {
+                if (ch < 0) return false;
+                for (int k = ch; k < L.n; ++k) {
+                    if (!(k == ch || (moving >> k & 1u)) || !(tmask[t] >> L.d[k].dim & 1u)) continue;
+                    for (int b = l + 1; b < nLevels; ++b)
+                        for (int j = 0; j < lv[b].n; ++j)
+                            if (lv[b].d[j].spatial && lv[b].d[j].dim == L.d[k].dim
+                                && lv[b].d[j].sz <= L.d[k].of)
+                                return true;
+                }
+                return false;
+            };
             for (int t = 0; t < nInputs; ++t) {
                 addMul(res.peWrites[t], occ, writes[t], ovf);
                 i64 g = gbIn[t];
-                if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Elements)
+                if (peLevel && childConst[t] && acc.multicast != arch::Multicast::None && tileMoves(t)
+                    && peKeepsNothing(t))
+                    g = freshIn[t];
+                else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Elements)
                     g = in[t];
                 else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Tiles
                     && subTiles[t] > 0)
