@@ -126,9 +126,18 @@ public:
     bool saveProjectTo(const QString& path);
     project::Project currentProject() const;
     QString currentProjectFile() const { return m_projectFile; }
-    /// Writes the selected mapping as a MAESTRO .m file, JSON (.json), Timeloop input (NAME.timeloop: the
-    /// folder NAME with problem.yaml, arch.yaml, map.yaml, ert.yaml; core/export/timeloop.h) or loop-nest
-    /// text (any other suffix).
+    /// What File > Export Selected Mapping writes: a MAESTRO .m file, mapping JSON, tiled loop-nest text, or
+    /// Timeloop input (NAME.timeloop: the folder NAME with problem.yaml, arch.yaml, map.yaml, ert.yaml;
+    /// core/export/timeloop.h).
+    enum class MappingFormat { Maestro, Json, LoopNest, Timeloop };
+    /// The export dialog's filters, one per format in MappingFormat's order.
+    static QStringList mappingExportFilters();
+    /// The format the dialog's chosen filter names, and the path with that format's suffix (added when the
+    /// name has another or none): the filter decides, not whatever the name happens to end with.
+    static std::pair<QString, MappingFormat> mappingExportTarget(const QString& path, const QString& filter);
+    /// Writes the selected mapping in `format` to `path` (taken as it is).
+    bool exportMapping(const QString& path, MappingFormat format);
+    /// The same, the format from the path's suffix (.m, .json, .timeloop; loop-nest text otherwise).
     bool exportMapping(const QString& path);
     QString lastError() const { return m_lastError; }
 

@@ -24,7 +24,9 @@
 
 #include "core/arch/accelerator_io.h"
 #include "core/cost/costmodel.h"
+#include "core/export/timeloop.h"
 #include "core/ir/parser.h"
+#include "core/mapping/loop_nest_mapping.h"
 #include "core/mdc/maestro_io.h"
 #include "core/project/project.h"
 #include "core/search/roofline.h"
@@ -337,6 +339,73 @@ private slots:
         QCOMPARE(evaluated[0].result.m.energy, w.mappingView()->result()->m.energy);
         QVERIFY(w.exportMapping(dir.filePath("best.json")));
         QVERIFY(w.exportMapping(dir.filePath("best.txt")));
+    }
+
+    /// File > Export Selected Mapping: the filter chosen in the dialog decides the format and adds its
+    /// suffix to a name typed without one (or with another format's); each format's file is what it says.
+    void exportFormatFollowsTheFilter()
+    {
+        using F = MainWindow::MappingFormat;
+        const QStringList filters = MainWindow::mappingExportFilters();
+        QCOMPARE(filters.size(), 4);
+        const std::pair<F, QString> formats[]
+            = {{F::Maestro, ".m"}, {F::Json, ".json"}, {F::LoopNest, ".txt"}, {F::Timeloop, ".timeloop"}};
+        for (int i = 0; i < 4; ++i) {
+            const auto [format, suffix] = formats[i];
+            QCOMPARE(MainWindow::mappingExportTarget("/x/best", filters[i]),
+                std::make_pair(QString("/x/best" + suffix), format));
+            QCOMPARE(MainWindow::mappingExportTarget("/x/best" + suffix, filters[i]),
+                std::make_pair(QString("/x/best" + suffix), format));
+            // Another format's suffix gives way; a dot that is no suffix of ours stays.
+            QCOMPARE(MainWindow::mappingExportTarget("/x/best" + formats[(i + 1) % 4].second, filters[i]),
+                std::make_pair(QString("/x/best" + suffix), format));
+            QCOMPARE(MainWindow::mappingExportTarget("/x/v1.2", filters[i]),
+                std::make_pair(QString("/x/v1.2" + suffix), format));
+        }
+
+        QTemporaryDir dir;
+        Window w;
+        QVERIFY(w.openFile(kGemm));
+        search::SearchOptions options = w.searchPanel()->options();
+        timeloop::restrictSearch(options.constraint); // "Timeloop only": the best exports to Timeloop
+        options.threads = 2;
+        w.searchPanel()->setOptions(options);
+        QSignalSpy finished(&w, &MainWindow::searchFinished);
+        QVERIFY(w.runSearch());
+        QVERIFY(finished.wait(60000));
+        QVERIFY(w.selectedCandidate());
+        auto exportAs = [&](int filter) {
+            const auto [path, format]
+                = MainWindow::mappingExportTarget(dir.filePath("best"), filters[filter]);
+            return w.exportMapping(path, format) ? path : QString();
+        };
+        // MAESTRO: read back by core to the selected mapping's dataflow.
+        const QString m = exportAs(0);
+        QVERIFY2(m.endsWith("best.m"), qPrintable(w.lastError()));
+        QFile mf(m);
+        QVERIFY(mf.open(QIODevice::ReadOnly));
+        const mdc::Network network = mdc::readMaestroMapping(mf.readAll().toStdString(), "best.m");
+        QCOMPARE(network.layers.size(), std::size_t{1});
+        QCOMPARE(network.layers[0].dataflow.size(), w.selectedCandidate()->dataflow.size());
+        // JSON: the selected mapping's JSON.
+        const QString json = exportAs(1);
+        QVERIFY(json.endsWith("best.json"));
+        QFile jf(json);
+        QVERIFY(jf.open(QIODevice::ReadOnly));
+        QCOMPARE(nlohmann::json::parse(jf.readAll().toStdString()),
+            mapping::toJson(w.selectedCandidate()->mapping));
+        // Loop-nest text: the tiled loop nest, not JSON.
+        const QString txt = exportAs(2);
+        QVERIFY(txt.endsWith("best.txt"));
+        QFile tf(txt);
+        QVERIFY(tf.open(QIODevice::ReadOnly));
+        const QByteArray nest = tf.readAll();
+        QVERIFY2(nest.contains("for ") && !nest.trimmed().startsWith('{'), nest.constData());
+        // Timeloop: the folder of four YAML files.
+        const QString tl = exportAs(3);
+        QVERIFY2(tl.endsWith("best.timeloop"), qPrintable(w.lastError()));
+        for (const char* f : {"problem.yaml", "arch.yaml", "map.yaml", "ert.yaml"})
+            QVERIFY2(QFileInfo::exists(dir.filePath(QString("best/") + f)), f);
     }
 
     /// A broken project, and one from a newer schema, are refused with the field named; the window's

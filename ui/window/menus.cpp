@@ -90,10 +90,12 @@ void MainWindow::buildMenus()
         animateMappingFile(path, layer);
     });
     file->addAction(tr("&Export Selected Mapping..."), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export mapping"), {},
-            tr("MAESTRO mapping (*.m);;Mapping JSON (*.json);;Tiled loop nest (*.txt);;"
-               "Timeloop input folder: problem, arch, map, ert .yaml (*.timeloop)"));
-        if (!path.isEmpty()) exportMapping(path);
+        QString filter = mappingExportFilters().front();
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export mapping"), {}, mappingExportFilters().join(QStringLiteral(";;")), &filter);
+        if (path.isEmpty()) return;
+        const auto [target, format] = mappingExportTarget(path, filter);
+        exportMapping(target, format);
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);

@@ -112,23 +112,70 @@ bool MainWindow::saveProjectTo(const QString& path)
     return true;
 }
 
+namespace {
+
+/// Each MappingFormat's suffix, in its order.
+const char* const kMappingSuffixes[] = {".m", ".json", ".txt", ".timeloop"};
+
+} // namespace
+
+QStringList MainWindow::mappingExportFilters()
+{
+    return {tr("MAESTRO mapping (*.m)"), tr("Mapping JSON (*.json)"), tr("Tiled loop nest (*.txt)"),
+        tr("Timeloop input folder: problem, arch, map, ert .yaml (*.timeloop)")};
+}
+
+std::pair<QString, MainWindow::MappingFormat> MainWindow::mappingExportTarget(
+    const QString& path, const QString& filter)
+{
+    const QStringList filters = mappingExportFilters();
+    int index = int(filters.indexOf(filter));
+    if (index < 0) // a filter of another wording: by the suffix it names
+        for (int i = 0; i < int(filters.size()); ++i)
+            if (filter.contains(QStringLiteral("*") + QLatin1String(kMappingSuffixes[i]) + ')')) index = i;
+    if (index < 0) index = int(MappingFormat::LoopNest);
+    const QString suffix = QLatin1String(kMappingSuffixes[index]);
+    QString target = path;
+    if (!target.endsWith(suffix, Qt::CaseInsensitive)) {
+        // A name ending in another format's suffix takes this one instead (best.json as Timeloop input:
+        // best.timeloop), any other name keeps what it has (a dot in a name is not a suffix of ours).
+        for (const char* other : kMappingSuffixes)
+            if (target.endsWith(QLatin1String(other), Qt::CaseInsensitive)) {
+                target.chop(int(std::strlen(other)));
+                break;
+            }
+        target += suffix;
+    }
+    return {target, MappingFormat(index)};
+}
+
 bool MainWindow::exportMapping(const QString& path)
+{
+    MappingFormat format = MappingFormat::LoopNest;
+    for (int i = 0; i < int(std::size(kMappingSuffixes)); ++i)
+        if (path.endsWith(QLatin1String(kMappingSuffixes[i]), Qt::CaseInsensitive)) format = MappingFormat(i);
+    return exportMapping(path, format);
+}
+
+bool MainWindow::exportMapping(const QString& path, MappingFormat format)
 {
     if (!m_selected || !m_lastResult) {
         reportError(tr("Nothing to export"), tr("Run a search and select a mapping first."));
         return false;
     }
     // A Timeloop export is a folder of four YAML files: the path without its .timeloop suffix.
-    if (path.endsWith(QStringLiteral(".timeloop"), Qt::CaseInsensitive)) {
-        const QString dir = path.left(path.size() - int(std::strlen(".timeloop")));
+    if (format == MappingFormat::Timeloop) {
+        QString dir = path;
+        if (dir.endsWith(QStringLiteral(".timeloop"), Qt::CaseInsensitive))
+            dir.chop(int(std::strlen(".timeloop")));
         const std::string name = m_lastResult->space.name.empty() ? "layer" : m_lastResult->space.name;
         const timeloop::Export e = timeloop::translateMdc(name, m_lastResult->problem,
             search::outputRowDataflow(*m_selected, m_shownBasis.accelerator), m_shownBasis.accelerator);
         if (!e.ok()) {
             reportError(tr("Timeloop cannot express this mapping"),
                 QString::fromStdString(e.reason)
-                    + tr("\n\nmarvel search --timeloop-compatible searches only mappings Timeloop can "
-                         "express."));
+                    + tr("\n\nTick \"Timeloop only\" in the Search panel to search only mappings Timeloop "
+                         "can express (marvel search --timeloop-compatible)."));
             return false;
         }
         try {
@@ -147,11 +194,11 @@ bool MainWindow::exportMapping(const QString& path)
     }
     try {
         std::string text;
-        if (path.endsWith(QStringLiteral(".m"), Qt::CaseInsensitive)) {
+        if (format == MappingFormat::Maestro) {
             const std::string name = m_lastResult->space.name.empty() ? "layer" : m_lastResult->space.name;
             text = cost::maestroMappingFile(
                 name, {{name, &m_lastResult->problem, &m_selected->dataflow}}, path.toStdString());
-        } else if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) {
+        } else if (format == MappingFormat::Json) {
             text = mapping::toJson(m_selected->mapping).dump(2) + "\n";
         } else {
             text = mapping::printTiledLoopNest(m_selected->mapping, m_lastResult->space.body);
