@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QStatusBar>
 #include <QTimer>
 
 #include "core/export/timeloop.h"
@@ -179,7 +180,14 @@ int main(int argc, char** argv)
                 &window, &marvel::ui::MainWindow::searchFinished, &window, [grab, path] { grab(path); });
         }
         QTimer::singleShot(0, &window, [&window, &app, &parser, &screenshot] {
-            if (!window.runSearch() && parser.isSet(screenshot)) app.exit(1);
+            if (window.runSearch()) return;
+            std::fprintf(stderr, "marvel-studio: %s\n", qPrintable(window.statusBar()->currentMessage()));
+            if (!parser.isSet(screenshot)) return;
+            // The window says why it cannot search: grab that, and fail.
+            QTimer::singleShot(400, &window, [&window, &app, path = parser.value(screenshot)] {
+                window.grab().save(path);
+                app.exit(1);
+            });
         });
     } else if (parser.isSet(screenshot) && parser.isSet(animateMapping)) {
         // The mapping file is simulated in the background: grab once its animation is shown (an earlier

@@ -21,6 +21,7 @@
 #include "ui/editor/operator_highlighter.h"
 #include "ui/editor/operator_links.h"
 #include "ui/main_window.h"
+#include "ui/plot/pareto_plot.h"
 
 using marvel::SourceLoc;
 using marvel::ui::CodeEditor;
@@ -409,6 +410,35 @@ private slots:
         QVERIFY(clickRuleLink(w, 3, links->linkHref(3, 0)));
         QCOMPARE(w.editor()->textCursor().selectedText(), QStringLiteral("x + 1"));
         QCOMPARE(w.ddgView()->selectedNode(), o);
+    }
+
+    /// A teacher opening a non-conformable operator sees the failing rule without scrolling, and Run search
+    /// says why it cannot search instead of doing nothing under the previous operator's front.
+    void nonConformableOperatorSaysWhy()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openFile(kOperators + QStringLiteral("/gemm.loop")));
+        QVERIFY(w.runSearch());
+        // Until its first points arrive the plot says a search runs, not how to start one.
+        QVERIFY2(w.paretoPlot()->emptyMessage().startsWith(QStringLiteral("Searching")),
+            qPrintable(w.paretoPlot()->emptyMessage()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.paretoPlot()->pointCount() > 0, 60000);
+        w.cancelSearch();
+
+        QVERIFY(w.openFile(kOperators + QStringLiteral("/nonconformable/shifted_output.loop")));
+        QVERIFY(!w.analysis().report->rules[3].ok);
+        // The failing R4 row is inside the table's viewport.
+        QTableWidget* table = w.rulesTable();
+        QTRY_VERIFY(table->viewport()->rect().contains(table->visualItemRect(table->item(3, 0)).topLeft()));
+
+        QVERIFY(!w.runSearch());
+        QCOMPARE(w.paretoPlot()->pointCount(), std::size_t(0));
+        QVERIFY2(w.paretoPlot()->emptyMessage().contains(QStringLiteral("not conformable")),
+            qPrintable(w.paretoPlot()->emptyMessage()));
+        QVERIFY(w.paretoPlot()->styleMarks().empty());
     }
 };
 

@@ -22,6 +22,10 @@
 namespace marvel::ui {
 
 namespace {
+QString defaultEmptyMessage()
+{
+    return ParetoPlot::tr("Run a search (Ctrl+R) to see the runtime-energy trade-off of its mappings");
+}
 const QColor kCloud(100, 140, 190, 70);
 const QColor kFront(200, 60, 40);
 const QColor kBest(20, 20, 20);
@@ -144,7 +148,7 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     m_empty = new QCPItemText(m_plot);
     m_empty->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_empty->position->setCoords(0.5, 0.5);
-    m_empty->setText(tr("Run a search (Ctrl+R) to see the runtime-energy trade-off of its mappings"));
+    m_empty->setText(defaultEmptyMessage());
     m_empty->setColor(QColor(110, 110, 110));
 
     m_plot->legend->setVisible(true);
@@ -187,7 +191,7 @@ void ParetoPlot::updateSecondsAxis()
     m_plot->xAxis2->setRange(cycles.lower / hz, cycles.upper / hz);
 }
 
-void ParetoPlot::clear()
+void ParetoPlot::clear(const QString& message)
 {
     m_runtime.clear();
     m_received = 0;
@@ -205,8 +209,14 @@ void ParetoPlot::clear()
     m_styleLabels.clear();
     m_styleMarks.clear();
     m_drawn = 0;
+    m_empty->setText(message.isEmpty() ? defaultEmptyMessage() : message);
     m_empty->setVisible(true);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString ParetoPlot::emptyMessage() const
+{
+    return m_empty->visible() ? m_empty->text() : QString();
 }
 
 void ParetoPlot::setRoofline(std::int64_t cycles)

@@ -29,7 +29,9 @@ class ParetoPlot : public QWidget
 public:
     explicit ParetoPlot(QWidget* parent = nullptr);
 
-    void clear();
+    /// Clears the plot; `message` stands in its middle until points arrive (by default, how to start a
+    /// search).
+    void clear(const QString& message = {});
     /// The accelerator's clock, for the top axis (runtime in seconds) and the hover text.
     void setClockMhz(double mhz);
     /// The energies' unit: "MAC units", or "pJ" under a technology table (axis title and hover text).
@@ -37,6 +39,8 @@ public:
     /// Roofline runtime (cycles) as a vertical reference line; 0 hides it.
     void setRoofline(std::int64_t cycles);
     std::int64_t rooflineCycles() const { return m_rooflineCycles; }
+    /// The text in the middle of an empty plot (empty while points are shown).
+    QString emptyMessage() const;
     /// Greys the front, the marks and the roofline under a note that they were computed before `change`
     /// changed (see staleText); empty: they are current.
     void setStale(const QString& change);

@@ -162,6 +162,18 @@ void MainWindow::showAnalysis()
         m_rules->setItem(r, 1, reason);
     }
     m_rules->resizeRowsToContents();
+    // The first failing rule at the top of the table: a short panel shows why before it shows what holds.
+    int failing = -1;
+    for (int r = 0; r < 4 && failing < 0; ++r)
+        if (!report.rules[std::size_t(r)].ok) failing = r;
+    QMetaObject::invokeMethod(
+        this,
+        [this, failing] {
+            // After the rows' heights settle (OperatorLinks resizes them once their links are laid out).
+            if (QTableWidgetItem* item = m_rules->item(failing < 0 ? 0 : failing, 0))
+                m_rules->scrollToItem(item, QAbstractItemView::PositionAtTop);
+        },
+        Qt::QueuedConnection);
     m_ddg->setGraph(m_analysis.ddg, m_analysis.independentNodes, m_analysis.cycleEdges);
 }
 

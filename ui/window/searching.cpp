@@ -32,8 +32,18 @@ bool MainWindow::runSearch()
     m_centre->setCurrentWidget(m_plot); // watch the trade-off grow
     analyseNow();
     if (!m_analysis.report || !m_analysis.report->conformable) {
-        statusBar()->showMessage(
-            tr("Only a conformable operator can be searched: see the rules in the Operator panel."));
+        // Said where the eye is (the plot), and the previous workload's front goes: it is not this one's.
+        const QString why = m_analysis.report
+            ? tr("This operator is not conformable to the MDC notation, so it has no mappings to search:\n"
+                 "see the failing rule in the Operator panel.")
+            : tr("The operator does not parse:\nfix the error the editor marks, then search again.");
+        m_front.clear();
+        m_lastResult.reset();
+        m_plotBasis.reset();
+        m_plot->setRoofline(0);
+        m_plot->clear(why);
+        statusBar()->showMessage(QString(why).replace(QLatin1Char('\n'), QLatin1Char(' ')));
+        refreshStaleness();
         return false;
     }
     if (!m_accelerator->isValid()) {
@@ -68,7 +78,7 @@ bool MainWindow::runSearch()
     m_mappingView->setStyleComparison({});
     m_front.clear();
     m_lastResult.reset();
-    m_plot->clear();
+    m_plot->clear(tr("Searching... the mappings appear here as they are evaluated"));
     m_plot->setClockMhz(request.accelerator.clockMHz);
     m_plot->setEnergyUnit(energyUnit(request.accelerator));
     m_plot->setRoofline(roofline);
@@ -124,8 +134,9 @@ bool MainWindow::searchModel()
     for (int row : m_modelRequestRows)
         m_model->setLayerStatus(row, tr("queued"));
     m_front.clear();
-    // The layers' results fill the table; the plot shows the first once it is picked.
-    m_plot->clear();
+    // The layers' results fill the table; the plot shows each layer's as it finishes.
+    m_plot->clear(
+        tr("Searching every layer of the model...\neach layer's trade-off appears here as it finishes"));
     m_plot->setRoofline(0);
     m_plotBasis.reset();
     m_controller->start(std::move(request));
