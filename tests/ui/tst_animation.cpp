@@ -133,6 +133,57 @@ private slots:
         QCOMPARE(panel.currentFrame(), 2);
     }
 
+    /// Space plays and pauses, Left and Right step, wherever the focus is in the panel (the PE array, the
+    /// slider, the delay strip), not only on the play button.
+    void keysWorkAnywhereInThePanel()
+    {
+        AnimationPanel panel;
+        panel.resize(900, 600);
+        panel.show();
+        panel.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&panel));
+        QVERIFY(load(panel, classroomRequest()));
+        panel.setSpeed(1);
+        for (QWidget* w : {static_cast<QWidget*>(panel.arrayView()), static_cast<QWidget*>(panel.slider()),
+                 static_cast<QWidget*>(panel.delayStrip())}) {
+            panel.seek(1);
+            w->setFocus();
+            QTRY_VERIFY(w->hasFocus());
+            QTest::keyClick(w, Qt::Key_Right);
+            QCOMPARE(panel.currentFrame(), 2);
+            QTest::keyClick(w, Qt::Key_Left);
+            QCOMPARE(panel.currentFrame(), 1);
+            QTest::keyClick(w, Qt::Key_Space);
+            QVERIFY2(panel.isPlaying(), w->metaObject()->className());
+            QTest::keyClick(w, Qt::Key_Space);
+            QVERIFY(!panel.isPlaying());
+        }
+    }
+
+    /// In the window, picking the Animation tab puts the focus in the panel: Space plays at once.
+    void spacePlaysOnceTheTabIsPicked()
+    {
+        MainWindow w;
+        w.resize(1440, 900);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QSignalSpy ready(w.animationPanel(), &AnimationPanel::ready);
+        QVERIFY(w.openProject(kClassroom));
+        QVERIFY(ready.wait(30000) || w.animationPanel()->isReady());
+        auto* tabs = qobject_cast<QTabWidget*>(w.centralWidget());
+        QVERIFY(tabs);
+        tabs->setCurrentIndex(0);
+        tabs->setFocus();
+        tabs->setCurrentWidget(w.animationPanel());
+        QTRY_VERIFY(w.animationPanel()->isAncestorOf(QApplication::focusWidget()));
+        w.animationPanel()->seek(0);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Space);
+        QVERIFY(w.animationPanel()->isPlaying());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Space);
+        QVERIFY(!w.animationPanel()->isPlaying());
+    }
+
     /// A SpatialMap or Cluster lights its level's sub-units; a TemporalMap marks its level's steps.
     void directivesHighlightWhatTheyGovern()
     {

@@ -16,6 +16,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QShortcut>
 #include <QSlider>
 #include <QSplitter>
 #include <QStyle>
@@ -69,12 +70,20 @@ AnimationPanel::AnimationPanel(QWidget* parent)
     m_back = toolButton(QStyle::SP_MediaSeekBackward, tr("Previous step (Left)"));
     m_play = toolButton(QStyle::SP_MediaPlay, tr("Play / pause (Space)"));
     m_forward = toolButton(QStyle::SP_MediaSeekForward, tr("Next step (Right)"));
-    m_back->setShortcut(Qt::Key_Left);
-    m_forward->setShortcut(Qt::Key_Right);
-    m_play->setShortcut(Qt::Key_Space);
     connect(m_back, &QToolButton::clicked, this, &AnimationPanel::stepBack);
     connect(m_forward, &QToolButton::clicked, this, &AnimationPanel::stepForward);
     connect(m_play, &QToolButton::clicked, this, [this] { isPlaying() ? pause() : play(); });
+    // The keys work wherever the focus is in the panel (the PE array, the slider, the delay strip), not only
+    // on the buttons; a text field in it (the directive editor) keeps them for typing.
+    for (const auto& [key, button] : {std::pair{Qt::Key_Left, m_back}, std::pair{Qt::Key_Right, m_forward},
+             std::pair{Qt::Key_Space, m_play}}) {
+        auto* shortcut = new QShortcut(QKeySequence(key), this);
+        shortcut->setContext(Qt::WidgetWithChildrenShortcut);
+        shortcut->setWhatsThis(button->toolTip()); // Help > Keyboard shortcuts lists it
+        connect(shortcut, &QShortcut::activated, button, [b = button] {
+            if (b->isEnabled()) b->click();
+        });
+    }
 
     m_slider = new QSlider(Qt::Horizontal);
     m_slider->setToolTip(tr("Time step"));

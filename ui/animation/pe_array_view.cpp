@@ -45,6 +45,7 @@ PeArrayView::PeArrayView(QWidget* parent)
     : QWidget(parent)
 {
     setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus); // a click puts the focus here: the panel's keys then work
     setBackgroundRole(QPalette::Base);
     setAutoFillBackground(true);
 }

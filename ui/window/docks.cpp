@@ -2,13 +2,17 @@
 // with the default sizes a first session starts with.
 #include <algorithm>
 
+#include <QApplication>
 #include <QDockWidget>
+#include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QTabWidget>
 
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/animation/animation_panel.h"
+#include "ui/animation/pe_array_view.h"
 #include "ui/ddg/graph_view.h"
 #include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
@@ -31,6 +35,15 @@ void MainWindow::buildCentre()
     m_sweepPanel = new SweepPanel;
     m_centre->addTab(m_sweepPanel, tr("Design sweep"));
     setCentralWidget(m_centre);
+    // Picking the Animation tab puts the focus in it, so Space plays and the arrows step at once; text
+    // being typed elsewhere (the tab shown by opening a project or a mapping file) keeps it.
+    connect(m_centre, &QTabWidget::currentChanged, this, [this](int index) {
+        const QWidget* focus = QApplication::focusWidget();
+        if (m_centre->widget(index) != m_animation || qobject_cast<const QPlainTextEdit*>(focus)
+            || qobject_cast<const QLineEdit*>(focus))
+            return;
+        m_animation->arrayView()->setFocus(Qt::TabFocusReason);
+    });
 }
 
 void MainWindow::buildDocks()
