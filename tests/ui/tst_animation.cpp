@@ -160,6 +160,24 @@ private slots:
         }
     }
 
+    /// 256 PEs (16 clusters of 16) in a panel of 900 x 600: the cells stay at least 20 pixels, where a
+    /// band per tensor reads (the view scrolls), rather than shrinking to dots.
+    void largeArraysKeepReadableCells()
+    {
+        AnimationPanel panel;
+        panel.resize(900, 600);
+        SimulationRequest request = classroomRequest();
+        request.accelerator.numPes = 256;
+        request.dataflow
+            = {Dir::spatial(1, 1, "X"), Dir::temporal(3, 3, "S"), Dir::cluster(16), Dir::spatial(1, 1, "S")};
+
+        QVERIFY2(load(panel, request), qPrintable(panel.statusLabel()->text()));
+        QCOMPARE(panel.summary()->layout.pes, 256);
+        QVERIFY2(panel.arrayView()->peRect(0).width() >= 20,
+            qPrintable(QString::number(panel.arrayView()->peRect(0).width())));
+        QVERIFY(panel.arrayView()->peRect(255).height() >= 20);
+    }
+
     /// In the window, picking the Animation tab puts the focus in the panel: Space plays at once.
     void spacePlaysOnceTheTabIsPicked()
     {

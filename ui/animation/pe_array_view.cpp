@@ -108,9 +108,10 @@ double PeArrayView::zoomToFit(QSize viewport) const
     const double whole = largest(fits);
     // Cells of 24 pixels still show a band per tensor: better than scrolling a small array.
     if (whole >= 24.0 / 48.0) return whole;
-    // A tall array keeps cells of up to the default size and scrolls, rather than shrinking to dots.
+    // A tall array keeps cells of up to the default size and scrolls, rather than shrinking to dots; a
+    // wide one scrolls too once its cells would fall below 20 pixels, where the bands stop being readable.
     const double across = largest([&](double zoom) { return unitSizeAt(0, 48.0 * zoom).width() <= width; });
-    return std::max(whole, std::min(across, 1.0));
+    return std::max({whole, std::min(across, 1.0), 20.0 / 48.0});
 }
 
 QSizeF PeArrayView::unitSizeAt(int level, double cellSize) const
@@ -376,13 +377,18 @@ void PeArrayView::paintEvent(QPaintEvent*)
         QStringList dirs;
         for (const std::string& d : info.userDirectives.empty() ? info.directives : info.userDirectives)
             dirs << QString::fromStdString(d);
-        const QString label = (box.level == 0 ? tr("array") : tr("cluster %1").arg(box.unit))
-            + QStringLiteral(" \u00b7 L%1: ").arg(box.level) + dirs.join(QStringLiteral("; "));
+        const QString name = box.level == 0 ? tr("array") : tr("cluster %1").arg(box.unit);
         p.setPen(palette().color(QPalette::Text));
         const QRectF text(
             box.rect.left() + kPad, box.rect.top() + 2, box.rect.width() - 2 * kPad, kHeader - 2);
-        p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
-            p.fontMetrics().elidedText(label, Qt::ElideRight, int(text.width())));
+        // The whole label when it fits, else the unit's name alone (its level's directives are in the
+        // Directives list and the tooltip), else its number: never a word cut short.
+        QString label
+            = name + QStringLiteral(" \u00b7 L%1: ").arg(box.level) + dirs.join(QStringLiteral("; "));
+        if (p.fontMetrics().horizontalAdvance(label) > text.width()) label = name;
+        if (p.fontMetrics().horizontalAdvance(label) > text.width()) label = QString::number(box.unit);
+        if (p.fontMetrics().horizontalAdvance(label) <= text.width())
+            p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, label);
     }
 
     // Sources: one per input tensor, fanning out to the PEs its elements reached this step.
