@@ -461,9 +461,30 @@ private slots:
         QVERIFY(w.loadModel(model));
         QVERIFY(w.modelTable()->rowCount() > 1);
         QSignalSpy finished(&w, &MainWindow::searchFinished);
+        // The progress of a whole model is the model's: its share done grows across the layers (a later
+        // layer starts past the earlier ones' share) and the time left is the model's, not one layer's.
+        QList<SearchProgress> progress;
+        connect(w.searchController(), &SearchController::progressed, &w,
+            [&progress](const SearchProgress& p) { progress << p; });
         QVERIFY(w.runSearch()); // no layer picked: the whole model
         QVERIFY(finished.wait(120000));
         QCOMPARE(w.modelTable()->searchedLayers(), w.modelTable()->rowCount());
+        QVERIFY(!progress.isEmpty());
+        double before = 0;
+        int laterLayers = 0;
+        for (const SearchProgress& p : progress) {
+            QCOMPARE(p.layers, w.modelTable()->rowCount());
+            QVERIFY2(
+                p.fraction >= double(p.layer) / p.layers - 1e-9, qPrintable(QString::number(p.fraction)));
+            QVERIFY(p.fraction >= before - 1e-9);
+            before = p.fraction;
+            if (p.layer > 0 && p.fraction < 0.9) {
+                ++laterLayers;
+                QVERIFY2(p.etaSeconds > 0, qPrintable(QString::number(p.etaSeconds)));
+            }
+        }
+        qInfo("%lld progress reports, %d mid-run ones after the first layer", qlonglong(progress.size()),
+            laterLayers);
 
         QProcess cli;
         cli.start(QStringLiteral(MARVEL_CLI_PATH),

@@ -38,13 +38,25 @@ struct SearchController::Shared
 
 namespace {
 
+/// A search of several layers reports the whole run: the share of it done (the layers before the current
+/// one and its own fraction, each layer alike) and the time left at the pace so far.
+void modelWide(SearchProgress& p, std::chrono::steady_clock::time_point begin)
+{
+    const double done = (p.layer + p.fraction) / p.layers;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    p.fraction = done;
+    p.etaSeconds = done > 0 ? elapsed * (1 - done) / done : 0.0;
+}
+
 /// The worker's sink: copies into the shared buffer and returns at once.
 class BufferSink final : public search::SearchSink
 {
 public:
-    BufferSink(SearchController::Shared& shared, SearchProgress base)
+    BufferSink(
+        SearchController::Shared& shared, SearchProgress base, std::chrono::steady_clock::time_point begin)
         : m_shared(shared)
         , m_base(base)
+        , m_begin(begin)
     { }
     void onProgress(const search::Progress& p) override
     {
@@ -55,6 +67,10 @@ public:
         out.fraction = p.candidates
             ? std::min(1.0, static_cast<double>(p.evaluated + p.skipped) / static_cast<double>(p.candidates))
             : 0.0;
+        if (m_base.layers > 1) { // a model's bar never goes back, whatever a layer's phases do
+            modelWide(out, m_begin);
+            out.fraction = m_shown = std::max(m_shown, out.fraction);
+        }
         m_evaluated = p.evaluated;
         std::lock_guard lock(m_shared.mutex);
         m_shared.progress = out;
@@ -79,6 +95,8 @@ public:
 private:
     SearchController::Shared& m_shared;
     SearchProgress m_base;
+    std::chrono::steady_clock::time_point m_begin;
+    double m_shown = 0.0; ///< the largest share of the run reported so far
     quint64 m_evaluated = 0;
 };
 
@@ -124,7 +142,7 @@ void SearchController::start(SearchRequest request)
         QStringList widened;
         for (std::size_t i = 0; i < request.layers.size() && !stop.stop_requested(); ++i) {
             base.layer = static_cast<int>(i);
-            BufferSink sink(*shared, base);
+            BufferSink sink(*shared, base, begin);
             try {
                 auto result = std::make_shared<search::LayerSearchResult>(search::searchLayer(
                     request.layers[i].op, request.accelerator, request.options, &sink, stop));
@@ -148,6 +166,7 @@ void SearchController::start(SearchRequest request)
                     SearchProgress styling = base;
                     styling.fraction = 1.0;
                     styling.comparingStyles = true;
+                    if (styling.layers > 1) modelWide(styling, begin);
                     {
                         std::lock_guard lock(shared->mutex);
                         shared->progress = styling;

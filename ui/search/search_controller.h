@@ -48,8 +48,8 @@ struct SearchProgress
 {
     quint64 evaluated = 0; ///< mappings evaluated in this run so far (all layers)
     double perSecond = 0.0;
-    double etaSeconds = 0.0; ///< of the current layer
-    double fraction = 0.0; ///< of the current layer, 0..1
+    double etaSeconds = 0.0; ///< left of the current layer; of the whole run when it has several layers
+    double fraction = 0.0; ///< done of the current layer, 0..1; of the whole run when it has several
     int layer = 0;
     int layers = 1;
     bool comparingStyles = false; ///< the layer's own search is done; the styles are being searched
