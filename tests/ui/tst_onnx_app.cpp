@@ -87,6 +87,10 @@ private slots:
         QVERIFY(w.searchModel());
         QVERIFY(finished.wait(120000));
         QCOMPARE(w.modelTable()->searchedLayers(), 24);
+        // The totals still say what they leave out.
+        QVERIFY2(w.modelTotals()->text().contains("not in these totals: 115 node(s) of the graph not mapped"),
+            qPrintable(w.modelTotals()->text()));
+        QVERIFY(w.modelTotals()->toolTip().contains("not mapped: Relu (49)"));
         // At least the roofline: 4 089 184 256 MACs on 8 PEs.
         QVERIFY(w.modelTable()->totalRoofline() >= 4'089'184'256 / 8);
         // The same totals as `marvel search` of the file with the same settings.

@@ -222,12 +222,12 @@ void MainWindow::updateModelTotals()
         ? QString()
         : QString::fromStdString(onnx_import::formatImportSummary(workload, false)).trimmed();
     const int searched = m_model->searchedLayers();
+    // Before and after a search alike: what the totals leave out is said where they are.
+    const QString left = imported.isEmpty() ? QString()
+                                            : tr("; %n node(s) of the graph not mapped (hover for the list)",
+                                                nullptr, int(workload.notMapped.size()));
     if (searched == 0) {
-        QString text = tr("%n layer(s); not searched yet", nullptr, m_model->rowCount());
-        if (!imported.isEmpty())
-            text += tr("; %n node(s) of the graph not mapped (hover for the list)", nullptr,
-                int(workload.notMapped.size()));
-        m_modelTotals->setText(text);
+        m_modelTotals->setText(tr("%n layer(s); not searched yet", nullptr, m_model->rowCount()) + left);
         m_modelTotals->setToolTip(imported);
         return;
     }
@@ -242,6 +242,9 @@ void MainWindow::updateModelTotals()
                          .arg(ratio, 0, 'f', 3);
     if (const int below = m_model->layersBelowRoofline(); below > 0)
         totals += tr("; %n below their roofline (marked !)", nullptr, below);
+    if (!imported.isEmpty())
+        totals += tr("; not in these totals: %n node(s) of the graph not mapped (hover for the list)",
+            nullptr, int(workload.notMapped.size()));
     const int stale = m_model->staleLayers();
     if (stale == 0) {
         m_modelTotals->setText(totals);
@@ -261,7 +264,7 @@ void MainWindow::updateModelTotals()
     m_modelTotals->setText(
         QStringLiteral("<span style='color:%1'>%2</span> <span style='color:%3'><b>%4</b></span>")
             .arg(QLatin1String(kStaleGrey), totals, QLatin1String(kStaleNote), note));
-    m_modelTotals->setToolTip(note);
+    m_modelTotals->setToolTip(imported.isEmpty() ? note : note + QStringLiteral("\n\n") + imported);
 }
 
 } // namespace marvel::ui
