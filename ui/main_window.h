@@ -236,8 +236,10 @@ private:
     /// The compared styles of the shown layer: labelled marks on the plot, rows in the mapping view.
     void showStyles(const std::vector<styles::StyleSearch>& styles);
     /// Shows a layer's result in the plot and the mapping view; `roofline` is on `basis`'s accelerator.
+    /// Shows a layer's search; `cloudRow`: the model row whose kept evaluated mappings the plot shows too
+    /// (-1: the plot already has the run's, streamed).
     void showLayerResult(const std::shared_ptr<const search::LayerSearchResult>& result,
-        const ResultBasis& basis, std::int64_t roofline);
+        const ResultBasis& basis, std::int64_t roofline, int cloudRow = -1);
     // figure_basis.cpp: what each view's figures were computed for, and marking stale what no longer
     // matches the panels.
     ResultBasis currentBasis() const;

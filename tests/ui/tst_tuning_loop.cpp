@@ -485,6 +485,18 @@ private slots:
         }
         qInfo("%lld progress reports, %d mid-run ones after the first layer", qlonglong(progress.size()),
             laterLayers);
+        // Each layer keeps its cloud of evaluated mappings: picking a layer afterwards shows it, as the
+        // legend says (the mappings the search streams: all but the refinement's few, up to
+        // ModelTableModel::kCloudPoints).
+        for (int row = 0; row < w.modelTable()->rowCount(); ++row) {
+            w.selectLayer(row);
+            const std::size_t evaluated = w.modelTable()->layerResult(row)->result.evaluated;
+            const std::size_t shown = w.paretoPlot()->pointCount();
+            QCOMPARE(shown, w.modelTable()->layerPoints(row).size());
+            QVERIFY2(shown <= std::min(evaluated, ModelTableModel::kCloudPoints)
+                    && shown >= std::min(evaluated * 9 / 10, ModelTableModel::kCloudPoints),
+                qPrintable(QStringLiteral("%1 shown of %2 evaluated").arg(shown).arg(evaluated)));
+        }
 
         QProcess cli;
         cli.start(QStringLiteral(MARVEL_CLI_PATH),

@@ -93,6 +93,36 @@ void ModelTableModel::resetResults()
     if (!m_rows.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
+void ModelTableModel::addLayerPoints(int row, std::span<const search::EvaluatedPoint> points)
+{
+    if (row < 0 || row >= rowCount()) return;
+    Row& r = m_rows[static_cast<std::size_t>(row)];
+    for (const search::EvaluatedPoint& p : points) {
+        ++r.cloudSeen;
+        if (r.cloud.size() < kCloudPoints) {
+            r.cloud.push_back(p);
+            continue;
+        }
+        // Reservoir sampling, with a hash of the count for the draw: the same search keeps the same sample.
+        const std::uint64_t draw = (r.cloudSeen * 0x9e3779b97f4a7c15ull) >> 11;
+        if (const std::uint64_t slot = draw % r.cloudSeen; slot < kCloudPoints) r.cloud[slot] = p;
+    }
+}
+
+void ModelTableModel::clearLayerPoints(int row)
+{
+    if (row < 0 || row >= rowCount()) return;
+    Row& r = m_rows[static_cast<std::size_t>(row)];
+    r.cloud.clear();
+    r.cloudSeen = 0;
+}
+
+const std::vector<search::EvaluatedPoint>& ModelTableModel::layerPoints(int row) const
+{
+    static const std::vector<search::EvaluatedPoint> none;
+    return row < 0 || row >= rowCount() ? none : m_rows[static_cast<std::size_t>(row)].cloud;
+}
+
 void ModelTableModel::setLayerStatus(int row, const QString& status)
 {
     if (row < 0 || row >= rowCount()) return;

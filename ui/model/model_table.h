@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include <QAbstractTableModel>
@@ -61,6 +62,12 @@ public:
     /// style has no mapping that fits.
     std::optional<double> styleRatio(int row, styles::Style style) const;
     std::shared_ptr<const std::vector<styles::StyleSearch>> layerStyles(int row) const;
+    /// Evaluated mappings of layer `row`'s last search, for its plot's cloud: all of them up to
+    /// kCloudPoints, then a uniform sample of that many. clearLayerPoints starts a new search's.
+    void addLayerPoints(int row, std::span<const search::EvaluatedPoint> points);
+    void clearLayerPoints(int row);
+    const std::vector<search::EvaluatedPoint>& layerPoints(int row) const;
+    static constexpr std::size_t kCloudPoints = 20000;
     /// The roofline of layer `row` on the accelerator its result was searched on (0 while it has none).
     std::int64_t rooflineCycles(int row) const;
 
@@ -95,6 +102,8 @@ private:
         ResultBasis basis; ///< of `result`
         std::optional<search::Candidate> best;
         std::shared_ptr<const std::vector<styles::StyleSearch>> styles;
+        std::vector<search::EvaluatedPoint> cloud;
+        std::uint64_t cloudSeen = 0; ///< points offered to `cloud` (the sample's denominator)
     };
     void updateStale();
     workloads::Workload m_workload;

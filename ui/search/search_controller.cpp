@@ -17,6 +17,7 @@ struct SearchController::Shared
     std::function<void()> postDrain;
     std::mutex mutex;
     std::vector<search::EvaluatedPoint> points;
+    std::vector<std::pair<int, std::size_t>> pointRuns; ///< points, in order: (request layer, how many)
     std::optional<std::vector<search::Candidate>> front;
     std::optional<SearchProgress> progress;
     std::vector<std::pair<int, std::shared_ptr<const search::LayerSearchResult>>> layers;
@@ -79,6 +80,9 @@ public:
     {
         std::lock_guard lock(m_shared.mutex);
         m_shared.points.insert(m_shared.points.end(), points.begin(), points.end());
+        if (m_shared.pointRuns.empty() || m_shared.pointRuns.back().first != m_base.layer)
+            m_shared.pointRuns.emplace_back(m_base.layer, 0);
+        m_shared.pointRuns.back().second += points.size();
         if (!m_shared.pointsSeen && !points.empty()) {
             m_shared.pointsSeen = true;
             m_shared.wake();
@@ -226,6 +230,7 @@ void SearchController::drain()
     const std::shared_ptr<Shared> shared = m_shared;
     if (!shared) return;
     std::vector<search::EvaluatedPoint> points;
+    std::vector<std::pair<int, std::size_t>> pointRuns;
     std::optional<std::vector<search::Candidate>> front;
     std::optional<SearchProgress> progress;
     std::vector<std::pair<int, std::shared_ptr<const search::LayerSearchResult>>> layers;
@@ -247,6 +252,7 @@ void SearchController::drain()
         }
         shared->drainPosted = false;
         points.swap(shared->points);
+        pointRuns.swap(shared->pointRuns);
         front.swap(shared->front);
         progress.swap(shared->progress);
         layers.swap(shared->layers);
@@ -257,6 +263,11 @@ void SearchController::drain()
     const quint64 generation = shared->generation;
     auto current = [&] { return m_shared && m_shared->generation == generation; };
     if (!points.empty()) emit pointsAdded(points);
+    for (std::size_t first = 0; const auto& [layer, count] : pointRuns) {
+        if (!current()) break;
+        emit layerPointsAdded(layer, std::span<const search::EvaluatedPoint>(points.data() + first, count));
+        first += count;
+    }
     if (front && current()) emit frontChanged(*front);
     if (progress && current()) emit progressed(*progress);
     for (auto& [index, result] : layers)

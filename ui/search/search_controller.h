@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include <QObject>
@@ -87,6 +88,8 @@ public:
 signals:
     void started(quint64 generation);
     void pointsAdded(const std::vector<marvel::search::EvaluatedPoint>& points);
+    /// The same points, those of one layer of the request at a time (a model's layers keep their clouds).
+    void layerPointsAdded(int layer, std::span<const marvel::search::EvaluatedPoint> points);
     void frontChanged(const std::vector<marvel::search::Candidate>& front);
     void progressed(const marvel::ui::SearchProgress& progress);
     void layerFinished(int layer, std::shared_ptr<const marvel::search::LayerSearchResult> result);

@@ -180,7 +180,7 @@ void MainWindow::selectLayer(int row)
     if (auto result = m_model->layerResult(row)) {
         // As it was searched (on its accelerator, with its settings); stale if those have changed since.
         m_plot->clear();
-        showLayerResult(result, *m_model->layerBasis(row), m_model->rooflineCycles(row));
+        showLayerResult(result, *m_model->layerBasis(row), m_model->rooflineCycles(row), row);
         if (auto styles = m_model->layerStyles(row)) showStyles(*styles);
     }
     refreshStaleness();

@@ -51,6 +51,11 @@ void MainWindow::wireSearch()
         [this](const std::vector<search::EvaluatedPoint>& points) {
             if (!m_searchingModel) m_plot->addPoints(points);
         });
+    // A model's layers keep their clouds, so that each layer's plot shows its evaluated mappings later.
+    connect(m_controller, &SearchController::layerPointsAdded, this,
+        [this](int index, std::span<const search::EvaluatedPoint> points) {
+            m_model->addLayerPoints(resultRow(index), points);
+        });
     connect(m_controller, &SearchController::frontChanged, this,
         [this](const std::vector<search::Candidate>& front) {
             // A model search's layers go to the table; the plot shows the picked layer's when it is done.
@@ -73,7 +78,8 @@ void MainWindow::wireSearch()
                     m_modelView->resizeColumnToContents(c);
             }
             if (!m_searchingModel || row == m_layer)
-                showLayerResult(result, basis, row >= 0 ? m_model->rooflineCycles(row) : m_searchedRoofline);
+                showLayerResult(result, basis, row >= 0 ? m_model->rooflineCycles(row) : m_searchedRoofline,
+                    m_searchingModel ? row : -1);
         });
     connect(m_controller, &SearchController::stylesFinished, this,
         [this](int index, std::shared_ptr<const StyleResults> results) {
@@ -119,7 +125,7 @@ void MainWindow::onSearchFinished(const SearchOutcome& outcome)
 }
 
 void MainWindow::showLayerResult(const std::shared_ptr<const search::LayerSearchResult>& result,
-    const ResultBasis& basis, std::int64_t roofline)
+    const ResultBasis& basis, std::int64_t roofline, int cloudRow)
 {
     m_lastResult = result;
     m_shownBasis = basis;
@@ -127,6 +133,7 @@ void MainWindow::showLayerResult(const std::shared_ptr<const search::LayerSearch
     const search::SearchResult& r = result->result;
     m_front = r.pareto;
     if (m_searchingModel) m_plot->clear();
+    if (cloudRow >= 0) m_plot->addPoints(m_model->layerPoints(cloudRow));
     m_plot->setClockMhz(basis.accelerator.clockMHz);
     m_plot->setEnergyUnit(energyUnit(basis.accelerator));
     m_plot->setRoofline(roofline);

@@ -78,6 +78,7 @@ bool MainWindow::runSearch()
     m_mappingView->setStyleComparison({});
     m_front.clear();
     m_lastResult.reset();
+    if (m_layer >= 0) m_model->clearLayerPoints(m_layer); // this search's cloud replaces the model's
     m_plot->clear(tr("Searching... the mappings appear here as they are evaluated"));
     m_plot->setClockMhz(request.accelerator.clockMHz);
     m_plot->setEnergyUnit(energyUnit(request.accelerator));
