@@ -12,6 +12,7 @@
 #include <QtTest>
 
 #include "ui/accelerator/accelerator_panel.h"
+#include "ui/animation/animation_panel.h"
 #include "ui/main_window.h"
 #include "ui/model/model_table.h"
 #include "ui/search/search_panel.h"
@@ -74,7 +75,13 @@ private slots:
     void searchesTheWholeModel()
     {
         MainWindow w;
+        // An animation error of the workload before (a mapping file that does not simulate) does not
+        // follow into the model.
+        QVERIFY(!w.animateMappingFile(QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/onnx/macs.json")));
+        QVERIFY(w.animationPanel()->statusLabel()->styleSheet().contains(QStringLiteral("c62828")));
         QVERIFY(w.loadModel(kResNet));
+        QVERIFY(!w.animationPanel()->statusLabel()->styleSheet().contains(QStringLiteral("c62828")));
+        QVERIFY(!w.animationPanel()->isReady());
         QVERIFY(w.acceleratorPanel()->loadPreset(
             QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/classroom_8pe.json")));
         search::SearchOptions options = w.searchPanel()->options();

@@ -124,6 +124,9 @@ bool MainWindow::loadModel(const QString& nameOrPath)
         : QString::fromStdString(onnx_import::formatImportSummary(w, false)).trimmed();
     m_model->setWorkload(std::move(w));
     m_modelView->resizeColumnsToContents();
+    // The animation was of another workload's mapping (perhaps its error): it starts afresh.
+    m_animation->clear();
+    m_animationBasis.reset();
     selectLayer(-1);
     updateModelTotals();
     if (!imported.isEmpty()) {
