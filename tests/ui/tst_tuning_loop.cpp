@@ -7,7 +7,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QAbstractSpinBox>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -339,6 +341,86 @@ private slots:
         QCOMPARE(evaluated[0].result.m.energy, w.mappingView()->result()->m.energy);
         QVERIFY(w.exportMapping(dir.filePath("best.json")));
         QVERIFY(w.exportMapping(dir.filePath("best.txt")));
+    }
+
+    /// Every search setting a user can change in the Search panel reruns the search, and the figures shown
+    /// afterwards are those of `marvel search` with the same option (issue 36: ticking "Timeloop only" or
+    /// unticking "Refine" used to leave the old results under the new boxes).
+    void everySettingRerunsAsTheCli()
+    {
+        Window w;
+        QVERIFY(w.openFile(kGemm));
+        QVERIFY(w.acceleratorPanel()->loadPreset(
+            QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/edge1024_dram.json")));
+        SearchPanel* panel = w.searchPanel();
+        QSignalSpy finished(&w, &MainWindow::searchFinished);
+        QVERIFY(w.runSearch());
+        QVERIFY(finished.wait(60000));
+        auto box = [panel](const QString& text) {
+            for (QCheckBox* c : panel->findChildren<QCheckBox*>())
+                if (c->text() == text) return c;
+            return static_cast<QCheckBox*>(nullptr);
+        };
+        auto combo = [panel](const QString& item) {
+            for (QComboBox* c : panel->findChildren<QComboBox*>())
+                if (c->findText(item) >= 0) return c;
+            return static_cast<QComboBox*>(nullptr);
+        };
+        QDoubleSpinBox* utilisation = panel->findChild<QDoubleSpinBox*>();
+        QVERIFY(utilisation);
+        struct Setting
+        {
+            const char* name;
+            std::function<void(bool)> set; ///< true: the changed value, false: back to the default
+            QStringList cliArgs;
+        };
+        const std::vector<Setting> settings = {
+            {"objective", [&](bool on) { combo("EDP")->setCurrentIndex(on ? 1 : 0); },
+                {"--objective", "energy"}},
+            {"cost model", [&](bool on) { combo("maestro")->setCurrentIndex(on ? 0 : 1); },
+                {"--fidelity", "maestro"}},
+            {"min. PE utilisation", [&](bool on) { utilisation->setValue(on ? 0.5 : 0.1); },
+                {"--pe-util-bound", "0.5"}},
+            {"divisor tiles only", [&](bool on) { box("Divisor tiles only")->setChecked(!on); },
+                {"--no-divisors-only"}},
+            {"fit in L1", [&](bool on) { box("Fit in L1")->setChecked(!on); }, {"--no-l1-check"}},
+            {"fit in L2", [&](bool on) { box("Fit in L2")->setChecked(!on); }, {"--no-l2-check"}},
+            {"prune by bounds", [&](bool on) { box("Prune by bounds")->setChecked(!on); },
+                {"--no-bound-skipping"}},
+            {"refine", [&](bool on) { box("Refine")->setChecked(!on); }, {"--no-refine"}},
+            {"Timeloop only", [&](bool on) { box("Timeloop only")->setChecked(on); },
+                {"--timeloop-compatible"}},
+        };
+        for (std::size_t i = 0; i < settings.size(); ++i) {
+            const Setting& s = settings[i];
+            finished.clear();
+            if (i > 0) settings[i - 1].set(false);
+            s.set(true);
+            QVERIFY2(finished.wait(60000), s.name); // reran on its own
+            QVERIFY(w.selectedCandidate());
+            QProcess cli;
+            cli.start(QStringLiteral(MARVEL_CLI_PATH),
+                QStringList{"search", "--op", kGemm, "--hw",
+                    MARVEL_SAMPLES_DIR "/accelerators/edge1024_dram.json", "--json"}
+                    + s.cliArgs);
+            QVERIFY(cli.waitForFinished(60000));
+            QCOMPARE(cli.exitCode(), 0);
+            const QJsonObject layer = QJsonDocument::fromJson(cli.readAllStandardOutput())
+                                          .object()["layers"]
+                                          .toArray()[0]
+                                          .toObject();
+            const search::Metrics& shown = w.selectedCandidate()->metrics;
+            QVERIFY2(qint64(shown.runtime) == layer["runtime_cycles"].toInteger(),
+                qPrintable(QStringLiteral("%1: app %2 cycles, CLI %3")
+                               .arg(s.name)
+                               .arg(shown.runtime)
+                               .arg(layer["runtime_cycles"].toInteger())));
+            QVERIFY2(qAbs(shown.energy - layer["energy"].toDouble()) <= 1e-9 * shown.energy,
+                qPrintable(QStringLiteral("%1: app energy %2, CLI %3")
+                               .arg(s.name)
+                               .arg(shown.energy)
+                               .arg(layer["energy"].toDouble())));
+        }
     }
 
     /// File > Export Selected Mapping: the filter chosen in the dialog decides the format and adds its
