@@ -271,7 +271,8 @@ struct Evaluator::Impl
     void edgeUnits(Level& L) const;
     void buildStates(int l, const i64* Dc);
     LevelOut analyze(int l, const i64* Dc);
-    bool stepWalkApplies() const;
+    /// Whether the step walk evaluates the mapping; `subUnitSteps`: the walk's sub-unit steps.
+    bool stepWalkApplies(i64* subUnitSteps = nullptr) const;
     struct Walked
     {
         i64 runtime = 0;
@@ -288,7 +289,8 @@ struct Evaluator::Impl
     /// (doc/cost-model.md, "Global-buffer traffic"), counted after the walk within kFrameCountLimit element
     /// visits; beyond it the per-case tables' counts stand.
     bool gbByFrames = false;
-    bool gbCounted = false; ///< the walk counted the frames (else the tables' counts stand)
+    bool gbCounted = false; ///< the walk counted the global buffer (else the tables' counts stand)
+    bool clustersBelowGb = false; ///< gbLevel has cluster levels below it
     PeFetchCounter peFetches;
     std::vector<AxisSpan> peTiles;
     i64 pesPerSub[kMaxLevels] = {};
@@ -1575,8 +1577,9 @@ i64 unionSize(std::vector<Span>& spans)
 // Sub-unit steps beyond which a mapping keeps the per-case analysis: a walk of this size costs a few dozen
 // per-case evaluations, so searches in corrected fidelity stay fast.
 constexpr i64 kStepWalkLimit = i64(1) << 12;
-/// Element visits the walk spends on counting the PEs' frames (a few milliseconds at most).
-constexpr i64 kFrameCountLimit = i64(1) << 21;
+/// Element visits the walk may spend on counting the PEs' frames (about 0.1 ms); beyond, the per-case
+/// tables' count stands (the random sets' mappings stay far below it).
+constexpr i64 kFrameCountLimit = i64(1) << 16;
 
 } // namespace
 
@@ -1606,7 +1609,7 @@ i64 Evaluator::Impl::GbCarry::drained(const Span* oc)
 // under a parent's tile keeps, and what stays in a buffer across steps in which nothing is computed.
 // Bounded by kStepWalkLimit sub-unit steps; two SpatialMaps in a level move in lock-step and keep the
 // per-case analysis (doc/cost-model.md).
-bool Evaluator::Impl::stepWalkApplies() const
+bool Evaluator::Impl::stepWalkApplies(i64* subUnitSteps) const
 {
     if (!corrected || !opt.stepWalk || inputReadsWindowOutput) return false;
     if ((slidingMask & ivMask) != slidingMask) return false; // a tap no tensor indexes
@@ -1624,6 +1627,7 @@ bool Evaluator::Impl::stepWalkApplies() const
         }
         work = satMul(work, std::min(L.P, tileCount(L.d[L.sp].sz, L.d[L.sp].of, L.D[L.d[L.sp].dim])));
     }
+    if (subUnitSteps) *subUnitSteps = work;
     return work <= kStepWalkLimit;
 }
 
@@ -1790,7 +1794,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region, i64 fra
         // Below level 0 the global-buffer level's sub-units keep what they hold from one execution of the
         // level to the next (the levels above have one busy sub-unit: the executions follow each other on
         // the same PEs); each execution's own timing starts from empty buffers, as every level's does.
-        const bool gbCarries = l == gbLevel && l > 0 && !gbByFrames;
+        const bool gbCarries = l == gbLevel && l > 0 && !clustersBelowGb;
         if (gbCarries) gbCarry.grow(maxSub);
         const bool sameFold = anyExecuted && prevFold == firstTile; // within one walk, one range on sd
         const bool gbSameRange = gbCarries && gbCarry.any && gbCarry.spreadRange.begin == region[sd].begin
@@ -1805,7 +1809,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region, i64 fra
                 const auto [kept, keptSum] = ingressOf(t, gbCarry.any, gbCarry.prev, gbCarry.prevMine,
                     gbCarry.held, gbSameFold, gbSameRange && !gbSameFold);
                 top.t[t].l2Read += everyCopy ? keptSum : kept;
-            } else if (l == gbLevel && !gbByFrames)
+            } else if (l == gbLevel && !clustersBelowGb)
                 top.t[t].l2Read += uni;
             if (isTop && executed == 0) top.t[t].l2Req = 2 * uni;
             if (innermost) {
@@ -1902,7 +1906,7 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region, i64 fra
             top.ai = double(allWork) / double(std::max<i64>(allIn, 1));
             ++top.sumOcc;
         }
-        if (l == gbLevel && !gbByFrames) {
+        if (l == gbLevel && !clustersBelowGb) {
             // Partial sums stay in a sub-unit while it keeps their output; those it no longer holds are
             // returned to the L2 (reduced across sub-units: an output counts once).
             GbCarry& g = gbCarry;
@@ -2046,8 +2050,22 @@ LevelOut Evaluator::Impl::walkMapping()
     childWalks.positional = 0;
     for (int v = 0; v < nd; ++v)
         if (outOf[v] >= 0) childWalks.positional |= (1u << v) | (1u << slideOf[v]) | (1u << outOf[v]);
-    // Counting the PEs' frames needs every execution walked with its own frames and PEs.
-    gbByFrames = gbLevel < nLevels - 1;
+    // Counting the PEs' frames needs every execution walked with its own frames and PEs; it is done when
+    // the elements it would visit (the PEs' steps times their tiles) stay within kFrameCountLimit.
+    clustersBelowGb = gbLevel < nLevels - 1;
+    gbByFrames = false;
+    if (clustersBelowGb) {
+        i64 steps = 0, tiles = 0;
+        stepWalkApplies(&steps);
+        const Level& inner = lv[nLevels - 1];
+        for (int t = 0; t < nt; ++t) {
+            i64 v = 1;
+            for (int k = 0; k < tcount[t]; ++k)
+                v = satMul(v, std::max<i64>(inner.M[tdims[t][k]], 1));
+            tiles = satAdd(tiles, v);
+        }
+        gbByFrames = satMul(steps, tiles) <= kFrameCountLimit;
+    }
     for (int l = 0; l < nLevels; ++l)
         childWalks.enabledBelow[l] = gbLevel <= l && !gbByFrames;
     pesPerSub[nLevels - 1] = 1;
@@ -2067,8 +2085,8 @@ LevelOut Evaluator::Impl::walkMapping()
         region[v] = Span{0, size0[v]};
     const Walked w = walk(0, region);
     if (gbCarry.anyOut) top.t[o].l2Write += gbCarry.drained(nullptr); // the last partial sums
-    gbCounted = false;
-    if (gbByFrames && peFetches.pendingVolume() <= kFrameCountLimit) {
+    gbCounted = !clustersBelowGb;
+    if (gbByFrames) {
         peFetches.finish();
         for (int t = 0; t < nInputs; ++t)
             top.t[t].l2Read = peFetches.reads(t);
@@ -2107,7 +2125,7 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
     const LevelOut tables = r;
     if (walked) r = walkMapping();
     // The global buffer's counts the walk left to the tables (frames beyond its counting budget).
-    const bool gbFromTables = corrected && (!walked || (gbByFrames && !gbCounted));
+    const bool gbFromTables = corrected && (!walked || !gbCounted);
     if (!r.anyProcessed || top.sumOcc == 0) return fail(Err::AllSkipped);
     out.runtimeCycles = r.runtime;
     out.macs = top.macs;
