@@ -133,11 +133,28 @@ bool PeFetchCounter::firstInRound(Tensor& t, i64 element, std::uint32_t round)
 void PeFetchCounter::flush()
 {
     if (records_.empty()) return;
+    // Records in frame order, each frame's in the order they came: a counting sort over the frames, which
+    // are dense (one executed innermost step after another).
+    i64 lo = records_.front().frame, hi = lo;
+    for (const Record& r : records_) {
+        lo = std::min(lo, r.frame);
+        hi = std::max(hi, r.frame);
+    }
     order_.resize(records_.size());
-    for (size_t i = 0; i < order_.size(); ++i)
-        order_[i] = i;
-    std::stable_sort(order_.begin(), order_.end(),
-        [&](size_t a, size_t b) { return records_[a].frame < records_[b].frame; });
+    if (hi - lo < i64(4 * records_.size() + 64)) {
+        starts_.assign(size_t(hi - lo + 2), 0);
+        for (const Record& r : records_)
+            ++starts_[size_t(r.frame - lo + 1)];
+        for (size_t f = 1; f < starts_.size(); ++f)
+            starts_[f] += starts_[f - 1];
+        for (size_t i = 0; i < records_.size(); ++i)
+            order_[starts_[size_t(records_[i].frame - lo)]++] = i;
+    } else {
+        for (size_t i = 0; i < order_.size(); ++i)
+            order_[i] = i;
+        std::stable_sort(order_.begin(), order_.end(),
+            [&](size_t a, size_t b) { return records_[a].frame < records_[b].frame; });
+    }
     const int nInputs = int(tensors_.size()) - 1;
     std::vector<size_t> group;
     for (size_t first = 0; first < order_.size();) {

@@ -77,7 +77,7 @@ private:
     std::vector<std::int64_t> reads_;
     std::int64_t updates_ = 0, volume_ = 0;
     std::uint32_t round_ = 0;
-    std::vector<size_t> order_;
+    std::vector<size_t> order_, starts_;
 };
 
 } // namespace marvel::cost
