@@ -101,7 +101,7 @@ void PeFetchCounter::reset(const std::vector<std::vector<i64>>& extents, i64 pes
     held_.assign(size_t(pes), 0);
     heldOut_.assign(size_t(pes), 0);
     reads_.assign(extents.empty() ? 0 : extents.size() - 1, 0);
-    updates_ = volume_ = 0;
+    updates_ = 0;
 }
 
 void PeFetchCounter::add(i64 frame, i64 pe, bool holds, bool computes, const AxisSpan* tiles)
@@ -114,8 +114,6 @@ void PeFetchCounter::add(i64 frame, i64 pe, bool holds, bool computes, const Axi
     r.tiles = spans_.size();
     if (holds) {
         spans_.insert(spans_.end(), tiles, tiles + axesPerRecord_);
-        for (const Tensor& x : tensors_)
-            volume_ += volumeOf(tiles + x.offset, x.extents.size());
     } else {
         spans_.resize(spans_.size() + axesPerRecord_);
     }
@@ -229,7 +227,6 @@ void PeFetchCounter::flush()
     }
     records_.clear();
     spans_.clear();
-    volume_ = 0;
 }
 
 void PeFetchCounter::finish()

@@ -37,8 +37,6 @@ public:
     /// whether it computes (holds partial sums); `tiles` is every tensor's axis spans, tensor after tensor.
     /// Frames of one PE come in order; different PEs' may interleave.
     void add(std::int64_t frame, std::int64_t pe, bool holds, bool computes, const AxisSpan* tiles);
-    /// Elements the tiles added since the last flush span: the work flush() will do.
-    std::int64_t pendingVolume() const { return volume_; }
     /// Counts the frames added so far; frames added later must be later ones.
     void flush();
     /// Returns the partial sums the PEs still hold (after the last flush).
@@ -75,7 +73,7 @@ private:
     std::vector<AxisSpan> kept_;
     std::vector<char> held_, heldOut_;
     std::vector<std::int64_t> reads_;
-    std::int64_t updates_ = 0, volume_ = 0;
+    std::int64_t updates_ = 0;
     std::uint32_t round_ = 0;
     std::vector<size_t> order_, starts_;
 };
