@@ -56,9 +56,15 @@ private:
     {
         std::vector<std::int64_t> extents, strides;
         size_t offset = 0; ///< of its axes in a record's spans
-        std::vector<std::uint32_t> stamp;
+        size_t elements = 0;
+        std::vector<std::uint32_t> stamp; ///< per element, for unions too scattered to compress
     };
-    bool firstInRound(Tensor& t, std::int64_t element, std::uint32_t round);
+    /// The number of elements in the union of the boxes collected (boxes_), each of x's axes.
+    std::int64_t unionVolume(Tensor& x);
+    /// Starts a union (boxes_) and forgets the fetches seen for it.
+    void clearBoxes();
+    /// Adds to the union the part of `box` outside `kept`, unless an identical pair was added.
+    void collectOutside(const AxisSpan* box, const AxisSpan* kept, bool haveKept, size_t n);
     const AxisSpan* tileOf(const Record& r, int t) const
     {
         return spans_.data() + r.tiles + tensors_[size_t(t)].offset;
@@ -72,10 +78,23 @@ private:
     /// Per PE: its tiles at its last recorded frame (offset in kept_), whether it held them and partial sums.
     std::vector<AxisSpan> kept_;
     std::vector<char> held_, heldOut_;
+    std::vector<std::int64_t> lastRecord_; ///< per PE, its last record not yet flushed, or -1
     std::vector<std::int64_t> reads_;
     std::int64_t updates_ = 0;
     std::uint32_t round_ = 0;
     std::vector<size_t> order_, starts_;
+    std::vector<AxisSpan> boxes_;
+    size_t boxCount_ = 0;
+    std::vector<std::vector<std::int64_t>> cuts_; ///< per axis, the boxes' edges
+    std::vector<std::uint32_t> cellStamp_;
+    struct Seen
+    {
+        const AxisSpan *box = nullptr, *kept = nullptr;
+        bool haveKept = false;
+    };
+    std::vector<Seen> seen_;
+    std::vector<std::uint32_t> slotStamp_, slotEntry_; ///< open addressing over seen_, by round
+    std::uint32_t seenRound_ = 1;
 };
 
 } // namespace marvel::cost
