@@ -103,6 +103,11 @@ arch::Accelerator loadAcceleratorArg(const std::string& hw)
         d.file = hw;
         d.message = "cannot read the file, nor is it a preset's name (P1, P2, or a file name of "
                     "samples/accelerators without .json, such as eyeriss_dram)";
+        // Where the presets were looked for, so that a wrong installation or $MARVEL_SAMPLES_DIR shows.
+        std::string dirs;
+        for (const std::filesystem::path& dir : resources::samplesDirs())
+            dirs += (dirs.empty() ? "" : ", ") + (dir / "accelerators").string();
+        d.message += dirs.empty() ? "; no samples folder found (marvel(1), FILES)" : "; looked in " + dirs;
         throw marvel::InputError(d);
     }
     return arch::loadAccelerator(path);

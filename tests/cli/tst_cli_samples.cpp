@@ -106,6 +106,9 @@ private slots:
         QCOMPARE(unknown.exitCode, 2);
         QVERIFY2(unknown.err.contains("eyeriss_dram: cannot read the file, nor is it a preset's name"),
             qPrintable(unknown.err));
+        // ... and says where it looked: the prefix's samples only (no build tree above this copy).
+        QVERIFY2(unknown.err.endsWith("; looked in " + QDir::cleanPath(accelerators) + "\n"),
+            qPrintable(unknown.err));
     }
 
     /// $MARVEL_SAMPLES_DIR is looked in first; the build tree's presets stay found after it.
