@@ -53,6 +53,9 @@ want=$("$root/build/app/marvel" search --model vgg16 --hw "$root/samples/acceler
 got=$(grep -E '^(== |total runtime)' search.txt)
 [ "$got" = "$want" ] || fail "installed marvel search: $got; the build tree's: $want"
 grep -q "^== CONV5_1 (x3)" search.txt || fail "marvel search printed no CONV5_1 layer"
+# A preset by its name and a technology table by its name: the installed samples, from this folder.
+marvel search --op $samples/operators/gemm.loop --hw P2 --technology 45nm --no-refine >/dev/null \
+  || fail "marvel search --hw P2 --technology 45nm (names of installed samples)"
 QT_QPA_PLATFORM=offscreen marvel-studio --screenshot "$work/shot.png" $samples/projects/conv1d_classroom.json \
   2>/dev/null || fail "marvel-studio --screenshot"
 [ "$(head -c 8 shot.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "the screenshot is no PNG"

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "app/cli/command.h"
-#include "app/cli/search_common.h"
+#include "app/cli/search_args.h"
 #include "core/arch/accelerator_io.h"
 #include "core/cost/costmodel.h"
 #include "core/ir/parser.h"

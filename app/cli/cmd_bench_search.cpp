@@ -10,7 +10,8 @@
 #include <thread>
 
 #include "app/cli/command.h"
-#include "app/cli/search_common.h"
+#include "app/cli/search_args.h"
+#include "app/cli/search_layers.h"
 
 namespace cmd_bench_search {
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "app/cli/command.h"
-#include "app/cli/search_common.h"
+#include "app/cli/search_args.h"
 #include "core/arch/accelerator_io.h"
 #include "core/sweep/sweep.h"
 #include "core/util/text_file.h"

@@ -6,7 +6,8 @@
 #include <sstream>
 
 #include "app/cli/command.h"
-#include "app/cli/search_common.h"
+#include "app/cli/search_args.h"
+#include "app/cli/search_report.h"
 #include "core/arch/accelerator_io.h"
 #include "core/cost/costmodel.h"
 #include "core/cost/problem.h"

@@ -12,7 +12,7 @@
 
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
-#include "app/cli/search_common.h"
+#include "app/cli/search_args.h"
 #include "core/eval/reproduce.h"
 #include "core/util/text_file.h"
 

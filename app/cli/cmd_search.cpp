@@ -15,7 +15,11 @@
 
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
-#include "app/cli/search_common.h"
+#include "app/cli/search_args.h"
+#include "app/cli/search_export.h"
+#include "app/cli/search_layers.h"
+#include "app/cli/search_report.h"
+#include "app/cli/styles_report.h"
 #include "core/export/timeloop.h"
 #include "core/mdc/maestro_io.h"
 #include "core/project/project.h"

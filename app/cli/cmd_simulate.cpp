@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
-#include "app/cli/search_common.h"
+#include "app/cli/search_args.h"
 #include "core/arch/accelerator_io.h"
 #include "core/cost/problem.h"
 #include "core/mdc/maestro_io.h"

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include "app/cli/command.h"
-#include "app/cli/search_common.h"
+#include "app/cli/search_args.h"
+#include "app/cli/search_layers.h"
+#include "app/cli/search_report.h"
 #include "core/arch/accelerator_io.h"
 #include "core/ir/parser.h"
 #include "core/project/project.h"

@@ -144,47 +144,10 @@ private:
 
     bool checkEncoding()
     {
-        int line = 1;
-        std::size_t lineStart = 0;
-        const auto* s = reinterpret_cast<const unsigned char*>(m_src.data());
-        const std::size_t n = m_src.size();
-        for (std::size_t i = 0; i < n;) {
-            const unsigned char c = s[i];
-            const SourceLoc loc{line, int(i - lineStart) + 1};
-            if (c == 0) {
-                error(loc, "unexpected NUL byte: this is not a text file");
-                return false;
-            }
-            if (c == '\n') {
-                ++line;
-                lineStart = i + 1;
-                ++i;
-                continue;
-            }
-            if (c < 0x80) {
-                ++i;
-                continue;
-            }
-            std::size_t length = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
-            if (c >= 0xF5) length = 0;
-            bool ok = length != 0 && i + length <= n;
-            for (std::size_t k = 1; ok && k < length; ++k)
-                ok = (s[i + k] & 0xC0) == 0x80;
-            if (ok && length == 3) {
-                // Reject overlong forms and UTF-16 surrogates.
-                ok = !(c == 0xE0 && s[i + 1] < 0xA0) && !(c == 0xED && s[i + 1] >= 0xA0);
-            } else if (ok && length == 4) {
-                ok = !(c == 0xF0 && s[i + 1] < 0x90) && !(c == 0xF4 && s[i + 1] >= 0x90);
-            }
-            if (!ok) {
-                char hex[8];
-                std::snprintf(hex, sizeof hex, "0x%02X", unsigned(c));
-                error(loc, std::string("invalid UTF-8 byte ") + hex + ": the file must be UTF-8 text");
-                return false;
-            }
-            i += length;
-        }
-        return true;
+        // The same check as the app's editor makes before opening a file (core/util/text_file.h).
+        const std::optional<Diagnostic> notText = notTextDiagnostic(m_src, m_file);
+        if (notText) error(notText->loc, notText->message);
+        return !notText;
     }
 
     void newline()

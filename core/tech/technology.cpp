@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cost/costmodel.h"
+#include "core/resources/samples_dir.h"
 #include "core/util/json_fields.h"
 #include "core/util/json_text.h"
 #include "core/util/text_file.h"
@@ -114,20 +115,9 @@ std::vector<fs::path> searchDirs(const std::string& relativeTo)
 {
     std::vector<fs::path> dirs;
     if (!relativeTo.empty()) dirs.push_back(fs::path(relativeTo).parent_path() / "../technology");
-    if (const char* env = std::getenv("MARVEL_SAMPLES_DIR")) dirs.push_back(fs::path(env) / "technology");
-    dirs.push_back("samples/technology");
-    dirs.push_back("../samples/technology");
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        // An installed program, whatever its prefix, and a build tree's executables under the source tree.
-        dirs.push_back(exe.parent_path().parent_path() / "share/marvel-studio/samples/technology");
-        for (fs::path up = exe.parent_path(); !up.empty() && up != up.root_path(); up = up.parent_path())
-            if (fs::exists(up / "samples/technology", ec)) {
-                dirs.push_back(up / "samples/technology");
-                break;
-            }
-    }
+    // Then the samples trees every program shares (core/resources/samples_dir.h).
+    for (const fs::path& root : resources::samplesDirs())
+        dirs.push_back(root / "technology");
     return dirs;
 }
 

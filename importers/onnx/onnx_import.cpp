@@ -634,6 +634,8 @@ Workload Importer::run(std::string_view bytes)
 {
     if (bytes.size() > std::size_t(std::numeric_limits<int>::max()))
         fail("", "is larger than the 2 GiB a protobuf message may have");
+    // An empty message parses as a model without a graph: said as what it is, as the text readers do.
+    if (bytes.empty()) fail("", "empty file");
     if (!m_model.ParseFromArray(bytes.data(), int(bytes.size())))
         fail(
             "", "is not an ONNX model (the protobuf message does not parse: not ONNX, truncated or corrupt)");

@@ -145,6 +145,8 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("not onnx") << "not_onnx.onnx"
                                   << "not_onnx.onnx: is not an ONNX model";
+        QTest::newRow("empty") << "empty.onnx"
+                               << "empty.onnx: empty file\n";
         QTest::newRow("missing shape")
             << "missing_shape.onnx"
             << "missing_shape.onnx: node conv_no_weight_shape (Conv): the shape of weight 'w' is unknown";

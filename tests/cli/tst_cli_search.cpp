@@ -130,7 +130,8 @@ private slots:
         const QJsonObject j = parse(run.out);
         QCOMPARE(j["objective"].toString(), QString("runtime"));
         const QStringList topKeys = {"capacity_checked", "elapsed_seconds", "fidelity", "layers", "objective",
-            "search_space", "style", "technology", "total_roofline_cycles", "total_runtime_cycles"};
+            "search_space", "style", "technology", "total_energy", "total_roofline_cycles",
+            "total_roofline_ratio", "total_runtime_cycles"};
         QCOMPARE(j.keys(), topKeys);
         // No table on P1: MAESTRO's energies, whose unit the figures in physical units name.
         QCOMPARE(j["technology"].toString(),
@@ -320,6 +321,48 @@ private slots:
         QVERIFY(run.out.contains("O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s];"));
         QVERIFY(run.out.contains("-- MDC"));
         QVERIFY(run.err.isEmpty()); // no progress bar when stderr is not a terminal
+    }
+
+    /// A model's totals, as the app's Model panel shows them ("N of M layers: X cycles, energy E, R x the
+    /// roofline"): runtime and energy of the best mappings and the rooflines, each layer counted `repeat`
+    /// times, and the ratio of the two sums; in the text and in the JSON.
+    void modelTotalsAsTheAppShowsThem()
+    {
+        QTemporaryDir dir;
+        QByteArray model = kTinyModel;
+        model.replace(R"("name": "dw",)", R"("name": "dw", "repeat": 3,)"); // a repeated layer counts 3 times
+        writeFile(dir.filePath("tiny.json"), model);
+        const QStringList common{"search", "--model", dir.filePath("tiny.json"), "--hw", kP1, "--no-refine"};
+        const auto json = runMarvel(common + QStringList{"--json"});
+        const auto text = runMarvel(common);
+        QVERIFY2(json.exitCode == 0 && text.exitCode == 0, qPrintable(json.err + text.err));
+        const QJsonObject j = parse(json.out);
+        qint64 runtime = 0, roofline = 0;
+        double energy = 0;
+        for (const auto& v : j["layers"].toArray()) {
+            const QJsonObject l = v.toObject();
+            const int repeat = l["repeat"].toInt();
+            QCOMPARE(repeat, l["name"].toString() == "dw" ? 3 : 1);
+            runtime += l["runtime_cycles"].toInteger() * repeat;
+            roofline += l["roofline_cycles"].toInteger() * repeat;
+            energy += l["energy"].toDouble() * repeat;
+        }
+        QCOMPARE(j["total_runtime_cycles"].toInteger(), runtime);
+        QCOMPARE(j["total_roofline_cycles"].toInteger(), roofline);
+        QVERIFY2(qAbs(j["total_energy"].toDouble() - energy) <= 1e-12 * energy,
+            qPrintable(QString::number(j["total_energy"].toDouble())));
+        const double ratio = double(runtime) / double(roofline);
+        QVERIFY(ratio > 1.0); // the tiny layers on 168 PEs stay above their rooflines
+        QCOMPARE(j["total_roofline_ratio"].toDouble(), ratio);
+        // The text: the same figures (the search is deterministic), ratio to 3 decimals as the app shows it.
+        const QString line
+            = QStringLiteral("total runtime %1 cycles, roofline %2 cycles (ratio %3), energy %4; "
+                             "over 3 of 3 layers (repeats counted)\n")
+                  .arg(runtime)
+                  .arg(roofline)
+                  .arg(ratio, 0, 'f', 3)
+                  .arg(QString::asprintf("%.6g", energy));
+        QVERIFY2(text.out.contains(line), qPrintable(line + " | " + text.out.right(600)));
     }
 
     void modelExportAndEvaluate()

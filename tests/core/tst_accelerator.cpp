@@ -321,8 +321,9 @@ private slots:
             QString::fromStdString(folder + ": cannot read the file: it is a directory\n"));
         const std::string binary = dir.filePath("binary.m").toStdString();
         writeFile(binary, std::string("num_pes: 4\nl1\xff") + std::string(1, '\0') + "x");
+        // Said at the first byte that is not text (the 0xFF before the NUL), as the operator reader says it.
         QCOMPARE(QString::fromStdString(errorText([&] { marvel::arch::loadAccelerator(binary); })),
-            QString::fromStdString(binary + ":2:4: unexpected NUL byte: this is not a text file\n"));
+            QString::fromStdString(binary + ":2:3: invalid UTF-8 byte 0xFF: the file must be UTF-8 text\n"));
     }
 
     void saveThenLoad_data()

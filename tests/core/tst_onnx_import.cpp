@@ -243,6 +243,9 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("not onnx") << "not_onnx.onnx"
                                   << "not_onnx.onnx: is not an ONNX model";
+        // 0 bytes parse as a model without a graph: said as an empty file, not as "no graph nodes".
+        QTest::newRow("empty") << "empty.onnx"
+                               << "empty.onnx: empty file";
         QTest::newRow("truncated") << "truncated.onnx"
                                    << "truncated.onnx: is not an ONNX model";
         QTest::newRow("missing shape")

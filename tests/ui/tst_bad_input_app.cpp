@@ -129,14 +129,25 @@ private slots:
         }
     }
 
-    /// Operators: the editor keeps the text as written and lists the error at its line:col.
+    /// Operators: the editor keeps the text as written and lists the error at its line:col; a file that
+    /// is not text (a NUL byte, invalid UTF-8) is refused with the CLI's message and the editor keeps the
+    /// work it had.
     void operators()
     {
         const auto all = cases(QStringLiteral("operator"));
         QVERIFY(all.size() >= 5);
+        int refused = 0;
         for (const auto& [file, expected] : all) {
             MainWindow w;
             const QString p = path(QStringLiteral("operator"), file);
+            if (expected.contains(QStringLiteral("NUL byte")) || expected.contains(QStringLiteral("UTF-8"))) {
+                w.editor()->setPlainText(kWork);
+                QVERIFY2(!w.openFile(p), qPrintable(file));
+                QVERIFY2(w.lastError().contains(file + expected), qPrintable(file + ": " + w.lastError()));
+                QCOMPARE(w.editor()->toPlainText(), kWork);
+                ++refused;
+                continue;
+            }
             QVERIFY(w.openFile(p));
             QFile f(p);
             QVERIFY(f.open(QIODevice::ReadOnly));
@@ -146,6 +157,7 @@ private slots:
                 listed += w.diagnosticsList()->item(i)->text() + '\n';
             QVERIFY2(listed.contains(expected), qPrintable(file + ": " + expected + " | " + listed));
         }
+        QCOMPARE(refused, 3); // nul_byte.loop, binary.loop (a PNG), latin1.loop
     }
 };
 

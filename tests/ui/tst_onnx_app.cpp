@@ -8,6 +8,7 @@
 #include <QMimeData>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QUrl>
 #include <QtTest>
 
@@ -45,6 +46,19 @@ private slots:
         QCOMPARE(w.verdictLabel()->text(),
             QStringLiteral("Model <b>resnet50.onnx</b>: pick a layer in the Model panel to check it against "
                            "the rules."));
+    }
+
+    /// An empty .onnx is refused as an empty file (not as a model without graph nodes), and the model
+    /// shown before stays.
+    void refusesAnEmptyFile()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(QStringLiteral(MARVEL_SAMPLES_DIR "/models/tiny_cnn.json")));
+        const QString empty = QStringLiteral(MARVEL_SOURCE_DIR "/tests/data/onnx/bad/empty.onnx");
+        QVERIFY(!w.openFile(empty));
+        QCOMPARE(w.lastError(), empty + QStringLiteral(": empty file"));
+        QCOMPARE(w.statusBar()->currentMessage(), w.lastError());
+        QCOMPARE(w.modelTable()->rowCount(), 3);
     }
 
     /// A JSON model opened as a file (not a project) goes to the Model panel too.

@@ -12,6 +12,7 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include "core/util/text_file.h"
 #include "ui/editor/code_editor.h"
 #include "ui/main_window.h"
 
@@ -66,8 +67,16 @@ bool MainWindow::openFile(const QString& path)
         statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, file.errorString()));
         return false;
     }
+    const QByteArray bytes = file.readAll();
+    // A binary file (NUL bytes, invalid UTF-8) is refused as the operator reader refuses it, rather than
+    // shown as junk in the editor; what the editor held stays.
+    if (const std::optional<Diagnostic> notText = notTextDiagnostic(
+            std::string_view(bytes.constData(), std::size_t(bytes.size())), path.toStdString())) {
+        reportError(tr("Cannot open operator"), QString::fromStdString(notText->format()));
+        return false;
+    }
     leaveProjectAndModel();
-    m_editor->setPlainText(QString::fromUtf8(file.readAll()));
+    m_editor->setPlainText(QString::fromUtf8(bytes));
     m_editor->document()->setModified(false);
     m_file = path;
     m_docks[1]->raise(); // an operator file: its DDG explains the verdict

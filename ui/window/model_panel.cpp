@@ -106,7 +106,7 @@ bool MainWindow::loadModel(const QString& nameOrPath)
         // A bad layer does not hide the good ones: it is listed with its error and left out of searches.
         w = workloads::loadWorkload(nameOrPath.toStdString(), workloads::LayerErrors::Keep);
     } catch (const InputError& e) {
-        reportError(tr("Cannot open model"), QString::fromStdString(e.what()));
+        reportError(tr("Cannot open model"), QString::fromStdString(e.what()).trimmed());
         return false;
     }
     m_modelName = nameOrPath;
