@@ -230,7 +230,9 @@ private slots:
         plot.setBest(front[0], front[11], front[4]);
         // Marks just off the front, where the old labels (right of the mark) fell on its next points.
         plot.setStyleMarks({{QStringLiteral("RS"), 120000, 7.0e8}, {QStringLiteral("WS"), 140000, 5.9e8},
-            {QStringLiteral("OS, IS"), 160000, 5.1e8}, {QStringLiteral("DMZ"), 100000, 8.2e8}});
+            {QStringLiteral("OS, IS"), 160000, 5.1e8}, {QStringLiteral("DMZ"), 100000, 8.2e8},
+            // Just under a stretch of the front: a label above and to the right of it would cover the line.
+            {QStringLiteral("GEN"), 110000, 7.7e8}});
         plot.replotNowMs();
         QCustomPlot* p = plot.plot();
         auto pixel = [p](double x, double y) {
@@ -254,11 +256,12 @@ private slots:
         for (int i = 0; i < p->itemCount(); ++i)
             if (auto* t = qobject_cast<QCPItemText*>(p->item(i)); t && t->visible()) {
                 const QString text = t->text();
-                if (text == QStringLiteral("RS") || text == QStringLiteral("WS")
-                    || text == QStringLiteral("OS, IS") || text == QStringLiteral("DMZ"))
+                if (QStringList{QStringLiteral("RS"), QStringLiteral("WS"), QStringLiteral("OS, IS"),
+                        QStringLiteral("DMZ"), QStringLiteral("GEN")}
+                        .contains(text))
                     labels.push_back(drawnRect(t));
             }
-        QCOMPARE(labels.size(), std::size_t(4));
+        QCOMPARE(labels.size(), std::size_t(5));
         for (std::size_t i = 0; i < labels.size(); ++i) {
             QVERIFY(p->axisRect()->rect().contains(labels[i].toRect()));
             for (const QRectF& o : obstacles)
