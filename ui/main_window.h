@@ -73,6 +73,9 @@ public:
     bool saveTo(const QString& path);
     QString currentFile() const { return m_file; }
     bool hasUnsavedChanges() const;
+    /// What the unsaved-changes prompt says: the operator's text, the project's settings (which of the
+    /// accelerator, the search settings, the model), or both, as they changed.
+    QString unsavedChangesText() const;
 
     /// Re-analyses the editor text now instead of after the typing pause.
     void analyseNow();
@@ -172,8 +175,11 @@ public:
     /// animate that MAESTRO mapping file), #animation (show the Animation tab) or #ddg (raise the DDG).
     /// Other links open in the desktop's browser. False when the file does not open.
     bool openGuideLink(const QUrl& url);
-    /// Help > Keyboard shortcuts: "keys<TAB>what" for every shortcut of the window's actions and
-    /// QShortcuts, in the native key names, sorted by what they do.
+    /// Help > Keyboard shortcuts: the window's keys by where they work, as (group, "keys<TAB>what" rows):
+    /// each menu in the menu bar's order with its actions in menu order, then each panel's own keys
+    /// (buttons, QShortcuts) under its dock title or centre tab; native key names, each key once.
+    QList<QPair<QString, QStringList>> shortcutGroups() const;
+    /// shortcutGroups()'s rows, group after group.
     QStringList shortcutList() const;
     /// Help > Keyboard shortcuts: shortcutList() as a table in a box that does not block the window.
     QMessageBox* showShortcuts();
@@ -216,7 +222,8 @@ private:
     /// Asks what to do with unsaved changes; false when the user cancels.
     bool confirmDiscard();
     void updateTitle();
-    void markSettingsDirty();
+    /// The project's `part` ("accelerator", "search settings", "model") changed since it was saved.
+    void markSettingsDirty(const QString& part);
     void rememberRecentFile(const QString& path);
     static void forgetRecentFiles();
     // project.cpp and animate_mapping.cpp: projects, and what the Animation tab shows of them.
@@ -316,6 +323,7 @@ private:
     std::optional<project::SelectedMapping> m_pendingSelection;
     QString m_lastError;
     bool m_settingsDirty = false; ///< accelerator or search settings changed since the project was saved
+    QStringList m_dirtyParts; ///< which of them changed (markSettingsDirty), for the prompt
     bool m_searchedOnce = false;
     RecoveryStore m_recovery;
     QTimer* m_autosaveTimer = nullptr; ///< accelerator edits re-run the search after the first one

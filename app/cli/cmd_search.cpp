@@ -61,7 +61,7 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "  --objective           what to minimise (default runtime); energy is the total: MACs, L1, L2 and\n"
     "                        DRAM transfers (the accelerator's energy.dram_access per element)\n"
     "  --threads N           worker threads (default: all cores); results do not depend on it\n"
-    "  --pe-util-bound P     prune level-2 tiles using fewer than P of the PEs (default 0.1)\n"
+    "  --pe-util-bound P     prune level-2 tiles below P of the PEs (default 0.1; no bound on the result)\n"
     "  --widen-above X       runtime objective: when the divisor-only best runs above X times the\n"
     "                        roofline, also search tile sizes that do not divide, starting from it\n"
     "                        (default 2; 0: never). A layer with no divisor mapping within\n"

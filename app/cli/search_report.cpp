@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/util/csv.h"
+#include "core/search/pareto_csv.h"
 
 namespace marvel::cli {
 
@@ -230,19 +230,9 @@ std::string styleName(const std::vector<SearchedLayer>& layers)
 
 std::string paretoCsv(const std::vector<SearchedLayer>& layers)
 {
-    std::string out
-        = "layer,runtime_cycles,energy,edp,utilization,mac_energy,l1_energy,l2_energy,dram_energy,"
-          "dram_reads,dram_writes,dram_read_bytes,dram_write_bytes\n";
+    std::string out = search::paretoCsvHeader(); // the app's plot writes the same (core/search/pareto_csv.h)
     for (const SearchedLayer& l : layers)
-        for (const search::Candidate& c : l.search.result.pareto) {
-            const search::Metrics& m = c.metrics;
-            out += csvField(l.layer.name) + ',' + std::to_string(m.runtime) + ',' + exactNumber(m.energy)
-                + ',' + exactNumber(m.edp()) + ',' + exactNumber(m.utilization) + ','
-                + exactNumber(m.macEnergy) + ',' + exactNumber(m.l1Energy) + ',' + exactNumber(m.l2Energy)
-                + ',' + exactNumber(m.dramEnergy) + ',' + std::to_string(m.dramReads) + ','
-                + std::to_string(m.dramWrites) + ',' + std::to_string(m.dramReadBytes) + ','
-                + std::to_string(m.dramWriteBytes) + '\n';
-        }
+        out += search::paretoCsvRows(l.layer.name, l.search.result.pareto);
     return out;
 }
 

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <numeric>
 #include <thread>
+#include <tuple>
 
 #include "core/search/nest_util.h"
 #include "core/search/offchip.h"
@@ -1104,6 +1105,35 @@ SearchResult searchOnChipOnce(const LayerSpace& space, const OffChipChoice& offC
 }
 
 } // namespace
+
+std::optional<Candidate> nearTieBest(const std::vector<Candidate>& front, Objective objective)
+{
+    if (front.empty()) return std::nullopt;
+    double least = std::numeric_limits<double>::infinity();
+    for (const Candidate& c : front)
+        least = std::min(least, c.metrics.value(objective));
+    const double within = least * (1 + kNearTie);
+    auto other = [&](const Metrics& m) {
+        return objective == Objective::Runtime ? m.energy : static_cast<double>(m.runtime);
+    };
+    const Candidate* chosen = nullptr;
+    for (const Candidate& c : front) {
+        if (c.metrics.value(objective) > within) continue;
+        const auto key = std::tuple(other(c.metrics), c.metrics.value(objective), c.index);
+        if (!chosen
+            || key < std::tuple(other(chosen->metrics), chosen->metrics.value(objective), chosen->index))
+            chosen = &c;
+    }
+    return *chosen;
+}
+
+void breakNearTies(SearchResult& result)
+{
+    if (result.pareto.empty()) return;
+    result.bestRuntime = nearTieBest(result.pareto, Objective::Runtime);
+    result.bestEnergy = nearTieBest(result.pareto, Objective::Energy);
+    result.bestEdp = nearTieBest(result.pareto, Objective::Edp);
+}
 
 std::vector<Candidate> seedsFrom(const SearchResult& result)
 {

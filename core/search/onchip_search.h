@@ -315,6 +315,20 @@ SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip,
     const SearchOptions& options, const EvaluatorFactory& evaluators, SearchSink* sink = nullptr,
     std::stop_token stop = {});
 
+/// Relative margin within which two values of an objective count as tied when the bests are chosen: a
+/// mapping 0.1 % slower but cheaper in energy is the better best mapping (doc/search.md, "Near ties").
+inline constexpr double kNearTie = 1e-3;
+
+/// The best of `front` for `objective` with near ties broken by the other metric: among the mappings whose
+/// objective is within (1 + kNearTie) of the front's least, the one with the least energy (objective
+/// runtime) or runtime (energy, EDP), then the lower objective, then the lower index. nullopt when `front`
+/// is empty. The front holds every mapping this can choose: one that another beats on both is never it.
+std::optional<Candidate> nearTieBest(const std::vector<Candidate>& front, Objective objective);
+
+/// Sets the result's three bests to nearTieBest of its Pareto front (the final step of searchLayer and of
+/// the genetic search, so that the CLI, the app and the sweep report the same mappings).
+void breakNearTies(SearchResult& result);
+
 /// The mappings a later search starts from (SearchOptions::seeds): the three bests and the Pareto front.
 std::vector<Candidate> seedsFrom(const SearchResult& result);
 

@@ -409,6 +409,8 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
         if (options.constraintFor) constrained.constraint = styleConstraint(options, out.space);
         searchMoreOffChipSolutions(out, op, prepared.nest, acc, constrained, sink, std::move(stop));
     }
+    // Last, over everything kept: the earlier passes seed each other with their exact bests and fronts.
+    breakNearTies(out.result);
     return out;
 }
 

@@ -283,8 +283,9 @@ private slots:
             QCOMPARE(
                 table->item(int(s), MappingView::Runtime)->text(), QLocale().toString(qlonglong(m.runtime)));
             QCOMPARE(table->item(int(s), MappingView::Energy)->text(), QString::number(m.energy, 'g', 4));
+            // The column compares the objective's figure: energy here (issue 36).
             QCOMPARE(cell(w, row, ModelTableModel::FirstStyle + int(s), ModelTableModel::SortRole).toDouble(),
-                double(m.runtime) / double(f->best.metrics.runtime));
+                m.energy / f->best.metrics.energy);
             bool marked = false;
             for (const ParetoPlot::StyleMark& mark : w.paretoPlot()->styleMarks())
                 marked = marked || (mark.runtime == m.runtime && mark.energy == m.energy);

@@ -365,6 +365,8 @@ bool AcceleratorPanel::saveAsPreset(const QString& name)
         return false;
     }
     m_base.name = acc.name;
+    m_base.description = acc.description;
+    m_origin = acc;
     reloadPresets();
     if (const int i = m_presets->findData(path); i >= 0) m_presets->setCurrentIndex(i);
     m_message->clear();
@@ -375,7 +377,7 @@ void AcceleratorPanel::savePresetDialog()
 {
     bool ok = false;
     const QString name = QInputDialog::getText(this, tr("Save as preset"), tr("Preset name:"),
-        QLineEdit::Normal, QString::fromStdString(m_base.name) + tr(" (tuned)"), &ok);
+        QLineEdit::Normal, QString::fromStdString(accelerator().name), &ok);
     if (ok) saveAsPreset(name);
 }
 
@@ -397,6 +399,7 @@ void AcceleratorPanel::setAccelerator(const arch::Accelerator& acc)
 {
     m_loading = true;
     m_base = acc;
+    m_origin = acc;
     m_ownEnergy = acc.technology.empty() ? acc.energy : arch::EnergyModel{};
     for (auto it = m_fields.begin(); it != m_fields.end(); ++it) {
         if (auto* d = qobject_cast<QDoubleSpinBox*>(it.value()))
@@ -467,7 +470,58 @@ arch::Accelerator AcceleratorPanel::accelerator() const
         setValue(acc, it.key(), spinValue(it.value()));
     acc.multicast = static_cast<arch::Multicast>(m_multicast->currentData().toInt());
     tech::applyTechnology(acc); // a table's energies for the sizes the fields hold now
+    if (const std::string name = editedName(m_origin, acc); name != acc.name) {
+        acc.name = name;
+        acc.description
+            = tr("Edited in Marvel Studio from %1.").arg(QString::fromStdString(m_origin.name)).toStdString()
+            + (m_origin.description.empty()
+                    ? ""
+                    : " " + tr("Its description: ").toStdString() + m_origin.description);
+    }
     return acc;
+}
+
+std::string AcceleratorPanel::editedName(const arch::Accelerator& origin, const arch::Accelerator& edited)
+{
+    auto bytes = [](std::int64_t b) {
+        if (b >= 1024 && b % 1024 == 0) return tr("%1 KiB").arg(b / 1024);
+        return tr("%1 B").arg(b);
+    };
+    auto number = [](double v) { return QString::number(v, 'g', 6); };
+    QStringList changes;
+    auto add = [&changes](bool differs, const QString& text) {
+        if (differs) changes << text;
+    };
+    add(edited.numPes != origin.numPes, tr("%1 PEs").arg(edited.numPes));
+    add(edited.simdLanes != origin.simdLanes, tr("%1 SIMD lanes").arg(edited.simdLanes));
+    add(edited.clockMHz != origin.clockMHz, tr("%1 MHz").arg(number(edited.clockMHz)));
+    add(edited.l1Bytes != origin.l1Bytes, tr("L1 %1").arg(bytes(edited.l1Bytes)));
+    add(edited.l2Bytes != origin.l2Bytes, tr("L2 %1").arg(bytes(edited.l2Bytes)));
+    add(edited.bytesPerElement != origin.bytesPerElement, tr("%1-byte words").arg(edited.bytesPerElement));
+    add(edited.nocBandwidth != origin.nocBandwidth, tr("NoC %1 elem/cycle").arg(edited.nocBandwidth));
+    add(edited.nocLatency != origin.nocLatency, tr("NoC latency %1").arg(edited.nocLatency));
+    add(edited.offchipBandwidth != origin.offchipBandwidth,
+        tr("off-chip %1 elem/cycle").arg(edited.offchipBandwidth));
+    add(edited.dramBlockBytes != origin.dramBlockBytes,
+        tr("DRAM block %1").arg(bytes(edited.dramBlockBytes)));
+    add(edited.multicast != origin.multicast, tr("multicast changed"));
+    add(edited.technology != origin.technology,
+        edited.technology.empty() ? tr("own energies")
+                                  : tr("%1 technology").arg(QString::fromStdString(edited.technology)));
+    // Under a table the energies follow the sizes: only energies typed in the fields are an edit.
+    if (edited.technology.empty() && origin.technology.empty()) {
+        const arch::EnergyModel &a = origin.energy, &b = edited.energy;
+        add(b.mac != a.mac, tr("MAC energy %1").arg(number(b.mac)));
+        add(b.l1Access != a.l1Access, tr("L1 access %1").arg(number(b.l1Access)));
+        add(b.l2Access != a.l2Access, tr("L2 access %1").arg(number(b.l2Access)));
+        add(b.dramAccess != a.dramAccess, tr("DRAM access %1").arg(number(b.dramAccess)));
+        add(b.macEnergyNanojoule != a.macEnergyNanojoule,
+            tr("%1 nJ per MAC").arg(number(b.macEnergyNanojoule)));
+    }
+    if (changes.isEmpty()) return origin.name;
+    if (changes.size() > 3) changes = changes.mid(0, 3) << tr("...");
+    const QString base = origin.name.empty() ? tr("custom") : QString::fromStdString(origin.name);
+    return tr("%1 (edited: %2)").arg(base, changes.join(QStringLiteral(", "))).toStdString();
 }
 
 void AcceleratorPanel::onEdited()

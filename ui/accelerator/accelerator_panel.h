@@ -26,7 +26,13 @@ public:
 
     /// Shows `acc` without emitting acceleratorChanged.
     void setAccelerator(const arch::Accelerator& acc);
+    /// The fields' accelerator. Edited away from what was loaded (a preset, a file, a project), it is
+    /// named for what changed, "Edge 1024 with DRAM (edited: 256 PEs)", so that projects, exports and
+    /// arch.yaml do not claim the preset (editedName).
     arch::Accelerator accelerator() const;
+    /// `origin`'s name with the fields `edited` changes from it ("P2 (edge) (edited: 256 PEs, L2 64 KiB)");
+    /// `origin`'s own name when nothing differs.
+    static std::string editedName(const arch::Accelerator& origin, const arch::Accelerator& edited);
     bool isValid() const { return m_problems.isEmpty(); }
     QStringList problems() const { return m_problems; }
     /// The field editor for a JSON key such as "num_pes", "l1_bytes" or "energy.l2_access".
@@ -79,6 +85,7 @@ private:
     QLabel* m_message = nullptr;
     QTimer* m_debounce = nullptr;
     arch::Accelerator m_base; ///< name and the fields the panel does not show
+    arch::Accelerator m_origin; ///< as loaded or saved last: what the name describes
     QStringList m_problems;
     bool m_loading = false;
 };

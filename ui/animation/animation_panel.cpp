@@ -181,6 +181,8 @@ AnimationPanel::AnimationPanel(QWidget* parent)
     m_editor->setToolTip(tr("Write directives as in a MAESTRO Dataflow block and press Apply (Ctrl+Return)"));
     auto* apply = new QPushButton(tr("Apply"));
     apply->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    // Help > Keyboard shortcuts lists the tooltip: "Apply" alone would not say to what.
+    apply->setToolTip(tr("Animate the directives typed under \"Try your own\" on this layer (Ctrl+Return)"));
     connect(apply, &QPushButton::clicked, this, [this] { applyDirectives(m_editor->toPlainText()); });
     m_editorMessage = new QLabel;
     m_editorMessage->setWordWrap(true);

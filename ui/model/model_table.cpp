@@ -160,8 +160,10 @@ const ResultBasis* ModelTableModel::layerBasis(int row) const
 
 void ModelTableModel::setCurrent(const arch::Accelerator& acc, const search::SearchOptions& options)
 {
+    const bool objective = options.objective != m_current.options.objective;
     m_current.accelerator = acc;
     m_current.options = options;
+    if (objective) emit headerDataChanged(Qt::Horizontal, FirstStyle, LastStyle); // their tooltips
     updateStale();
 }
 
@@ -211,10 +213,13 @@ std::optional<double> ModelTableModel::styleRatio(int row, styles::Style style) 
 {
     if (row < 0 || row >= rowCount()) return std::nullopt;
     const Row& r = m_rows[static_cast<std::size_t>(row)];
-    if (!r.best || !r.styles || r.best->metrics.runtime <= 0) return std::nullopt;
+    // The objective the layer was searched for: under energy, comparing runtimes would rank the styles by
+    // what neither search minimised (x0.00 when Marvel's cheapest mapping is slow).
+    const search::Objective objective = r.basis.options.objective;
+    if (!r.best || !r.styles || !(r.best->metrics.value(objective) > 0)) return std::nullopt;
     for (const styles::StyleSearch& s : *r.styles)
         if (s.style == style && s.best)
-            return double(s.best->metrics.runtime) / double(r.best->metrics.runtime);
+            return s.best->metrics.value(objective) / r.best->metrics.value(objective);
     return std::nullopt;
 }
 
@@ -333,7 +338,7 @@ QVariant ModelTableModel::data(const QModelIndex& index, int role) const
         if (index.column() >= FirstStyle && index.column() <= LastStyle) {
             const styles::Style style = styles::allStyles()[std::size_t(index.column() - FirstStyle)];
             const std::optional<double> ratio = styleRatio(index.row(), style);
-            if (role == Qt::ToolTipRole) return styleRatioTip(style);
+            if (role == Qt::ToolTipRole) return styleRatioTip(style, r.basis.options.objective);
             if (!ratio) {
                 if (sort) return -1.0;
                 return r.styles && r.best ? tr("no fit") : QVariant();
@@ -344,9 +349,22 @@ QVariant ModelTableModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QString ModelTableModel::styleRatioTip(styles::Style style)
+QString ModelTableModel::styleRatioTip(styles::Style style, search::Objective objective)
 {
-    return tr("The best %1 mapping's runtime over this layer's best (above 1: Marvel is faster)")
+    switch (objective) {
+    case search::Objective::Energy:
+        return tr("The best %1 mapping's energy over this layer's best (the objective is energy; above 1: "
+                  "Marvel's is cheaper)")
+            .arg(QString::fromStdString(styles::description(style)));
+    case search::Objective::Edp:
+        return tr("The best %1 mapping's EDP over this layer's best (the objective is EDP; above 1: Marvel's "
+                  "is better)")
+            .arg(QString::fromStdString(styles::description(style)));
+    case search::Objective::Runtime:
+        break;
+    }
+    return tr("The best %1 mapping's runtime over this layer's best (the objective is runtime; above 1: "
+              "Marvel's is faster)")
         .arg(QString::fromStdString(styles::description(style)));
 }
 
@@ -374,7 +392,8 @@ QVariant ModelTableModel::headerData(int section, Qt::Orientation orientation, i
     const styles::Style st = style ? styles::allStyles()[std::size_t(section - FirstStyle)] : styles::Style{};
     if (role == Qt::DisplayRole)
         return style ? QString::fromStdString(styles::shortLabel(st)) : tr(names[section]);
-    if (role == Qt::ToolTipRole) return style ? styleRatioTip(st) : tr(tips[section]);
+    if (role == Qt::ToolTipRole)
+        return style ? styleRatioTip(st, m_current.options.objective) : tr(tips[section]);
     return {};
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // A model's layers as a table (name, shape, repeat, MACs, then the search's best runtime, energy, PE
-// utilisation, runtime over the roofline, each mapping style's best runtime over it, and status), filled
-// layer by layer as the whole model is searched, with the model's totals (runtime and energy counted
+// utilisation, runtime over the roofline, each mapping style's best over it in the objective, and status),
+// filled layer by layer as the whole model is searched, with the model's totals (runtime and energy counted
 // with each layer's repeat). Each layer's figures come from its own search and the accelerator and
 // settings that search ran with (its ResultBasis: the roofline too); a layer searched before the
 // current accelerator or settings is shown greyed and "stale" until it is searched again.
@@ -33,7 +33,8 @@ public:
         Energy,
         Utilisation,
         OverRoofline,
-        /// One column per compared style (styles::allStyles() order): its best runtime over the layer's.
+        /// One column per compared style (styles::allStyles() order): its best over the layer's, in the
+        /// objective the layer was searched for.
         FirstStyle,
         LastStyle = FirstStyle + 5,
         Status,
@@ -58,8 +59,8 @@ public:
     const ResultBasis* layerBasis(int row) const;
     /// The compared styles' searches of layer `row` (its style columns), from the search of its result.
     void setLayerStyles(int row, std::shared_ptr<const std::vector<styles::StyleSearch>> styles);
-    /// Style `style`'s best runtime over the layer's own best; nullopt until both are known or when the
-    /// style has no mapping that fits.
+    /// Style `style`'s best over the layer's own best in the objective the layer was searched for (runtime,
+    /// energy or EDP); nullopt until both are known or when the style has no mapping that fits.
     std::optional<double> styleRatio(int row, styles::Style style) const;
     std::shared_ptr<const std::vector<styles::StyleSearch>> layerStyles(int row) const;
     /// Evaluated mappings of layer `row`'s last search, for its plot's cloud: all of them up to
@@ -92,7 +93,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    static QString styleRatioTip(styles::Style style);
+    static QString styleRatioTip(styles::Style style, search::Objective objective);
     struct Row
     {
         QString status;

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include "core/search/pareto_csv.h"
 #include "ui/plot/log_ticker.h"
 #include "ui/search/result_basis.h"
 
@@ -37,6 +38,19 @@ constexpr int kDotPx = 4; ///< diameter of a cloud point
 double edp(std::int64_t runtime, double energy)
 {
     return static_cast<double>(runtime) * energy;
+}
+
+/// The mark of the best mapping of objective `k` (runtime, energy, EDP).
+QCPScatterStyle bestStyle(int k, const QColor& colour)
+{
+    switch (k) {
+    case 0:
+        return QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(colour, 2), Qt::NoBrush, 14);
+    case 1:
+        return QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(colour, 2), Qt::NoBrush, 12);
+    default:
+        return QCPScatterStyle(QCPScatterStyle::ssStar, QPen(colour, 2), Qt::NoBrush, 15);
+    }
 }
 } // namespace
 
@@ -113,10 +127,14 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     m_frontGraph->setPen(QPen(kFront, 2));
     m_frontGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kFront, Qt::white, 7));
 
-    m_bestGraph = m_plot->addGraph();
-    m_bestGraph->setName(tr("best runtime / energy / EDP"));
-    m_bestGraph->setLineStyle(QCPGraph::lsNone);
-    m_bestGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(kBest, 2), Qt::NoBrush, 13));
+    // One marker per objective: a mapping best in two shows both shapes on one point.
+    const QString bestNames[3] = {tr("best runtime"), tr("best energy"), tr("best EDP")};
+    for (int k = 0; k < 3; ++k) {
+        m_bestGraph[k] = m_plot->addGraph();
+        m_bestGraph[k]->setName(bestNames[k]);
+        m_bestGraph[k]->setLineStyle(QCPGraph::lsNone);
+        m_bestGraph[k]->setScatterStyle(bestStyle(k, kBest));
+    }
 
     m_styleGraph = m_plot->addGraph();
     m_styleGraph->setName(tr("best of a mapping style"));
@@ -202,11 +220,16 @@ void ParetoPlot::clear(const QString& message)
     m_raster.fill(Qt::transparent);
     publishRaster();
     m_frontGraph->data()->clear();
-    m_bestGraph->data()->clear();
+    for (QCPGraph* g : m_bestGraph)
+        g->data()->clear();
     m_styleGraph->data()->clear();
     for (QCPItemText* label : m_styleLabels)
         m_plot->removeItem(label);
     m_styleLabels.clear();
+    for (QCPItemLine* leader : m_styleLeaders)
+        m_plot->removeItem(leader);
+    m_styleLeaders.clear();
+    m_styleLabelRects.clear();
     m_styleMarks.clear();
     m_drawn = 0;
     m_empty->setText(message.isEmpty() ? defaultEmptyMessage() : message);
@@ -254,7 +277,8 @@ void ParetoPlot::applyColours()
     const QColor front = stale ? grey : kFront, best = stale ? grey : kBest, style = stale ? grey : kStyle;
     m_frontGraph->setPen(QPen(front, 2));
     m_frontGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, front, Qt::white, 7));
-    m_bestGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(best, 2), Qt::NoBrush, 13));
+    for (int k = 0; k < 3; ++k)
+        m_bestGraph[k]->setScatterStyle(bestStyle(k, best));
     m_styleGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(style, 1.5),
         stale ? QColor(grey.red(), grey.green(), grey.blue(), 90) : QColor(230, 140, 40, 90), 10));
     const QColor roof = stale ? grey : kRoofline;
@@ -262,6 +286,8 @@ void ParetoPlot::applyColours()
     m_rooflineLabel->setColor(roof);
     for (QCPItemText* label : m_styleLabels)
         label->setColor(stale ? grey : kStyle.darker(130));
+    for (QCPItemLine* leader : m_styleLeaders)
+        leader->setPen(QPen(stale ? grey : kStyle.darker(130), 1));
 }
 
 void ParetoPlot::addPoints(std::span<const search::EvaluatedPoint> points)
@@ -390,14 +416,18 @@ void ParetoPlot::setFront(const std::vector<search::Candidate>& front)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void ParetoPlot::setBest(const std::vector<search::Candidate>& best)
+void ParetoPlot::setBest(const std::optional<search::Candidate>& runtime,
+    const std::optional<search::Candidate>& energy, const std::optional<search::Candidate>& edp)
 {
-    QVector<double> keys, values;
-    for (const search::Candidate& c : best) {
-        keys.push_back(static_cast<double>(c.metrics.runtime));
-        values.push_back(c.metrics.energy);
+    const std::optional<search::Candidate>* bests[3] = {&runtime, &energy, &edp};
+    for (int k = 0; k < 3; ++k) {
+        QVector<double> keys, values;
+        if (const auto& c = *bests[k]) {
+            keys.push_back(static_cast<double>(c->metrics.runtime));
+            values.push_back(c->metrics.energy);
+        }
+        m_bestGraph[k]->setData(keys, values);
     }
-    m_bestGraph->setData(keys, values);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -406,6 +436,10 @@ void ParetoPlot::setStyleMarks(const std::vector<StyleMark>& marks)
     for (QCPItemText* label : m_styleLabels)
         m_plot->removeItem(label);
     m_styleLabels.clear();
+    for (QCPItemLine* leader : m_styleLeaders)
+        m_plot->removeItem(leader);
+    m_styleLeaders.clear();
+    m_styleLabelRects.clear();
     m_styleMarks = marks;
     QVector<double> keys, values;
     for (const StyleMark& m : marks) {
@@ -414,9 +448,20 @@ void ParetoPlot::setStyleMarks(const std::vector<StyleMark>& marks)
         auto* label = new QCPItemText(m_plot);
         label->setText(m.label);
         label->setColor(m_stale.isEmpty() ? kStyle.darker(130) : QColor(kStaleGrey));
-        label->position->setCoords(static_cast<double>(m.runtime), m.energy);
+        // Placed in pixels at every layout (placeStyleLabels), where it covers no mark and no front.
+        label->position->setType(QCPItemPosition::ptAbsolute);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        label->setPadding(QMargins(3, 1, 3, 1));
+        label->setBrush(QColor(255, 255, 255, 200));
         label->setClipToAxisRect(true);
         m_styleLabels.push_back(label);
+        auto* leader = new QCPItemLine(m_plot);
+        leader->start->setType(QCPItemPosition::ptAbsolute);
+        leader->end->setType(QCPItemPosition::ptAbsolute);
+        leader->setPen(QPen(m_stale.isEmpty() ? kStyle.darker(130) : QColor(kStaleGrey), 1));
+        leader->setClipToAxisRect(true);
+        leader->setVisible(false);
+        m_styleLeaders.push_back(leader);
     }
     m_styleGraph->setData(keys, values);
     m_empty->setVisible(m_runtime.empty() && m_front.empty() && marks.empty());
@@ -424,58 +469,106 @@ void ParetoPlot::setStyleMarks(const std::vector<StyleMark>& marks)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+std::vector<QRectF> ParetoPlot::markRects() const
+{
+    std::vector<QRectF> out;
+    auto pixel = [this](double runtime, double energy) {
+        return QPointF(m_plot->xAxis->coordToPixel(runtime), m_plot->yAxis->coordToPixel(energy));
+    };
+    auto around = [&](const QPointF& p, double half) {
+        out.push_back(QRectF(p.x() - half, p.y() - half, 2 * half, 2 * half));
+    };
+    // The front's points and its step line (lsStepLeft: along at a point's energy to the next runtime,
+    // then down to the next energy), as thin rectangles.
+    for (std::size_t i = 0; i < m_front.size(); ++i) {
+        const QPointF p = pixel(static_cast<double>(m_front[i].metrics.runtime), m_front[i].metrics.energy);
+        around(p, 5);
+        if (i + 1 == m_front.size()) continue;
+        const QPointF q
+            = pixel(static_cast<double>(m_front[i + 1].metrics.runtime), m_front[i + 1].metrics.energy);
+        out.push_back(
+            QRectF(QPointF(std::min(p.x(), q.x()), p.y() - 2), QPointF(std::max(p.x(), q.x()), p.y() + 2)));
+        out.push_back(
+            QRectF(QPointF(q.x() - 2, std::min(p.y(), q.y())), QPointF(q.x() + 2, std::max(p.y(), q.y()))));
+    }
+    for (const QCPGraph* g : m_bestGraph)
+        for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+            around(pixel(it->key, it->value), 8);
+    for (const StyleMark& m : m_styleMarks)
+        around(pixel(static_cast<double>(m.runtime), m.energy), 6);
+    return out;
+}
+
+std::vector<QRectF> ParetoPlot::styleLabelRects() const
+{
+    return m_styleLabelRects;
+}
+
 void ParetoPlot::placeStyleLabels()
 {
+    m_styleLabelRects.assign(m_styleLabels.size(), QRectF());
+    if (m_styleLabels.empty()) return;
     const QRectF area = m_plot->axisRect()->rect();
+    const std::vector<QRectF> marks = markRects();
     std::vector<QRectF> taken;
-    // Left to right, each label takes the first corner around its mark that is free and inside the plot.
+    // Left to right, each label takes the nearest place around its mark that covers no other label, no
+    // mark (front points, bests, styles) and no stretch of the front, inside the plot; one set away from
+    // its mark gets a leader line to it. Where nothing is free, the place that covers the fewest.
     std::vector<std::size_t> order(m_styleLabels.size());
     for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = i;
     std::sort(order.begin(), order.end(),
         [this](std::size_t a, std::size_t b) { return m_styleMarks[a].runtime < m_styleMarks[b].runtime; });
+    // Directions in order of preference: right, above right, above, ... (unit vectors, y down).
+    static const QPointF kDirections[]
+        = {{1, 0}, {0.7, -0.7}, {0.7, 0.7}, {-1, 0}, {-0.7, -0.7}, {-0.7, 0.7}, {0, -1}, {0, 1}};
+    static const double kDistances[] = {4, 14, 28, 48, 72};
     for (std::size_t i : order) {
         QCPItemText* label = m_styleLabels[i];
         const QPointF at(m_plot->xAxis->coordToPixel(static_cast<double>(m_styleMarks[i].runtime)),
             m_plot->yAxis->coordToPixel(m_styleMarks[i].energy));
         const QSizeF size
-            = QFontMetricsF(label->font()).size(Qt::TextSingleLine, label->text()) + QSizeF(8, 4);
-        struct Corner
-        {
-            Qt::Alignment align;
-            QMargins padding;
-            QPointF offset; ///< the label's top-left relative to the mark
-        };
-        const Corner corners[] = {
-            {Qt::AlignLeft | Qt::AlignBottom, QMargins(6, 0, 0, 2), QPointF(2, -size.height())},
-            {Qt::AlignLeft | Qt::AlignTop, QMargins(6, 2, 0, 0), QPointF(2, 0)},
-            {Qt::AlignRight | Qt::AlignBottom, QMargins(0, 0, 6, 2),
-                QPointF(-size.width() - 2, -size.height())},
-            {Qt::AlignRight | Qt::AlignTop, QMargins(0, 2, 6, 0), QPointF(-size.width() - 2, 0)},
-        };
-        const Corner* chosen = nullptr;
-        QRectF rect;
-        for (const Corner& c : corners) {
-            rect = QRectF(at + c.offset, size);
-            const bool free = std::none_of(
-                taken.begin(), taken.end(), [&](const QRectF& t) { return t.intersects(rect); });
-            if (free && area.contains(rect)) {
-                chosen = &c;
-                break;
-            }
-        }
-        if (!chosen) { // crowded: the first corner inside the plot, else the usual one
-            chosen = &corners[0];
-            for (const Corner& c : corners)
-                if (area.contains(QRectF(at + c.offset, size))) {
-                    chosen = &c;
-                    break;
+            = QFontMetricsF(label->font()).size(Qt::TextSingleLine, label->text()) + QSizeF(6, 2);
+        QRectF chosen;
+        double chosenDistance = 0;
+        int fewest = std::numeric_limits<int>::max();
+        for (double d : kDistances) {
+            for (const QPointF& dir : kDirections) {
+                // The rectangle's side nearest the mark sits `d` beyond the mark's half-size (6 px).
+                const double reach = 6 + d;
+                QPointF centre = at
+                    + QPointF(dir.x() * (reach + size.width() / 2), dir.y() * (reach + size.height() / 2));
+                const QRectF rect(centre - QPointF(size.width() / 2, size.height() / 2), size);
+                if (!area.contains(rect)) continue;
+                int covered = 0;
+                for (const QRectF& t : taken)
+                    covered += t.intersects(rect) ? 4 : 0; // labels over labels are the worst
+                for (const QRectF& m : marks)
+                    covered += m.intersects(rect) ? 1 : 0;
+                if (covered < fewest) {
+                    fewest = covered;
+                    chosen = rect;
+                    chosenDistance = d;
                 }
-            rect = QRectF(at + chosen->offset, size);
+                if (covered == 0) break;
+            }
+            if (fewest == 0) break;
         }
-        label->setPositionAlignment(chosen->align);
-        label->setPadding(chosen->padding);
-        taken.push_back(rect);
+        if (chosen.isNull()) chosen = QRectF(at + QPointF(10, -size.height() / 2), size); // a tiny plot
+        label->position->setCoords(chosen.topLeft());
+        m_styleLabelRects[i] = chosen;
+        taken.push_back(chosen);
+        QCPItemLine* leader = m_styleLeaders[i];
+        leader->setVisible(chosenDistance > 4);
+        if (chosenDistance > 4) {
+            // From the mark's edge to the nearest point of the label.
+            const QPointF end(std::clamp(at.x(), chosen.left(), chosen.right()),
+                std::clamp(at.y(), chosen.top(), chosen.bottom()));
+            const QPointF towards = end - at;
+            const double length = std::hypot(towards.x(), towards.y());
+            leader->start->setCoords(length > 0 ? at + towards * (6 / length) : at);
+            leader->end->setCoords(end);
+        }
     }
 }
 
@@ -617,17 +710,11 @@ bool ParetoPlot::saveSvg(const QString& path)
 bool ParetoPlot::saveFrontCsv(const QString& path) const
 {
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
-    QByteArray out = "index,runtime_cycles,runtime_seconds,energy,edp,utilization\n";
-    for (const search::Candidate& c : m_front)
-        out += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
-                   .arg(c.index)
-                   .arg(c.metrics.runtime)
-                   .arg(static_cast<double>(c.metrics.runtime) / (m_clockMhz * 1e6), 0, 'g', 17)
-                   .arg(c.metrics.energy, 0, 'g', 17)
-                   .arg(c.metrics.edp(), 0, 'g', 17)
-                   .arg(c.metrics.utilization, 0, 'g', 17)
-                   .toUtf8();
+    if (!file.open(QIODevice::WriteOnly)) return false; // "\n" as the CLI writes it
+    // The CLI's --pareto-csv writer itself: a file from either program reads the same.
+    const std::string text
+        = search::paretoCsvHeader() + search::paretoCsvRows(m_layerName.toStdString(), m_front);
+    const QByteArray out = QByteArray::fromStdString(text);
     return file.write(out) == out.size() && file.commit();
 }
 

@@ -5,6 +5,7 @@
 // plot computed before the accelerator, the settings or the operator changed is greyed under a note.
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <span>
 #include <unordered_set>
@@ -20,6 +21,7 @@ class QCPGraph;
 class QCPItemStraightLine;
 class QCPItemPixmap;
 class QCPItemText;
+class QCPItemLine;
 
 namespace marvel::ui {
 
@@ -49,8 +51,12 @@ public:
     /// Appends evaluated mappings and replots once.
     void addPoints(std::span<const search::EvaluatedPoint> points);
     void setFront(const std::vector<search::Candidate>& front);
-    /// Marks the best mapping of each objective (runtime, energy, EDP) among `front`'s points.
-    void setBest(const std::vector<search::Candidate>& best);
+    /// Marks the best mapping of each objective, each with its own marker and legend entry (best runtime:
+    /// a triangle, best energy: a square, best EDP: a star); an absent one is not marked.
+    void setBest(const std::optional<search::Candidate>& runtime,
+        const std::optional<search::Candidate>& energy, const std::optional<search::Candidate>& edp);
+    /// The name of the layer the front belongs to: the CSV's `layer` column.
+    void setLayerName(const QString& name) { m_layerName = name; }
 
     /// A mapping style's best mapping, shown as a labelled mark beside the search's own mappings.
     struct StyleMark
@@ -75,7 +81,13 @@ public:
     bool savePng(const QString& path, int width, int height);
     bool savePdf(const QString& path);
     bool saveSvg(const QString& path);
+    /// The front as `marvel search --pareto-csv` writes it (core/search/pareto_csv.h): the same columns, the
+    /// same shortest exact numbers, under setLayerName's name.
     bool saveFrontCsv(const QString& path) const;
+    /// Where each style label is drawn (its rectangle in the plot's pixels), after the last layout.
+    std::vector<QRectF> styleLabelRects() const;
+    /// The rectangles around the drawn front points and best marks the style labels keep clear of.
+    std::vector<QRectF> markRects() const;
     QCustomPlot* plot() const { return m_plot; }
 
 signals:
@@ -108,9 +120,12 @@ private:
     QRect m_rasterRect; ///< axis rect the raster was drawn for
     std::unordered_set<quint64> m_cells; ///< occupied pixel cells of the raster
     QCPGraph* m_frontGraph = nullptr;
-    QCPGraph* m_bestGraph = nullptr;
+    QCPGraph* m_bestGraph[3] = {}; ///< best runtime, energy, EDP
     QCPGraph* m_styleGraph = nullptr;
     std::vector<QCPItemText*> m_styleLabels;
+    std::vector<QCPItemLine*> m_styleLeaders; ///< from a mark to its label when placed away from it
+    std::vector<QRectF> m_styleLabelRects;
+    QString m_layerName = QStringLiteral("layer");
     std::vector<StyleMark> m_styleMarks;
     QCPItemStraightLine* m_roofline = nullptr;
     QCPItemText* m_empty = nullptr;

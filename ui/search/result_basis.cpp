@@ -157,7 +157,7 @@ QStringList optionFields(const search::SearchOptions& a, const search::SearchOpt
     };
     add(a.objective != b.objective, "objective");
     add(a.fidelity != b.fidelity, "cost model");
-    add(a.peUtilizationBound != b.peUtilizationBound, "min. PE utilisation");
+    add(a.peUtilizationBound != b.peUtilizationBound, "tile pruning");
     add(a.divisorsOnly != b.divisorsOnly, "tile sizes");
     add(a.l1Capacity != b.l1Capacity || a.l2Capacity != b.l2Capacity, "buffer checks");
     add(a.boundSkipping != b.boundSkipping, "bound skipping");

@@ -31,14 +31,23 @@ SearchPanel::SearchPanel(QWidget* parent)
     m_utilisation = new QDoubleSpinBox;
     m_utilisation->setRange(0, 1);
     m_utilisation->setSingleStep(0.05);
-    m_utilisation->setToolTip(tr("Prune level-2 tiles that keep fewer than this fraction of the PEs busy"));
+    // What the paper's bound does: it prunes the decoupled search's tiles. It is no constraint on the result
+    // (the refinement may return a mapping using fewer PEs), so the label says
+    // pruning rather than "min. PE utilisation".
+    m_utilisation->setObjectName(QStringLiteral("tilePruning"));
+    m_utilisation->setSuffix(tr(" of the PEs"));
+    m_utilisation->setToolTip(
+        tr("The decoupled search skips level-2 tiles that keep fewer than this fraction of the PEs busy (the "
+           "paper's pruning, marvel search --pe-util-bound). Not a constraint on the result: the refinement "
+           "after it (Refine) can return a mapping that uses fewer PEs (the Selected mapping panel shows "
+           "its PE use)."));
     m_threads = new QSpinBox;
     m_threads->setRange(0, 256);
     m_threads->setSpecialValueText(tr("all cores"));
     m_threads->setToolTip(tr("Worker threads; the results do not depend on it"));
     form->addRow(tr("Objective"), m_objective);
     form->addRow(tr("Cost model"), m_fidelity);
-    form->addRow(tr("Min. PE utilisation"), m_utilisation);
+    form->addRow(tr("Prune tiles below"), m_utilisation);
     form->addRow(tr("Threads"), m_threads);
     layout->addLayout(form);
 

@@ -116,7 +116,7 @@ bool logScaled(SweepPanel::Metric m)
 }
 
 /// Short cell text: three significant digits with an SI suffix.
-QString shortNumber(double v)
+QString shortNumber(double v, int digits = 3)
 {
     if (!std::isfinite(v)) return {};
     const char* suffix[] = {"", "k", "M", "G", "T", "P", "E"};
@@ -127,7 +127,7 @@ QString shortNumber(double v)
         v /= 1000.0;
         ++i;
     }
-    return QString::number(v, 'g', 3) + QLatin1String(suffix[i]);
+    return QString::number(v, 'g', digits) + QLatin1String(suffix[i]);
 }
 
 } // namespace
@@ -221,6 +221,8 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_heatPlot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     m_colourScale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     m_heatPlot->installEventFilter(this); // the selection frame is made by rebuildHeatMap()
+    // The cells' size is known once the plot is laid out (and changes with the window).
+    connect(m_heatPlot, &QCustomPlot::afterLayout, this, &SweepPanel::fitCellLabels);
 
     m_paretoPlot = new QCustomPlot;
     m_paretoPlot->setMinimumSize(200, 240);
@@ -236,7 +238,15 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_paretoPlot->xAxis->setLabel(tr("area (\u00b5m\u00b2)"));
     m_paretoPlot->legend->setVisible(true);
     m_paretoPlot->legend->setBrush(QColor(255, 255, 255, 220));
-    m_paretoPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend goes below the axes, in one row: inside them it covered design points.
+    m_paretoPlot->axisRect()->insetLayout()->take(m_paretoPlot->legend);
+    auto* legendRow = new QCPLayoutGrid;
+    m_paretoPlot->plotLayout()->addElement(1, 0, legendRow);
+    legendRow->setMargins(QMargins(5, 0, 5, 5));
+    legendRow->addElement(0, 0, m_paretoPlot->legend);
+    m_paretoPlot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_paretoPlot->legend->setBorderPen(Qt::NoPen);
+    m_paretoPlot->plotLayout()->setRowStretchFactor(1, 0.001);
     for (QCPAxis* a : {m_paretoPlot->xAxis, m_paretoPlot->yAxis}) {
         a->setScaleType(QCPAxis::stLogarithmic);
         QSharedPointer<QCPAxisTickerLog> ticker(new LogTicker);
@@ -428,6 +438,7 @@ void SweepPanel::rebuildHeatMap()
     data->setRange(QCPRange(0, nx - 1), QCPRange(0, ny - 1));
     data->fill(std::numeric_limits<double>::quiet_NaN());
     m_heatPlot->clearItems(); // cell labels; the selection frame is made again below
+    m_cellLabels.assign(std::size_t(nx) * std::size_t(ny), nullptr);
     m_selection = new QCPItemRect(m_heatPlot);
     m_selection->setPen(QPen(QColor(220, 40, 40), 2.5));
     m_selection->setBrush(Qt::NoBrush);
@@ -444,6 +455,13 @@ void SweepPanel::rebuildHeatMap()
     };
     m_heatPlot->xAxis->setTicker(ticker(m_xAxis, nx));
     m_heatPlot->yAxis->setTicker(ticker(m_yAxis, ny));
+    m_xTickLabels.clear();
+    if (m_grid && m_xAxis >= 0) {
+        const sweep::Axis& axis = m_grid->axes()[std::size_t(m_xAxis)];
+        for (std::int64_t v : axis.values)
+            m_xTickLabels << valueLabel(axis.parameter, v);
+    }
+    m_xTickStep = 1;
     auto label = [&](int a, QComboBox* combo) {
         return m_grid && a >= 0 ? parameterLabel(m_grid->axes()[std::size_t(a)].parameter)
                                 : combo->currentText();
@@ -473,17 +491,73 @@ void SweepPanel::updateCell(const sweep::PointResult& p)
     m_colourMap->data()->setCell(x, y, v);
     // Small grids carry their numbers: an architect reads the knee off them, a projector shows them.
     const int cells = m_colourMap->data()->keySize() * m_colourMap->data()->valueSize();
-    if (cells <= 100) {
-        auto* text = new QCPItemText(m_heatPlot);
-        text->position->setCoords(x, y);
-        text->setText(p.ok ? shortNumber(v) : tr("fails"));
-        QFont f = text->font();
-        f.setPointSizeF(f.pointSizeF() * 0.9);
-        text->setFont(f);
+    const std::size_t cell = std::size_t(y) * std::size_t(m_colourMap->data()->keySize()) + std::size_t(x);
+    if (cells <= 100 && cell < m_cellLabels.size()) {
+        QCPItemText*& text = m_cellLabels[cell]; // a point searched again keeps its one label
+        if (!text) {
+            text = new QCPItemText(m_heatPlot);
+            text->position->setCoords(x, y);
+            QFont f = text->font();
+            f.setPointSizeF(f.pointSizeF() * 0.9);
+            text->setFont(f);
+            text->setPadding(QMargins(2, 0, 2, 0));
+            text->setClipToAxisRect(true);
+        }
+        text->setProperty("cellValue", v);
+        text->setProperty("cellOk", p.ok);
         text->setColor(p.ok ? Qt::white : QColor(90, 90, 90));
-        if (p.ok) text->setBrush(QColor(0, 0, 0, 110)); // white on a dark patch reads on every colour
-        text->setPadding(QMargins(2, 0, 2, 0));
-        text->setClipToAxisRect(true);
+        text->setBrush(
+            p.ok ? QBrush(QColor(0, 0, 0, 110)) : QBrush()); // white on a dark patch reads anywhere
+        fitCellLabels();
+    }
+}
+
+void SweepPanel::fitCellLabels()
+{
+    const int nx = m_colourMap->data()->keySize(), ny = m_colourMap->data()->valueSize();
+    if (nx <= 0 || ny <= 0) return;
+    const QRect area = m_heatPlot->axisRect()->rect();
+    // The column values along the bottom: every k-th one when they would run together ("819216384").
+    if (m_xTickLabels.size() == nx) {
+        const QFontMetricsF tickMetrics(m_heatPlot->xAxis->tickLabelFont());
+        double widest = 0;
+        for (const QString& l : std::as_const(m_xTickLabels))
+            widest = std::max(widest, tickMetrics.horizontalAdvance(l));
+        int step = 1;
+        while (step < nx && widest + 8 > step * double(area.width()) / nx)
+            ++step;
+        if (step != m_xTickStep) {
+            m_xTickStep = step;
+            QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
+            for (int i = 0; i < nx; ++i)
+                t->addTick(i, i % step == 0 ? m_xTickLabels[i] : QString());
+            m_heatPlot->xAxis->setTicker(t);
+            // The ticks were laid out already for this frame: draw once more with the new ones.
+            QMetaObject::invokeMethod(
+                m_heatPlot, [plot = m_heatPlot] { plot->replot(QCustomPlot::rpQueuedReplot); },
+                Qt::QueuedConnection);
+        }
+    }
+    // What a label may take of its cell: a few pixels stay free on each side, so neighbours keep a gap.
+    const double width = double(area.width()) / nx - 6, height = double(area.height()) / ny - 2;
+    for (QCPItemText* text : m_cellLabels) {
+        if (!text) continue;
+        const double v = text->property("cellValue").toDouble();
+        QStringList forms = text->property("cellOk").toBool()
+            ? QStringList{shortNumber(v, 3), shortNumber(v, 2), shortNumber(v, 1)}
+            : QStringList{tr("fails"), QStringLiteral("\u2715")};
+        forms.removeIf([](const QString& f) { return f.contains(QStringLiteral("e+")); }); // 1e+02k: no
+        const QFontMetricsF metrics(text->font());
+        const QMargins pad = text->padding();
+        QString fits;
+        for (const QString& form : forms)
+            if (metrics.horizontalAdvance(form) + pad.left() + pad.right() <= width
+                && metrics.height() + pad.top() + pad.bottom() <= height) {
+                fits = form;
+                break;
+            }
+        text->setVisible(!fits.isEmpty());
+        if (!fits.isEmpty()) text->setText(fits);
     }
 }
 

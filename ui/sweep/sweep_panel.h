@@ -21,6 +21,7 @@ class QCPColorMap;
 class QCPColorScale;
 class QCPGraph;
 class QCPItemRect;
+class QCPItemText;
 class QCustomPlot;
 class QLabel;
 class QLineEdit;
@@ -120,6 +121,9 @@ private:
     void rebuildHeatMap();
     bool quickPoints() const; ///< the shown points were made by the quick search
     void updateCell(const sweep::PointResult& point);
+    /// Each cell label in the shortest form that fits its cell at the current size, or hidden (the cell's
+    /// tooltip still has the figures): neighbours never run together.
+    void fitCellLabels();
     void updateColourRange();
     void updatePareto();
     double valueOf(const sweep::PointResult& point) const;
@@ -147,6 +151,9 @@ private:
     QCPColorMap* m_colourMap = nullptr;
     QCPColorScale* m_colourScale = nullptr;
     QCPItemRect* m_selection = nullptr;
+    std::vector<QCPItemText*> m_cellLabels; ///< per cell (y * columns + x), null until its point is in
+    QStringList m_xTickLabels; ///< the columns' values, as the x axis names them
+    int m_xTickStep = 1; ///< every m_xTickStep-th column is named (fitCellLabels)
     QCustomPlot* m_paretoPlot = nullptr;
     QCPGraph* m_allDesigns = nullptr;
     QCPGraph* m_frontDesigns = nullptr;

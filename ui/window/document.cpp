@@ -120,8 +120,7 @@ bool MainWindow::saveAsDialog()
 bool MainWindow::confirmDiscard()
 {
     if (!hasUnsavedChanges()) return true;
-    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
-        tr("The operator has unsaved changes. Save them first?"),
+    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"), unsavedChangesText(),
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
     if (answer == QMessageBox::Save) return save();
     return answer == QMessageBox::Discard;
@@ -141,8 +140,29 @@ bool MainWindow::hasUnsavedChanges() const
     return m_editor->document()->isModified() || (!m_projectFile.isEmpty() && m_settingsDirty);
 }
 
-void MainWindow::markSettingsDirty()
+QString MainWindow::unsavedChangesText() const
 {
+    const bool text = m_editor->document()->isModified();
+    const bool settings = !m_projectFile.isEmpty() && m_settingsDirty;
+    QString parts = tr("settings");
+    if (!m_dirtyParts.isEmpty()) {
+        parts = m_dirtyParts.first();
+        for (qsizetype i = 1; i < m_dirtyParts.size(); ++i)
+            parts += (i + 1 == m_dirtyParts.size() ? tr(" and ") : tr(", ")) + m_dirtyParts[i];
+    }
+    if (text && settings)
+        return tr("The operator and the project's %1 have unsaved changes. Save them first?").arg(parts);
+    // Only the project's settings: the operator's text is as it was saved, and the prompt says so.
+    if (settings)
+        return tr(
+            "The project's %1 changed since it was saved (the operator did not). Save the project first?")
+            .arg(parts);
+    return tr("The operator has unsaved changes. Save them first?");
+}
+
+void MainWindow::markSettingsDirty(const QString& part)
+{
+    if (!m_dirtyParts.contains(part)) m_dirtyParts << part;
     m_settingsDirty = true;
     updateTitle();
 }

@@ -1,6 +1,7 @@
 // Help > The MDC notation (a guide for newcomers whose examples open in one click) and Help > Keyboard
 // shortcuts (collected from the window's actions, so the list cannot go stale).
 #include <algorithm>
+#include <functional>
 
 #include <QAbstractButton>
 #include <QAction>
@@ -8,6 +9,8 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QShortcut>
 #include <QTabWidget>
@@ -81,44 +84,80 @@ bool MainWindow::openGuideLink(const QUrl& url)
     return true;
 }
 
-QStringList MainWindow::shortcutList() const
+QList<QPair<QString, QStringList>> MainWindow::shortcutGroups() const
 {
-    QStringList rows;
-    auto add = [&rows](const QKeySequence& keys, QString what) {
+    QList<QPair<QString, QStringList>> groups;
+    QStringList seen; // "keys\twhat" rows listed already (an action in two menus, a key bound twice)
+    auto add = [&](const QString& group, const QKeySequence& keys, QString what) {
         if (keys.isEmpty() || what.isEmpty()) return;
         const QString keyText = keys.toString(QKeySequence::NativeText);
         what.remove(QLatin1Char('&'));
         what.remove(QStringLiteral(" (") + keyText + QLatin1Char(')')); // a tooltip's "Play / pause (Space)"
         const QString row = keyText + QLatin1Char('\t') + what;
-        if (!rows.contains(row)) rows << row;
+        if (seen.contains(row)) return;
+        // A key listed already under another name (a QShortcut beside its menu action: Ctrl+R, Escape).
+        for (const QString& r : std::as_const(seen))
+            if (r.startsWith(keyText + QLatin1Char('\t'))) return;
+        seen << row;
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == group; });
+        if (it == groups.end()) it = groups.insert(groups.end(), {group, {}});
+        it->second << row;
     };
-    for (const QAction* a : findChildren<QAction*>()) {
+    // The menus first, in the menu bar's order and each in its own order: what a user finds there.
+    std::function<void(const QString&, const QMenu*)> walk = [&](const QString& group, const QMenu* menu) {
+        for (const QAction* a : menu->actions()) {
+            if (a->menu()) {
+                walk(group, a->menu());
+                continue;
+            }
+            for (const QKeySequence& keys : a->shortcuts())
+                add(group, keys, a->text());
+        }
+    };
+    for (const QAction* top : menuBar()->actions())
+        if (top->menu()) walk(top->text().remove(QLatin1Char('&')), top->menu());
+    // Then the keys of the panels (buttons, QShortcuts, actions outside the menus), each under the panel
+    // it works in: the dock's title or the centre's tab.
+    auto area = [this](const QObject* o) {
+        for (const QObject* p = o; p; p = p->parent()) {
+            if (const auto* dock = qobject_cast<const QDockWidget*>(p)) return dock->windowTitle();
+            if (const int tab
+                = m_centre ? m_centre->indexOf(qobject_cast<QWidget*>(const_cast<QObject*>(p))) : -1;
+                tab >= 0)
+                return m_centre->tabText(tab).remove(QLatin1Char('&'));
+        }
+        return tr("Window");
+    };
+    for (const QAction* a : findChildren<QAction*>())
         for (const QKeySequence& keys : a->shortcuts())
-            add(keys, a->text());
-    }
-    // Buttons with keys of their own (the animation's Space for play / pause).
+            add(area(a), keys,
+                a->toolTip().isEmpty() || a->toolTip() == a->text() ? a->text() : a->toolTip());
     for (const QAbstractButton* b : findChildren<QAbstractButton*>())
-        add(b->shortcut(), b->toolTip().isEmpty() ? b->text() : b->toolTip());
-    // QShortcuts have no text: the action with the same keys names what they do (Ctrl+R, Escape).
-    for (const QShortcut* s : findChildren<QShortcut*>()) {
-        bool named = false;
-        for (const QString& row : std::as_const(rows))
-            named = named || row.startsWith(s->key().toString(QKeySequence::NativeText) + QLatin1Char('\t'));
-        if (!named) add(s->key(), s->whatsThis());
-    }
-    std::sort(rows.begin(), rows.end(), [](const QString& a, const QString& b) {
-        return a.section(QLatin1Char('\t'), 1).localeAwareCompare(b.section(QLatin1Char('\t'), 1)) < 0;
-    });
+        add(area(b), b->shortcut(), b->toolTip().isEmpty() ? b->text() : b->toolTip());
+    for (const QShortcut* sc : findChildren<QShortcut*>())
+        add(area(sc), sc->key(), sc->whatsThis());
+    return groups;
+}
+
+QStringList MainWindow::shortcutList() const
+{
+    QStringList rows;
+    for (const auto& group : shortcutGroups())
+        rows << group.second;
     return rows;
 }
 
 QMessageBox* MainWindow::showShortcuts()
 {
     QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"3\">");
-    for (const QString& row : shortcutList())
-        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
-                    .arg(row.section(QLatin1Char('\t'), 0, 0).toHtmlEscaped(),
-                        row.section(QLatin1Char('\t'), 1).toHtmlEscaped());
+    for (const auto& [group, rows] : shortcutGroups()) {
+        html += QStringLiteral("<tr><td colspan=\"2\" style=\"padding-top: 8px\"><b>%1</b></td></tr>")
+                    .arg(group.toHtmlEscaped());
+        for (const QString& row : rows)
+            html += QStringLiteral("<tr><td style=\"padding-left: 12px\">%1</td><td>%2</td></tr>")
+                        .arg(row.section(QLatin1Char('\t'), 0, 0).toHtmlEscaped(),
+                            row.section(QLatin1Char('\t'), 1).toHtmlEscaped());
+    }
     html += QStringLiteral("</table>");
     auto* box
         = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard shortcuts"), html, QMessageBox::Close, this);

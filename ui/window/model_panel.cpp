@@ -46,7 +46,7 @@ QWidget* MainWindow::buildModelPanel()
         } else {
             loadModel(name);
         }
-        markSettingsDirty();
+        markSettingsDirty(tr("model"));
     });
     auto* open = new QPushButton(tr("Open model file..."));
     open->setToolTip(tr("An ONNX model (.onnx), a MAESTRO model file (.m) or a JSON model; or drop one on "
@@ -54,7 +54,7 @@ QWidget* MainWindow::buildModelPanel()
     connect(open, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Open model"), {}, tr("Models (*.onnx *.m *.json);;All files (*)"));
-        if (!path.isEmpty() && loadModel(path)) markSettingsDirty();
+        if (!path.isEmpty() && loadModel(path)) markSettingsDirty(tr("model"));
     });
     auto* searchAll = new QPushButton(tr("Search whole model"));
     searchAll->setToolTip(tr("Search every layer in the background; the table fills layer by layer"));
@@ -207,7 +207,7 @@ void MainWindow::dropEvent(QDropEvent* event)
     const QString suffix = QFileInfo(path).suffix().toLower();
     event->acceptProposedAction();
     if (suffix == "onnx" || suffix == "m") {
-        if (loadModel(path)) markSettingsDirty();
+        if (loadModel(path)) markSettingsDirty(tr("model"));
     } else {
         openFile(path);
     }

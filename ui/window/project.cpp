@@ -35,6 +35,7 @@ bool MainWindow::openProject(const QString& path)
     applyProject(p);
     m_projectFile = path;
     m_settingsDirty = false;
+    m_dirtyParts.clear();
     updateTitle();
     rememberRecentFile(path);
     statusBar()->showMessage(tr("Opened project %1").arg(QDir::toNativeSeparators(path)), 4000);
@@ -104,6 +105,7 @@ bool MainWindow::saveProjectTo(const QString& path)
     }
     m_projectFile = path;
     m_settingsDirty = false;
+    m_dirtyParts.clear();
     m_editor->document()->setModified(false);
     updateTitle();
     rememberRecentFile(path);

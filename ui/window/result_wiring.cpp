@@ -31,8 +31,9 @@ void MainWindow::wireSearch()
     m_controller = new SearchController(this);
     connect(m_searchPanel, &SearchPanel::runRequested, this, &MainWindow::runSearch);
     connect(m_searchPanel, &SearchPanel::cancelRequested, this, &MainWindow::cancelSearch);
-    connect(m_accelerator, &AcceleratorPanel::edited, this, &MainWindow::markSettingsDirty);
-    connect(m_searchPanel, &SearchPanel::optionsChanged, this, &MainWindow::markSettingsDirty);
+    connect(m_accelerator, &AcceleratorPanel::edited, this, [this] { markSettingsDirty(tr("accelerator")); });
+    connect(m_searchPanel, &SearchPanel::optionsChanged, this,
+        [this] { markSettingsDirty(tr("search settings")); });
     // Every change marks what it outdates at once; the search runs again after the pause.
     connect(m_accelerator, &AcceleratorPanel::edited, this, &MainWindow::refreshStaleness);
     connect(m_editor, &QPlainTextEdit::textChanged, this, &MainWindow::refreshStaleness);
@@ -139,10 +140,8 @@ void MainWindow::showLayerResult(const std::shared_ptr<const search::LayerSearch
     m_plot->setRoofline(roofline);
     m_plot->setFront(m_front);
     m_plotBasis = basis;
-    std::vector<search::Candidate> best;
-    for (const auto* b : {&r.bestRuntime, &r.bestEnergy, &r.bestEdp})
-        if (*b) best.push_back(**b);
-    m_plot->setBest(best);
+    m_plot->setBest(r.bestRuntime, r.bestEnergy, r.bestEdp);
+    m_plot->setLayerName(QString::fromStdString(result->space.name.empty() ? "layer" : result->space.name));
     if (const auto& b = r.best(basis.options.objective)) showCandidate(*b);
     // A project's saved selection is shown again when the search finds the same mapping.
     if (m_pendingSelection)
