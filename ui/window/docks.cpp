@@ -157,10 +157,10 @@ void MainWindow::applyDefaultDockSizes()
     // Model and Selected mapping panels two rows high; they are set once the window is sized.
     // A fifth of the window up to 900 pixels; up to 1080, most of the extra height goes to the bottom
     // panel, so that at 1080 the selected mapping's loop nest, directives (a 4-level convolution has
-    // about 28) and cost show without scrolling; beyond, a quarter (more table rows), the rest to the plot.
+    // about 28) and cost show without scrolling; beyond, the bottom panel grows by its fifth (more table
+    // rows) and the plot takes the rest.
     const int h = height();
-    const int bottom
-        = std::max(190, h * 22 / 100 + std::clamp(h - 900, 0, 180) * 8 / 5 + std::max(0, h - 1080) / 4);
+    const int bottom = std::max(190, h * 22 / 100 + std::clamp(h - 900, 0, 180) * 8 / 5);
     // The search settings get their natural height.
     const int search = m_searchPanel->sizeHint().height() + 40;
     if (m_arrangement == Arrangement::Wide) {
