@@ -56,8 +56,9 @@ MainWindow::MainWindow(QWidget* parent)
     if (m_layoutRestored)
         m_arrangement = Arrangement(settings.value(QStringLiteral("window/arrangement")).toInt());
     if (placed) {
-        // Saved on a larger screen, or with docks that had widened the window: it fits this one.
-        fitToScreen();
+        // Saved on a larger screen, or with docks that had widened the window: it fits this one, and the
+        // docks get the sizes of the arrangement rather than their old ones, too wide for it.
+        if (fitToScreen()) m_stateChanged = true;
     } else if (const QScreen* s = screen()) {
         // The window's frame is not known before it shows; a title bar's height is a fair guess.
         const QMargins frame(0, style()->pixelMetric(QStyle::PM_TitleBarHeight), 0, 0);
@@ -81,18 +82,20 @@ QRect MainWindow::fittedGeometry(
     return fitted;
 }
 
-void MainWindow::fitToScreen()
+bool MainWindow::fitToScreen()
 {
     const QScreen* s = screen();
-    if (!s || isMaximized() || isFullScreen()) return;
+    if (!s || isMaximized() || isFullScreen()) return false;
     // Once shown, the frame the window manager gave it; before, none is known.
     const QRect outer = isVisible() ? frameGeometry() : geometry();
     const QRect inner = geometry();
     const QMargins frame(inner.left() - outer.left(), inner.top() - outer.top(),
         outer.right() - inner.right(), outer.bottom() - inner.bottom());
     const QRect fitted = fittedGeometry(inner, s->availableGeometry(), minimumSizeHint(), frame);
-    if (fitted != inner) setGeometry(fitted);
+    const bool moved = fitted != inner;
+    if (moved) setGeometry(fitted);
     m_chosenGeometry = geometry();
+    return moved;
 }
 
 MainWindow::~MainWindow()

@@ -229,8 +229,9 @@ private:
     void applyDefaultDockSizes();
     /// Rearranges when the window's width crossed kWideWidth or it was maximised or restored.
     void rearrangeForSize();
-    /// Keeps the window on its screen's available geometry (a saved one from a larger screen).
-    void fitToScreen();
+    /// Keeps the window on its screen's available geometry (a saved one from a larger screen); true when
+    /// it had to move or shrink.
+    bool fitToScreen();
     /// Shows the centre's tab that holds `view` (the plot, the animation or the sweep).
     void showCentre(QWidget* view);
     // menus.cpp
