@@ -145,6 +145,35 @@ private slots:
             <= w.layerBanner()->width());
     }
 
+    /// Narrower still, the middle of the name goes: its start and its end stay, then the label's text.
+    void elidedLabelKeepsTheNamesEnds()
+    {
+        marvel::ui::ElidedLabel label;
+        const QString name = QStringLiteral("/encoder/layers.11/attention/self/MatMul_1");
+        const QString text = QStringLiteral("Layer %1 of model bert_base_uncased.onnx (read-only)").arg(name);
+        label.setFullText(text, name);
+        label.resize(label.sizeHint());
+        label.show();
+        QCOMPARE(label.shownText(), text);
+        QVERIFY(label.toolTip().isEmpty());
+        QVERIFY(label.minimumSizeHint().width() < 100); // the layout decides, not the text
+        label.resize(
+            label.fontMetrics().horizontalAdvance(QStringLiteral("Layer /encoder/lay\u2026MatMul_1\u2026"))
+                + 2,
+            label.height());
+        const QString shown = label.shownText();
+        QVERIFY2(shown.startsWith(QStringLiteral("Layer /enc")) && shown.endsWith(QStringLiteral("_1\u2026"))
+                && shown.count(QChar(0x2026)) == 2,
+            qPrintable(shown));
+        QVERIFY(label.fontMetrics().horizontalAdvance(shown) <= label.width());
+        QCOMPARE(label.toolTip(), text);
+        // Too narrow for the name: the text's start, elided.
+        label.resize(label.fontMetrics().horizontalAdvance(QStringLiteral("Layer /en")), label.height());
+        QVERIFY2(
+            label.shownText().startsWith(QStringLiteral("Lay")) && label.shownText().endsWith(QChar(0x2026)),
+            qPrintable(label.shownText()));
+    }
+
     /// The geometry and dock layout saved by a session on a larger screen (or one that a panel had
     /// widened) are restored within this screen's available area.
     void restoredGeometryFitsTheScreen()
