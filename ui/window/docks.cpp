@@ -157,8 +157,8 @@ void MainWindow::applyDefaultDockSizes()
     // Model and Selected mapping panels two rows high; they are set once the window is sized.
     // A fifth of the window up to 900 pixels; up to 1080, most of the extra height goes to the bottom
     // panel, so that at 1080 the selected mapping's loop nest, directives (a 4-level convolution has
-    // about 28) and cost show without scrolling; beyond, the bottom panel grows by its fifth (more table
-    // rows) and the plot takes the rest.
+    // about 28) and cost show without scrolling; beyond, the bottom panel takes a fifth of the extra
+    // height (more table rows), the plot the rest.
     const int h = height();
     const int bottom = std::max(190, h * 22 / 100 + std::clamp(h - 900, 0, 180) * 8 / 5);
     // The search settings get their natural height.
