@@ -176,9 +176,10 @@ void MainWindow::applyDefaultDockSizes()
             m_accelerator->minimumSizeHint().expandedTo(m_accelerator->sizeHint()).height() + 30);
         resizeDocks({m_docks[3], m_docks[2]}, {accelerator, column - accelerator}, Qt::Vertical);
     } else {
-        // Below 1440 pixels the operator's column gives up to 60 of its 360, so that at 1280 the centre
-        // still holds the sweep's controls and figures without scrolling sideways.
-        const int operatorWidth = std::clamp(360 - (1440 - width()) * 3 / 8, 300, 360);
+        // Below 1440 pixels the operator's column gives up to 30 of its 360 to the centre (the sweep's
+        // controls and figures); more would wrap the rules' reasons so that a failing rule's row no longer
+        // fits the rules table's view at 1280x800.
+        const int operatorWidth = std::clamp(360 - (1440 - width()) * 3 / 8, 330, 360);
         resizeDocks({m_docks[0], m_docks[3]}, {operatorWidth, 340}, Qt::Horizontal);
         // The operator takes what the search settings leave of the column.
         resizeDocks({m_docks[0], m_docks[2]}, {std::max(200, h - bottom - search), search}, Qt::Vertical);
