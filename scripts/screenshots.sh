@@ -1,6 +1,7 @@
 #!/bin/bash
 # Makes the README's screenshots (doc/screenshots/) with the app itself, off-screen, at 1440x900, and
-# the default project at the three common screen sizes (layout-WxH.png).
+# the default project at five common screen sizes (layout-WxH.png), the largest also at a HiDPI scale of 2
+# (layout-2560x1440@2x.png: 1280x720 logical pixels, the image at the screen's 2560x1440).
 # Usage: scripts/screenshots.sh [BUILD_DIR]   (default build/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,7 @@ shot animation samples/projects/conv1d_classroom.json \
   --animation-directives "SpatialMap(1,1) X; TemporalMap(Sz(S),Sz(S)) S;" --animation-step 2
 shot mdc-guide samples/projects/conv2d_classroom.json --animate-mapping samples/mappings/conv2d_two_levels.m \
   --guide
-for size in 1280x800 1440x900 1920x1080; do
+for size in 1280x800 1366x768 1440x900 1920x1080 2560x1440; do
   SIZE=$size shot "layout-$size" samples/projects/vgg16_conv_edge_dram.json --search
 done
+QT_SCALE_FACTOR=2 SIZE=1280x720 shot "layout-2560x1440@2x" samples/projects/vgg16_conv_edge_dram.json --search

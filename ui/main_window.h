@@ -40,6 +40,7 @@ class CodeEditor;
 class OperatorLinks;
 class AcceleratorPanel;
 class AnimationPanel;
+class ElidedLabel;
 class SweepController;
 class SweepPanel;
 class MappingView;
@@ -99,7 +100,8 @@ public:
     ParetoPlot* paretoPlot() const { return m_plot; }
     MappingView* mappingView() const { return m_mappingView; }
     AnimationPanel* animationPanel() const { return m_animation; }
-    /// The centre's tabs: the runtime-energy plot and the animation.
+    /// The centre's tabs: the runtime-energy plot, the animation and the design sweep (these two in scroll
+    /// areas: a tab is a page that holds the view).
     QTabWidget* centreTabs() const { return m_centre; }
     SearchController* searchController() const { return m_controller; }
     SweepPanel* sweepPanel() const { return m_sweepPanel; }
@@ -162,6 +164,8 @@ public:
     bool searchModel();
     ModelTableModel* modelTable() const { return m_model; }
     QTableView* modelView() const { return m_modelView; }
+    /// Above a model layer's read-only loop nest: which layer of which model (elided to the dock's width).
+    ElidedLabel* layerBanner() const { return m_layerBanner; }
     QLabel* modelTotals() const { return m_modelTotals; }
 
     /// The folder the "Open Sample" menu lists: samplesRoot()/operators (ui/samples_dir.h).
@@ -187,6 +191,20 @@ public:
     /// Files opened or saved lately, newest first (QSettings; files that no longer exist are left out).
     static QStringList recentFiles();
 
+    /// How the panels are arranged: Narrow below kWideWidth pixels (the search settings and the DDG share
+    /// the left column's lower half as tabs), Wide from it (the search settings under the accelerator,
+    /// which then runs the window's height; the DDG under the operator). Chosen again whenever the window
+    /// is resized across kWideWidth, maximised or restored.
+    enum class Arrangement { None, Narrow, Wide };
+    static constexpr int kWideWidth = 1700;
+    Arrangement arrangement() const { return m_arrangement; }
+    /// `wanted` moved and shrunk into `available` (a screen's available geometry) with room for a window
+    /// frame of `frame`, never below `minimum`; centred when it had to move.
+    static QRect fittedGeometry(
+        const QRect& wanted, const QRect& available, const QSize& minimum, const QMargins& frame = {});
+    /// The size the window opens at without a saved one, on a screen with this available geometry.
+    static constexpr QSize kPreferredSize{1440, 900};
+
 signals:
     /// A search ended (finished, cancelled, failed); the app's --search --screenshot waits for it.
     void searchFinished();
@@ -198,6 +216,8 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     // The parts, each in its own file under ui/window/ (ui/main_window.cpp: construction, show, close).
@@ -209,7 +229,17 @@ private:
     // docks.cpp: the centre's tabs and the dock widgets.
     void buildCentre();
     void buildDocks();
+    /// Puts the docks where `arrangement` has them and gives them its sizes for the window's size.
+    void arrangeDocks(Arrangement arrangement);
+    /// Gives the docks the current arrangement's sizes for the window's size.
     void applyDefaultDockSizes();
+    /// Rearranges when the window's width crossed kWideWidth or it was maximised or restored.
+    void rearrangeForSize();
+    /// Keeps the window on its screen's available geometry (a saved one from a larger screen); true when
+    /// it had to move or shrink.
+    bool fitToScreen();
+    /// Shows the centre's tab that holds `view` (the plot, the animation or the sweep).
+    void showCentre(QWidget* view);
     // menus.cpp
     void buildMenus();
     void buildEditMenu(QMenu* file);
@@ -278,7 +308,10 @@ private:
     QDockWidget* m_guide = nullptr; ///< the MDC guide (guide.cpp), created on first use
     std::vector<QDockWidget*> m_docks; ///< operator, ddg, search, accelerator, mapping, model
     bool m_layoutRestored = false; ///< restoreState() found the last session's dock layout
-    bool m_defaultLayoutApplied = false;
+    Arrangement m_arrangement = Arrangement::None; ///< of the docks now; None before the first show
+    bool m_stateChanged = false; ///< maximised, restored or full screen since the last arrangement
+    QTimer* m_arrangeTimer = nullptr; ///< rearranges once a resize pauses
+    QRect m_chosenGeometry; ///< the geometry the window chose for itself, until it shows
     AcceleratorPanel* m_accelerator = nullptr;
     SearchPanel* m_searchPanel = nullptr;
     ParetoPlot* m_plot = nullptr;
@@ -314,7 +347,7 @@ private:
     QTableView* m_modelView = nullptr;
     QComboBox* m_modelCombo = nullptr;
     QLabel* m_modelTotals = nullptr;
-    QLabel* m_layerBanner = nullptr;
+    ElidedLabel* m_layerBanner = nullptr;
     QPushButton* m_editCopy = nullptr;
     QString m_modelName; ///< built-in name or file path; empty: no model
     int m_layer = -1; ///< model layer in the editor (source row), -1: the editor's own operator

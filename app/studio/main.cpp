@@ -44,8 +44,10 @@ int main(int argc, char** argv)
     QCommandLineOption quitAfter(
         QStringLiteral("quit-after"), QStringLiteral("Quit after <ms> milliseconds."), QStringLiteral("ms"));
     QCommandLineOption search(QStringLiteral("search"), QStringLiteral("Run the search at start."));
-    QCommandLineOption size(
-        QStringLiteral("size"), QStringLiteral("Window size, default 1440x900."), QStringLiteral("WxH"));
+    QCommandLineOption size(QStringLiteral("size"),
+        QStringLiteral("Window size, as asked even beyond the screen (for screenshots); default: the last "
+                       "session's, else 1440x900 within the screen's available area."),
+        QStringLiteral("WxH"));
     parser.addOption(screenshot);
     parser.addOption(quitAfter);
     parser.addOption(search);
@@ -101,13 +103,17 @@ int main(int argc, char** argv)
     window.openFile(files.isEmpty()
             ? marvel::ui::MainWindow::projectSamplesDirectory() + QStringLiteral("/vgg16_conv_edge_dram.json")
             : files.first());
-    QSize windowSize(1440, 900);
+    // Without --size the window keeps the size it chose (MainWindow: the last session's or the preferred
+    // one, within the screen).
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-        if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0)
-            windowSize = QSize(wh[0].toInt(), wh[1].toInt());
+        if (wh.size() != 2 || wh[0].toInt() <= 0 || wh[1].toInt() <= 0) {
+            std::fprintf(stderr, "marvel-studio: --size takes WIDTHxHEIGHT, e.g. 1280x800, not '%s'\n",
+                qPrintable(parser.value(size)));
+            return 2;
+        }
+        window.resize(wh[0].toInt(), wh[1].toInt());
     }
-    window.resize(windowSize);
     window.show();
     if (parser.isSet(guide)) window.showGuide();
     if (parser.isSet(animateMapping)) {

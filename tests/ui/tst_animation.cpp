@@ -193,7 +193,7 @@ private slots:
         QVERIFY(tabs);
         tabs->setCurrentIndex(0);
         tabs->setFocus();
-        tabs->setCurrentWidget(w.animationPanel());
+        tabs->setCurrentIndex(1); // the Animation tab (its panel in a scroll area)
         QTRY_VERIFY(w.animationPanel()->isAncestorOf(QApplication::focusWidget()));
         w.animationPanel()->seek(0);
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Space);
@@ -284,7 +284,7 @@ private slots:
         QSignalSpy ready(w.animationPanel(), &AnimationPanel::ready);
         const QString file = QStringLiteral(MARVEL_SAMPLES_DIR "/mappings/tiny_conv.m");
         QVERIFY(w.animateMappingFile(file));
-        QCOMPARE(w.centreTabs()->currentWidget(), w.animationPanel());
+        QVERIFY(w.centreTabs()->currentWidget()->isAncestorOf(w.animationPanel()));
         QVERIFY(ready.wait(30000));
         QCOMPARE(w.animationPanel()->frameCount(), 32);
         QCOMPARE(w.animationPanel()->summary()->totals.macs, 1152);
@@ -391,7 +391,7 @@ private slots:
         MainWindow w;
         QSignalSpy ready(w.animationPanel(), &AnimationPanel::ready);
         QVERIFY(w.openProject(project));
-        QCOMPARE(w.centreTabs()->currentWidget(), w.animationPanel());
+        QVERIFY(w.centreTabs()->currentWidget()->isAncestorOf(w.animationPanel()));
         QVERIFY(ready.wait(30000));
         QCOMPARE(int(w.animationPanel()->summary()->layout.levels.size()), levels);
         QCOMPARE(w.animationPanel()->frameCount(), frames);

@@ -76,8 +76,10 @@ private slots:
         QTest::addColumn<bool>("acceleratorWhole");
         QTest::addColumn<bool>("mappingWhole");
         QTest::newRow("1280x800") << QSize(1280, 800) << false << false;
+        QTest::newRow("1366x768") << QSize(1366, 768) << false << false;
         QTest::newRow("1440x900") << QSize(1440, 900) << true << false;
         QTest::newRow("1920x1080") << QSize(1920, 1080) << true << true;
+        QTest::newRow("2560x1440") << QSize(2560, 1440) << true << true;
     }
     void commonSizesShowThePanelsWhole()
     {

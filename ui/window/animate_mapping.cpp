@@ -50,12 +50,12 @@ bool MainWindow::animateMappingFile(const QString& path, const QString& layer)
         m_animationBasis = ResultBasis{{}, acc, {}};
         m_animationParts = AcceleratorPart;
         refreshStaleness();
-        m_centre->setCurrentWidget(m_animation);
+        showCentre(m_animation);
         statusBar()->showMessage(tr("Animating %1").arg(QDir::toNativeSeparators(path)), 4000);
         return true;
     } catch (const InputError& e) {
         m_animation->clear(QString::fromStdString(e.what()));
-        m_centre->setCurrentWidget(m_animation);
+        showCentre(m_animation);
         return false;
     }
 }
@@ -100,7 +100,7 @@ void MainWindow::animateSelection(const project::Project& p)
                 problem, simulated, p.accelerator});
         m_animationBasis = basis;
         m_animationParts = WorkloadPart | AcceleratorPart;
-        if (animatable) m_centre->setCurrentWidget(m_animation);
+        if (animatable) showCentre(m_animation);
     } catch (const InputError& e) {
         m_animation->clear(QString::fromStdString(e.what()));
     }

@@ -73,7 +73,7 @@ bool MainWindow::openGuideLink(const QUrl& url)
     if (query.hasQueryItem(QStringLiteral("animate")))
         return animateMappingFile(root + QLatin1Char('/') + query.queryItemValue(QStringLiteral("animate")));
     if (url.fragment() == QLatin1String("animation")) {
-        m_centre->setCurrentWidget(m_animation);
+        showCentre(m_animation);
     } else if (url.fragment() == QLatin1String("ddg")) {
         for (QDockWidget* d : m_docks) {
             if (d->objectName() != QLatin1String("ddg")) continue;

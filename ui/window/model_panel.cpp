@@ -25,6 +25,7 @@
 #include "ui/model/model_table.h"
 #include "ui/plot/pareto_plot.h"
 #include "ui/search/search_panel.h"
+#include "ui/widgets/elided_label.h"
 
 namespace marvel::ui {
 
@@ -35,6 +36,9 @@ QWidget* MainWindow::buildModelPanel()
     layout->setContentsMargins(4, 4, 4, 4);
     auto* row = new QHBoxLayout;
     m_modelCombo = new QComboBox;
+    // A long model file name must not widen the panel: the list shows it whole, the box elides it.
+    m_modelCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_modelCombo->setMinimumContentsLength(16);
     m_modelCombo->addItem(tr("(none: the operator in the editor)"), QString());
     for (const std::string& name : workloads::builtinWorkloadNames())
         m_modelCombo->addItem(QString::fromStdString(name), QString::fromStdString(name));
@@ -174,9 +178,9 @@ void MainWindow::selectLayer(int row)
             : text);
     m_editor->document()->setModified(false);
     m_editor->setReadOnly(true);
-    m_layerBanner->setText(tr("Layer <b>%1</b> of model <b>%2</b> (read-only)")
-                               .arg(QString::fromStdString(layer.name).toHtmlEscaped(),
-                                   QFileInfo(m_modelName).fileName().toHtmlEscaped()));
+    const QString layerName = QString::fromStdString(layer.name);
+    m_layerBanner->setFullText(
+        tr("Layer %1 of model %2 (read-only)").arg(layerName, QFileInfo(m_modelName).fileName()), layerName);
     m_layerBanner->setVisible(true);
     m_editCopy->setVisible(true);
     analyseNow();

@@ -17,6 +17,7 @@
 #include "ui/editor/code_editor.h"
 #include "ui/editor/operator_links.h"
 #include "ui/main_window.h"
+#include "ui/widgets/elided_label.h"
 
 namespace marvel::ui {
 
@@ -69,7 +70,8 @@ void MainWindow::buildOperatorPane()
     auto* editorLayout = new QVBoxLayout(editorPane);
     editorLayout->setContentsMargins(0, 0, 0, 0);
     auto* bannerRow = new QHBoxLayout;
-    m_layerBanner = new QLabel;
+    // A long node name (an ONNX path) elides rather than widening the dock past the screen.
+    m_layerBanner = new ElidedLabel;
     m_editCopy = new QPushButton(tr("Edit a copy"));
     m_editCopy->setToolTip(tr("Edit this layer's loop nest as your own operator (the model stays as it is)"));
     connect(m_editCopy, &QPushButton::clicked, this, [this] {

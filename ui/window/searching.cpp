@@ -29,7 +29,7 @@ bool MainWindow::runSearch()
     m_docks[2]->raise();
     if (!m_modelName.isEmpty() && m_layer < 0) return searchModel();
     m_searchingModel = false;
-    m_centre->setCurrentWidget(m_plot); // watch the trade-off grow
+    showCentre(m_plot); // watch the trade-off grow
     analyseNow();
     if (!m_analysis.report || !m_analysis.report->conformable) {
         // Said where the eye is (the plot), and the previous workload's front goes: it is not this one's.
@@ -149,7 +149,7 @@ bool MainWindow::searchModel()
 
 bool MainWindow::runSweep()
 {
-    m_centre->setCurrentWidget(m_sweepPanel);
+    showCentre(m_sweepPanel);
     SweepRequest request;
     const bool wholeModel = !m_modelName.isEmpty() && m_layer < 0;
     try {
