@@ -112,7 +112,8 @@ void PeFetchCounter::reset(const std::vector<std::vector<i64>>& extents, i64 pes
     if (cuts_.size() < axes) cuts_.resize(axes);
     records_.clear();
     spans_.clear();
-    kept_.assign(size_t(pes) * axesPerRecord_, AxisSpan{});
+    // What a PE keeps is read only while held_ or heldOut_ says it holds something: no need to clear it.
+    if (kept_.size() < size_t(pes) * axesPerRecord_) kept_.resize(size_t(pes) * axesPerRecord_);
     held_.assign(size_t(pes), 0);
     heldOut_.assign(size_t(pes), 0);
     lastRecord_.assign(size_t(pes), -1);
