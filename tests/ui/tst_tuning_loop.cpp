@@ -366,8 +366,11 @@ private slots:
                 if (c->findText(item) >= 0) return c;
             return static_cast<QComboBox*>(nullptr);
         };
-        QDoubleSpinBox* utilisation = panel->findChild<QDoubleSpinBox*>();
-        QVERIFY(utilisation);
+        auto* utilisation = panel->findChild<QDoubleSpinBox*>(QStringLiteral("tilePruning"));
+        auto* nearTie = panel->findChild<QDoubleSpinBox*>(QStringLiteral("nearTie"));
+        QVERIFY(utilisation && nearTie);
+        QCOMPARE(nearTie->value(), 0.0); // the exact bests by default, as marvel search
+        QCOMPARE(panel->options().nearTie, 0.0);
         struct Setting
         {
             const char* name;
@@ -381,6 +384,8 @@ private slots:
                 {"--fidelity", "maestro"}},
             {"min. PE utilisation", [&](bool on) { utilisation->setValue(on ? 0.5 : 0.1); },
                 {"--pe-util-bound", "0.5"}},
+            {"near ties within (percent)", [&](bool on) { nearTie->setValue(on ? 0.1 : 0); },
+                {"--near-tie", "0.001"}},
             {"divisor tiles only", [&](bool on) { box("Divisor tiles only")->setChecked(!on); },
                 {"--no-divisors-only"}},
             {"fit in L1", [&](bool on) { box("Fit in L1")->setChecked(!on); }, {"--no-l1-check"}},
