@@ -292,6 +292,7 @@ private slots:
         options.objective = search::Objective::Edp;
         options.fidelity = search::Fidelity::Corrected;
         options.peUtilizationBound = 0.25;
+        options.nearTie = 0.0025;
         options.boundSkipping = false;
         options.threads = 2;
         w.searchPanel()->setOptions(options);
@@ -313,9 +314,11 @@ private slots:
         QVERIFY(v.searchPanel()->options().objective == search::Objective::Edp);
         QVERIFY(v.searchPanel()->options().fidelity == search::Fidelity::Corrected);
         QCOMPARE(v.searchPanel()->options().peUtilizationBound, 0.25);
+        QCOMPARE(v.searchPanel()->options().nearTie, 0.0025); // 0.25 % in the panel
         QCOMPARE(v.searchPanel()->options().boundSkipping, false);
         QCOMPARE(v.searchPanel()->options().threads, 2u);
         const project::Project onDisk = project::loadProject(path.toStdString());
+        QCOMPARE(onDisk.search.nearTie, 0.0025);
         QVERIFY(onDisk.selectedMapping);
         QCOMPARE(mapping::toJson(onDisk.selectedMapping->mapping),
             mapping::toJson(w.selectedCandidate()->mapping));
