@@ -34,9 +34,10 @@ int run(const std::vector<std::string>& argv);
 const cli::Command kCommand{"search", "find the best mappings of an operator or a model on an accelerator",
     "usage: marvel search (--op FILE.loop | --model NAME_OR_FILE [--layer NAME] | --project FILE.json)\n"
     "                     [--hw FILE] [--objective runtime|energy|edp] [--threads N] [--json]\n"
-    "                     [--export-mdc OUT.m] [--pareto-csv OUT.csv] [--pe-util-bound P]\n"
-    "                     [--widen-above X] [--no-divisors-only] [--no-l1-check] [--no-l2-check]\n"
-    "                     [--no-bound-skipping] [--exhaustive] [--fidelity maestro|corrected]\n"
+    "                     [--export-mdc OUT.m] [--pareto-csv OUT.csv]\n"
+    "                     [--pe-util-bound P] [--near-tie F] [--widen-above X] [--no-divisors-only]\n"
+    "                     [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n"
+    "                     [--exhaustive] [--fidelity maestro|corrected]\n"
     "                     [--max-seconds S] [--no-refine] [--genetic-evaluations N] [--genetic-seed S]\n"
     "                     [--offchip-candidates K] [--batch N] [--export-timeloop DIR]\n"
     "                     [--timeloop-compatible] [--timeloop-buffering 1|2] [--technology NAME|FILE]\n"
@@ -62,6 +63,10 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                        DRAM transfers (the accelerator's energy.dram_access per element)\n"
     "  --threads N           worker threads (default: all cores); results do not depend on it\n"
     "  --pe-util-bound P     prune level-2 tiles below P of the PEs (default 0.1; no bound on the result)\n"
+    "  --near-tie F          the best mapping of the objective is the one best on the other metric\n"
+    "                        (runtime: energy; energy, EDP: runtime) among the Pareto set's within a\n"
+    "                        fraction F (0 to 0.5) of the objective's least; default 0: the exact best\n"
+    "                        (e.g. 0.001: a mapping at most 0.1 % slower but cheaper is the best runtime)\n"
     "  --widen-above X       runtime objective: when the divisor-only best runs above X times the\n"
     "                        roofline, also search tile sizes that do not divide, starting from it\n"
     "                        (default 2; 0: never). A layer with no divisor mapping within\n"
@@ -149,9 +154,9 @@ int run(const std::vector<std::string>& argv)
 {
     cli::Args args(argv,
         {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
-            "pe-util-bound", "fidelity", "max-seconds", "style", "widen-above", "genetic-evaluations",
-            "genetic-seed", "offchip-candidates", "batch", "export-timeloop", "timeloop-buffering",
-            "technology"},
+            "pe-util-bound", "near-tie", "fidelity", "max-seconds", "style", "widen-above",
+            "genetic-evaluations", "genetic-seed", "offchip-candidates", "batch", "export-timeloop",
+            "timeloop-buffering", "technology"},
         {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive",
             "compare-styles", "no-refine", "timeloop-compatible"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());

@@ -28,6 +28,11 @@ std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options)
         if (!p) return args.error();
         options.peUtilizationBound = *p;
     }
+    if (args.has("near-tie")) {
+        auto t = args.number("near-tie", 0.0, search::kMaxNearTie);
+        if (!t) return args.error();
+        options.nearTie = *t;
+    }
     if (auto f = args.value("fidelity")) {
         const std::optional<search::Fidelity> fidelity = search::fidelityFromString(*f);
         if (!fidelity) return "--fidelity must be maestro or corrected, got '" + *f + "'";

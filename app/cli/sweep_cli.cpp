@@ -22,10 +22,10 @@ std::string sweepUsage(const std::string& program)
     return "usage: " + program + " sweep (--op FILE.loop | --model NAME_OR_FILE | --project FILE.json)\n"
         + "       " + pad + "       [--hw BASE] --vary NAME=VALUES [--vary ...] --out FILE.csv [--resume]\n"
         + "       " + pad + "       [--objective runtime|energy|edp] [--threads N] [--json]\n" + "       "
-        + pad + "       [--pe-util-bound P] [--fidelity maestro|corrected] [--no-divisors-only]\n" + "       "
-        + pad + "       [--no-l1-check] [--no-l2-check] [--no-bound-skipping] [--no-refine]\n" + "       "
+        + pad + "       [--pe-util-bound P] [--near-tie F] [--fidelity maestro|corrected]\n" + "       " + pad
+        + "       [--no-divisors-only] [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n" + "       "
         + pad
-        + "       [--quick-search] [--technology NAME|FILE] [--batch N]\n\n"
+        + "       [--no-refine] [--quick-search] [--technology NAME|FILE] [--batch N]\n\n"
           "Searches the whole workload (every layer, totals times each layer's repeat) at every design "
           "point\n"
           "of a grid around the base accelerator and writes one CSV row per point:\n"
@@ -59,6 +59,8 @@ std::string sweepUsage(const std::string& program)
           "  --resume              keep the rows already in FILE.csv (a cut last line is redone) and search\n"
           "                        only the missing points\n"
           "  --objective           what each layer's best mapping minimises (default runtime)\n"
+          "  --near-tie F          near ties of the objective within a fraction F go to the mapping better\n"
+          "                        on the other metric, as marvel search --near-tie (default 0: exact)\n"
           "  --technology T        the technology table the energies, area and power come from (a name of\n"
           "                        samples/technology such as 45nm or maestro, or a .json file; default:\n"
           "                        the accelerator's own)\n"
@@ -100,8 +102,8 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
         return printed(printErrors, program, formatDiagnostics(e.diagnostics()), InputError, false);
     };
     Args args(argv,
-        {"op", "model", "project", "hw", "vary", "out", "objective", "threads", "pe-util-bound", "fidelity",
-            "batch", "technology"},
+        {"op", "model", "project", "hw", "vary", "out", "objective", "threads", "pe-util-bound", "near-tie",
+            "fidelity", "batch", "technology"},
         {"resume", "json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "no-refine",
             "quick-search"});
     if (!args.ok()) return usageError(args.error());

@@ -54,8 +54,8 @@ void readSearch(const json& object, const std::string& file, search::SearchOptio
     std::vector<Diagnostic>& problems)
 {
     JsonFields fields(object, file, "search.");
-    fields.rejectUnknown({"objective", "fidelity", "pe_util_bound", "divisors_only", "l1_check", "l2_check",
-        "bound_skipping", "threads", "refine", "offchip_candidates", "timeloop_compatible"});
+    fields.rejectUnknown({"objective", "fidelity", "pe_util_bound", "near_tie", "divisors_only", "l1_check",
+        "l2_check", "bound_skipping", "threads", "refine", "offchip_candidates", "timeloop_compatible"});
     std::string objective;
     if (fields.member("objective")) {
         fields.string("objective", objective);
@@ -81,6 +81,12 @@ void readSearch(const json& object, const std::string& file, search::SearchOptio
         fields.error("pe_util_bound", "must be between 0 and 1 (got " + json(bound).dump() + ")");
     else
         out.peUtilizationBound = bound;
+    double nearTie = out.nearTie; // absent (projects before the setting): the exact bests, 0
+    fields.real("near_tie", nearTie);
+    if (!(nearTie >= 0.0 && nearTie <= search::kMaxNearTie))
+        fields.error("near_tie", "must be between 0 and 0.5 (got " + json(nearTie).dump() + ")");
+    else
+        out.nearTie = nearTie;
     fields.boolean("divisors_only", out.divisorsOnly);
     fields.boolean("l1_check", out.l1Capacity);
     fields.boolean("l2_check", out.l2Capacity);
@@ -231,6 +237,8 @@ std::string writeProject(const Project& project)
     settings["objective"] = search::toString(s.objective);
     settings["fidelity"] = search::toString(s.fidelity);
     settings["pe_util_bound"] = s.peUtilizationBound;
+    // Only when set: a project that keeps the exact bests stays readable by versions before the setting.
+    if (s.nearTie != 0) settings["near_tie"] = s.nearTie;
     settings["divisors_only"] = s.divisorsOnly;
     settings["l1_check"] = s.l1Capacity;
     settings["l2_check"] = s.l2Capacity;

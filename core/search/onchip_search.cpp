@@ -1106,13 +1106,13 @@ SearchResult searchOnChipOnce(const LayerSpace& space, const OffChipChoice& offC
 
 } // namespace
 
-std::optional<Candidate> nearTieBest(const std::vector<Candidate>& front, Objective objective)
+std::optional<Candidate> nearTieBest(const std::vector<Candidate>& front, Objective objective, double nearTie)
 {
     if (front.empty()) return std::nullopt;
     double least = std::numeric_limits<double>::infinity();
     for (const Candidate& c : front)
         least = std::min(least, c.metrics.value(objective));
-    const double within = least * (1 + kNearTie);
+    const double within = least * (1 + nearTie);
     auto other = [&](const Metrics& m) {
         return objective == Objective::Runtime ? m.energy : static_cast<double>(m.runtime);
     };
@@ -1127,12 +1127,13 @@ std::optional<Candidate> nearTieBest(const std::vector<Candidate>& front, Object
     return *chosen;
 }
 
-void breakNearTies(SearchResult& result)
+void breakNearTies(SearchResult& result, double nearTie)
 {
-    if (result.pareto.empty()) return;
-    result.bestRuntime = nearTieBest(result.pareto, Objective::Runtime);
-    result.bestEnergy = nearTieBest(result.pareto, Objective::Energy);
-    result.bestEdp = nearTieBest(result.pareto, Objective::Edp);
+    // 0 keeps the search's own bests: exact, exact ties already to the other metric (rankKeyFor).
+    if (nearTie <= 0 || result.pareto.empty()) return;
+    result.bestRuntime = nearTieBest(result.pareto, Objective::Runtime, nearTie);
+    result.bestEnergy = nearTieBest(result.pareto, Objective::Energy, nearTie);
+    result.bestEdp = nearTieBest(result.pareto, Objective::Edp, nearTie);
 }
 
 std::vector<Candidate> seedsFrom(const SearchResult& result)

@@ -146,6 +146,11 @@ struct GeneticOptions
 struct SearchOptions
 {
     Objective objective = Objective::Runtime;
+    /// searchLayer only: relative margin of the objective within which the other metric picks the best
+    /// mapping (runtime objective: energy; energy and EDP: runtime), among the Pareto front's mappings
+    /// within (1 + nearTie) of its least (doc/search.md, "Near ties"). 0: the exact best of the objective
+    /// (exact ties to the other metric); the default, so that runtime is never given away (GAMMA bench).
+    double nearTie = 0.0;
     double peUtilizationBound = 0.1; ///< level-2 tiles must keep at least this fraction of the PEs busy
     /// Tile sizes divide the enclosing tile: no prologue/epilogue (searchLayer may still widen the
     /// search to other sizes, see widenWhenEmpty and widenAboveRoofline).
@@ -315,19 +320,21 @@ SearchResult searchOnChip(const LayerSpace& space, const OffChipChoice& offChip,
     const SearchOptions& options, const EvaluatorFactory& evaluators, SearchSink* sink = nullptr,
     std::stop_token stop = {});
 
-/// Relative margin within which two values of an objective count as tied when the bests are chosen: a
-/// mapping 0.1 % slower but cheaper in energy is the better best mapping (doc/search.md, "Near ties").
-inline constexpr double kNearTie = 1e-3;
+/// The largest SearchOptions::nearTie that `--near-tie`, projects and the app accept: past half again the
+/// least value, the "best" of an objective would be little more than the other metric's best.
+inline constexpr double kMaxNearTie = 0.5;
 
 /// The best of `front` for `objective` with near ties broken by the other metric: among the mappings whose
-/// objective is within (1 + kNearTie) of the front's least, the one with the least energy (objective
+/// objective is within (1 + nearTie) of the front's least, the one with the least energy (objective
 /// runtime) or runtime (energy, EDP), then the lower objective, then the lower index. nullopt when `front`
 /// is empty. The front holds every mapping this can choose: one that another beats on both is never it.
-std::optional<Candidate> nearTieBest(const std::vector<Candidate>& front, Objective objective);
+std::optional<Candidate> nearTieBest(
+    const std::vector<Candidate>& front, Objective objective, double nearTie);
 
-/// Sets the result's three bests to nearTieBest of its Pareto front (the final step of searchLayer and of
-/// the genetic search, so that the CLI, the app and the sweep report the same mappings).
-void breakNearTies(SearchResult& result);
+/// Sets the result's three bests to nearTieBest of its Pareto front (the final step of searchLayer, so
+/// that the CLI, the app and the sweep report the same mappings). nearTie 0 leaves the search's exact
+/// bests as they are.
+void breakNearTies(SearchResult& result, double nearTie);
 
 /// The mappings a later search starts from (SearchOptions::seeds): the three bests and the Pareto front.
 std::vector<Candidate> seedsFrom(const SearchResult& result);

@@ -410,7 +410,7 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
         searchMoreOffChipSolutions(out, op, prepared.nest, acc, constrained, sink, std::move(stop));
     }
     // Last, over everything kept: the earlier passes seed each other with their exact bests and fronts.
-    breakNearTies(out.result);
+    breakNearTies(out.result, options.nearTie);
     return out;
 }
 

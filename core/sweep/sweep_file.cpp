@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "core/util/text_file.h"
 
@@ -39,6 +40,8 @@ std::string sweepSettings(const workloads::Workload& workload, const SweepOption
     out += "objective: " + search::toString(search.objective) + "\n";
     out += std::string("fidelity: ") + search::toString(search.fidelity) + "\n";
     out += "pe_util_bound: " + std::to_string(search.peUtilizationBound) + "\n";
+    // Only when set: files written before the setting (exact bests, as 0 gives) still resume.
+    if (search.nearTie != 0) out += "near_tie: " + nlohmann::json(search.nearTie).dump() + "\n";
     out += std::string("divisors_only: ") + (search.divisorsOnly ? "yes" : "no") + "\n";
     out += std::string("l1_check: ") + (search.l1Capacity ? "yes" : "no") + "\n";
     out += std::string("l2_check: ") + (search.l2Capacity ? "yes" : "no") + "\n";

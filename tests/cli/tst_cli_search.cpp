@@ -594,6 +594,9 @@ private slots:
             "speed"} << 2 << "--objective must be runtime, energy or edp";
         QTest::newRow("bad bound") << QStringList{"search", "--op", conv, "--hw", kP1, "--pe-util-bound", "2"}
                                    << 2 << "pe-util-bound";
+        for (const char* bad : {"-0.001", "0.6", "tenth", "nan"})
+            QTest::addRow("bad near tie %s", bad)
+                << QStringList{"search", "--op", conv, "--hw", kP1, "--near-tie", bad} << 2 << "--near-tie";
         QTest::newRow("missing op") << QStringList{"search", "--op", "/nonexistent.loop", "--hw", kP1} << 2
                                     << "nonexistent.loop";
         QTest::newRow("unknown layer") << QStringList{"search", "--model", "resnet50", "--layer", "nope",

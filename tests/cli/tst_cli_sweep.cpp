@@ -274,7 +274,22 @@ private slots:
         QVERIFY2(r.err.contains("'refine: yes', this one has 'refine: no'"), qPrintable(r.err));
         QCOMPARE(clitest::readBytes(out), rows);
 
+        // Rows of exact bests are not finished with near ties; a margin of 0 is the exact bests (settings
+        // files from before --near-tie name none).
+        QVERIFY2(!settings.contains("near_tie"), settings.constData());
+        r = runMarvel(sweepArgs(out, false) << "--near-tie"
+                                            << "0.001"
+                                            << "--resume");
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("this one has 'near_tie: 0.001'"), qPrintable(r.err));
+        QCOMPARE(clitest::readBytes(out), rows);
+
         // The same sweep resumes: nothing left to search, the same file.
+        r = runMarvel(sweepArgs(out, false) << "--near-tie"
+                                            << "0"
+                                            << "--resume");
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(clitest::readBytes(out), rows);
         r = runMarvel(sweepArgs(out, false) << "--resume");
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(clitest::readBytes(out), rows);

@@ -76,6 +76,7 @@ Project fullProject()
     s.objective = marvel::search::Objective::Edp;
     s.fidelity = marvel::search::Fidelity::Corrected;
     s.peUtilizationBound = 0.375;
+    s.nearTie = 0.0025;
     s.divisorsOnly = false;
     s.l1Capacity = false;
     s.l2Capacity = false;
@@ -96,6 +97,7 @@ void compareProjects(const Project& a, const Project& b)
     QVERIFY(a.search.objective == b.search.objective);
     QVERIFY(a.search.fidelity == b.search.fidelity);
     QCOMPARE(a.search.peUtilizationBound, b.search.peUtilizationBound);
+    QCOMPARE(a.search.nearTie, b.search.nearTie);
     QCOMPARE(a.search.divisorsOnly, b.search.divisorsOnly);
     QCOMPARE(a.search.l1Capacity, b.search.l1Capacity);
     QCOMPARE(a.search.l2Capacity, b.search.l2Capacity);
@@ -155,7 +157,8 @@ private slots:
             (std::vector<std::string>{
                 "schema_version", "workload", "accelerator", "search", "selected_mapping"}));
         QCOMPARE(j["selected_mapping"].begin().key(), std::string("layer"));
-        QCOMPARE(j["search"].size(), std::size_t{11});
+        QCOMPARE(j["search"].size(), std::size_t{12});
+        QCOMPARE(j["search"]["near_tie"].get<double>(), 0.0025);
         QVERIFY(j["search"]["timeloop_compatible"] == true);
         QVERIFY(q.search.constraint.dataflowFilter && q.search.constraint.tileRules.wholeLoopsUnsplit
             && q.search.constraint.tileRules.dividingTilesOnly);
@@ -178,6 +181,7 @@ private slots:
         QVERIFY(j["search"]["objective"] == "runtime");
         QVERIFY(j["search"]["fidelity"] == "corrected"); // the search's default
         QVERIFY(j["search"]["timeloop_compatible"] == false);
+        QVERIFY(!j["search"].contains("near_tie")); // the exact bests: readable by versions before it
         QVERIFY(!q.search.constraint.dataflowFilter && q.search.constraint.expressibleIn.empty());
 
         // Only schema_version, the workload and the accelerator are required; search fields default.
@@ -191,6 +195,7 @@ private slots:
         QCOMPARE(minimal.accelerator.numPes, 16);
         QVERIFY(minimal.search.objective == marvel::search::Objective::Energy);
         QCOMPARE(minimal.search.peUtilizationBound, 0.1);
+        QCOMPARE(minimal.search.nearTie, 0.0); // written before "near_tie": the exact bests
         QVERIFY(minimal.search.divisorsOnly && minimal.search.l1Capacity && minimal.search.l2Capacity);
         QCOMPARE(minimal.search.threads, 0u);
         // A project written before "timeloop_compatible" existed searches every mapping.
@@ -305,6 +310,9 @@ private slots:
         row(
             "pe util bound type", [](json& j) { j["search"]["pe_util_bound"] = "half"; },
             "p.json: search.pe_util_bound: must be a number, not string \"half\"\n");
+        row(
+            "near tie range", [](json& j) { j["search"]["near_tie"] = -0.01; },
+            "p.json: search.near_tie: must be between 0 and 0.5 (got -0.01)\n");
         row(
             "divisors only", [](json& j) { j["search"]["divisors_only"] = "yes"; },
             "p.json: search.divisors_only: must be true or false, not string \"yes\"\n");

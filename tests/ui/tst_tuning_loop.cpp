@@ -292,6 +292,7 @@ private slots:
         options.objective = search::Objective::Edp;
         options.fidelity = search::Fidelity::Corrected;
         options.peUtilizationBound = 0.25;
+        options.nearTie = 0.0025;
         options.boundSkipping = false;
         options.threads = 2;
         w.searchPanel()->setOptions(options);
@@ -313,9 +314,11 @@ private slots:
         QVERIFY(v.searchPanel()->options().objective == search::Objective::Edp);
         QVERIFY(v.searchPanel()->options().fidelity == search::Fidelity::Corrected);
         QCOMPARE(v.searchPanel()->options().peUtilizationBound, 0.25);
+        QCOMPARE(v.searchPanel()->options().nearTie, 0.0025); // 0.25 % in the panel
         QCOMPARE(v.searchPanel()->options().boundSkipping, false);
         QCOMPARE(v.searchPanel()->options().threads, 2u);
         const project::Project onDisk = project::loadProject(path.toStdString());
+        QCOMPARE(onDisk.search.nearTie, 0.0025);
         QVERIFY(onDisk.selectedMapping);
         QCOMPARE(mapping::toJson(onDisk.selectedMapping->mapping),
             mapping::toJson(w.selectedCandidate()->mapping));
@@ -366,8 +369,11 @@ private slots:
                 if (c->findText(item) >= 0) return c;
             return static_cast<QComboBox*>(nullptr);
         };
-        QDoubleSpinBox* utilisation = panel->findChild<QDoubleSpinBox*>();
-        QVERIFY(utilisation);
+        auto* utilisation = panel->findChild<QDoubleSpinBox*>(QStringLiteral("tilePruning"));
+        auto* nearTie = panel->findChild<QDoubleSpinBox*>(QStringLiteral("nearTie"));
+        QVERIFY(utilisation && nearTie);
+        QCOMPARE(nearTie->value(), 0.0); // the exact bests by default, as marvel search
+        QCOMPARE(panel->options().nearTie, 0.0);
         struct Setting
         {
             const char* name;
@@ -381,6 +387,8 @@ private slots:
                 {"--fidelity", "maestro"}},
             {"min. PE utilisation", [&](bool on) { utilisation->setValue(on ? 0.5 : 0.1); },
                 {"--pe-util-bound", "0.5"}},
+            {"near ties within (percent)", [&](bool on) { nearTie->setValue(on ? 0.1 : 0); },
+                {"--near-tie", "0.001"}},
             {"divisor tiles only", [&](bool on) { box("Divisor tiles only")->setChecked(!on); },
                 {"--no-divisors-only"}},
             {"fit in L1", [&](bool on) { box("Fit in L1")->setChecked(!on); }, {"--no-l1-check"}},
@@ -396,6 +404,10 @@ private slots:
             finished.clear();
             if (i > 0) settings[i - 1].set(false);
             s.set(true);
+            if (s.cliArgs.front() == "--near-tie") // the shown figures name it (with the previous row's
+                                                   // setting, set back at once)
+                QVERIFY2(w.mappingView()->metricsText().contains(QStringLiteral("near ties) changed")),
+                    qPrintable(w.mappingView()->metricsText()));
             QVERIFY2(finished.wait(60000), s.name); // reran on its own
             QVERIFY(w.selectedCandidate());
             QProcess cli;

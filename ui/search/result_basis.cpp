@@ -107,14 +107,14 @@ bool sameResultOptions(const search::SearchOptions& a, const search::SearchOptio
     // (its box). The rest shapes what a search finds.
     return a.objective == b.objective && a.refine == b.refine
         && bool(a.constraint.dataflowFilter) == bool(b.constraint.dataflowFilter)
-        && a.peUtilizationBound == b.peUtilizationBound && a.divisorsOnly == b.divisorsOnly
-        && a.everyTileSize == b.everyTileSize && a.l1Capacity == b.l1Capacity && a.l2Capacity == b.l2Capacity
-        && a.boundSkipping == b.boundSkipping && a.exhaustive == b.exhaustive && a.fidelity == b.fidelity
-        && a.batchSize == b.batchSize && a.maxCandidates == b.maxCandidates
-        && a.nonDivisorBudget == b.nonDivisorBudget && a.maxTileAssignments == b.maxTileAssignments
-        && a.maxTileVisits == b.maxTileVisits && a.widenWhenEmpty == b.widenWhenEmpty
-        && a.widenAboveRoofline == b.widenAboveRoofline && a.offChipCandidates == b.offChipCandidates
-        && a.seeds.size() == b.seeds.size();
+        && a.peUtilizationBound == b.peUtilizationBound && a.nearTie == b.nearTie
+        && a.divisorsOnly == b.divisorsOnly && a.everyTileSize == b.everyTileSize
+        && a.l1Capacity == b.l1Capacity && a.l2Capacity == b.l2Capacity && a.boundSkipping == b.boundSkipping
+        && a.exhaustive == b.exhaustive && a.fidelity == b.fidelity && a.batchSize == b.batchSize
+        && a.maxCandidates == b.maxCandidates && a.nonDivisorBudget == b.nonDivisorBudget
+        && a.maxTileAssignments == b.maxTileAssignments && a.maxTileVisits == b.maxTileVisits
+        && a.widenWhenEmpty == b.widenWhenEmpty && a.widenAboveRoofline == b.widenAboveRoofline
+        && a.offChipCandidates == b.offChipCandidates && a.seeds.size() == b.seeds.size();
 }
 
 namespace {
@@ -158,6 +158,7 @@ QStringList optionFields(const search::SearchOptions& a, const search::SearchOpt
     add(a.objective != b.objective, "objective");
     add(a.fidelity != b.fidelity, "cost model");
     add(a.peUtilizationBound != b.peUtilizationBound, "tile pruning");
+    add(a.nearTie != b.nearTie, "near ties");
     add(a.divisorsOnly != b.divisorsOnly, "tile sizes");
     add(a.l1Capacity != b.l1Capacity || a.l2Capacity != b.l2Capacity, "buffer checks");
     add(a.boundSkipping != b.boundSkipping, "bound skipping");

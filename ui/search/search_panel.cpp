@@ -41,6 +41,19 @@ SearchPanel::SearchPanel(QWidget* parent)
            "paper's pruning, marvel search --pe-util-bound). Not a constraint on the result: the refinement "
            "after it (Refine) can return a mapping that uses fewer PEs (the Selected mapping panel shows "
            "its PE use)."));
+    // In percent on screen (0.1 % is a typical margin), a fraction in SearchOptions::nearTie.
+    m_nearTie = new QDoubleSpinBox;
+    m_nearTie->setObjectName(QStringLiteral("nearTie"));
+    m_nearTie->setRange(0, 100 * search::kMaxNearTie);
+    m_nearTie->setDecimals(3);
+    m_nearTie->setSingleStep(0.1);
+    m_nearTie->setSuffix(tr(" %"));
+    m_nearTie->setSpecialValueText(tr("exact best"));
+    m_nearTie->setToolTip(
+        tr("Runtime objective: a mapping slower than the fastest by at most this much but cheaper in energy "
+           "is chosen as the best; energy and EDP objectives: one faster within this much of the least "
+           "energy (EDP). 0 (the default): the exact best of the objective (marvel search --near-tie, as a "
+           "fraction: 0.1 % is 0.001)."));
     m_threads = new QSpinBox;
     m_threads->setRange(0, 256);
     m_threads->setSpecialValueText(tr("all cores"));
@@ -48,6 +61,7 @@ SearchPanel::SearchPanel(QWidget* parent)
     form->addRow(tr("Objective"), m_objective);
     form->addRow(tr("Cost model"), m_fidelity);
     form->addRow(tr("Prune tiles below"), m_utilisation);
+    form->addRow(tr("Near ties within"), m_nearTie);
     form->addRow(tr("Threads"), m_threads);
     layout->addLayout(form);
 
@@ -118,7 +132,8 @@ SearchPanel::SearchPanel(QWidget* parent)
         connect(c, &QComboBox::currentIndexChanged, this, &SearchPanel::optionsChanged);
     for (QCheckBox* c : {m_divisors, m_l1, m_l2, m_bounds, m_refine, m_timeloop})
         connect(c, &QCheckBox::toggled, this, &SearchPanel::optionsChanged);
-    connect(m_utilisation, &QDoubleSpinBox::valueChanged, this, &SearchPanel::optionsChanged);
+    for (QDoubleSpinBox* b : {m_utilisation, m_nearTie})
+        connect(b, &QDoubleSpinBox::valueChanged, this, &SearchPanel::optionsChanged);
     connect(m_threads, &QSpinBox::valueChanged, this, &SearchPanel::optionsChanged);
     setOptions({});
 }
@@ -129,6 +144,7 @@ search::SearchOptions SearchPanel::options() const
     o.objective = static_cast<search::Objective>(m_objective->currentIndex());
     o.fidelity = m_fidelity->currentIndex() == 1 ? search::Fidelity::Corrected : search::Fidelity::Maestro;
     o.peUtilizationBound = m_utilisation->value();
+    o.nearTie = m_nearTie->value() / 100;
     o.divisorsOnly = m_divisors->isChecked();
     o.l1Capacity = m_l1->isChecked();
     o.l2Capacity = m_l2->isChecked();
@@ -142,13 +158,14 @@ search::SearchOptions SearchPanel::options() const
 
 void SearchPanel::setOptions(const search::SearchOptions& o)
 {
-    const QSignalBlocker blockers[]
-        = {QSignalBlocker(m_objective), QSignalBlocker(m_fidelity), QSignalBlocker(m_utilisation),
-            QSignalBlocker(m_divisors), QSignalBlocker(m_l1), QSignalBlocker(m_l2), QSignalBlocker(m_bounds),
-            QSignalBlocker(m_refine), QSignalBlocker(m_threads), QSignalBlocker(m_timeloop)};
+    const QSignalBlocker blockers[] = {QSignalBlocker(m_objective), QSignalBlocker(m_fidelity),
+        QSignalBlocker(m_utilisation), QSignalBlocker(m_nearTie), QSignalBlocker(m_divisors),
+        QSignalBlocker(m_l1), QSignalBlocker(m_l2), QSignalBlocker(m_bounds), QSignalBlocker(m_refine),
+        QSignalBlocker(m_threads), QSignalBlocker(m_timeloop)};
     m_objective->setCurrentIndex(static_cast<int>(o.objective));
     m_fidelity->setCurrentIndex(o.fidelity == search::Fidelity::Corrected ? 1 : 0);
     m_utilisation->setValue(o.peUtilizationBound);
+    m_nearTie->setValue(100 * o.nearTie);
     m_divisors->setChecked(o.divisorsOnly);
     m_l1->setChecked(o.l1Capacity);
     m_l2->setChecked(o.l2Capacity);

@@ -47,6 +47,7 @@ private:
     QComboBox* m_objective = nullptr;
     QComboBox* m_fidelity = nullptr;
     QDoubleSpinBox* m_utilisation = nullptr;
+    QDoubleSpinBox* m_nearTie = nullptr; ///< SearchOptions::nearTie in percent
     QCheckBox* m_divisors = nullptr;
     QCheckBox* m_l1 = nullptr;
     QCheckBox* m_l2 = nullptr;
