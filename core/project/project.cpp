@@ -81,7 +81,7 @@ void readSearch(const json& object, const std::string& file, search::SearchOptio
         fields.error("pe_util_bound", "must be between 0 and 1 (got " + json(bound).dump() + ")");
     else
         out.peUtilizationBound = bound;
-    double nearTie = out.nearTie; // absent (projects before the setting): the exact bests, 0
+    double nearTie = out.nearTie; // absent: the default, search::kDefaultNearTie
     fields.real("near_tie", nearTie);
     if (!(nearTie >= 0.0 && nearTie <= search::kMaxNearTie))
         fields.error("near_tie", "must be between 0 and 0.5 (got " + json(nearTie).dump() + ")");
@@ -237,8 +237,9 @@ std::string writeProject(const Project& project)
     settings["objective"] = search::toString(s.objective);
     settings["fidelity"] = search::toString(s.fidelity);
     settings["pe_util_bound"] = s.peUtilizationBound;
-    // Only when set: a project that keeps the exact bests stays readable by versions before the setting.
-    if (s.nearTie != 0) settings["near_tie"] = s.nearTie;
+    // Only when not the default: a project with the default margin stays readable by versions before the
+    // setting (which search it with theirs); 0, the exact bests, is written.
+    if (s.nearTie != search::kDefaultNearTie) settings["near_tie"] = s.nearTie;
     settings["divisors_only"] = s.divisorsOnly;
     settings["l1_check"] = s.l1Capacity;
     settings["l2_check"] = s.l2Capacity;

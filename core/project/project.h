@@ -24,9 +24,9 @@
 //     "objective": "runtime",               "runtime", "energy" or "edp"
 //     "fidelity": "maestro",                cost model mode: "maestro" or "corrected"
 //     "pe_util_bound": 0.1,                 number in [0, 1]: prune level-2 tiles keeping fewer PEs busy
-//     "near_tie": 0,                        number in [0, 0.5]: near ties of the objective within this
-//                                           fraction go to the mapping better on the other metric
-//                                           (written only when not 0)
+//     "near_tie": 0.00002,                  number in [0, 0.5]: near ties of the objective within this
+//                                           fraction go to the mapping better on the other metric; 0: the
+//                                           exact bests (written only when not the default)
 //     "divisors_only": true,                tile sizes divide the enclosing tile
 //     "l1_check": true,                     the cost model's L1 requirement must fit in L1
 //     "l2_check": true,                     the cost model's L2 requirement must fit in L2

@@ -143,14 +143,21 @@ struct GeneticOptions
     std::uint32_t population = 64;
 };
 
+/// The default SearchOptions::nearTie, 2e-5 (0.002 %, one cycle in 50,000): runtime differences this small
+/// are far below anything that matters, while the energy among mappings that close can differ by 5-10 %
+/// (VGG16 CONV2_1 on 256 PEs: the exact fastest at 108 KiB of L2 costs 8.81e9, 5 % more than at 64 KiB;
+/// within 2e-5 it costs 7.92e9, the cheaper of the two). Small enough that `marvel bench gamma` keeps its
+/// 33 of 34 (a 0.1 % margin lost three); doc/search.md, "Near ties".
+inline constexpr double kDefaultNearTie = 2e-5;
+
 struct SearchOptions
 {
     Objective objective = Objective::Runtime;
     /// searchLayer only: relative margin of the objective within which the other metric picks the best
     /// mapping (runtime objective: energy; energy and EDP: runtime), among the Pareto front's mappings
     /// within (1 + nearTie) of its least (doc/search.md, "Near ties"). 0: the exact best of the objective
-    /// (exact ties to the other metric); the default, so that runtime is never given away (GAMMA bench).
-    double nearTie = 0.0;
+    /// (exact ties to the other metric). Default kDefaultNearTie.
+    double nearTie = kDefaultNearTie;
     double peUtilizationBound = 0.1; ///< level-2 tiles must keep at least this fraction of the PEs busy
     /// Tile sizes divide the enclosing tile: no prologue/epilogue (searchLayer may still widen the
     /// search to other sizes, see widenWhenEmpty and widenAboveRoofline).

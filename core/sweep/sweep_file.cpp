@@ -40,7 +40,9 @@ std::string sweepSettings(const workloads::Workload& workload, const SweepOption
     out += "objective: " + search::toString(search.objective) + "\n";
     out += std::string("fidelity: ") + search::toString(search.fidelity) + "\n";
     out += "pe_util_bound: " + std::to_string(search.peUtilizationBound) + "\n";
-    // Only when set: files written before the setting (exact bests, as 0 gives) still resume.
+    // No line means 0, the exact bests, as in the files written before the setting, which still resume with
+    // --near-tie 0; any other margin, the default included, is named, so that rows of exact bests are never
+    // finished with near ties (nor the other way).
     if (search.nearTie != 0) out += "near_tie: " + nlohmann::json(search.nearTie).dump() + "\n";
     out += std::string("divisors_only: ") + (search.divisorsOnly ? "yes" : "no") + "\n";
     out += std::string("l1_check: ") + (search.l1Capacity ? "yes" : "no") + "\n";

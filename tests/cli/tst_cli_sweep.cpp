@@ -274,25 +274,51 @@ private slots:
         QVERIFY2(r.err.contains("'refine: yes', this one has 'refine: no'"), qPrintable(r.err));
         QCOMPARE(clitest::readBytes(out), rows);
 
-        // Rows of exact bests are not finished with near ties; a margin of 0 is the exact bests (settings
-        // files from before --near-tie name none).
-        QVERIFY2(!settings.contains("near_tie"), settings.constData());
+        // Rows of one near-tie margin are not finished with another. The default margin is named in the
+        // file, so that a settings file without the line keeps meaning the exact bests (0), as the files
+        // written before the default was 2e-5 were: those resume with --near-tie 0 only.
+        QVERIFY2(settings.contains("near_tie: 2e-05\n"), settings.constData());
         r = runMarvel(sweepArgs(out, false) << "--near-tie"
                                             << "0.001"
                                             << "--resume");
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("this one has 'near_tie: 0.001'"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("'near_tie: 2e-05', this one has 'near_tie: 0.001'"), qPrintable(r.err));
+        QCOMPARE(clitest::readBytes(out), rows);
+        r = runMarvel(sweepArgs(out, false) << "--near-tie"
+                                            << "0"
+                                            << "--resume");
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("'near_tie: 2e-05', this one has 'divisors_only: yes'"), qPrintable(r.err));
         QCOMPARE(clitest::readBytes(out), rows);
 
         // The same sweep resumes: nothing left to search, the same file.
         r = runMarvel(sweepArgs(out, false) << "--near-tie"
-                                            << "0"
+                                            << "0.00002"
                                             << "--resume");
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(clitest::readBytes(out), rows);
         r = runMarvel(sweepArgs(out, false) << "--resume");
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(clitest::readBytes(out), rows);
+
+        // A sweep of exact bests writes no line, as those before the setting: one such file resumes with
+        // --near-tie 0 and not with the default margin.
+        const QString exactOut = dir.filePath("exact.csv");
+        QCOMPARE(runMarvel(sweepArgs(exactOut, false) << "--near-tie"
+                                                      << "0")
+                     .exitCode,
+            0);
+        const QByteArray exactRows = clitest::readBytes(exactOut);
+        QVERIFY(!clitest::readBytes(dir.filePath("exact.settings")).contains("near_tie"));
+        r = runMarvel(sweepArgs(exactOut, false) << "--resume");
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("this one has 'near_tie: 2e-05'"), qPrintable(r.err));
+        QCOMPARE(clitest::readBytes(exactOut), exactRows);
+        r = runMarvel(sweepArgs(exactOut, false) << "--near-tie"
+                                                 << "0"
+                                                 << "--resume");
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(clitest::readBytes(exactOut), exactRows);
     }
 
     // --quick-search is the decoupled search alone, and every output says so: the rows' search column,

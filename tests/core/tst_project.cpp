@@ -181,7 +181,15 @@ private slots:
         QVERIFY(j["search"]["objective"] == "runtime");
         QVERIFY(j["search"]["fidelity"] == "corrected"); // the search's default
         QVERIFY(j["search"]["timeloop_compatible"] == false);
-        QVERIFY(!j["search"].contains("near_tie")); // the exact bests: readable by versions before it
+        // The default margin is not written: readable by versions before the setting.
+        QVERIFY(!j["search"].contains("near_tie"));
+        QCOMPARE(q.search.nearTie, marvel::search::kDefaultNearTie);
+        // 0, the exact bests, is not the default any more: written, and read back as 0.
+        Project exact = p;
+        exact.search.nearTie = 0;
+        const std::string exactText = marvel::project::writeProject(exact);
+        QCOMPARE(json::parse(exactText)["search"]["near_tie"].get<double>(), 0.0);
+        QCOMPARE(marvel::project::readProject(exactText, "p.json").search.nearTie, 0.0);
         QVERIFY(!q.search.constraint.dataflowFilter && q.search.constraint.expressibleIn.empty());
 
         // Only schema_version, the workload and the accelerator are required; search fields default.
@@ -195,7 +203,7 @@ private slots:
         QCOMPARE(minimal.accelerator.numPes, 16);
         QVERIFY(minimal.search.objective == marvel::search::Objective::Energy);
         QCOMPARE(minimal.search.peUtilizationBound, 0.1);
-        QCOMPARE(minimal.search.nearTie, 0.0); // written before "near_tie": the exact bests
+        QCOMPARE(minimal.search.nearTie, marvel::search::kDefaultNearTie); // absent: the default margin
         QVERIFY(minimal.search.divisorsOnly && minimal.search.l1Capacity && minimal.search.l2Capacity);
         QCOMPARE(minimal.search.threads, 0u);
         // A project written before "timeloop_compatible" existed searches every mapping.
