@@ -372,8 +372,15 @@ private slots:
         auto* utilisation = panel->findChild<QDoubleSpinBox*>(QStringLiteral("tilePruning"));
         auto* nearTie = panel->findChild<QDoubleSpinBox*>(QStringLiteral("nearTie"));
         QVERIFY(utilisation && nearTie);
-        QCOMPARE(nearTie->value(), 0.0); // the exact bests by default, as marvel search
+        // The default margin, as marvel search's: 0.002 % on screen, exactly the fraction core defaults to.
+        QCOMPARE(nearTie->value(), 0.002);
+        QCOMPARE(nearTie->text(), QLocale().toString(0.002, 'f', 3) + QStringLiteral(" %"));
+        QCOMPARE(panel->options().nearTie, search::kDefaultNearTie);
+        nearTie->setValue(0); // 0: the exact bests, said in words
+        QCOMPARE(nearTie->text(), QStringLiteral("exact best"));
         QCOMPARE(panel->options().nearTie, 0.0);
+        nearTie->setValue(0.002);
+        QCOMPARE(panel->options().nearTie, search::kDefaultNearTie);
         struct Setting
         {
             const char* name;
@@ -387,7 +394,7 @@ private slots:
                 {"--fidelity", "maestro"}},
             {"min. PE utilisation", [&](bool on) { utilisation->setValue(on ? 0.5 : 0.1); },
                 {"--pe-util-bound", "0.5"}},
-            {"near ties within (percent)", [&](bool on) { nearTie->setValue(on ? 0.1 : 0); },
+            {"near ties within (percent)", [&](bool on) { nearTie->setValue(on ? 0.1 : 0.002); },
                 {"--near-tie", "0.001"}},
             {"divisor tiles only", [&](bool on) { box("Divisor tiles only")->setChecked(!on); },
                 {"--no-divisors-only"}},
