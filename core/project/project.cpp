@@ -237,8 +237,8 @@ std::string writeProject(const Project& project)
     settings["objective"] = search::toString(s.objective);
     settings["fidelity"] = search::toString(s.fidelity);
     settings["pe_util_bound"] = s.peUtilizationBound;
-    // Only when not the default: a project with the default margin stays readable by versions before the
-    // setting (which search it with theirs); 0, the exact bests, is written.
+    // Only when not the default: a project with the default margin stays readable by the versions before
+    // the setting (they reject unknown fields); 0, the exact bests, is written.
     if (s.nearTie != search::kDefaultNearTie) settings["near_tie"] = s.nearTie;
     settings["divisors_only"] = s.divisorsOnly;
     settings["l1_check"] = s.l1Capacity;
