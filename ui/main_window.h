@@ -309,6 +309,7 @@ private:
     std::vector<QDockWidget*> m_docks; ///< operator, ddg, search, accelerator, mapping, model
     bool m_layoutRestored = false; ///< restoreState() found the last session's dock layout
     Arrangement m_arrangement = Arrangement::None; ///< of the docks now; None before the first show
+    bool m_ddgOnTop = false; ///< narrow arrangement: the DDG's tab, not the search settings', is raised
     bool m_stateChanged = false; ///< maximised, restored or full screen since the last arrangement
     QTimer* m_arrangeTimer = nullptr; ///< rearranges once a resize pauses
     QRect m_chosenGeometry; ///< the geometry the window chose for itself, until it shows

@@ -3,6 +3,7 @@
 // its node, and a failed rule's links select the text they name.
 #include <QAbstractTextDocumentLayout>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QHelpEvent>
 #include <QLabel>
@@ -439,6 +440,29 @@ private slots:
         QVERIFY2(w.paretoPlot()->emptyMessage().contains(QStringLiteral("not conformable")),
             qPrintable(w.paretoPlot()->emptyMessage()));
         QVERIFY(w.paretoPlot()->styleMarks().empty());
+    }
+
+    /// A non-conformable operator opened at start: once the window is laid out at its size, its DDG (not
+    /// the search settings) is the raised tab beside it, and the empty plot says there is nothing to
+    /// search rather than inviting a search; a conformable operator brings the invitation back.
+    void nonConformableOperatorOpensOnItsDdg()
+    {
+        MainWindow w;
+        QVERIFY(w.openFile(kOperators + QStringLiteral("/nonconformable/ddg_cycle.loop")));
+        w.resize(1440, 900); // the narrow arrangement: the DDG and the search settings share tabs
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTRY_VERIFY(w.arrangement() == MainWindow::Arrangement::Narrow);
+        QDockWidget* ddg = nullptr;
+        for (QDockWidget* d : w.findChildren<QDockWidget*>())
+            if (d->windowTitle() == QStringLiteral("Dimension dependence graph")) ddg = d;
+        QVERIFY(ddg);
+        QTRY_VERIFY(!ddg->visibleRegion().isEmpty());
+        QVERIFY2(w.paretoPlot()->emptyMessage().startsWith(QStringLiteral("ddg_cycle is not conformable")),
+            qPrintable(w.paretoPlot()->emptyMessage()));
+        QVERIFY(w.openFile(kOperators + QStringLiteral("/gemm.loop")));
+        QVERIFY2(w.paretoPlot()->emptyMessage().startsWith(QStringLiteral("Run a search")),
+            qPrintable(w.paretoPlot()->emptyMessage()));
     }
 };
 

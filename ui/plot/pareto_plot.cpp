@@ -232,9 +232,25 @@ void ParetoPlot::clear(const QString& message)
     m_styleLabelRects.clear();
     m_styleMarks.clear();
     m_drawn = 0;
-    m_empty->setText(message.isEmpty() ? defaultEmptyMessage() : message);
+    m_empty->setText(message.isEmpty() ? idleMessage() : message);
     m_empty->setVisible(true);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString ParetoPlot::idleMessage() const
+{
+    return m_idleMessage.isEmpty() ? defaultEmptyMessage() : m_idleMessage;
+}
+
+void ParetoPlot::setIdleMessage(const QString& message)
+{
+    const QString before = idleMessage();
+    m_idleMessage = message;
+    // Only the idle text is replaced: "Searching..." or a search's own message stays.
+    if (m_empty->text() == before && m_empty->text() != idleMessage()) {
+        m_empty->setText(idleMessage());
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 QString ParetoPlot::emptyMessage() const

@@ -43,6 +43,9 @@ public:
     std::int64_t rooflineCycles() const { return m_rooflineCycles; }
     /// The text in the middle of an empty plot (empty while points are shown).
     QString emptyMessage() const;
+    /// What an empty plot says when nothing is searching (empty: how to start a search), e.g. why the
+    /// operator has no mappings; shown at once if the plot is empty and says the previous idle text.
+    void setIdleMessage(const QString& message);
     /// Greys the front, the marks and the roofline under a note that they were computed before `change`
     /// changed (see staleText); empty: they are current.
     void setStale(const QString& change);
@@ -97,6 +100,7 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    QString idleMessage() const;
     void updateSecondsAxis();
     void redecimate();
     /// Stamps points 0..count-1 (pointAt(i) -> {runtime, energy}) whose pixel cell is still empty into
@@ -128,6 +132,7 @@ private:
     QString m_layerName = QStringLiteral("layer");
     std::vector<StyleMark> m_styleMarks;
     QCPItemStraightLine* m_roofline = nullptr;
+    QString m_idleMessage; ///< setIdleMessage's; empty: how to start a search
     QCPItemText* m_empty = nullptr;
     QCPItemText* m_rooflineLabel = nullptr;
     QCPItemText* m_staleLabel = nullptr;

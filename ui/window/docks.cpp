@@ -113,6 +113,14 @@ void MainWindow::buildDocks()
     splitDockWidget(op, searchDock, Qt::Vertical);
     tabifyDockWidget(searchDock, ddg);
     searchDock->raise();
+    // The tab the user picks stays on top when the docks are arranged again.
+    connect(ddg, &QDockWidget::visibilityChanged, this, [this, ddg, searchDock](bool visible) {
+        if (visible && !ddg->isFloating() && tabifiedDockWidgets(ddg).contains(searchDock)) m_ddgOnTop = true;
+    });
+    connect(searchDock, &QDockWidget::visibilityChanged, this, [this, ddg, searchDock](bool visible) {
+        if (visible && !searchDock->isFloating() && tabifiedDockWidgets(searchDock).contains(ddg))
+            m_ddgOnTop = false;
+    });
     m_docks = {op, ddg, searchDock, accDock, mappingDock, modelDock};
 }
 
@@ -122,6 +130,8 @@ void MainWindow::arrangeDocks(Arrangement arrangement)
     QDockWidget* ddg = m_docks[1];
     QDockWidget* search = m_docks[2];
     QDockWidget* acc = m_docks[3];
+    // Moving the docks shows and hides them: the tab on top is the one chosen before.
+    const bool ddgOnTop = m_ddgOnTop;
     // A dock the user floated stays where it floats; the others go where the arrangement has them.
     auto docked = [](std::initializer_list<QDockWidget*> docks) {
         return std::none_of(docks.begin(), docks.end(), [](QDockWidget* d) { return d->isFloating(); });
@@ -145,8 +155,9 @@ void MainWindow::arrangeDocks(Arrangement arrangement)
         setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
         if (docked({op, search})) splitDockWidget(op, search, Qt::Vertical);
         if (docked({search, ddg})) tabifyDockWidget(search, ddg);
-        search->raise();
+        (ddgOnTop ? ddg : search)->raise(); // an operator file opened shows its DDG (openFile)
     }
+    m_ddgOnTop = ddgOnTop;
     m_arrangement = arrangement;
     applyDefaultDockSizes();
 }

@@ -79,7 +79,8 @@ bool MainWindow::openFile(const QString& path)
     m_editor->setPlainText(QString::fromUtf8(bytes));
     m_editor->document()->setModified(false);
     m_file = path;
-    m_docks[1]->raise(); // an operator file: its DDG explains the verdict
+    m_ddgOnTop = true; // an operator file: its DDG explains the verdict
+    m_docks[1]->raise();
     updateTitle();
     analyseNow();
     rememberRecentFile(path);

@@ -17,6 +17,7 @@
 #include "ui/editor/code_editor.h"
 #include "ui/editor/operator_links.h"
 #include "ui/main_window.h"
+#include "ui/plot/pareto_plot.h"
 #include "ui/widgets/elided_label.h"
 
 namespace marvel::ui {
@@ -177,6 +178,12 @@ void MainWindow::showAnalysis()
         },
         Qt::QueuedConnection);
     m_ddg->setGraph(m_analysis.ddg, m_analysis.independentNodes, m_analysis.cycleEdges);
+    // An empty plot does not invite a search that cannot run.
+    m_plot->setIdleMessage(report.conformable
+            ? QString()
+            : tr("%1 is not conformable to the MDC notation, so it has no mappings to search:\n"
+                 "the Operator panel shows the failing rule, the dimension dependence graph why.")
+                  .arg(QString::fromStdString(report.operatorName)));
 }
 
 void MainWindow::jumpToDiagnostic(int row)

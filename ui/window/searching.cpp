@@ -26,6 +26,7 @@ namespace marvel::ui {
 bool MainWindow::runSearch()
 {
     // The search settings share a tabbed area with the DDG at smaller sizes: show the progress.
+    m_ddgOnTop = false;
     m_docks[2]->raise();
     if (!m_modelName.isEmpty() && m_layer < 0) return searchModel();
     m_searchingModel = false;
