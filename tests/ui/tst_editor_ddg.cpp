@@ -460,7 +460,16 @@ private slots:
         QTRY_VERIFY(!ddg->visibleRegion().isEmpty());
         QVERIFY2(w.paretoPlot()->emptyMessage().startsWith(QStringLiteral("ddg_cycle is not conformable")),
             qPrintable(w.paretoPlot()->emptyMessage()));
+        QVERIFY2(w.mappingView()->loopNestText().startsWith(QStringLiteral("ddg_cycle is not conformable")),
+            qPrintable(w.mappingView()->loopNestText()));
         QVERIFY(w.openFile(kOperators + QStringLiteral("/gemm.loop")));
+        QVERIFY2(w.paretoPlot()->emptyMessage().startsWith(QStringLiteral("Run a search")),
+            qPrintable(w.paretoPlot()->emptyMessage()));
+        QVERIFY2(w.mappingView()->loopNestText().contains(QStringLiteral("run a search (Ctrl+R)")),
+            qPrintable(w.mappingView()->loopNestText()));
+        // A model (no layer picked) is searched whole: the invitation stays.
+        QVERIFY(w.openFile(kOperators + QStringLiteral("/nonconformable/ddg_cycle.loop")));
+        QVERIFY(w.loadModel(QStringLiteral("vgg16")));
         QVERIFY2(w.paretoPlot()->emptyMessage().startsWith(QStringLiteral("Run a search")),
             qPrintable(w.paretoPlot()->emptyMessage()));
     }

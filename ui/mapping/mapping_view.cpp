@@ -109,13 +109,25 @@ void MappingView::clear()
     m_selected.reset();
     m_styles.clear();
     fillStyleTable();
-    m_loopNest->setPlainText(tr("Select a point on the Pareto front, or run a search (Ctrl+R): the best "
-                                "mapping shows here as a tiled loop nest and as MDC directives."));
+    m_loopNest->setPlainText(idleText());
     m_mdc->clear();
     m_metricsHtml.clear();
     m_metricsTip.clear();
     m_stale.clear();
     showMetrics();
+}
+
+QString MappingView::idleText() const
+{
+    return m_idleText.isEmpty() ? tr("Select a point on the Pareto front, or run a search (Ctrl+R): the best "
+                                     "mapping shows here as a tiled loop nest and as MDC directives.")
+                                : m_idleText;
+}
+
+void MappingView::setIdleText(const QString& text)
+{
+    m_idleText = text;
+    if (!m_result) m_loopNest->setPlainText(idleText());
 }
 
 void MappingView::setMapping(const search::Candidate& c, const cost::Problem& problem,

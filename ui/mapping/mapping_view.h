@@ -29,6 +29,9 @@ public:
     void setMapping(const search::Candidate& candidate, const cost::Problem& problem, const std::string& body,
         const arch::Accelerator& acc, search::Fidelity fidelity, std::int64_t rooflineCycles);
     void clear();
+    /// What the view says while no mapping is shown (empty: how to get one), e.g. that the operator has
+    /// none; replaces the text at once when no mapping is shown.
+    void setIdleText(const QString& text);
     QString loopNestText() const;
     QString mdcText() const;
     QString metricsText() const;
@@ -59,6 +62,8 @@ signals:
     void directiveSelected(int index);
 
 private:
+    QString idleText() const;
+    QString m_idleText; ///< setIdleText's
     QPlainTextEdit* m_loopNest = nullptr;
     QPlainTextEdit* m_mdc = nullptr;
     QLabel* m_metrics = nullptr;

@@ -17,6 +17,7 @@
 #include "ui/editor/code_editor.h"
 #include "ui/editor/operator_links.h"
 #include "ui/main_window.h"
+#include "ui/mapping/mapping_view.h"
 #include "ui/plot/pareto_plot.h"
 #include "ui/widgets/elided_label.h"
 
@@ -144,6 +145,11 @@ void MainWindow::showAnalysis()
         m_ddg->setMessage(wholeModel
                 ? tr("Pick a layer in the Model panel to see its dimension dependence graph.")
                 : tr("Fix the operator text to see its dimension dependence graph."));
+        const QString idle = wholeModel ? QString()
+                                        : tr("The operator does not parse, so it has no mappings to "
+                                             "search:\nfix the error the editor marks.");
+        m_plot->setIdleMessage(idle);
+        m_mappingView->setIdleText(idle);
         return;
     }
     const conform::Report& report = *m_analysis.report;
@@ -178,12 +184,14 @@ void MainWindow::showAnalysis()
         },
         Qt::QueuedConnection);
     m_ddg->setGraph(m_analysis.ddg, m_analysis.independentNodes, m_analysis.cycleEdges);
-    // An empty plot does not invite a search that cannot run.
-    m_plot->setIdleMessage(report.conformable
-            ? QString()
-            : tr("%1 is not conformable to the MDC notation, so it has no mappings to search:\n"
-                 "the Operator panel shows the failing rule, the dimension dependence graph why.")
-                  .arg(QString::fromStdString(report.operatorName)));
+    // An empty plot and mapping view do not invite a search that cannot run.
+    const QString nothingToSearch = report.conformable
+        ? QString()
+        : tr("%1 is not conformable to the MDC notation, so it has no mappings to search:\n"
+             "the Operator panel shows the failing rule, the dimension dependence graph why.")
+              .arg(QString::fromStdString(report.operatorName));
+    m_plot->setIdleMessage(nothingToSearch);
+    m_mappingView->setIdleText(nothingToSearch);
 }
 
 void MainWindow::jumpToDiagnostic(int row)
