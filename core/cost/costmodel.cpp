@@ -1831,21 +1831,20 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region, i64 fra
             if (gbByFrames) {
                 // Every PE's tiles at this frame (those past the last tile hold none).
                 for (size_t j = 0; j < size_t(L.P); ++j) {
+                    if (j >= active) { // past the last tile: holds none (its tiles are not read)
+                        peFetches.add(frameBase + executed, peBase + i64(j), false, false, nullptr);
+                        continue;
+                    }
                     peTiles.clear();
                     for (int t = 0; t < nt; ++t)
                         for (int k = 0; k < tcount[t]; ++k) {
                             const int v = tdims[t][k];
-                            Span r{};
-                            if (j < active) {
-                                if (t == o && outOf[v] >= 0)
-                                    r = v == window ? windowOutputs(j) : outputs(v, cur[v], cur[slideOf[v]]);
-                                else
-                                    r = v == sd ? mine[j] : cur[v];
-                            }
+                            const Span r = t == o && outOf[v] >= 0
+                                ? (v == window ? windowOutputs(j) : outputs(v, cur[v], cur[slideOf[v]]))
+                                : (v == sd ? mine[j] : cur[v]);
                             peTiles.push_back(AxisSpan{r.begin, r.end});
                         }
-                    peFetches.add(frameBase + executed, peBase + i64(j), j < active,
-                        j < active && work[j] > 0, peTiles.data());
+                    peFetches.add(frameBase + executed, peBase + i64(j), true, work[j] > 0, peTiles.data());
                 }
             }
             stepFrames = 1;
