@@ -388,8 +388,7 @@ void PeFetchCounter::finish()
     clearBoxes();
     for (size_t pe = 0; pe < heldOut_.size(); ++pe) {
         if (!heldOut_[pe]) continue;
-        boxCount_ += appendOutside(
-            kept_.data() + pe * axesPerRecord_ + x.offset, nullptr, false, x.extents.size(), boxes_);
+        collectOutside(kept_.data() + pe * axesPerRecord_ + x.offset, nullptr, false, x.extents.size());
         heldOut_[pe] = 0;
     }
     updates_ += unionVolume(x);

@@ -114,13 +114,14 @@ void MainWindow::buildDocks()
     tabifyDockWidget(searchDock, ddg);
     searchDock->raise();
     // The tab the user picks stays on top when the docks are arranged again.
-    connect(ddg, &QDockWidget::visibilityChanged, this, [this, ddg, searchDock](bool visible) {
-        if (visible && !ddg->isFloating() && tabifiedDockWidgets(ddg).contains(searchDock)) m_ddgOnTop = true;
-    });
-    connect(searchDock, &QDockWidget::visibilityChanged, this, [this, ddg, searchDock](bool visible) {
-        if (visible && !searchDock->isFloating() && tabifiedDockWidgets(searchDock).contains(ddg))
-            m_ddgOnTop = false;
-    });
+    auto raisedTab = [this](QDockWidget* dock, QDockWidget* sharing, bool ddgOnTop) {
+        connect(dock, &QDockWidget::visibilityChanged, this, [this, dock, sharing, ddgOnTop](bool visible) {
+            if (visible && !dock->isFloating() && tabifiedDockWidgets(dock).contains(sharing))
+                m_ddgOnTop = ddgOnTop;
+        });
+    };
+    raisedTab(ddg, searchDock, true);
+    raisedTab(searchDock, ddg, false);
     m_docks = {op, ddg, searchDock, accDock, mappingDock, modelDock};
 }
 

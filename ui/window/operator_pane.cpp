@@ -187,8 +187,8 @@ void MainWindow::showAnalysis()
     // An empty plot and mapping view do not invite a search that cannot run.
     const QString nothingToSearch = report.conformable
         ? QString()
-        : tr("%1 is not conformable to the MDC notation, so it has no mappings to search:\n"
-             "the Operator panel shows the failing rule, the dimension dependence graph why.")
+        : tr("%1 is not conformable to the MDC notation,\nso it has no mappings to search:\n"
+             "the Operator panel shows the failing rule,\nthe dimension dependence graph why.")
               .arg(QString::fromStdString(report.operatorName));
     m_plot->setIdleMessage(nothingToSearch);
     m_mappingView->setIdleText(nothingToSearch);
