@@ -343,7 +343,7 @@ int run(const std::vector<std::string>& argv)
             compared.push_back(
                 {searched[i], i < styleResults.size() ? styleResults[i] : std::vector<cli::SearchedLayer>{}});
         if (json)
-            std::cout << cli::compareStylesJson(compared, options, elapsed).dump(2) << '\n';
+            std::cout << cli::compareStylesJson(compared, options, elapsed, acc).dump(2) << '\n';
         else
             std::cout << cli::compareStylesText(compared, options, elapsed, acc);
     } else if (json)

@@ -6,12 +6,20 @@
 
 #include "app/cli/command.h"
 #include "app/cli/search_args.h"
+#include "app/cli/search_report.h"
 #include "core/arch/accelerator_io.h"
 #include "core/cost/problem.h"
 #include "core/mdc/maestro_io.h"
 #include "core/sim/simulator.h"
 
 namespace cmd_simulate {
+
+/// The simulated layer's figures in physical units, as `marvel search` reports a mapping's.
+marvel::tech::Physical physicalOf(
+    const marvel::sim::Energy& e, const marvel::sim::Totals& t, const marvel::arch::Accelerator& acc)
+{
+    return marvel::tech::physical(acc, {e.mac, e.l1, e.l2, e.noc, e.dram}, t.runtimeCycles);
+}
 
 int run(const std::vector<std::string>& argv);
 
@@ -27,7 +35,9 @@ const marvel::cli::Command kCommand{"simulate",
     "  --frames F:N      also print frames F .. F+N-1 (0-based): per PE the index ranges it holds of each\n"
     "                    tensor, elements arrived (with multicast fan-out) and kept, MACs, partial sums\n"
     "  --json            JSON: per layer name, macs, recomputed_macs, runtime_cycles, steps, frames_total,\n"
-    "                    energy and energy_parts {mac, l1, l2, dram} (MAC units), tensors {NAME:\n"
+    "                    energy and energy_parts {mac, l1, l2, noc, dram} (the accelerator's units),\n"
+    "                    energy_pj and energy_parts_pj {mac, l1, l2, noc, dram}, area_mm2, power_mw (the\n"
+    "                    technology table's, else MAESTRO's formulas), tensors {NAME:\n"
     "                    {l2_reads, l1_writes[, l2_writes], dram_reads, dram_writes, dram_read_bytes,\n"
     "                    dram_write_bytes}} (and layout, frames); DRAM traffic over the steps of level 0\n"
     "                    (the L2 tiles), see doc/cost-model.md\n\n"
@@ -217,7 +227,14 @@ int run(const std::vector<std::string>& argv)
                 o["pe_steps"] = t.peSteps;
                 const sim::Energy e = sim::energyOf(t, acc);
                 o["energy"] = e.total();
-                o["energy_parts"] = {{"mac", e.mac}, {"l1", e.l1}, {"l2", e.l2}, {"dram", e.dram}};
+                o["energy_parts"]
+                    = {{"mac", e.mac}, {"l1", e.l1}, {"l2", e.l2}, {"noc", e.noc}, {"dram", e.dram}};
+                const tech::Physical ph = physicalOf(e, t, acc);
+                o["energy_pj"] = ph.energyPj;
+                o["energy_parts_pj"] = {{"mac", ph.macPj}, {"l1", ph.l1Pj}, {"l2", ph.l2Pj},
+                    {"noc", ph.nocPj}, {"dram", ph.dramPj}};
+                o["area_mm2"] = ph.areaMm2;
+                o["power_mw"] = ph.powerMw;
                 nlohmann::ordered_json ts;
                 for (const auto& x : t.tensors) {
                     nlohmann::ordered_json v;
@@ -253,8 +270,11 @@ int run(const std::vector<std::string>& argv)
                 std::cout << "layer " << layer.name << ": " << t.macs << " MACs (+" << t.recomputedMacs
                           << " recomputed), runtime " << t.runtimeCycles << " cycles, " << t.steps
                           << " steps, " << t.frames << " frames on " << lay.pes << " PEs\n"
-                          << "  energy " << e.total() << " MAC units: MAC " << e.mac << ", L1 " << e.l1
-                          << ", L2 " << e.l2 << ", DRAM " << e.dram << '\n';
+                          << "  energy " << e.total()
+                          << (marvel::tech::physicalUnits(acc) ? " pJ" : " MAC units") << ": MAC " << e.mac
+                          << ", L1 " << e.l1 << ", L2 " << e.l2 << ", NoC " << e.noc << ", DRAM " << e.dram
+                          << '\n'
+                          << marvel::cli::physicalLine(physicalOf(e, t, acc), acc).substr(1);
                 for (const auto& x : t.tensors) {
                     std::cout << "  " << x.name << ": ";
                     if (x.output)

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "app/cli/search_report.h"
+
 namespace marvel::cli {
 
 namespace {
@@ -65,11 +67,15 @@ double geomean(double logSum, int count)
 
 } // namespace
 
-nlohmann::json compareStylesJson(
-    const std::vector<ComparedLayer>& layers, const search::SearchOptions& options, double elapsed)
+nlohmann::json compareStylesJson(const std::vector<ComparedLayer>& layers,
+    const search::SearchOptions& options, double elapsed, const arch::Accelerator& acc)
 {
     nlohmann::json out;
     out["objective"] = search::toString(options.objective);
+    out["energy_unit"] = tech::physicalUnits(acc) ? "pJ" : "MAC units";
+    out["technology"] = tech::describe(acc);
+    // A figure in pJ of a total: the same conversion as each mapping's (energy_pj is linear in the parts).
+    const double pjPerUnit = acc.energy.macEnergyNanojoule * 1e3;
     out["ratios"] = "style / marvel: above 1 where Marvel's mapping is better";
     nlohmann::json names = nlohmann::json::array();
     for (styles::Style st : styles::allStyles())
@@ -89,6 +95,7 @@ nlohmann::json compareStylesJson(
         const search::Metrics& m = l.marvel.best->metrics;
         j["marvel"] = {{"status", "ok"}, {"runtime_cycles", m.runtime}, {"energy", m.energy},
             {"mapping", mapping::toJson(l.marvel.best->mapping)}};
+        addPhysicalJson(j["marvel"], physicalOf(m, acc));
         nlohmann::json st = nlohmann::json::object();
         for (const SearchedLayer& s : l.styles) {
             nlohmann::json e;
@@ -103,6 +110,7 @@ nlohmann::json compareStylesJson(
                     {"runtime_ratio", ratio(static_cast<double>(sm.runtime), static_cast<double>(m.runtime))},
                     {"energy_ratio", ratio(sm.energy, m.energy)},
                     {"mapping", mapping::toJson(s.best->mapping)}};
+                addPhysicalJson(e, physicalOf(sm, acc));
             }
             if (!s.convForm.empty()) e["conv_form"] = s.convForm;
             st[styles::toString(*s.style)] = std::move(e);
@@ -112,13 +120,15 @@ nlohmann::json compareStylesJson(
     }
     out["layers"] = std::move(array);
     const auto [marvel, totals] = compareTotals(layers);
-    nlohmann::json total = {{"marvel", {{"runtime_cycles", marvel.runtime}, {"energy", marvel.energy}}},
+    nlohmann::json total = {{"marvel",
+                                {{"runtime_cycles", marvel.runtime}, {"energy", marvel.energy},
+                                    {"energy_pj", marvel.energy * pjPerUnit}}},
         {"layers", marvel.layers}};
     nlohmann::json perStyle = nlohmann::json::object();
     for (std::size_t i = 0; i < totals.size(); ++i) {
         const CompareTotals& t = totals[i];
         perStyle[styles::toString(styles::allStyles()[i])]
-            = {{"runtime_cycles", t.runtime}, {"energy", t.energy},
+            = {{"runtime_cycles", t.runtime}, {"energy", t.energy}, {"energy_pj", t.energy * pjPerUnit},
                 {"runtime_ratio", ratio(static_cast<double>(t.runtime), static_cast<double>(marvel.runtime))},
                 {"energy_ratio", ratio(t.energy, marvel.energy)},
                 {"geomean_runtime_ratio", geomean(t.logRuntimeRatio, t.layers)},
@@ -135,7 +145,9 @@ std::string compareStylesText(const std::vector<ComparedLayer>& layers, const se
 {
     std::ostringstream os;
     os << "best " << search::toString(options.objective)
-       << " mapping of Marvel and of each style; ratios are style / Marvel (above 1: Marvel is better)\n";
+       << " mapping of Marvel and of each style; ratios are style / Marvel (above 1: Marvel is better)\n"
+       << "energy in " << (tech::physicalUnits(acc) ? "pJ" : "MAC units") << " (" << tech::describe(acc)
+       << ")\n";
     char line[256];
     auto header = [&] {
         std::snprintf(line, sizeof line, "   %-44s %16s %14s %10s %10s\n", "search", "runtime cycles",

@@ -19,9 +19,10 @@ struct ComparedLayer
 
 /// `--compare-styles`: per layer and in total, Marvel's best beside each style's best (runtime, energy
 /// and their ratios style / Marvel, above 1 where Marvel is better), with the geometric means of the
-/// per-layer ratios.
-nlohmann::json compareStylesJson(
-    const std::vector<ComparedLayer>& layers, const search::SearchOptions& options, double elapsed);
+/// per-layer ratios. Every mapped entry also has the physical figures on `acc` (energy_pj, its parts,
+/// area_mm2, power_mw), the totals their energy_pj.
+nlohmann::json compareStylesJson(const std::vector<ComparedLayer>& layers,
+    const search::SearchOptions& options, double elapsed, const arch::Accelerator& acc);
 std::string compareStylesText(const std::vector<ComparedLayer>& layers, const search::SearchOptions& options,
     double elapsed, const arch::Accelerator& acc);
 

@@ -90,6 +90,61 @@ private slots:
         QVERIFY(row.contains("noc_energy_macu"));
     }
 
+    /// The simulator's figures in physical units are the cost model's for the same mapping (they count
+    /// the same traffic on this one: corrected fidelity, one level): `simulate --json` and `evaluate`
+    /// agree on energy_pj, each part, area and power; the text says pJ.
+    void simulateHasThePhysicalFigures()
+    {
+        const QStringList common = {"--hw", kSamples + "/accelerators/edge1024_45nm.json", "--mapping",
+            kSamples + "/mappings/conv2d_two_levels.m"};
+        const clitest::CliRun sim = runMarvel(QStringList{"simulate"} + common + QStringList{"--json"});
+        QVERIFY2(sim.exitCode == 0, qPrintable(sim.err));
+        const clitest::CliRun eval = runMarvel(
+            QStringList{"evaluate"} + common + QStringList{"--format", "json", "--fidelity", "corrected"});
+        QVERIFY2(eval.exitCode == 0, qPrintable(eval.err));
+        const QJsonObject s = QJsonDocument::fromJson(sim.out.toUtf8()).array().first().toObject();
+        const QJsonObject e = QJsonDocument::fromJson(eval.out.toUtf8()).array().first().toObject();
+        QCOMPARE(s["runtime_cycles"].toInteger(), e["runtime_cycles"].toInteger());
+        auto close = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), 1.0); };
+        QVERIFY2(close(s["energy_pj"].toDouble(), e["energy_pj"].toDouble()),
+            qPrintable(QString::number(s["energy_pj"].toDouble()) + " vs "
+                + QString::number(e["energy_pj"].toDouble())));
+        const QJsonObject parts = s["energy_parts_pj"].toObject();
+        for (const char* p : {"mac", "l1", "l2", "noc", "dram"})
+            QVERIFY2(close(parts[p].toDouble(), e[QString(p) + "_energy_macu"].toDouble()), p);
+        QVERIFY(parts["noc"].toDouble() > 0);
+        QVERIFY(close(s["area_mm2"].toDouble(), e["area_mm2"].toDouble()));
+        QVERIFY(close(s["power_mw"].toDouble(), e["power_mw"].toDouble()));
+        const clitest::CliRun text = runMarvel(QStringList{"simulate"} + common);
+        QVERIFY(text.out.contains(" pJ: MAC "));
+        QVERIFY(text.out.contains("physical (technology 45nm (LPDDR4)): energy "));
+    }
+
+    /// `--compare-styles --json` carries each mapping's physical figures and the totals' energy in pJ.
+    void compareStylesHasThePhysicalFigures()
+    {
+        const clitest::CliRun r = runMarvel({"search", "--op", kSamples + "/operators/gemm.loop", "--hw",
+            kSamples + "/accelerators/edge1024_45nm.json", "--compare-styles", "--threads", "2", "--json"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject json = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(json["energy_unit"].toString(), QString("pJ"));
+        const QJsonObject layer = json["layers"].toArray().first().toObject();
+        const QJsonObject marvel = layer["marvel"].toObject();
+        QCOMPARE(marvel["energy_pj"].toDouble(), marvel["energy"].toDouble());
+        QVERIFY(marvel["area_mm2"].toDouble() > 0 && marvel["power_mw"].toDouble() > 0);
+        int styled = 0;
+        for (const QJsonValue v : layer["styles"].toObject()) {
+            const QJsonObject st = v.toObject();
+            if (st["status"].toString() != "ok") continue;
+            ++styled;
+            QCOMPARE(st["energy_pj"].toDouble(), st["energy"].toDouble());
+            QCOMPARE(st["area_mm2"].toDouble(), marvel["area_mm2"].toDouble()); // one design
+        }
+        QVERIFY(styled > 0);
+        const QJsonObject total = json["total"].toObject()["marvel"].toObject();
+        QCOMPARE(total["energy_pj"].toDouble(), total["energy"].toDouble());
+    }
+
     /// A name that is no table, a malformed table and a table whose curve falls: exit 2, naming it.
     void badTechnologyExitsTwo()
     {
