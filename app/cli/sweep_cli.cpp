@@ -37,11 +37,12 @@ std::string sweepUsage(const std::string& program)
           "with\n"
           "no mapping fitting its buffers; then the runtime, energy, edp, utilization and DRAM fields are\n"
           "empty). Rows are appended as points finish, then\n"
-          "sorted into the grid order (pes slowest, offchip_bw fastest, values ascending). Area and power: "
-          "the\n"
-          "cost model's area/power model for the buffers' capacities. The design points no other beats on\n"
+          "sorted into the grid order (pes slowest, offchip_bw fastest, values ascending). area, power:\n"
+          "MAESTRO's area/power formulas for the buffers' capacities; area_mm2, power_mw: the technology\n"
+          "table's (the same formulas without one). The design points no other beats on\n"
           "runtime and area, and on energy and area, go to FILE.pareto.csv\n"
-          "(front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power).\n"
+          "(front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power,\n"
+          "  area_mm2,power_mw; the fronts use area_mm2, the technology table's area).\n"
           "  --op, --model, --project  the workload, as for marvel search (a project also gives the base\n"
           "                        accelerator and the search settings; the options override them;\n"
           "                        --model takes ONNX models, --batch N their symbolic batch)\n"
@@ -235,11 +236,11 @@ std::string pointText(const sweep::PointResult& r)
     char line[200];
     std::snprintf(line, sizeof line,
         "  pes %lld simd %lld l1 %lld l2 %lld noc_bw %lld offchip_bw %lld: runtime %lld, energy %.6g, area "
-        "%.6g\n",
+        "%.6g mm2, power %.4g mW\n",
         static_cast<long long>(r.parameters[0]), static_cast<long long>(r.parameters[1]),
         static_cast<long long>(r.parameters[2]), static_cast<long long>(r.parameters[3]),
         static_cast<long long>(r.parameters[4]), static_cast<long long>(r.parameters[5]),
-        static_cast<long long>(r.runtime), r.energy, r.area);
+        static_cast<long long>(r.runtime), r.energy, r.areaMm2, r.powerMw);
     return line;
 }
 

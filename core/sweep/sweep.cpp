@@ -347,9 +347,11 @@ std::vector<PointResult> front(
     return out;
 }
 
+// The design's silicon in physical units: the technology table's when the design has one (MAESTRO's
+// formulas scaled otherwise, the same order), so the fronts are the ones a budget in mm^2 is held against.
 double areaOf(const PointResult& r)
 {
-    return r.area;
+    return r.areaMm2;
 }
 double runtimeOf(const PointResult& r)
 {
@@ -369,14 +371,16 @@ DesignFronts paretoDesigns(const std::vector<PointResult>& rows)
 
 std::string paretoCsv(const DesignFronts& fronts)
 {
-    std::string out = "front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power\n";
+    std::string out = "front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power,"
+                      "area_mm2,power_mw\n";
     auto rows = [&](const char* name, const std::vector<PointResult>& points) {
         for (const PointResult& r : points) {
             out += name;
             for (std::int64_t p : r.parameters)
                 out += ',' + std::to_string(p);
             out += ',' + std::to_string(r.runtime) + ',' + exactNumber(r.energy) + ',' + exactNumber(r.area)
-                + ',' + exactNumber(r.power) + '\n';
+                + ',' + exactNumber(r.power) + ',' + exactNumber(r.areaMm2) + ',' + exactNumber(r.powerMw)
+                + '\n';
         }
     };
     rows("runtime-area", fronts.runtimeArea);

@@ -137,15 +137,15 @@ std::string formatRow(const PointResult& row);
 std::optional<PointResult> parseRow(std::string_view line, const Grid& grid);
 
 /// The design points no other beats on both figures (ok rows only), area ascending; ties keep the lower
-/// grid index.
+/// grid index. Area is `areaMm2`: the technology table's when the design names one.
 struct DesignFronts
 {
     std::vector<PointResult> runtimeArea;
     std::vector<PointResult> energyArea;
 };
 DesignFronts paretoDesigns(const std::vector<PointResult>& rows);
-/// `front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power` with front
-/// `runtime-area` or `energy-area`.
+/// `front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power,area_mm2,power_mw`
+/// with front `runtime-area` or `energy-area` (area, power: MAESTRO's formulas, as in the rows).
 std::string paretoCsv(const DesignFronts& fronts);
 
 /// How to search each point.

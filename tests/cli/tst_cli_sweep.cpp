@@ -118,7 +118,8 @@ private slots:
         const QList<QStringList> rows = rowsOf(clitest::readBytes(out));
         const QByteArray pareto = clitest::readBytes(dir.filePath("s.pareto.csv"));
         QVERIFY(pareto.startsWith(
-            "front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power\n"));
+            "front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power,area_mm2,"
+            "power_mw\n"));
         const QJsonObject json = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(json["points"].toInt(), 6);
         QCOMPARE(json["done"].toInt(), 6);
@@ -127,15 +128,17 @@ private slots:
         for (const auto& [front, column, key] :
             {std::tuple{QString("runtime-area"), 6, QString("runtime_area")},
                 std::tuple{QString("energy-area"), 7, QString("energy_area")}}) {
+            constexpr int kAreaMm2 = 16; // the rows' area_mm2 column, the area the fronts use
             // Brute force: a row is on the front when no other is at most as large on area and the figure
             // and smaller on one (the rows are distinct here).
             QStringList expected;
             for (const QStringList& p : rows) {
                 bool dominated = false;
                 for (const QStringList& q : rows)
-                    if (&p != &q && q[9].toDouble() <= p[9].toDouble()
+                    if (&p != &q && q[kAreaMm2].toDouble() <= p[kAreaMm2].toDouble()
                         && q[column].toDouble() <= p[column].toDouble()
-                        && (q[9].toDouble() < p[9].toDouble() || q[column].toDouble() < p[column].toDouble()))
+                        && (q[kAreaMm2].toDouble() < p[kAreaMm2].toDouble()
+                            || q[column].toDouble() < p[column].toDouble()))
                         dominated = true;
                 if (!dominated) expected << p[0] + "/" + p[4];
             }

@@ -58,7 +58,7 @@ sweep::PointResult designRow(
 {
     sweep::PointResult r;
     r.index = index;
-    r.area = area;
+    r.areaMm2 = area; // the fronts use the physical area
     r.runtime = runtime;
     r.energy = energy;
     r.ok = ok;
@@ -75,8 +75,8 @@ std::vector<std::size_t> bruteForceFront(const std::vector<sweep::PointResult>& 
         if (!p.ok) continue;
         bool dominated = false;
         for (const sweep::PointResult& q : rows)
-            if (q.ok && &q != &p && q.area <= p.area && y(q) <= y(p)
-                && (q.area < p.area || y(q) < y(p) || q.index < p.index))
+            if (q.ok && &q != &p && q.areaMm2 <= p.areaMm2 && y(q) <= y(p)
+                && (q.areaMm2 < p.areaMm2 || y(q) < y(p) || q.index < p.index))
                 dominated = true;
         if (!dominated) out.push_back(p.index);
     }

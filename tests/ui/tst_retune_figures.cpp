@@ -415,10 +415,11 @@ private slots:
                 roofline += fresh.back().roofline * repeat;
                 below += fresh.back().overRoofline() < 1 ? 1 : 0;
             }
-            QString totals = QStringLiteral("3 of 3 layers: %L1 cycles, energy %2, %3\u00d7 the roofline")
-                                 .arg(qlonglong(runtime))
-                                 .arg(energy, 0, 'g', 4)
-                                 .arg(double(runtime) / double(roofline), 0, 'f', 3);
+            QString totals
+                = QStringLiteral("3 of 3 layers: %L1 cycles, energy %2 MAC units, %3\u00d7 the roofline")
+                      .arg(qlonglong(runtime))
+                      .arg(energy, 0, 'g', 4)
+                      .arg(double(runtime) / double(roofline), 0, 'f', 3);
             if (below > 0) totals += QStringLiteral("; %1 below their roofline (marked !)").arg(below);
             QCOMPARE(w.modelTotals()->text(), totals);
             // The first layer is shown once the model is searched.

@@ -3,6 +3,7 @@
 #include <QColor>
 
 #include "core/search/roofline.h"
+#include "core/tech/technology.h"
 
 namespace marvel::ui {
 
@@ -161,9 +162,11 @@ const ResultBasis* ModelTableModel::layerBasis(int row) const
 void ModelTableModel::setCurrent(const arch::Accelerator& acc, const search::SearchOptions& options)
 {
     const bool objective = options.objective != m_current.options.objective;
+    const bool unit = tech::physicalUnits(acc) != tech::physicalUnits(m_current.accelerator);
     m_current.accelerator = acc;
     m_current.options = options;
     if (objective) emit headerDataChanged(Qt::Horizontal, FirstStyle, LastStyle); // their tooltips
+    if (unit) emit headerDataChanged(Qt::Horizontal, Energy, Energy);
     updateStale();
 }
 
@@ -380,7 +383,7 @@ QVariant ModelTableModel::headerData(int section, Qt::Orientation orientation, i
         "The layer's loop bounds (/2: a stride of 2, d2: a dilation of 2)",
         "How many times the model runs this layer", "Multiply-accumulates of one run of the layer",
         "Runtime of the best mapping, in cycles",
-        "Total energy of the best mapping (on chip and DRAM), in MAC energies",
+        "Total energy of the best mapping (on chip and DRAM), in MAC units (MAESTRO's energies)",
         "Average share of the PEs the best mapping keeps busy",
         "Runtime of the best mapping over the layer's roofline (1 is the bound)"};
     if (section == Status) {
@@ -390,6 +393,13 @@ QVariant ModelTableModel::headerData(int section, Qt::Orientation orientation, i
     }
     const bool style = section >= FirstStyle && section <= LastStyle;
     const styles::Style st = style ? styles::allStyles()[std::size_t(section - FirstStyle)] : styles::Style{};
+    // The energies are in the units of the accelerator the panels hold (pJ under a technology table).
+    const bool pj = tech::physicalUnits(m_current.accelerator);
+    if (section == Energy && role == Qt::DisplayRole) return pj ? tr("Energy (pJ)") : tr("Energy");
+    if (section == Energy && role == Qt::ToolTipRole)
+        return pj ? tr("Total energy of the best mapping (on chip and DRAM), in pJ (%1)")
+                        .arg(QString::fromStdString(tech::describe(m_current.accelerator)))
+                  : tr(tips[section]);
     if (role == Qt::DisplayRole)
         return style ? QString::fromStdString(styles::shortLabel(st)) : tr(names[section]);
     if (role == Qt::ToolTipRole)

@@ -82,6 +82,8 @@ public:
     /// Sums over the searched layers, each times its repeat.
     std::int64_t totalRuntime() const;
     double totalEnergy() const;
+    /// The accelerator the panels hold (the figures' units follow it).
+    const arch::Accelerator& currentAccelerator() const { return m_current.accelerator; }
     std::int64_t totalRoofline() const;
     int searchedLayers() const;
     /// Searched layers whose best runtime is below their roofline (marked "!": maestro fidelity).

@@ -40,9 +40,9 @@ bool sameResultOptions(const search::SearchOptions& a, const search::SearchOptio
 /// "the accelerator (PEs)" or "the accelerator (L1, L2) and the search settings (objective)".
 QString basisChange(const ResultBasis& shown, const ResultBasis& current, int parts = AllParts);
 
-/// The line a stale view shows: "Stale: computed before the accelerator changed." plus `what next`.
 /// The unit the accelerator's energies are in: "pJ" under a technology table in pJ, else "MAC units".
 QString energyUnit(const arch::Accelerator& acc);
+/// The line a stale view shows: "Stale: computed before the accelerator changed." plus `what next`.
 QString staleText(const QString& change, const QString& next = {});
 
 /// The colour of stale figures and of the stale notes.

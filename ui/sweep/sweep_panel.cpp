@@ -94,7 +94,7 @@ QString metricLabel(SweepPanel::Metric m, const QString& energyUnit = QObject::t
     case SweepPanel::Metric::Edp:
         return QObject::tr("energy-delay product");
     case SweepPanel::Metric::Area:
-        return QObject::tr("area (\u00b5m\u00b2)");
+        return QObject::tr("area (mm\u00b2)");
     case SweepPanel::Metric::Power:
         return QObject::tr("power (mW)");
     case SweepPanel::Metric::Utilization:
@@ -235,7 +235,7 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_frontDesigns->setLineStyle(QCPGraph::lsStepLeft);
     m_frontDesigns->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(30, 90, 200), 8));
     m_frontDesigns->setName(tr("Pareto set"));
-    m_paretoPlot->xAxis->setLabel(tr("area (\u00b5m\u00b2)"));
+    m_paretoPlot->xAxis->setLabel(tr("area (mm\u00b2)"));
     m_paretoPlot->legend->setVisible(true);
     m_paretoPlot->legend->setBrush(QColor(255, 255, 255, 220));
     // The legend goes below the axes, in one row: inside them it covered design points.
@@ -414,9 +414,9 @@ double SweepPanel::valueOf(const sweep::PointResult& p) const
     case Metric::Edp:
         return p.edp;
     case Metric::Area:
-        return p.area;
+        return p.areaMm2;
     case Metric::Power:
-        return p.power;
+        return p.powerMw;
     case Metric::Utilization:
         return 100.0 * p.utilization;
     case Metric::RooflineRatio:
@@ -605,13 +605,13 @@ void SweepPanel::updatePareto()
     QVector<double> ax, ay, fx, fy;
     for (const sweep::PointResult& p : m_points)
         if (p.ok) {
-            ax << p.area;
+            ax << p.areaMm2;
             ay << (energy ? p.energy : double(p.runtime));
         }
     m_paretoIndex.clear();
     const sweep::DesignFronts fronts = sweep::paretoDesigns(m_points);
     for (const sweep::PointResult& p : energy ? fronts.energyArea : fronts.runtimeArea) {
-        fx << p.area;
+        fx << p.areaMm2;
         fy << (energy ? p.energy : double(p.runtime));
         m_paretoIndex.push_back(p.index);
     }
@@ -704,9 +704,9 @@ bool SweepPanel::eventFilter(QObject* watched, QEvent* event)
                 lines << tr("runtime %L1 cycles (%2\u00d7 roofline)")
                              .arg(p.runtime)
                              .arg(p.roofline > 0 ? double(p.runtime) / double(p.roofline) : 0.0, 0, 'f', 2)
-                      << tr("energy %1, area %2, power %3 mW, utilization %4%")
-                             .arg(shortNumber(p.energy), shortNumber(p.area))
-                             .arg(p.power, 0, 'f', 1)
+                      << tr("energy %1 %2, area %3 mm\u00b2, power %4 mW, utilization %5%")
+                             .arg(shortNumber(p.energy), energyUnit(m_grid->base()), shortNumber(p.areaMm2))
+                             .arg(p.powerMw, 0, 'f', 1)
                              .arg(100.0 * p.utilization, 0, 'f', 0)
                       << tr("DRAM traffic %1B, DRAM energy %2")
                              .arg(shortNumber(double(p.dramBytes)), shortNumber(p.dramEnergy))

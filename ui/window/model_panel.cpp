@@ -17,6 +17,7 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include "core/tech/technology.h"
 #include "core/workloads/workloads.h"
 #include "importers/onnx/onnx_import.h"
 #include "ui/accelerator/accelerator_panel.h"
@@ -90,6 +91,12 @@ QWidget* MainWindow::buildModelPanel()
     connect(m_modelView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         [this](const QModelIndex& current) {
             if (current.isValid()) selectLayer(m_modelProxy->mapToSource(current).row());
+        });
+    // A header that changes its text (Energy gains its unit under a technology table) keeps it in view.
+    connect(
+        m_model, &QAbstractItemModel::headerDataChanged, this, [this](Qt::Orientation, int first, int last) {
+            for (int c = first; c <= last; ++c)
+                m_modelView->resizeColumnToContents(c);
         });
     layout->addWidget(m_modelView);
     return panel;
@@ -241,11 +248,17 @@ void MainWindow::updateModelTotals()
     const double ratio = m_model->totalRoofline() > 0
         ? static_cast<double>(m_model->totalRuntime()) / static_cast<double>(m_model->totalRoofline())
         : 0.0;
+    // Under a technology table the energy reads in pJ-µJ-mJ; otherwise it says its unit.
+    const arch::Accelerator& acc = m_model->currentAccelerator();
+    const QString energy = tech::physicalUnits(acc)
+        ? QString::fromStdString(
+            tech::formatPicojoules(m_model->totalEnergy() * acc.energy.macEnergyNanojoule * 1e3))
+        : tr("%1 MAC units").arg(m_model->totalEnergy(), 0, 'g', 4);
     QString totals = tr("%1 of %2 layers: %L3 cycles, energy %4, %5\u00d7 the roofline")
                          .arg(searched)
                          .arg(m_model->rowCount())
                          .arg(qlonglong(m_model->totalRuntime()))
-                         .arg(m_model->totalEnergy(), 0, 'g', 4)
+                         .arg(energy)
                          .arg(ratio, 0, 'f', 3);
     if (const int below = m_model->layersBelowRoofline(); below > 0)
         totals += tr("; %n below their roofline (marked !)", nullptr, below);
