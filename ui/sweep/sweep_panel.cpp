@@ -25,6 +25,7 @@
 #include "core/util/text_file.h"
 #include "ui/plot/log_ticker.h"
 #include "ui/search/result_basis.h"
+#include "ui/sweep/design_labels.h"
 
 namespace marvel::ui {
 
@@ -44,43 +45,6 @@ QCPColorGradient viridis()
     gradient.setNanHandling(QCPColorGradient::nhNanColor);
     gradient.setNanColor(QColor(225, 225, 225));
     return gradient;
-}
-
-constexpr sweep::Parameter kParameters[] = {sweep::Parameter::Pes, sweep::Parameter::Simd,
-    sweep::Parameter::L1, sweep::Parameter::L2, sweep::Parameter::NocBw, sweep::Parameter::OffchipBw};
-
-QString parameterLabel(sweep::Parameter p)
-{
-    switch (p) {
-    case sweep::Parameter::Pes:
-        return QObject::tr("PEs");
-    case sweep::Parameter::Simd:
-        return QObject::tr("SIMD lanes");
-    case sweep::Parameter::L1:
-        return QObject::tr("L1 per PE");
-    case sweep::Parameter::L2:
-        return QObject::tr("L2");
-    case sweep::Parameter::NocBw:
-        return QObject::tr("NoC bandwidth");
-    case sweep::Parameter::OffchipBw:
-        return QObject::tr("off-chip bandwidth");
-    }
-    return {};
-}
-
-bool isBytes(sweep::Parameter p)
-{
-    return p == sweep::Parameter::L1 || p == sweep::Parameter::L2;
-}
-
-/// 65536 -> "64K" for buffer sizes, plain numbers otherwise: the way --vary writes them.
-QString valueLabel(sweep::Parameter p, std::int64_t v)
-{
-    if (isBytes(p)) {
-        if (v >= (1 << 20) && v % (1 << 20) == 0) return QStringLiteral("%1M").arg(v >> 20);
-        if (v >= 1024 && v % 1024 == 0) return QStringLiteral("%1K").arg(v >> 10);
-    }
-    return QString::number(v);
 }
 
 /// `energyUnit`: "MAC units", or "pJ" for a sweep around an accelerator with a technology table.
@@ -141,8 +105,7 @@ SweepPanel::SweepPanel(QWidget* parent)
                        sweep::Parameter initial, const QString& text) {
         combo = new QComboBox;
         for (sweep::Parameter p : kParameters)
-            combo->addItem(parameterLabel(p),
-                QString::fromUtf8(sweep::parameterName(p).data(), qsizetype(sweep::parameterName(p).size())));
+            combo->addItem(parameterLabel(p), parameterKey(p));
         combo->setCurrentIndex(int(initial));
         range = new QLineEdit(text);
         range->setMinimumWidth(90);

@@ -21,6 +21,7 @@
 #include "core/workloads/workloads.h"
 #include "importers/onnx/onnx_import.h"
 #include "ui/accelerator/accelerator_panel.h"
+#include "ui/animation/animation_panel.h"
 #include "ui/editor/code_editor.h"
 #include "ui/main_window.h"
 #include "ui/model/model_table.h"
