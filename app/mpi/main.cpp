@@ -1,9 +1,9 @@
-// `marvel-mpi sweep`: `marvel sweep` across MPI ranks (issue 12). Rank 0 owns the file and hands out
-// design points on demand (points differ a lot in cost, so a fixed split would leave ranks idle), or the
-// layers of the points when there are too few points to keep the ranks busy; every rank, rank 0 included
-// (on a thread of its own, so that it keeps serving requests), searches and rank 0 appends each row as its
-// point completes. The file is written through the same SweepFile as `marvel sweep`, so after the final
-// sort it is the same file byte for byte.
+// `marvel-mpi sweep`: `marvel sweep` across MPI ranks (issue 12) (and `marvel-mpi codesign`, issue 34,
+// below). Rank 0 owns the file and hands out design points on demand (points differ a lot in cost, so a
+// fixed split would leave ranks idle), or the layers of the points when there are too few points to keep
+// the ranks busy; every rank, rank 0 included (on a thread of its own, so that it keeps serving
+// requests), searches and rank 0 appends each row as its point completes. The file is written through
+// the same SweepFile as `marvel sweep`, so after the final sort it is the same file byte for byte.
 //
 // Messages, all with rank 0: a worker sends kReady (empty), then gets kWork (a point index and a layer
 // index, or Unit::kWholePoint) or kStop; it answers kWork with kResult ("POINT ROW", the point's CSV row)
@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mpi.h>
@@ -24,6 +25,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "app/cli/codesign_cli.h"
 #include "app/cli/command.h"
 #include "app/cli/sweep_cli.h"
 #include "importers/onnx/onnx_import.h"
@@ -228,10 +230,149 @@ int coordinate(const cli::SweepJob& job, const sweep::Sweeper& sweeper, sweep::S
     return cli::reportSweep(job, file, fronts, progress.elapsedSeconds(), false);
 }
 
+// `marvel-mpi codesign`: rank 0 runs the co-design and hands each round's designs out to the ranks (and
+// to a thread of its own) as the sweep hands out points; the workers are the sweep's (workerLoop). The
+// rounds are the same whatever the ranks (codesign::Options::batch), and a design's row is the same
+// whoever searched it, so the result is `marvel codesign`'s.
+class RankPool
+{
+public:
+    RankPool(const sweep::Sweeper& sweeper, int ranks, unsigned threads)
+        : m_sweeper(sweeper)
+        , m_ranks(ranks)
+        , m_threads(threads)
+    { }
+
+    std::vector<std::optional<sweep::PointResult>> evaluate(const std::vector<std::size_t>& indices)
+    {
+        std::vector<std::optional<sweep::PointResult>> out(indices.size());
+        std::map<std::size_t, std::size_t> slot; // grid index -> position in `indices`
+        for (std::size_t i = 0; i < indices.size(); ++i)
+            slot[indices[i]] = i;
+        std::mutex mutex;
+        std::deque<std::size_t> queue(indices.begin(), indices.end());
+        std::size_t done = 0;
+        auto take = [&]() -> std::optional<std::size_t> {
+            const std::lock_guard lock(mutex);
+            if (queue.empty()) return std::nullopt;
+            const std::size_t i = queue.front();
+            queue.pop_front();
+            return i;
+        };
+        const std::function<void(sweep::PointResult)> put = [&](sweep::PointResult row) {
+            const std::lock_guard lock(mutex);
+            out[slot.at(row.index)] = std::move(row);
+            ++done;
+        };
+        std::jthread own([&] {
+            while (const std::optional<std::size_t> i = take())
+                put(*m_sweeper.evaluate(*i, m_threads));
+        });
+        auto finished = [&] {
+            const std::lock_guard lock(mutex);
+            return done == indices.size();
+        };
+        auto feed = [&] {
+            while (!m_idle.empty()) {
+                const std::optional<std::size_t> i = take();
+                if (!i) return;
+                const std::uint64_t message[2] = {*i, Unit::kWholePoint};
+                MPI_Send(message, 2, MPI_UINT64_T, m_idle.front(), kWork, MPI_COMM_WORLD);
+                m_idle.pop_front();
+            }
+        };
+        while (!finished()) {
+            feed();
+            if (!receive(&put)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return out;
+    }
+
+    // Every worker, once it asks for work, is told to stop.
+    void stop()
+    {
+        int stopped = 0;
+        const std::uint64_t none[2] = {0, 0};
+        for (;;) {
+            while (!m_idle.empty()) {
+                MPI_Send(none, 2, MPI_UINT64_T, m_idle.front(), kStop, MPI_COMM_WORLD);
+                m_idle.pop_front();
+                ++stopped;
+            }
+            if (stopped == m_ranks - 1) return;
+            if (!receive(nullptr)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    }
+
+private:
+    // Takes one message if there is one: the worker becomes idle, its row goes to `put`.
+    bool receive(const std::function<void(sweep::PointResult)>* put)
+    {
+        int flag = 0;
+        MPI_Status status;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+        if (!flag) return false;
+        int size = 0;
+        MPI_Get_count(&status, MPI_CHAR, &size);
+        std::string text(static_cast<std::size_t>(size), '\0');
+        MPI_Recv(text.data(), size, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+            MPI_STATUS_IGNORE);
+        if (status.MPI_TAG == kResult) {
+            const std::size_t space = text.find(' ');
+            std::optional<sweep::PointResult> row;
+            if (space != std::string::npos)
+                row = sweep::parseRow(std::string_view(text).substr(space + 1), m_sweeper.grid());
+            if (!row || !put) {
+                std::cerr << "marvel-mpi codesign: rank " << status.MPI_SOURCE
+                          << " sent a result not of this co-design: " << text << '\n';
+                MPI_Abort(MPI_COMM_WORLD, cli::InputError);
+            }
+            (*put)(std::move(*row));
+        }
+        m_idle.push_back(status.MPI_SOURCE);
+        return true;
+    }
+
+    const sweep::Sweeper& m_sweeper;
+    int m_ranks;
+    unsigned m_threads;
+    std::deque<int> m_idle; // workers waiting for a reply
+};
+
+int runCodesign(const std::vector<std::string>& args, int rank, int ranks)
+{
+    cli::CodesignJob job;
+    std::optional<int> code = cli::parseCodesignJob(args, "marvel-mpi", 1, rank == 0, job);
+    int mine = code.value_or(0), worst = 0;
+    MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (worst != 0) {
+        if (rank == 0 && mine == 0)
+            std::cerr << "marvel-mpi codesign: another rank could not read the inputs (every node must reach "
+                         "the files given)\n";
+        return worst;
+    }
+    const unsigned threads = std::max(1u, job.designer->options().sweep.threads);
+    if (rank != 0) {
+        workerLoop(job.designer->sweeper(), threads);
+        return cli::Ok;
+    }
+    RankPool pool(job.designer->sweeper(), ranks, threads);
+    cli::CodesignProgress progress;
+    const auto start = std::chrono::steady_clock::now();
+    const codesign::Result result = job.designer->run(
+        {}, {}, [&](const codesign::Progress& p) { progress.update(p); },
+        [&](const std::vector<std::size_t>& indices, std::stop_token) { return pool.evaluate(indices); });
+    pool.stop();
+    progress.finish();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return cli::reportCodesign(job, result, seconds, false);
+}
+
 int run(int argc, char** argv, int rank, int ranks)
 {
     std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
-    const bool help = argc < 2 || std::string(argv[1]) != "sweep"
+    const bool codesign = argc >= 2 && std::string(argv[1]) == "codesign";
+    const bool help = argc < 2 || (std::string(argv[1]) != "sweep" && !codesign)
         || std::find_if(
                args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; })
             != args.end();
@@ -242,10 +383,13 @@ int run(int argc, char** argv, int rank, int ranks)
     if (help) {
         if (rank == 0)
             std::cout << "marvel-mpi " MARVEL_VERSION
-                         " - `marvel sweep` across MPI ranks: mpirun -n N marvel-mpi sweep ...\n\n"
-                      << cli::sweepUsage("marvel-mpi") << '\n';
-        return argc >= 2 && std::string(argv[1]) == "sweep" ? cli::Ok : cli::InputError;
+                         " - `marvel sweep` and `marvel codesign` across MPI ranks: mpirun -n N marvel-mpi "
+                         "sweep|codesign ...\n\n"
+                      << (codesign ? cli::codesignUsage("marvel-mpi") : cli::sweepUsage("marvel-mpi"))
+                      << '\n';
+        return argc >= 2 && (std::string(argv[1]) == "sweep" || codesign) ? cli::Ok : cli::InputError;
     }
+    if (codesign) return runCodesign(args, rank, ranks);
 
     // Every rank reads the inputs (they must be reachable on every node); rank 0 also opens the file.
     // The ranks agree on the outcome before any point is handed out, so none waits for a rank that gave up.

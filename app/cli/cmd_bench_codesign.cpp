@@ -1,0 +1,300 @@
+// `marvel bench codesign` (= `marvel bench-codesign`): the co-design's best design under three area
+// budgets against the exhaustive grid's best (every design within the budget searched, the same inner
+// search), the share of the grid it evaluated, and the time of a whole co-design.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "app/cli/codesign_cli.h"
+#include "app/cli/command.h"
+#include "app/cli/interrupt.h"
+#include "app/cli/search_args.h"
+#include "core/arch/accelerator_io.h"
+#include "core/sweep/sweep_file.h"
+#include "core/tech/technology.h"
+
+namespace cmd_bench_codesign {
+
+using namespace marvel;
+
+int run(const std::vector<std::string>& argv);
+
+const cli::Command kCommand{"bench-codesign",
+    "benchmark of the co-design: its best against the exhaustive grid's, designs evaluated, time",
+    "usage: marvel bench-codesign [--models resnet50,mobilenetv2] [--hw BASE] [--technology 45nm]\n"
+    "                             [--budgets MM2,MM2,MM2] [--objective runtime|energy|edp] [--seed N]\n"
+    "                             [--vary NAME=VALUES ...] [--layers N] [--threads N] [--max-designs N]\n"
+    "                             [--cache PREFIX] [--no-exhaustive] [--no-timing]\n\n"
+    "For each model (default resnet50 and mobilenetv2, built in) around the base accelerator (default\n"
+    "edge1024_45nm) with the technology table (default 45nm), over the grid of marvel codesign's default\n"
+    "axes (pes=64:4096:x2 l1=64:2K:x2 l2=16K:4M:x2 noc_bw=16:512:x2: 2268 designs; --vary replaces\n"
+    "them), prints for each area budget (default 0.5,1.5,4 mm^2):\n"
+    "  the exhaustive best: every design within the budget searched as marvel sweep searches a point\n"
+    "  the co-design's best, its distance to the exhaustive best, and the designs it evaluated (share of\n"
+    "  the grid); goal: within 1% evaluating at most 10% of the grid\n"
+    "then the wall and CPU time of one whole co-design (the middle budget) searching every design it\n"
+    "proposes (goal for resnet50: at most 600 s on 2 cores), whose rows must equal the exhaustive ones.\n"
+    "The exhaustive grid is the expensive part: --cache PREFIX keeps its rows in PREFIX.MODEL.csv (a sweep\n"
+    "file; a later run searches only the missing designs, and `marvel sweep` with the same grid writes the\n"
+    "same file); the quality figures take the co-design's designs from those rows (the same search's\n"
+    "results). Only designs within the largest budget are searched. --layers N keeps the first N layers of\n"
+    "each model (a cheaper run; the figures are then those of that part of the model); --no-exhaustive\n"
+    "prints only the co-design's figures; --no-timing skips the timed run. Ctrl+C stops (the cache keeps\n"
+    "what was searched).",
+    run};
+
+double seconds(std::chrono::steady_clock::time_point since)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+std::vector<std::string> split(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');)
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+std::string designText(const codesign::Design& d)
+{
+    const sweep::Parameters& p = d.point.parameters;
+    char text[200];
+    std::snprintf(text, sizeof text, "%.6g (pes %lld l1 %lld l2 %lld noc_bw %lld, %.3f mm^2)", d.objective,
+        static_cast<long long>(p[0]), static_cast<long long>(p[2]), static_cast<long long>(p[3]),
+        static_cast<long long>(p[4]), d.point.areaMm2);
+    return text;
+}
+
+int run(const std::vector<std::string>& argv)
+{
+    cli::Args args(argv,
+        {"models", "hw", "technology", "budgets", "objective", "seed", "vary", "layers", "threads",
+            "max-designs", "cache"},
+        {"no-exhaustive", "no-timing"});
+    if (!args.ok()) return cli::usageError(kCommand, args.error());
+    if (!args.positionals().empty())
+        return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
+    codesign::Options base;
+    if (std::string error = cli::searchOptionsFromArgs(args, base.sweep.search); !error.empty())
+        return cli::usageError(kCommand, error);
+    base.objective = base.sweep.search.objective;
+    base.sweep.threads = base.sweep.search.threads;
+    const auto seed = args.integer("seed", 0, 1LL << 62);
+    const auto layers = args.integer("layers", 1, 100000);
+    const auto maxDesigns = args.integer("max-designs", 1, sweep::kMaxPoints);
+    if (!args.ok()) return cli::usageError(kCommand, args.error());
+    if (seed) base.seed = static_cast<std::uint64_t>(*seed);
+    if (maxDesigns) base.maxDesigns = static_cast<std::size_t>(*maxDesigns);
+    std::vector<double> budgets;
+    for (const std::string& b : split(args.valueOr("budgets", "0.5,1.5,4"))) {
+        try {
+            std::size_t used = 0;
+            const double v = std::stod(b, &used);
+            if (used != b.size() || !(v > 0)) throw std::invalid_argument(b);
+            budgets.push_back(v);
+        } catch (const std::exception&) {
+            return cli::usageError(kCommand, "--budgets takes positive numbers of mm^2, got '" + b + "'");
+        }
+    }
+    if (budgets.empty()) return cli::usageError(kCommand, "--budgets is empty");
+    std::sort(budgets.begin(), budgets.end());
+    const std::vector<std::string> models = split(args.valueOr("models", "resnet50,mobilenetv2"));
+    const std::vector<std::string> specs
+        = args.has("vary") ? args.values("vary") : cli::defaultCodesignAxes();
+    const bool exhaustive = !args.has("no-exhaustive"), timing = !args.has("no-timing");
+    const unsigned threads
+        = base.sweep.threads ? base.sweep.threads : std::max(1u, std::thread::hardware_concurrency());
+
+    arch::Accelerator acc;
+    std::vector<sweep::Axis> axes;
+    try {
+        for (const std::string& s : specs)
+            axes.push_back(sweep::parseVary(s));
+        acc = cli::loadAcceleratorArg(args.valueOr("hw", "edge1024_45nm"));
+        cli::Args tech(
+            std::vector<std::string>{"--technology", args.valueOr("technology", "45nm")}, {"technology"}, {});
+        cli::applyTechnologyArg(tech, acc);
+    } catch (const InputError& e) {
+        std::cerr << "marvel bench-codesign: " << formatDiagnostics(e.diagnostics());
+        return cli::InputError;
+    }
+    std::string axesText;
+    for (const std::string& s : specs)
+        axesText += " " + s;
+    std::printf("codesign benchmark: %s, base %s, grid%s, objective %s, seed %llu, %u threads\n",
+        tech::describe(acc).c_str(), acc.name.c_str(), axesText.c_str(),
+        search::toString(base.objective).c_str(), static_cast<unsigned long long>(base.seed), threads);
+    std::fflush(stdout);
+
+    std::stop_source stop;
+    cli::StopOnInterrupt watch(stop);
+    bool allMet = true;
+    for (const std::string& model : models) {
+        workloads::Workload workload;
+        std::unique_ptr<sweep::Grid> grid;
+        try {
+            workload = workloads::loadWorkload(model);
+            if (layers && static_cast<std::size_t>(*layers) < workload.layers.size())
+                workload.layers.resize(static_cast<std::size_t>(*layers));
+            grid = std::make_unique<sweep::Grid>(acc, axes);
+        } catch (const InputError& e) {
+            std::cerr << "marvel bench-codesign: " << formatDiagnostics(e.diagnostics());
+            return cli::InputError;
+        }
+        std::printf("\n%s: %zu layers%s, %zu designs in the grid\n", model.c_str(), workload.layers.size(),
+            layers ? " (--layers)" : "", grid->size());
+        std::fflush(stdout);
+
+        // The problems of the budgets (the largest first: its designs include every other's).
+        std::vector<std::unique_ptr<codesign::CoDesigner>> problems;
+        try {
+            for (double b : budgets) {
+                codesign::Options o = base;
+                o.budget.areaMm2 = b;
+                problems.push_back(std::make_unique<codesign::CoDesigner>(*grid, workload, o));
+            }
+        } catch (const InputError& e) {
+            std::cerr << "marvel bench-codesign: " << formatDiagnostics(e.diagnostics());
+            return cli::InputError;
+        }
+        const codesign::CoDesigner& largest = *problems.back();
+
+        // The exhaustive rows: from the cache, the missing ones searched (within the largest budget).
+        std::map<std::size_t, sweep::PointResult> table;
+        if (exhaustive) {
+            const auto start = std::chrono::steady_clock::now();
+            const std::clock_t cpu0 = std::clock();
+            std::unique_ptr<sweep::SweepFile> cache;
+            try {
+                if (auto prefix = args.value("cache")) {
+                    std::string stem = model;
+                    std::replace(stem.begin(), stem.end(), '/', '_');
+                    cache = std::make_unique<sweep::SweepFile>(*prefix + "." + stem + ".csv", *grid, true,
+                        sweep::sweepSettings(workload, largest.options().sweep));
+                    for (const sweep::PointResult& r : cache->rows())
+                        table[r.index] = r;
+                }
+            } catch (const InputError& e) {
+                std::cerr << "marvel bench-codesign: " << formatDiagnostics(e.diagnostics());
+                return cli::InputError;
+            }
+            std::vector<std::size_t> todo;
+            for (std::size_t i : largest.withinArea())
+                if (!table.count(i)) todo.push_back(i);
+            const std::size_t cached = largest.withinArea().size() - todo.size();
+            std::fprintf(stderr, "%s: exhaustive: %zu designs within %.3g mm^2, %zu cached, %zu to search\n",
+                model.c_str(), largest.withinArea().size(), budgets.back(), cached, todo.size());
+            std::size_t done = 0;
+            auto lastPrint = std::chrono::steady_clock::now();
+            largest.sweeper().run(
+                todo,
+                [&](const sweep::PointResult& r) {
+                    table[r.index] = r;
+                    if (cache) cache->append(r);
+                    ++done;
+                    if (seconds(lastPrint) > 10 || done == todo.size()) {
+                        lastPrint = std::chrono::steady_clock::now();
+                        const double t = seconds(start);
+                        std::fprintf(stderr, "%s: exhaustive: %zu/%zu, %.0f s, eta %.0f s\n", model.c_str(),
+                            done, todo.size(), t, t / double(done) * double(todo.size() - done));
+                    }
+                },
+                stop.get_token());
+            if (cache) cache->finish();
+            if (stop.stop_requested()) {
+                std::printf("interrupted: the cache keeps the %zu designs searched\n", table.size());
+                return 130;
+            }
+            std::printf(
+                "  exhaustive: %zu designs within the largest budget (%zu from the cache, %zu searched "
+                "in %.1f s, cpu %.1f s)\n",
+                largest.withinArea().size(), cached, todo.size(), seconds(start),
+                double(std::clock() - cpu0) / CLOCKS_PER_SEC);
+            std::fflush(stdout);
+        }
+
+        // Quality: each budget's co-design, its designs taken from the exhaustive rows.
+        const codesign::BatchEvaluator fromTable
+            = [&](const std::vector<std::size_t>& indices, std::stop_token) {
+                  std::vector<std::optional<sweep::PointResult>> out;
+                  for (std::size_t i : indices)
+                      out.push_back(table.at(i));
+                  return out;
+              };
+        for (std::size_t b = 0; exhaustive && b < budgets.size(); ++b) {
+            const codesign::CoDesigner& cd = *problems[b];
+            codesign::Result every;
+            every.gridSize = grid->size();
+            for (std::size_t i : cd.withinArea())
+                every.designs.push_back(cd.judge(table.at(i), every.designs.size(), "exhaustive"));
+            cd.summarise(every);
+            const codesign::Result r = cd.run({}, {}, {}, fromTable);
+            const double share = 100.0 * double(r.designs.size()) / double(grid->size());
+            if (!every.best || !r.best) {
+                std::printf("  budget %g mm^2: %s\n", budgets[b],
+                    every.best ? "the co-design found no design within budget" : "no design within budget");
+                allMet = allMet && !every.best;
+                continue;
+            }
+            const double gap = 100.0 * (r.best->objective - every.best->objective) / every.best->objective;
+            const bool met = gap <= 1.0 && share <= 10.0;
+            allMet = allMet && met;
+            std::printf("  budget %g mm^2: %zu designs within it; exhaustive best %s\n", budgets[b],
+                cd.withinArea().size(), designText(*every.best).c_str());
+            std::printf("    codesign best %s: %+.2f%%, %zu designs evaluated (%.1f%% of the grid, %.1f%% "
+                        "of those within budget): %s\n",
+                designText(*r.best).c_str(), gap, r.designs.size(), share,
+                100.0 * double(r.designs.size()) / double(cd.withinArea().size()),
+                met ? "met (within 1%, at most 10%)" : "NOT met (goal: within 1%, at most 10%)");
+            std::fflush(stdout);
+        }
+
+        // Speed: a whole co-design of the middle budget searching every design it proposes.
+        if (timing) {
+            const codesign::CoDesigner& cd = *problems[problems.size() / 2];
+            const auto start = std::chrono::steady_clock::now();
+            const std::clock_t cpu0 = std::clock();
+            cli::CodesignProgress progress;
+            const codesign::Result r
+                = cd.run(stop.get_token(), {}, [&](const codesign::Progress& p) { progress.update(p); });
+            progress.finish();
+            const double wall = seconds(start), cpu = double(std::clock() - cpu0) / CLOCKS_PER_SEC;
+            if (r.cancelled) {
+                std::printf("interrupted\n");
+                return 130;
+            }
+            bool same = true;
+            for (const codesign::Design& d : r.designs)
+                if (table.count(d.point.index))
+                    same = same && sweep::formatRow(table.at(d.point.index)) == sweep::formatRow(d.point);
+            std::printf("  timed codesign (budget %g mm^2): %zu designs in %.1f s, cpu %.1f s (%.2f s per "
+                        "design); best %s",
+                cd.options().budget.areaMm2, r.designs.size(), wall, cpu, cpu / double(r.designs.size()),
+                r.best ? designText(*r.best).c_str() : "none");
+            if (exhaustive) std::printf("; rows equal to the exhaustive ones: %s", same ? "yes" : "NO");
+            std::printf("\n    goal: at most 600 s on 2 cores for the whole of resnet50: %s\n",
+                layers                    ? "not measured (--layers)"
+                    : model != "resnet50" ? "(resnet50 only)"
+                    : wall <= 600         ? "met"
+                                          : "NOT met");
+            std::fflush(stdout);
+        }
+    }
+    if (exhaustive)
+        std::printf("\nquality goal (within 1%% of the exhaustive best, at most 10%% of the grid, every "
+                    "budget): %s\n",
+            allMet ? "met" : "NOT met");
+    return cli::Ok;
+}
+
+const bool registered = cli::registerCommand(kCommand);
+
+} // namespace cmd_bench_codesign
