@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -77,7 +78,7 @@ int run(const std::vector<std::string>& argv)
 {
     cli::Args args(argv,
         {"models", "hw", "technology", "budgets", "objective", "seed", "vary", "layers", "threads",
-            "max-designs", "cache"},
+            "max-designs", "cache", "probe-share", "promote"},
         {"no-exhaustive", "no-timing"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
@@ -93,6 +94,11 @@ int run(const std::vector<std::string>& argv)
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (seed) base.seed = static_cast<std::uint64_t>(*seed);
     if (maxDesigns) base.maxDesigns = static_cast<std::size_t>(*maxDesigns);
+    const auto promote = args.integer("promote", 1, sweep::kMaxPoints);
+    const auto probeShare = args.number("probe-share", 0.001, 1.0);
+    if (!args.ok()) return cli::usageError(kCommand, args.error());
+    if (promote) base.promote = static_cast<std::size_t>(*promote);
+    if (probeShare) base.probeShare = *probeShare;
     std::vector<double> budgets;
     for (const std::string& b : split(args.valueOr("budgets", "0.5,1.5,4"))) {
         try {
@@ -167,77 +173,122 @@ int run(const std::vector<std::string>& argv)
         }
         const codesign::CoDesigner& largest = *problems.back();
 
-        // The exhaustive rows: from the cache, the missing ones searched (within the largest budget).
-        std::map<std::size_t, sweep::PointResult> table;
+        // The exhaustive layer outcomes: from the cache, the missing ones searched (within the largest
+        // budget).
+        std::map<std::pair<std::size_t, std::size_t>, sweep::LayerOutcome> table;
+        const std::size_t layerCount = workload.layers.size();
         if (exhaustive) {
             const auto start = std::chrono::steady_clock::now();
             const std::clock_t cpu0 = std::clock();
-            std::unique_ptr<sweep::SweepFile> cache;
-            try {
-                if (auto prefix = args.value("cache")) {
-                    std::string stem = model;
-                    std::replace(stem.begin(), stem.end(), '/', '_');
-                    cache = std::make_unique<sweep::SweepFile>(*prefix + "." + stem + ".csv", *grid, true,
-                        sweep::sweepSettings(workload, largest.options().sweep));
-                    for (const sweep::PointResult& r : cache->rows())
-                        table[r.index] = r;
-                }
-            } catch (const InputError& e) {
-                std::cerr << "marvel bench-codesign: " << formatDiagnostics(e.diagnostics());
-                return cli::InputError;
-            }
-            std::vector<std::size_t> todo;
-            for (std::size_t i : largest.withinArea())
-                if (!table.count(i)) todo.push_back(i);
-            const std::size_t cached = largest.withinArea().size() - todo.size();
-            std::fprintf(stderr, "%s: exhaustive: %zu designs within %.3g mm^2, %zu cached, %zu to search\n",
-                model.c_str(), largest.withinArea().size(), budgets.back(), cached, todo.size());
-            std::size_t done = 0;
-            auto lastPrint = std::chrono::steady_clock::now();
-            largest.sweeper().run(
-                todo,
-                [&](const sweep::PointResult& r) {
-                    table[r.index] = r;
-                    if (cache) cache->append(r);
-                    ++done;
-                    if (seconds(lastPrint) > 10 || done == todo.size()) {
-                        lastPrint = std::chrono::steady_clock::now();
-                        const double t = seconds(start);
-                        std::fprintf(stderr, "%s: exhaustive: %zu/%zu, %.0f s, eta %.0f s\n", model.c_str(),
-                            done, todo.size(), t, t / double(done) * double(todo.size() - done));
+            std::string cachePath;
+            std::ofstream cacheOut;
+            if (auto prefix = args.value("cache")) {
+                std::string stem = model;
+                std::replace(stem.begin(), stem.end(), '/', '_');
+                cachePath
+                    = *prefix + "." + stem + (layers ? ".layers" + std::to_string(*layers) : "") + ".txt";
+                // One line per layer search: "POINT LAYER OUTCOME" (sweep::formatLayerOutcome); the first
+                // line says what they depend on, so that a cache of another grid or search is refused.
+                const std::string settings = axesText + " | "
+                    + cli::acceleratorArgPath(args.valueOr("hw", "edge1024_45nm")) + " | "
+                    + sweep::sweepSettings(workload, largest.options().sweep);
+                std::string header = settings;
+                std::replace(header.begin(), header.end(), '\n', ';');
+                std::ifstream in(cachePath);
+                std::string line;
+                if (in && std::getline(in, line)) {
+                    if (line != header) {
+                        std::cerr << "marvel bench-codesign: " << cachePath
+                                  << ": written for another grid, model or search; remove it or give another "
+                                     "--cache\n";
+                        return cli::InputError;
                     }
-                },
-                stop.get_token());
-            if (cache) cache->finish();
+                    while (std::getline(in, line)) {
+                        std::istringstream fields(line);
+                        std::size_t point = 0, layer = 0;
+                        fields >> point >> layer;
+                        const std::streamoff at = fields.tellg();
+                        if (!fields || at < 0) continue; // a cut last line
+                        const std::optional<sweep::LayerOutcome> o = sweep::parseLayerOutcome(
+                            std::string_view(line).substr(static_cast<std::size_t>(at) + 1));
+                        if (o && point < grid->size() && layer < layerCount) table[{point, layer}] = *o;
+                    }
+                    cacheOut.open(cachePath, std::ios::app);
+                } else {
+                    cacheOut.open(cachePath, std::ios::trunc);
+                    cacheOut << header << '\n';
+                }
+                if (!cacheOut) {
+                    std::cerr << "marvel bench-codesign: " << cachePath << ": cannot write the cache\n";
+                    return cli::InputError;
+                }
+            }
+            std::vector<codesign::Unit> todo;
+            for (std::size_t i : largest.withinArea())
+                for (std::size_t l = 0; l < layerCount; ++l)
+                    if (!table.count({i, l})) todo.push_back({i, l});
+            const std::size_t all = largest.withinArea().size() * layerCount;
+            std::fprintf(stderr,
+                "%s: exhaustive: %zu designs within %.3g mm^2 x %zu layers, %zu cached, %zu to search\n",
+                model.c_str(), largest.withinArea().size(), budgets.back(), layerCount, all - todo.size(),
+                todo.size());
+            // In chunks, so that the cache grows as it goes and Ctrl+C loses little.
+            const std::size_t chunk = 64;
+            for (std::size_t from = 0; from < todo.size() && !stop.stop_requested(); from += chunk) {
+                const std::vector<codesign::Unit> part(todo.begin() + static_cast<std::ptrdiff_t>(from),
+                    todo.begin() + static_cast<std::ptrdiff_t>(std::min(todo.size(), from + chunk)));
+                const std::vector<std::optional<sweep::LayerOutcome>> got
+                    = largest.evaluateUnits(part, stop.get_token());
+                for (std::size_t u = 0; u < part.size(); ++u) {
+                    if (!got[u]) continue;
+                    table[{part[u].index, part[u].layer}] = *got[u];
+                    if (cacheOut)
+                        cacheOut << part[u].index << ' ' << part[u].layer << ' '
+                                 << sweep::formatLayerOutcome(*got[u]) << '\n';
+                }
+                cacheOut.flush();
+                const double t = seconds(start);
+                const std::size_t done = std::min(todo.size(), from + chunk);
+                std::fprintf(stderr, "%s: exhaustive: %zu/%zu layer searches, %.0f s, eta %.0f s\n",
+                    model.c_str(), done, todo.size(), t, t / double(done) * double(todo.size() - done));
+            }
             if (stop.stop_requested()) {
-                std::printf("interrupted: the cache keeps the %zu designs searched\n", table.size());
+                std::printf("interrupted: the cache keeps the %zu layer searches done\n", table.size());
                 return 130;
             }
             std::printf(
-                "  exhaustive: %zu designs within the largest budget (%zu from the cache, %zu searched "
-                "in %.1f s, cpu %.1f s)\n",
-                largest.withinArea().size(), cached, todo.size(), seconds(start),
+                "  exhaustive: %zu designs within the largest budget x %zu layers (%zu layer searches "
+                "from the cache, %zu run in %.1f s, cpu %.1f s)\n",
+                largest.withinArea().size(), layerCount, all - todo.size(), todo.size(), seconds(start),
                 double(std::clock() - cpu0) / CLOCKS_PER_SEC);
             std::fflush(stdout);
         }
 
-        // Quality: each budget's co-design, its designs taken from the exhaustive rows.
-        const codesign::BatchEvaluator fromTable
-            = [&](const std::vector<std::size_t>& indices, std::stop_token) {
-                  std::vector<std::optional<sweep::PointResult>> out;
-                  for (std::size_t i : indices)
-                      out.push_back(table.at(i));
+        // Quality: each budget's co-design, its layer searches taken from the exhaustive ones.
+        const codesign::UnitEvaluator fromTable
+            = [&](const std::vector<codesign::Unit>& units, std::stop_token) {
+                  std::vector<std::optional<sweep::LayerOutcome>> out;
+                  for (const codesign::Unit& u : units)
+                      out.push_back(table.at({u.index, u.layer}));
                   return out;
               };
+        auto wholeRow = [&](const codesign::CoDesigner& cd, std::size_t index) {
+            std::vector<sweep::LayerOutcome> outcomes;
+            for (std::size_t l = 0; l < layerCount; ++l) {
+                outcomes.push_back(table.at({index, l}));
+                if (!outcomes.back().ok) break;
+            }
+            return cd.combine(index, outcomes);
+        };
         for (std::size_t b = 0; exhaustive && b < budgets.size(); ++b) {
             const codesign::CoDesigner& cd = *problems[b];
             codesign::Result every;
             every.gridSize = grid->size();
             for (std::size_t i : cd.withinArea())
-                every.designs.push_back(cd.judge(table.at(i), every.designs.size(), "exhaustive"));
+                every.designs.push_back(cd.judge(wholeRow(cd, i), every.designs.size(), "exhaustive"));
             cd.summarise(every);
             const codesign::Result r = cd.run({}, {}, {}, fromTable);
-            const double share = 100.0 * double(r.designs.size()) / double(grid->size());
+            const double cost = 100.0 * double(r.layerSearches) / double(grid->size() * layerCount);
             if (!every.best || !r.best) {
                 std::printf("  budget %g mm^2: %s\n", budgets[b],
                     every.best ? "the co-design found no design within budget" : "no design within budget");
@@ -245,14 +296,15 @@ int run(const std::vector<std::string>& argv)
                 continue;
             }
             const double gap = 100.0 * (r.best->objective - every.best->objective) / every.best->objective;
-            const bool met = gap <= 1.0 && share <= 10.0;
+            const bool met = gap <= 1.0 && cost <= 10.0;
             allMet = allMet && met;
             std::printf("  budget %g mm^2: %zu designs within it; exhaustive best %s\n", budgets[b],
                 cd.withinArea().size(), designText(*every.best).c_str());
-            std::printf("    codesign best %s: %+.2f%%, %zu designs evaluated (%.1f%% of the grid, %.1f%% "
-                        "of those within budget): %s\n",
-                designText(*r.best).c_str(), gap, r.designs.size(), share,
-                100.0 * double(r.designs.size()) / double(cd.withinArea().size()),
+            std::printf(
+                "    codesign best %s: %+.2f%%; %zu designs scored on %zu probe layers, %zu searched whole; "
+                "%zu layer searches = %.1f%% of the whole grid's (%.1f designs' worth): %s\n",
+                designText(*r.best).c_str(), gap, r.probes.size() + r.designs.size(), r.probeLayers,
+                r.designs.size(), r.layerSearches, cost, double(r.layerSearches) / double(layerCount),
                 met ? "met (within 1%, at most 10%)" : "NOT met (goal: within 1%, at most 10%)");
             std::fflush(stdout);
         }
@@ -273,12 +325,13 @@ int run(const std::vector<std::string>& argv)
             }
             bool same = true;
             for (const codesign::Design& d : r.designs)
-                if (table.count(d.point.index))
-                    same = same && sweep::formatRow(table.at(d.point.index)) == sweep::formatRow(d.point);
-            std::printf("  timed codesign (budget %g mm^2): %zu designs in %.1f s, cpu %.1f s (%.2f s per "
-                        "design); best %s",
-                cd.options().budget.areaMm2, r.designs.size(), wall, cpu, cpu / double(r.designs.size()),
-                r.best ? designText(*r.best).c_str() : "none");
+                if (table.count({d.point.index, 0}))
+                    same = same && sweep::formatRow(wholeRow(cd, d.point.index)) == sweep::formatRow(d.point);
+            std::printf(
+                "  timed codesign (budget %g mm^2): %zu designs probed, %zu searched whole, %zu layer "
+                "searches in %.1f s, cpu %.1f s; best %s",
+                cd.options().budget.areaMm2, r.probes.size() + r.designs.size(), r.designs.size(),
+                r.layerSearches, wall, cpu, r.best ? designText(*r.best).c_str() : "none");
             if (exhaustive) std::printf("; rows equal to the exhaustive ones: %s", same ? "yes" : "NO");
             std::printf("\n    goal: at most 600 s on 2 cores for the whole of resnet50: %s\n",
                 layers                    ? "not measured (--layers)"

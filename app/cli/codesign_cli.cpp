@@ -38,7 +38,8 @@ std::string codesignUsage(const std::string& program)
         + "          [--objective runtime|energy|edp] [--vary NAME=VALUES ...]\n" + "       " + pad
         + "          [--seed N] [--max-designs N] [--batch N] [--threads N] [--json]\n" + "       " + pad
         + "          [--out designs.csv] [--best-hw best.json] [--export-mdc best.m]\n" + "       " + pad
-        + "          [--fidelity maestro|corrected] [--no-refine] [--near-tie F] [--batch-size N]\n\n"
+        + "          [--fidelity maestro|corrected] [--no-refine] [--near-tie F]\n" + "       " + pad
+        + "          [--probe-share F] [--promote N]\n\n"
           "Finds the design of a grid around the base accelerator that minimises the objective over the\n"
           "whole workload (every layer searched as marvel sweep searches a design point) within the area\n"
           "budget (mm^2) and the power budget (mW, average power at the clock). Area and leakage come from\n"
@@ -62,10 +63,13 @@ std::string codesignUsage(const std::string& program)
         + "\n"
           "  --seed N              the co-design's random seed (default 1); the result depends only on\n"
           "                        it, --batch and --max-designs, not on the threads or ranks\n"
-          "  --max-designs N       most designs to search (default 6% of the grid, at least 12)\n"
+          "  --max-designs N       most designs to score (default 6% of the grid, at least 12)\n"
           "  --batch N             designs proposed per round (default 8)\n"
+          "  --probe-share F       designs are first scored on the heaviest layers making up this share of\n"
+          "                        the roofline time (default 0.3; 1: every layer), then the best of them\n"
+          "  --promote N           on every layer (default a sixth of --max-designs, at least --batch)\n"
           "  --out FILE.csv        every evaluated design: order,phase, the sweep CSV's columns, objective,\n"
-          "                        within_budget\n"
+          "                        within_budget (the designs scored on the probe only last, status probe)\n"
           "  --best-hw FILE.json   the best design as an accelerator file\n"
           "  --export-mdc FILE.m   the best design's mappings (every layer) as a MAESTRO mapping file\n"
           "  --json                {\"best\": {\"accelerator\": {...}, \"runtime_cycles\", \"energy_pj\",\n"
@@ -103,8 +107,8 @@ std::optional<int> parseCodesignJob(const std::vector<std::string>& argv, const 
     };
     Args args(argv,
         {"op", "model", "hw", "technology", "area-budget", "power-budget", "objective", "vary", "seed",
-            "max-designs", "batch", "threads", "out", "best-hw", "export-mdc", "fidelity", "near-tie",
-            "pe-util-bound"},
+            "max-designs", "batch", "probe-share", "promote", "threads", "out", "best-hw", "export-mdc",
+            "fidelity", "near-tie", "pe-util-bound"},
         {"json", "no-refine"});
     if (!args.ok()) return usageError(args.error());
     if (!args.positionals().empty())
@@ -138,6 +142,17 @@ std::optional<int> parseCodesignJob(const std::vector<std::string>& argv, const 
         const auto n = args.integer("max-designs", 1, sweep::kMaxPoints);
         if (!n) return usageError(args.error());
         options.maxDesigns = static_cast<std::size_t>(*n);
+    }
+    if (args.has("probe-share")) {
+        const auto share = args.number("probe-share", 0.0, 1.0);
+        if (!share) return usageError(args.error());
+        if (!(*share > 0)) return usageError("--probe-share must be above 0");
+        options.probeShare = *share;
+    }
+    if (args.has("promote")) {
+        const auto n = args.integer("promote", 1, sweep::kMaxPoints);
+        if (!n) return usageError(args.error());
+        options.promote = static_cast<std::size_t>(*n);
     }
     if (args.has("batch")) {
         const auto n = args.integer("batch", 1, 1024);
@@ -194,17 +209,20 @@ void CodesignProgress::update(const codesign::Progress& p)
         m_tty = isatty(fileno(stderr)) != 0;
         m_lastPrint = now - std::chrono::hours(1);
     }
-    const bool last = p.evaluated >= p.planned;
+    const bool last = p.layerSearches >= p.plannedSearches;
     if (!last && std::chrono::duration<double>(now - m_lastPrint).count() < (m_tty ? 0.1 : 5.0)) return;
     m_lastPrint = now;
     char best[96] = "none within budget yet";
     if (p.best)
         std::snprintf(best, sizeof best, "best %.4g at %.3g mm^2", p.best->objective, p.best->point.areaMm2);
     std::fprintf(stderr,
-        "%scodesign: %zu/%zu designs (%.0f%%) of %zu within the area budget, %s, %s, %.0f s, eta %.0f s%s",
-        m_tty ? "\r" : "", p.evaluated, p.planned,
-        p.planned ? 100.0 * static_cast<double>(p.evaluated) / static_cast<double>(p.planned) : 100.0,
-        p.withinArea, p.phase.c_str(), best, p.elapsedSeconds, p.etaSeconds, m_tty ? "   " : "\n");
+        "%scodesign: %zu/%zu layer searches (%.0f%%), %zu designs probed, %zu complete, %s, %s, %.0f s, eta "
+        "%.0f s%s",
+        m_tty ? "\r" : "", p.layerSearches, p.plannedSearches,
+        p.plannedSearches
+            ? 100.0 * static_cast<double>(p.layerSearches) / static_cast<double>(p.plannedSearches)
+            : 100.0,
+        p.probed, p.complete, p.phase.c_str(), best, p.elapsedSeconds, p.etaSeconds, m_tty ? "   " : "\n");
     std::fflush(stderr);
 }
 
@@ -306,6 +324,10 @@ int reportCodesign(const CodesignJob& job, const codesign::Result& result, doubl
         for (const codesign::Design& d : result.front)
             out["front"].push_back(designJson(designer, d));
         out["designs_evaluated"] = result.designs.size();
+        out["designs_probed"] = result.probes.size();
+        out["probe_layers"] = result.probeLayers;
+        out["layers"] = result.layers;
+        out["layer_searches"] = result.layerSearches;
         out["grid_designs"] = result.gridSize;
         out["within_area_budget"] = result.withinArea;
         out["objective"] = search::toString(o.objective);

@@ -22,6 +22,7 @@
 #include <map>
 #include <mpi.h>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -237,52 +238,53 @@ int coordinate(const cli::SweepJob& job, const sweep::Sweeper& sweeper, sweep::S
 class RankPool
 {
 public:
-    RankPool(const sweep::Sweeper& sweeper, int ranks, unsigned threads)
-        : m_sweeper(sweeper)
+    RankPool(const codesign::CoDesigner& designer, int ranks, unsigned threads)
+        : m_designer(designer)
         , m_ranks(ranks)
         , m_threads(threads)
     { }
 
-    std::vector<std::optional<sweep::PointResult>> evaluate(const std::vector<std::size_t>& indices)
+    std::vector<std::optional<sweep::LayerOutcome>> evaluate(const std::vector<codesign::Unit>& units)
     {
-        std::vector<std::optional<sweep::PointResult>> out(indices.size());
-        std::map<std::size_t, std::size_t> slot; // grid index -> position in `indices`
-        for (std::size_t i = 0; i < indices.size(); ++i)
-            slot[indices[i]] = i;
+        std::vector<std::optional<sweep::LayerOutcome>> out(units.size());
+        std::map<std::pair<std::size_t, std::size_t>, std::size_t> slot; // (point, layer) -> position
+        for (std::size_t i = 0; i < units.size(); ++i)
+            slot[{units[i].index, units[i].layer}] = i;
         std::mutex mutex;
-        std::deque<std::size_t> queue(indices.begin(), indices.end());
+        std::deque<codesign::Unit> queue(units.begin(), units.end());
         std::size_t done = 0;
-        auto take = [&]() -> std::optional<std::size_t> {
+        auto take = [&]() -> std::optional<codesign::Unit> {
             const std::lock_guard lock(mutex);
             if (queue.empty()) return std::nullopt;
-            const std::size_t i = queue.front();
+            const codesign::Unit u = queue.front();
             queue.pop_front();
-            return i;
+            return u;
         };
-        const std::function<void(sweep::PointResult)> put = [&](sweep::PointResult row) {
+        const Put put = [&](std::size_t point, std::size_t layer, sweep::LayerOutcome outcome) {
             const std::lock_guard lock(mutex);
-            out[slot.at(row.index)] = std::move(row);
+            const auto it = slot.find({point, layer});
+            if (it == slot.end() || out[it->second]) return false;
+            out[it->second] = std::move(outcome);
             ++done;
+            return true;
         };
         std::jthread own([&] {
-            while (const std::optional<std::size_t> i = take())
-                put(*m_sweeper.evaluate(*i, m_threads));
+            const sweep::Sweeper& sweeper = m_designer.sweeper();
+            while (const std::optional<codesign::Unit> u = take())
+                put(u->index, u->layer, *sweeper.evaluateLayer(u->index, u->layer, m_threads));
         });
         auto finished = [&] {
             const std::lock_guard lock(mutex);
-            return done == indices.size();
+            return done == units.size();
         };
-        auto feed = [&] {
+        while (!finished()) {
             while (!m_idle.empty()) {
-                const std::optional<std::size_t> i = take();
-                if (!i) return;
-                const std::uint64_t message[2] = {*i, Unit::kWholePoint};
+                const std::optional<codesign::Unit> u = take();
+                if (!u) break;
+                const std::uint64_t message[2] = {u->index, u->layer};
                 MPI_Send(message, 2, MPI_UINT64_T, m_idle.front(), kWork, MPI_COMM_WORLD);
                 m_idle.pop_front();
             }
-        };
-        while (!finished()) {
-            feed();
             if (!receive(&put)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
         return out;
@@ -305,8 +307,10 @@ public:
     }
 
 private:
-    // Takes one message if there is one: the worker becomes idle, its row goes to `put`.
-    bool receive(const std::function<void(sweep::PointResult)>* put)
+    using Put = std::function<bool(std::size_t, std::size_t, sweep::LayerOutcome)>;
+
+    // Takes one message if there is one: the worker becomes idle, its layer outcome goes to `put`.
+    bool receive(const Put* put)
     {
         int flag = 0;
         MPI_Status status;
@@ -317,23 +321,26 @@ private:
         std::string text(static_cast<std::size_t>(size), '\0');
         MPI_Recv(text.data(), size, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
             MPI_STATUS_IGNORE);
-        if (status.MPI_TAG == kResult) {
-            const std::size_t space = text.find(' ');
-            std::optional<sweep::PointResult> row;
-            if (space != std::string::npos)
-                row = sweep::parseRow(std::string_view(text).substr(space + 1), m_sweeper.grid());
-            if (!row || !put) {
+        if (status.MPI_TAG == kLayerResult) {
+            // "POINT LAYER OUTCOME"
+            std::istringstream in(text);
+            std::size_t point = 0, layer = 0;
+            in >> point >> layer;
+            const std::size_t at = static_cast<std::size_t>(in.tellg());
+            std::optional<sweep::LayerOutcome> outcome;
+            if (in && at + 1 <= text.size())
+                outcome = sweep::parseLayerOutcome(std::string_view(text).substr(at + 1));
+            if (!outcome || !put || !(*put)(point, layer, std::move(*outcome))) {
                 std::cerr << "marvel-mpi codesign: rank " << status.MPI_SOURCE
                           << " sent a result not of this co-design: " << text << '\n';
                 MPI_Abort(MPI_COMM_WORLD, cli::InputError);
             }
-            (*put)(std::move(*row));
         }
         m_idle.push_back(status.MPI_SOURCE);
         return true;
     }
 
-    const sweep::Sweeper& m_sweeper;
+    const codesign::CoDesigner& m_designer;
     int m_ranks;
     unsigned m_threads;
     std::deque<int> m_idle; // workers waiting for a reply
@@ -356,12 +363,12 @@ int runCodesign(const std::vector<std::string>& args, int rank, int ranks)
         workerLoop(job.designer->sweeper(), threads);
         return cli::Ok;
     }
-    RankPool pool(job.designer->sweeper(), ranks, threads);
+    RankPool pool(*job.designer, ranks, threads);
     cli::CodesignProgress progress;
     const auto start = std::chrono::steady_clock::now();
     const codesign::Result result = job.designer->run(
         {}, {}, [&](const codesign::Progress& p) { progress.update(p); },
-        [&](const std::vector<std::size_t>& indices, std::stop_token) { return pool.evaluate(indices); });
+        [&](const std::vector<codesign::Unit>& units, std::stop_token) { return pool.evaluate(units); });
     pool.stop();
     progress.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

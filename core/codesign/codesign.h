@@ -10,13 +10,19 @@
 // search. Average power (dynamic energy over the runtime plus leakage) is known only once searched: a
 // searched design above the power budget is evaluated but not within budget.
 //
-// Search. Not a grid walk: the designs within the area budget are sampled (half from the "maximal" ones,
-// which no single step up of an axis keeps within the budget, where a runtime optimum lies; half
-// uniformly), then evolved (tournament selection, uniform crossover of the axes' value indices, one-step
-// mutations, repair into the budget), then the best designs' one-step neighbourhoods are searched until
-// none improves (a pattern search on the axes' value grids). Every proposal is a design not evaluated
-// before; evaluations come in rounds of `Options::batch` designs, whose composition depends only on the
-// seed and earlier rounds' results, so the result is the same on any number of threads or MPI ranks.
+// Search. Not a grid walk, and in two rungs (successive halving by layers). Rung 0 scores designs on
+// the probe: the workload's heaviest layers (by roofline cycles on the base accelerator, times their
+// repeat) that make up Options::probeShare of its roofline time. The designs within the area budget are
+// sampled (half from the "maximal" ones, which no single step up of an axis keeps within the budget,
+// where a runtime optimum lies; half uniformly), then evolved (tournament selection, uniform crossover
+// of the axes' value indices, one-step mutations, repair into the budget), then the best designs'
+// one-step neighbourhoods are searched until none improves (a pattern search on the axes' value grids).
+// Rung 1 searches the rest of the layers of the designs best on the probe (Options::promote of them),
+// reusing the probe's layer results; the best design is the best of those on the whole workload. When
+// the probe is the whole workload (one layer, or probeShare 1) rung 0 searches every layer and rung 1
+// has nothing to add. Every proposal is a design not proposed before; evaluations come in rounds of
+// `Options::batch` designs, whose composition depends only on the seed and earlier rounds' results, so
+// the result is the same on any number of threads or MPI ranks.
 //
 // Use from the app: build a CoDesigner (it throws InputError on bad input, e.g. a budget nothing fits),
 // then call run() on a worker thread with a std::stop_token, an onDesign callback (each evaluated design
@@ -55,16 +61,21 @@ struct Options
     Objective objective = Objective::Runtime;
     Budget budget;
     std::uint64_t seed = 1;
-    /// Most designs to evaluate (searched); 0: defaultMaxDesigns of the grid. The search may stop
-    /// sooner, once neither evolution nor the neighbourhood search finds anything new to improve.
+    /// Most designs rung 0 scores (on the probe layers); 0: defaultMaxDesigns of the grid. The search may
+    /// stop sooner, once neither evolution nor the neighbourhood search finds anything new to improve.
     std::size_t maxDesigns = 0;
+    /// The share (0..1] of the workload's roofline time the probe layers make up; 1: every layer.
+    double probeShare = 0.3;
+    /// Designs rung 1 searches on the whole workload, the best on the probe first; 0: a sixth of
+    /// maxDesigns, at least `batch`. Unused when the probe is the whole workload.
+    std::size_t promote = 0;
     /// Designs per round (evaluated together, on the threads or ranks there are). Part of the
     /// algorithm: the result depends on it, not on the threads.
     std::size_t batch = 8;
     /// The inner search: options.search.objective is set from `objective`; threads and reuse as a sweep.
     sweep::SweepOptions sweep;
 };
-/// The default evaluation budget: 6% of the grid, at least 12 designs (capped at the grid).
+/// The default rung-0 budget: 6% of the grid, at least 12 designs (capped at the grid).
 std::size_t defaultMaxDesigns(std::size_t gridSize);
 
 /// A design's figures known before any search.
@@ -77,43 +88,57 @@ struct StaticCost
 /// One evaluated design.
 struct Design
 {
-    sweep::PointResult point; ///< its grid index, parameters and whole-workload figures (energy_pj, ...)
-    /// The objective (cycles, pJ, cycles x pJ); infinity when the design failed (a layer fits no mapping).
+    /// Its grid index, parameters and figures: the whole workload's when `complete`, else the probe
+    /// layers' sums (status "probe"; area as the design's).
+    sweep::PointResult point;
+    /// The objective (cycles, pJ, cycles x pJ) of `point`; infinity when the design failed (a layer fits
+    /// no mapping).
     double objective = std::numeric_limits<double>::infinity();
-    bool withinBudget = false; ///< every layer mapped, area and power within the budgets
-    std::size_t order = 0; ///< 0-based order of evaluation
-    std::string phase; ///< "sample", "evolve", "refine" or "exhaustive"
+    bool complete = true; ///< every layer searched (or one failed); else the probe layers only
+    bool withinBudget = false; ///< complete, every layer mapped, area and power within the budgets
+    std::size_t order = 0; ///< 0-based order of evaluation among the complete designs (or the probes)
+    std::string phase; ///< "sample", "evolve", "refine", "promote" or "exhaustive"
 };
 
 /// Where a run is, for a progress line and its ETA.
 struct Progress
 {
-    std::size_t evaluated = 0; ///< designs evaluated so far
-    std::size_t planned = 0; ///< the evaluation budget (the run may end sooner)
+    std::size_t layerSearches = 0; ///< layer searches so far (a design is one per layer)
+    std::size_t plannedSearches = 0; ///< at most this many in all (the run may end sooner)
+    std::size_t probed = 0, complete = 0; ///< designs scored on the probe, on the whole workload
     std::size_t withinArea = 0; ///< designs of the grid within the area (and leakage) budget
     std::size_t gridSize = 0;
     double elapsedSeconds = 0.0;
-    double etaSeconds = 0.0; ///< to the evaluation budget at this run's pace
+    double etaSeconds = 0.0; ///< to plannedSearches at this run's pace
     std::string phase;
-    std::optional<Design> best; ///< the best within budget so far
+    std::optional<Design> best; ///< the best complete design within budget so far
 };
 
 /// A run's outcome.
 struct Result
 {
-    std::vector<Design> designs; ///< every evaluated design, in evaluation order
+    std::vector<Design> designs; ///< every complete design, in evaluation order
+    std::vector<Design> probes; ///< rung 0's probe scores (empty when the probe is the whole workload)
     std::optional<Design> best; ///< least objective within budget (ties: smaller area, lower index)
     /// The designs within budget no other beats on both objective and area, area ascending.
     std::vector<Design> front;
     std::size_t gridSize = 0, withinArea = 0;
+    std::size_t probeLayers = 0, layers = 0; ///< layers on the probe, in the workload
+    std::size_t layerSearches = 0; ///< layer searches run (cost: gridSize x layers for the whole grid)
     bool cancelled = false;
 };
 
-/// Evaluates design points (grid indices), one result per index in the same order; an empty optional
-/// for a point not finished because `stop` was requested. The default runs sweep::Sweeper::run on the
-/// sweep options' threads; marvel-mpi hands the points to its ranks.
-using BatchEvaluator = std::function<std::vector<std::optional<sweep::PointResult>>(
-    const std::vector<std::size_t>& indices, std::stop_token stop)>;
+/// One layer of one design point, the unit of evaluation.
+struct Unit
+{
+    std::size_t index = 0; ///< grid index
+    std::size_t layer = 0; ///< workload layer
+};
+/// Searches units, one outcome per unit in the same order; an empty optional for a unit not finished
+/// because `stop` was requested. The default runs sweep::Sweeper::evaluateLayer on the sweep options'
+/// threads; marvel-mpi hands the units to its ranks.
+using UnitEvaluator = std::function<std::vector<std::optional<sweep::LayerOutcome>>(
+    const std::vector<Unit>& units, std::stop_token stop)>;
 
 /// A co-design problem: a workload, a grid of designs around a base accelerator with a technology
 /// table, the budgets and the objective.
@@ -136,26 +161,33 @@ public:
     /// Grid point `index` as an accelerator (its technology's energies for its sizes), named after its
     /// parameters.
     arch::Accelerator accelerator(std::size_t index) const;
-    /// The evaluation budget of run(): options().maxDesigns, or defaultMaxDesigns.
+    /// The evaluation budget of rung 0: options().maxDesigns, or defaultMaxDesigns.
     std::size_t plannedDesigns() const;
+    /// The probe's layers (workload indices, ascending); every layer when the probe is the workload.
+    const std::vector<std::size_t>& probeLayers() const;
+    /// The default evaluator: `units` on options().sweep.threads threads.
+    std::vector<std::optional<sweep::LayerOutcome>> evaluateUnits(
+        const std::vector<Unit>& units, std::stop_token stop = {}) const;
 
-    /// The co-design search. `onDesign` gets each evaluated design (in evaluation order, a round at a
-    /// time), `onProgress` the progress after each round; both on the calling thread. When stopped,
-    /// returns what was evaluated with `cancelled` set. `evaluator`: how points are evaluated (default:
-    /// this machine's threads).
+    /// The co-design search. `onDesign` gets each evaluated design, probe scores included (in
+    /// evaluation order, a round at a time), `onProgress` the progress after each round; both on the calling
+    /// thread. When stopped, returns what was evaluated with `cancelled` set. `evaluator`: how points are
+    /// evaluated (default: this machine's threads).
     Result run(std::stop_token stop = {}, const std::function<void(const Design&)>& onDesign = {},
         const std::function<void(const Progress&)>& onProgress = {},
-        const BatchEvaluator& evaluator = {}) const;
+        const UnitEvaluator& evaluator = {}) const;
 
-    /// Every design within the area budget, evaluated (the exhaustive reference of `marvel bench
-    /// codesign`); otherwise as run().
+    /// Every design within the area budget, every layer searched (the exhaustive reference of `marvel
+    /// bench codesign`); otherwise as run().
     Result exhaustive(std::stop_token stop = {}, const std::function<void(const Design&)>& onDesign = {},
         const std::function<void(const Progress&)>& onProgress = {},
-        const BatchEvaluator& evaluator = {}) const;
+        const UnitEvaluator& evaluator = {}) const;
 
-    /// An evaluated point as a design of this problem (objective and budgets applied); `order` and
+    /// A complete point as a design of this problem (objective and budgets applied); `order` and
     /// `phase` as given.
     Design judge(const sweep::PointResult& point, std::size_t order, std::string phase) const;
+    /// Point `index` from its layers' outcomes (every layer in order, or up to a failed one).
+    sweep::PointResult combine(std::size_t index, const std::vector<sweep::LayerOutcome>& layers) const;
     /// The best and the front of `designs` under this problem's budgets.
     void summarise(Result& result) const;
 

@@ -217,6 +217,60 @@ private slots:
         QCOMPARE(r.front.back().point.index, best->index);
     }
 
+    void twoRungsScoreOnTheHeaviestLayerThenSearchTheBestWhole()
+    {
+        // Two layers, the second three times the first's work: the probe (30% of the roofline time) is the
+        // second alone.
+        workloads::Workload w = codesignWorkload(kCodesignConv1d);
+        const std::string heavy = "operator heavy(X = 64, S = 9) {\n"
+                                  "  for (x = 0; x < X; x++)\n"
+                                  "    for (s = 0; s < S; s++)\n"
+                                  "      O[x] += W[s] * I[x + s];\n"
+                                  "}\n";
+        w.layers.push_back(codesignWorkload(heavy).layers.front());
+        const sweep::Grid grid(codesignBase(), codesignAxes({"pes=1:16:x2", "l1=24,32,384", "noc_bw=1,4"}));
+        codesign::Options options;
+        options.budget.areaMm2 = 0.0035;
+        options.maxDesigns = 12;
+        options.promote = 4;
+        options.batch = 2;
+        options.sweep.search.refine = false;
+        const codesign::CoDesigner cd(grid, w, options);
+        QCOMPARE(cd.probeLayers(), (std::vector<std::size_t>{1}));
+        std::vector<std::string> streamed;
+        const codesign::Result r
+            = cd.run({}, [&](const codesign::Design& d) { streamed.push_back(sweep::formatRow(d.point)); });
+        // Twelve designs scored on the probe (one failing there is complete at once: a layer fits no
+        // mapping), then the four best searched whole.
+        std::vector<codesign::Design> promoted;
+        for (const codesign::Design& d : r.designs)
+            if (d.phase == "promote") promoted.push_back(d);
+        QCOMPARE(r.probes.size() + r.designs.size() - promoted.size(), std::size_t{12});
+        QCOMPARE(promoted.size(), std::size_t{4});
+        QCOMPARE(streamed.size(), r.probes.size() + r.designs.size());
+        QCOMPARE(r.layerSearches, std::size_t{12 + 4});
+        // The promoted designs are the four best on the probe, and their rows are the sweep's whole rows
+        // (the probe layer's result reused).
+        std::vector<const codesign::Design*> byProbe;
+        for (const codesign::Design& d : r.probes)
+            if (d.point.ok) byProbe.push_back(&d);
+        std::sort(byProbe.begin(), byProbe.end(), [](const codesign::Design* a, const codesign::Design* b) {
+            return a->objective != b->objective ? a->objective < b->objective
+                                                : a->point.areaMm2 < b->point.areaMm2;
+        });
+        sweep::SweepOptions so;
+        so.search.refine = false;
+        const sweep::Sweeper sweeper(grid, w, so);
+        for (std::size_t k = 0; k < promoted.size(); ++k) {
+            QCOMPARE(promoted[k].point.index, byProbe[k]->point.index);
+            QCOMPARE(sweep::formatRow(promoted[k].point),
+                sweep::formatRow(*sweeper.evaluate(byProbe[k]->point.index, 1)));
+        }
+        QVERIFY(r.best);
+        for (const codesign::Design& d : r.designs)
+            QVERIFY(r.best->objective <= d.objective);
+    }
+
     void stopsWhenAsked()
     {
         const sweep::Grid grid(codesignBase(), codesignAxes({"pes=1:8:x2", "l1=24,32,384"}));
