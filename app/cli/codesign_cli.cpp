@@ -38,7 +38,8 @@ std::string codesignUsage(const std::string& program)
         + "          [--objective runtime|energy|edp] [--vary NAME=VALUES ...]\n" + "       " + pad
         + "          [--seed N] [--max-designs N] [--batch N] [--threads N] [--json]\n" + "       " + pad
         + "          [--out designs.csv] [--best-hw best.json] [--export-mdc best.m]\n" + "       " + pad
-        + "          [--fidelity maestro|corrected] [--no-refine] [--near-tie F]\n" + "       " + pad
+        + "          [--fidelity maestro|corrected] [--no-refine] [--near-tie F] [--pe-util-bound P]\n"
+        + "       " + pad
         + "          [--probe-share F] [--promote N]\n\n"
           "Finds the design of a grid around the base accelerator that minimises the objective over the\n"
           "whole workload (every layer searched as marvel sweep searches a design point) within the area\n"
@@ -72,6 +73,7 @@ std::string codesignUsage(const std::string& program)
           "                        within_budget (the designs scored on the probe only last, status probe)\n"
           "  --best-hw FILE.json   the best design as an accelerator file\n"
           "  --export-mdc FILE.m   the best design's mappings (every layer) as a MAESTRO mapping file\n"
+          "  --threads, --fidelity, --no-refine, --near-tie, --pe-util-bound: as for marvel search\n"
           "  --json                {\"best\": {\"accelerator\": {...}, \"runtime_cycles\", \"energy_pj\",\n"
           "                        \"area_mm2\", \"power_mw\", ...}, \"front\": [...], "
           "\"designs_evaluated\": N}\n"
@@ -215,6 +217,9 @@ void CodesignProgress::update(const codesign::Progress& p)
     char best[96] = "none within budget yet";
     if (p.best)
         std::snprintf(best, sizeof best, "best %.4g at %.3g mm^2", p.best->objective, p.best->point.areaMm2);
+    else if (p.bestProbe)
+        std::snprintf(best, sizeof best, "best on the probe %.4g at %.3g mm^2", p.bestProbe->objective,
+            p.bestProbe->point.areaMm2);
     std::fprintf(stderr,
         "%scodesign: %zu/%zu layer searches (%.0f%%), %zu designs probed, %zu complete, %s, %s, %.0f s, eta "
         "%.0f s%s",

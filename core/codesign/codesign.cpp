@@ -375,6 +375,7 @@ public:
             } else {
                 d = probeDesign(i, known, phase);
                 m_result.probes.push_back(d);
+                if (d.point.ok && (!m_bestProbe || better(d, *m_bestProbe))) m_bestProbe = d;
                 if (m_onDesign) m_onDesign(d);
             }
             m_scoreOf[i] = m_scores.size();
@@ -470,6 +471,7 @@ private:
                                        : 0.0;
         p.phase = phase;
         p.best = m_best;
+        p.bestProbe = m_bestProbe;
         m_onProgress(p);
     }
 
@@ -485,7 +487,7 @@ private:
     std::vector<Design> m_scores; ///< rung 0's, in order
     std::map<std::size_t, std::size_t> m_scoreOf;
     std::set<std::size_t> m_completed;
-    std::optional<Design> m_best;
+    std::optional<Design> m_best, m_bestProbe;
 };
 
 } // namespace

@@ -24,11 +24,15 @@
 // `Options::batch` designs, whose composition depends only on the seed and earlier rounds' results, so
 // the result is the same on any number of threads or MPI ranks.
 //
-// Use from the app: build a CoDesigner (it throws InputError on bad input, e.g. a budget nothing fits),
-// then call run() on a worker thread with a std::stop_token, an onDesign callback (each evaluated design
-// as it completes: plot it live) and an onProgress callback (progress with an ETA); both are called on
-// the thread that runs run(), never concurrently. The result's best design's accelerator is
-// CoDesigner::accelerator(best.point.index).
+// Use from the app: check the workload's layers are conformable (as the sweep does), build a CoDesigner
+// (it throws InputError on bad input, e.g. a budget nothing fits), then call run() on a worker thread
+// with a std::stop_token, an onDesign callback (each evaluated design as its round completes, probe
+// scores with `complete` false: plot them live against area, with the budget line at
+// options().budget.areaMm2) and an onProgress callback (progress with an ETA); both are called on the
+// thread that runs run(), never concurrently, so post them to the GUI thread. The result's best design's
+// accelerator is CoDesigner::accelerator(best.point.index); a design the user clicks is
+// accelerator(design.point.index). withinArea() and staticCost() give the area of every design before
+// any search (e.g. to draw the grid's designs greyed out).
 
 #include <cstdint>
 #include <functional>
@@ -112,6 +116,7 @@ struct Progress
     double etaSeconds = 0.0; ///< to plannedSearches at this run's pace
     std::string phase;
     std::optional<Design> best; ///< the best complete design within budget so far
+    std::optional<Design> bestProbe; ///< the best probe score so far (two rungs only)
 };
 
 /// A run's outcome.
