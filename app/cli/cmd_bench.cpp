@@ -25,10 +25,12 @@ int run(const std::vector<std::string>& argv);
 #endif
 
 const marvel::cli::Command kCommand{"bench",
-    "benchmarks (costmodel: evaluations per second; search: = bench-search; sweep: = bench-sweep; sim)",
+    "benchmarks (costmodel: evaluations per second; search: = bench-search; sweep: = bench-sweep; codesign: "
+    "= bench-codesign; sim)",
     "usage: marvel bench costmodel [--reference DIR] [--seconds S]\n"
     "       marvel bench search ...   (the same as marvel bench-search ...)\n"
     "       marvel bench sweep ...    (the same as marvel bench-sweep ...: design points per second)\n"
+    "       marvel bench codesign ... (the same as marvel bench-codesign ...: co-design against the grid)\n"
     "       marvel bench sim [--cases N] [--seed S] [--show-disagreements]\n"
     "       marvel bench gamma [--case ID] [--threads N] [--genetic-seed S]\n\n"
     "gamma: runs the default search (corrected fidelity, refined) on the 34 layer/accelerator cases on\n"
@@ -180,7 +182,8 @@ int run(const std::vector<std::string>& argv)
         return runSim(std::vector<std::string>(argv.begin() + 1, argv.end()));
     if (!argv.empty() && argv.front() == "gamma")
         return runGamma(std::vector<std::string>(argv.begin() + 1, argv.end()));
-    if (!argv.empty() && (argv.front() == "search" || argv.front() == "sweep")) {
+    if (!argv.empty()
+        && (argv.front() == "search" || argv.front() == "sweep" || argv.front() == "codesign")) {
         const auto& all = cli::commands();
         if (auto it = all.find("bench-" + argv.front()); it != all.end())
             return it->second.run(std::vector<std::string>(argv.begin() + 1, argv.end()));

@@ -1,9 +1,9 @@
-// `marvel-mpi sweep`: `marvel sweep` across MPI ranks (issue 12). Rank 0 owns the file and hands out
-// design points on demand (points differ a lot in cost, so a fixed split would leave ranks idle), or the
-// layers of the points when there are too few points to keep the ranks busy; every rank, rank 0 included
-// (on a thread of its own, so that it keeps serving requests), searches and rank 0 appends each row as its
-// point completes. The file is written through the same SweepFile as `marvel sweep`, so after the final
-// sort it is the same file byte for byte.
+// `marvel-mpi sweep`: `marvel sweep` across MPI ranks (issue 12) (and `marvel-mpi codesign`, issue 34,
+// below). Rank 0 owns the file and hands out design points on demand (points differ a lot in cost, so a
+// fixed split would leave ranks idle), or the layers of the points when there are too few points to keep
+// the ranks busy; every rank, rank 0 included (on a thread of its own, so that it keeps serving
+// requests), searches and rank 0 appends each row as its point completes. The file is written through
+// the same SweepFile as `marvel sweep`, so after the final sort it is the same file byte for byte.
 //
 // Messages, all with rank 0: a worker sends kReady (empty), then gets kWork (a point index and a layer
 // index, or Unit::kWholePoint) or kStop; it answers kWork with kResult ("POINT ROW", the point's CSV row)
@@ -17,13 +17,16 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mpi.h>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "app/cli/codesign_cli.h"
 #include "app/cli/command.h"
 #include "app/cli/sweep_cli.h"
 #include "importers/onnx/onnx_import.h"
@@ -228,10 +231,155 @@ int coordinate(const cli::SweepJob& job, const sweep::Sweeper& sweeper, sweep::S
     return cli::reportSweep(job, file, fronts, progress.elapsedSeconds(), false);
 }
 
+// `marvel-mpi codesign`: rank 0 runs the co-design and hands each round's designs out to the ranks (and
+// to a thread of its own) as the sweep hands out points; the workers are the sweep's (workerLoop). The
+// rounds are the same whatever the ranks (codesign::Options::batch), and a design's row is the same
+// whoever searched it, so the result is `marvel codesign`'s.
+class RankPool
+{
+public:
+    RankPool(const codesign::CoDesigner& designer, int ranks, unsigned threads)
+        : m_designer(designer)
+        , m_ranks(ranks)
+        , m_threads(threads)
+    { }
+
+    std::vector<std::optional<sweep::LayerOutcome>> evaluate(const std::vector<codesign::Unit>& units)
+    {
+        std::vector<std::optional<sweep::LayerOutcome>> out(units.size());
+        std::map<std::pair<std::size_t, std::size_t>, std::size_t> slot; // (point, layer) -> position
+        for (std::size_t i = 0; i < units.size(); ++i)
+            slot[{units[i].index, units[i].layer}] = i;
+        std::mutex mutex;
+        std::deque<codesign::Unit> queue(units.begin(), units.end());
+        std::size_t done = 0;
+        auto take = [&]() -> std::optional<codesign::Unit> {
+            const std::lock_guard lock(mutex);
+            if (queue.empty()) return std::nullopt;
+            const codesign::Unit u = queue.front();
+            queue.pop_front();
+            return u;
+        };
+        const Put put = [&](std::size_t point, std::size_t layer, sweep::LayerOutcome outcome) {
+            const std::lock_guard lock(mutex);
+            const auto it = slot.find({point, layer});
+            if (it == slot.end() || out[it->second]) return false;
+            out[it->second] = std::move(outcome);
+            ++done;
+            return true;
+        };
+        std::jthread own([&] {
+            const sweep::Sweeper& sweeper = m_designer.sweeper();
+            while (const std::optional<codesign::Unit> u = take())
+                put(u->index, u->layer, *sweeper.evaluateLayer(u->index, u->layer, m_threads));
+        });
+        auto finished = [&] {
+            const std::lock_guard lock(mutex);
+            return done == units.size();
+        };
+        while (!finished()) {
+            while (!m_idle.empty()) {
+                const std::optional<codesign::Unit> u = take();
+                if (!u) break;
+                const std::uint64_t message[2] = {u->index, u->layer};
+                MPI_Send(message, 2, MPI_UINT64_T, m_idle.front(), kWork, MPI_COMM_WORLD);
+                m_idle.pop_front();
+            }
+            if (!receive(&put)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return out;
+    }
+
+    // Every worker, once it asks for work, is told to stop.
+    void stop()
+    {
+        int stopped = 0;
+        const std::uint64_t none[2] = {0, 0};
+        for (;;) {
+            while (!m_idle.empty()) {
+                MPI_Send(none, 2, MPI_UINT64_T, m_idle.front(), kStop, MPI_COMM_WORLD);
+                m_idle.pop_front();
+                ++stopped;
+            }
+            if (stopped == m_ranks - 1) return;
+            if (!receive(nullptr)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    }
+
+private:
+    using Put = std::function<bool(std::size_t, std::size_t, sweep::LayerOutcome)>;
+
+    // Takes one message if there is one: the worker becomes idle, its layer outcome goes to `put`.
+    bool receive(const Put* put)
+    {
+        int flag = 0;
+        MPI_Status status;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+        if (!flag) return false;
+        int size = 0;
+        MPI_Get_count(&status, MPI_CHAR, &size);
+        std::string text(static_cast<std::size_t>(size), '\0');
+        MPI_Recv(text.data(), size, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+            MPI_STATUS_IGNORE);
+        if (status.MPI_TAG == kLayerResult) {
+            // "POINT LAYER OUTCOME"
+            std::istringstream in(text);
+            std::size_t point = 0, layer = 0;
+            in >> point >> layer;
+            const std::size_t at = static_cast<std::size_t>(in.tellg());
+            std::optional<sweep::LayerOutcome> outcome;
+            if (in && at + 1 <= text.size())
+                outcome = sweep::parseLayerOutcome(std::string_view(text).substr(at + 1));
+            if (!outcome || !put || !(*put)(point, layer, std::move(*outcome))) {
+                std::cerr << "marvel-mpi codesign: rank " << status.MPI_SOURCE
+                          << " sent a result not of this co-design: " << text << '\n';
+                MPI_Abort(MPI_COMM_WORLD, cli::InputError);
+            }
+        }
+        m_idle.push_back(status.MPI_SOURCE);
+        return true;
+    }
+
+    const codesign::CoDesigner& m_designer;
+    int m_ranks;
+    unsigned m_threads;
+    std::deque<int> m_idle; // workers waiting for a reply
+};
+
+int runCodesign(const std::vector<std::string>& args, int rank, int ranks)
+{
+    cli::CodesignJob job;
+    std::optional<int> code = cli::parseCodesignJob(args, "marvel-mpi", 1, rank == 0, job);
+    int mine = code.value_or(0), worst = 0;
+    MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (worst != 0) {
+        if (rank == 0 && mine == 0)
+            std::cerr << "marvel-mpi codesign: another rank could not read the inputs (every node must reach "
+                         "the files given)\n";
+        return worst;
+    }
+    const unsigned threads = std::max(1u, job.designer->options().sweep.threads);
+    if (rank != 0) {
+        workerLoop(job.designer->sweeper(), threads);
+        return cli::Ok;
+    }
+    RankPool pool(*job.designer, ranks, threads);
+    cli::CodesignProgress progress;
+    const auto start = std::chrono::steady_clock::now();
+    const codesign::Result result = job.designer->run(
+        {}, {}, [&](const codesign::Progress& p) { progress.update(p); },
+        [&](const std::vector<codesign::Unit>& units, std::stop_token) { return pool.evaluate(units); });
+    pool.stop();
+    progress.finish();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return cli::reportCodesign(job, result, seconds, false);
+}
+
 int run(int argc, char** argv, int rank, int ranks)
 {
     std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
-    const bool help = argc < 2 || std::string(argv[1]) != "sweep"
+    const bool codesign = argc >= 2 && std::string(argv[1]) == "codesign";
+    const bool help = argc < 2 || (std::string(argv[1]) != "sweep" && !codesign)
         || std::find_if(
                args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; })
             != args.end();
@@ -242,10 +390,13 @@ int run(int argc, char** argv, int rank, int ranks)
     if (help) {
         if (rank == 0)
             std::cout << "marvel-mpi " MARVEL_VERSION
-                         " - `marvel sweep` across MPI ranks: mpirun -n N marvel-mpi sweep ...\n\n"
-                      << cli::sweepUsage("marvel-mpi") << '\n';
-        return argc >= 2 && std::string(argv[1]) == "sweep" ? cli::Ok : cli::InputError;
+                         " - `marvel sweep` and `marvel codesign` across MPI ranks: mpirun -n N marvel-mpi "
+                         "sweep|codesign ...\n\n"
+                      << (codesign ? cli::codesignUsage("marvel-mpi") : cli::sweepUsage("marvel-mpi"))
+                      << '\n';
+        return argc >= 2 && (std::string(argv[1]) == "sweep" || codesign) ? cli::Ok : cli::InputError;
     }
+    if (codesign) return runCodesign(args, rank, ranks);
 
     // Every rank reads the inputs (they must be reachable on every node); rank 0 also opens the file.
     // The ranks agree on the outcome before any point is handed out, so none waits for a rank that gave up.

@@ -40,7 +40,7 @@ _marvel()
             mapfile -t COMPREPLY < <(compgen -W "alexnet vgg16 resnet50 mobilenetv2" -- "$cur")
             mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "$cur")
             return ;;
-        --out | --experiments | --export-timeloop | --reference | --accelerators)
+        --out | --experiments | --export-timeloop | --reference | --accelerators | --best-hw | --cache)
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return ;;
         --hw)
