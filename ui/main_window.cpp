@@ -40,6 +40,7 @@ MainWindow::MainWindow(QWidget* parent)
     buildDocks();
     wireSearch();
     wireSweep();
+    wireCodesign();
     startAnalysisTimer();
     startAutosave();
     buildMenus();

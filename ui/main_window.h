@@ -43,6 +43,8 @@ class AnimationPanel;
 class ElidedLabel;
 class SweepController;
 class SweepPanel;
+class CodesignController;
+class CodesignPanel;
 class MappingView;
 class ParetoPlot;
 class ModelTableModel;
@@ -106,6 +108,8 @@ public:
     SearchController* searchController() const { return m_controller; }
     SweepPanel* sweepPanel() const { return m_sweepPanel; }
     SweepController* sweepController() const { return m_sweepController; }
+    CodesignPanel* codesignPanel() const { return m_codesignPanel; }
+    CodesignController* codesignController() const { return m_codesignController; }
 
     /// Sweeps the Sweep tab's grid around the accelerator panel's accelerator: the model (every usable
     /// layer) when one is shown without a selected layer, else the operator in the editor or the selected
@@ -113,6 +117,12 @@ public:
     bool runSweep();
     /// Loads design point `index` of the last sweep into the accelerator panel and searches it.
     bool loadDesignPoint(std::size_t index);
+    /// Runs the Co-design tab's search around the accelerator panel's accelerator (its technology table
+    /// prices the designs) for the same workload a sweep takes; false with the reason in the tab.
+    bool runCodesign();
+    /// Loads design `index` of the last co-design's grid into the accelerator panel and searches it for
+    /// the co-design's objective.
+    bool loadCodesignDesign(std::size_t index);
 
     /// Searches the operator in the editor on the accelerator panel's accelerator (Ctrl+R); false with
     /// the reason in the status bar when the operator does not parse or is not conformable.
@@ -264,6 +274,11 @@ private:
     QByteArray recoveryContent() const;
     // searching.cpp: starting searches and sweeps (runSearch, searchModel, runSweep above).
     void wireSweep();
+    void wireCodesign();
+    /// What a sweep or a co-design evaluates: the model (every usable layer) when one is shown without a
+    /// selected layer, else the selected layer or the editor's operator. Throws InputError saying why
+    /// none can be used. `wholeModel` says which.
+    workloads::Workload designWorkload(bool& wholeModel);
     // result_wiring.cpp: the search controller's results into the plot, the table and the mapping view.
     void wireSearch();
     /// The model row the running search's layer `index` fills (-1: none, the editor's own operator).
@@ -322,6 +337,10 @@ private:
     SearchController* m_controller = nullptr;
     SweepPanel* m_sweepPanel = nullptr;
     SweepController* m_sweepController = nullptr;
+    CodesignPanel* m_codesignPanel = nullptr;
+    CodesignController* m_codesignController = nullptr;
+    std::shared_ptr<const sweep::Grid> m_codesignGrid; ///< of the shown co-design
+    search::Objective m_codesignObjective = search::Objective::Runtime;
     std::vector<search::Candidate> m_front;
     std::shared_ptr<const search::LayerSearchResult> m_lastResult; ///< the shown layer's result
     ResultBasis m_shownBasis; ///< of m_lastResult

@@ -12,6 +12,8 @@
 #include "marvel_build_info.h"
 #include "ui/animation/animation_panel.h"
 #include "ui/bench/studio_bench.h"
+#include "ui/codesign/codesign_controller.h"
+#include "ui/codesign/codesign_panel.h"
 #include "ui/main_window.h"
 #include "ui/search/search_panel.h"
 #include "ui/sweep/sweep_controller.h"
@@ -90,6 +92,16 @@ int main(int argc, char** argv)
                        "dram-energy, area, power, utilization or roofline."),
         QStringLiteral("metric"));
     parser.addOption(sweepColour);
+    QCommandLineOption codesignBudget(QStringLiteral("codesign"),
+        QStringLiteral("Run the Co-design tab at start with an area budget of <mm2> (the accelerator needs a "
+                       "technology table), over the tab's default axes or those of --codesign-vary."),
+        QStringLiteral("mm2"));
+    parser.addOption(codesignBudget);
+    QCommandLineOption codesignVary(QStringLiteral("codesign-vary"),
+        QStringLiteral("With --codesign: vary this parameter, NAME=VALUES as `marvel codesign --vary` takes "
+                       "it (repeat it; the parameters not named stay the accelerator's)."),
+        QStringLiteral("spec"));
+    parser.addOption(codesignVary);
     QCommandLineOption guide(QStringLiteral("guide"),
         QStringLiteral("Open Help > The MDC notation at start (for --screenshot too)."));
     parser.addOption(guide);
@@ -153,7 +165,36 @@ int main(int argc, char** argv)
         marvel::timeloop::restrictSearch(o.constraint);
         window.searchPanel()->setOptions(o);
     }
-    if (parser.isSet(sweep)) {
+    if (parser.isSet(codesignBudget)) {
+        bool ok = false;
+        const double area = parser.value(codesignBudget).toDouble(&ok);
+        if (!ok || area <= 0) {
+            std::fprintf(stderr, "marvel-studio: --codesign takes a positive area in mm2, not '%s'\n",
+                qPrintable(parser.value(codesignBudget)));
+            return 2;
+        }
+        marvel::ui::CodesignPanel* panel = window.codesignPanel();
+        panel->setBudget({area, std::nullopt});
+        if (parser.isSet(codesignVary)) {
+            for (const char* name : {"pes", "simd", "l1", "l2", "noc_bw", "offchip_bw"})
+                panel->setAxis(QString::fromLatin1(name), false);
+            for (const QString& spec : parser.values(codesignVary))
+                panel->setAxis(spec.section(QLatin1Char('='), 0, 0), true, spec.section(QLatin1Char('='), 1));
+        }
+        if (parser.isSet(screenshot)) {
+            const QString path = parser.value(screenshot);
+            QObject::connect(window.codesignController(), &marvel::ui::CodesignController::finished, &window,
+                [grab, path] { grab(path); });
+        }
+        QTimer::singleShot(0, &window, [&window, &app, &parser, &screenshot] {
+            if (!window.runCodesign() && parser.isSet(screenshot)) {
+                QTimer::singleShot(400, &window, [&window, &app, path = parser.value(screenshot)] {
+                    window.grab().save(path);
+                    app.exit(1);
+                });
+            }
+        });
+    } else if (parser.isSet(sweep)) {
         const QStringList specs = parser.values(sweep);
         auto part = [&specs](int i, int field) {
             return i < specs.size() ? specs[i].section(QLatin1Char('='), field, field) : QString();

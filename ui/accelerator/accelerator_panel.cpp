@@ -23,6 +23,7 @@
 #include "core/arch/accelerator_io.h"
 #include "core/tech/technology.h"
 #include "ui/samples_dir.h"
+#include "ui/sweep/design_labels.h"
 
 namespace marvel::ui {
 
@@ -483,10 +484,7 @@ arch::Accelerator AcceleratorPanel::accelerator() const
 
 std::string AcceleratorPanel::editedName(const arch::Accelerator& origin, const arch::Accelerator& edited)
 {
-    auto bytes = [](std::int64_t b) {
-        if (b >= 1024 && b % 1024 == 0) return tr("%1 KiB").arg(b / 1024);
-        return tr("%1 B").arg(b);
-    };
+    const auto bytes = bytesText;
     auto number = [](double v) { return QString::number(v, 'g', 6); };
     QStringList changes;
     auto add = [&changes](bool differs, const QString& text) {

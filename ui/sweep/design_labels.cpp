@@ -38,4 +38,30 @@ QString parameterKey(sweep::Parameter p)
     return QString::fromUtf8(name.data(), qsizetype(name.size()));
 }
 
+QString bytesText(std::int64_t bytes)
+{
+    if (bytes >= (1 << 20) && bytes % (1 << 20) == 0) return QObject::tr("%1 MiB").arg(bytes >> 20);
+    if (bytes >= 1024 && bytes % 1024 == 0) return QObject::tr("%1 KiB").arg(bytes >> 10);
+    return QObject::tr("%1 B").arg(bytes);
+}
+
+QString designValueText(sweep::Parameter p, std::int64_t v)
+{
+    switch (p) {
+    case sweep::Parameter::Pes:
+        return QObject::tr("%L1 PEs").arg(v);
+    case sweep::Parameter::Simd:
+        return v == 1 ? QObject::tr("1 SIMD lane") : QObject::tr("%1 SIMD lanes").arg(v);
+    case sweep::Parameter::L1:
+        return QObject::tr("L1 %1 per PE").arg(bytesText(v));
+    case sweep::Parameter::L2:
+        return QObject::tr("L2 %1").arg(bytesText(v));
+    case sweep::Parameter::NocBw:
+        return QObject::tr("NoC %L1 elements/cycle").arg(v);
+    case sweep::Parameter::OffchipBw:
+        return QObject::tr("off-chip %L1 elements/cycle").arg(v);
+    }
+    return {};
+}
+
 } // namespace marvel::ui

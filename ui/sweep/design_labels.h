@@ -19,5 +19,10 @@ QString parameterLabel(sweep::Parameter p);
 QString valueLabel(sweep::Parameter p, std::int64_t v);
 /// The parameter's name as --vary takes it ("pes", "l2", ...).
 QString parameterKey(sweep::Parameter p);
+/// 512 -> "512 B", 65536 -> "64 KiB", 4194304 -> "4 MiB" (whole KiB and MiB only).
+QString bytesText(std::int64_t bytes);
+/// A design's value as a phrase: "2,048 PEs", "1 SIMD lane", "L1 128 B per PE", "L2 256 KiB",
+/// "NoC 512 elements/cycle", "off-chip 64 elements/cycle".
+QString designValueText(sweep::Parameter p, std::int64_t v);
 
 } // namespace marvel::ui

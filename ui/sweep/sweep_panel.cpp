@@ -24,6 +24,7 @@
 #include "core/util/diagnostic.h"
 #include "core/util/text_file.h"
 #include "ui/plot/log_ticker.h"
+#include "ui/plot/plot_layout.h"
 #include "ui/search/result_basis.h"
 #include "ui/sweep/design_labels.h"
 
@@ -199,23 +200,8 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_frontDesigns->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(30, 90, 200), 8));
     m_frontDesigns->setName(tr("Pareto set"));
     m_paretoPlot->xAxis->setLabel(tr("area (mm\u00b2)"));
-    m_paretoPlot->legend->setVisible(true);
-    m_paretoPlot->legend->setBrush(QColor(255, 255, 255, 220));
-    // The legend goes below the axes, in one row: inside them it covered design points.
-    m_paretoPlot->axisRect()->insetLayout()->take(m_paretoPlot->legend);
-    auto* legendRow = new QCPLayoutGrid;
-    m_paretoPlot->plotLayout()->addElement(1, 0, legendRow);
-    legendRow->setMargins(QMargins(5, 0, 5, 5));
-    legendRow->addElement(0, 0, m_paretoPlot->legend);
-    m_paretoPlot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    m_paretoPlot->legend->setBorderPen(Qt::NoPen);
-    m_paretoPlot->plotLayout()->setRowStretchFactor(1, 0.001);
-    for (QCPAxis* a : {m_paretoPlot->xAxis, m_paretoPlot->yAxis}) {
-        a->setScaleType(QCPAxis::stLogarithmic);
-        QSharedPointer<QCPAxisTickerLog> ticker(new LogTicker);
-        ticker->setTickCount(4); // a narrow plot: fewer, wider labels
-        a->setTicker(ticker);
-    }
+    placeLegendBelow(m_paretoPlot);
+    setLogLogAxes(m_paretoPlot, 4); // a narrow plot: fewer, wider labels
     m_front = new QComboBox;
     m_front->addItem(tr("runtime against area"));
     m_front->addItem(tr("energy against area"));

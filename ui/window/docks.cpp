@@ -15,6 +15,7 @@
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/animation/animation_panel.h"
 #include "ui/animation/pe_array_view.h"
+#include "ui/codesign/codesign_panel.h"
 #include "ui/ddg/graph_view.h"
 #include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
@@ -64,6 +65,8 @@ void MainWindow::buildCentre()
     // small screen rather than making the plot's tab, and the window, larger than it.
     m_centre->addTab(scrolling(m_animation), tr("Animation"));
     m_centre->addTab(scrolling(m_sweepPanel), tr("Design sweep"));
+    m_codesignPanel = new CodesignPanel;
+    m_centre->addTab(scrolling(m_codesignPanel), tr("Co-design"));
     setCentralWidget(m_centre);
     // Picking the Animation tab puts the focus in it, so Space plays and the arrows step at once; text
     // being typed elsewhere (the tab shown by opening a project or a mapping file) keeps it.

@@ -11,6 +11,8 @@
 #include "core/ir/parser.h"
 #include "core/search/roofline.h"
 #include "ui/accelerator/accelerator_panel.h"
+#include "ui/codesign/codesign_controller.h"
+#include "ui/codesign/codesign_panel.h"
 #include "ui/editor/code_editor.h"
 #include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
@@ -148,39 +150,47 @@ bool MainWindow::searchModel()
     return true;
 }
 
+workloads::Workload MainWindow::designWorkload(bool& wholeModel)
+{
+    workloads::Workload workload;
+    wholeModel = !m_modelName.isEmpty() && m_layer < 0;
+    if (wholeModel) {
+        workload.name = m_modelName.toStdString();
+        for (const workloads::WorkloadLayer& l : m_model->workload().layers) {
+            if (!l.ok()) continue; // listed with its error in the model view
+            if (!conform::checkConformability(l.op).conformable)
+                throw InputError(Diagnostic{{}, {}, l.name, "not conformable to the MDC notation"});
+            workload.layers.push_back(l);
+        }
+        if (workload.layers.empty())
+            throw InputError(Diagnostic{{}, {}, {}, "no layer of the model can be used"});
+    } else {
+        analyseNow();
+        if (!m_analysis.report || !m_analysis.report->conformable)
+            throw InputError(Diagnostic{
+                {}, {}, {}, "only a conformable operator can be swept: see the rules in the Operator panel"});
+        workloads::WorkloadLayer layer;
+        if (m_layer >= 0) {
+            layer = m_model->workload().layers[static_cast<std::size_t>(m_layer)];
+            layer.repeat = 1;
+        } else {
+            const QString name = m_file.isEmpty() ? tr("untitled.loop") : QFileInfo(m_file).fileName();
+            layer.op = ir::parseOperator(m_editor->toPlainText().toStdString(), name.toStdString());
+            layer.name = layer.op.name;
+        }
+        workload.name = layer.name;
+        workload.layers.push_back(std::move(layer));
+    }
+    return workload;
+}
+
 bool MainWindow::runSweep()
 {
     showCentre(m_sweepPanel);
     SweepRequest request;
-    const bool wholeModel = !m_modelName.isEmpty() && m_layer < 0;
+    bool wholeModel = false;
     try {
-        if (wholeModel) {
-            request.workload.name = m_modelName.toStdString();
-            for (const workloads::WorkloadLayer& l : m_model->workload().layers) {
-                if (!l.ok()) continue; // listed with its error in the model view
-                if (!conform::checkConformability(l.op).conformable)
-                    throw InputError(Diagnostic{{}, {}, l.name, "not conformable to the MDC notation"});
-                request.workload.layers.push_back(l);
-            }
-            if (request.workload.layers.empty())
-                throw InputError(Diagnostic{{}, {}, {}, "no layer of the model can be used"});
-        } else {
-            analyseNow();
-            if (!m_analysis.report || !m_analysis.report->conformable)
-                throw InputError(Diagnostic{{}, {}, {},
-                    "only a conformable operator can be swept: see the rules in the Operator panel"});
-            workloads::WorkloadLayer layer;
-            if (m_layer >= 0) {
-                layer = m_model->workload().layers[static_cast<std::size_t>(m_layer)];
-                layer.repeat = 1;
-            } else {
-                const QString name = m_file.isEmpty() ? tr("untitled.loop") : QFileInfo(m_file).fileName();
-                layer.op = ir::parseOperator(m_editor->toPlainText().toStdString(), name.toStdString());
-                layer.name = layer.op.name;
-            }
-            request.workload.name = layer.name;
-            request.workload.layers.push_back(std::move(layer));
-        }
+        request.workload = designWorkload(wholeModel);
         if (!m_accelerator->isValid())
             throw InputError(Diagnostic{
                 {}, {}, "accelerator", m_accelerator->problems().join(QStringLiteral("; ")).toStdString()});
@@ -225,6 +235,54 @@ bool MainWindow::loadDesignPoint(std::size_t index)
     return runSearch();
 }
 
+bool MainWindow::runCodesign()
+{
+    showCentre(m_codesignPanel);
+    CodesignRequest request;
+    bool wholeModel = false;
+    try {
+        request.workload = designWorkload(wholeModel);
+        if (!m_accelerator->isValid())
+            throw InputError(Diagnostic{
+                {}, {}, "accelerator", m_accelerator->problems().join(QStringLiteral("; ")).toStdString()});
+        const arch::Accelerator base = m_accelerator->accelerator();
+        if (!base.technologyTable)
+            throw InputError(Diagnostic{{}, {}, "accelerator",
+                "a co-design prices designs in mm\u00b2 and mW: pick a technology table (e.g. 45nm) in the "
+                "Accelerator panel's Energy per access"});
+        request.grid = std::make_shared<const sweep::Grid>(base, m_codesignPanel->axes());
+    } catch (const InputError& e) {
+        m_codesignPanel->showError(QString::fromStdString(e.what()));
+        return false;
+    }
+    request.options.objective = m_codesignPanel->objective();
+    request.options.budget = m_codesignPanel->budget();
+    request.options.seed = m_codesignPanel->seed();
+    request.options.maxDesigns = m_codesignPanel->maxDesigns();
+    request.options.sweep.search = m_searchPanel->options();
+    request.options.sweep.search.objective = request.options.objective;
+    request.options.sweep.threads = request.options.sweep.search.threads;
+    m_codesignGrid = request.grid;
+    m_codesignObjective = request.options.objective;
+    m_codesignController->start(std::move(request));
+    m_codesignPanel->setRunning(true);
+    return true;
+}
+
+bool MainWindow::loadCodesignDesign(std::size_t index)
+{
+    if (!m_codesignGrid || index >= m_codesignGrid->size()) return false;
+    m_accelerator->setAccelerator(m_codesignGrid->point(index));
+    // The tuner searches the design for the co-design's objective, so that its figures are the design's.
+    if (m_searchPanel->options().objective != m_codesignObjective) {
+        search::SearchOptions options = m_searchPanel->options();
+        options.objective = m_codesignObjective;
+        m_searchPanel->setOptions(options);
+    }
+    statusBar()->showMessage(tr("Co-design's design loaded into the accelerator panel"), 8000);
+    return runSearch();
+}
+
 void MainWindow::cancelSearch()
 {
     m_controller->cancel();
@@ -241,6 +299,22 @@ void MainWindow::wireSweep()
     connect(m_sweepController, &SweepController::finished, m_sweepPanel, &SweepPanel::showOutcome);
     connect(m_sweepPanel, &SweepPanel::designPointActivated, this, &MainWindow::loadDesignPoint);
     connect(m_sweepPanel, &SweepPanel::objectiveChanged, this, &MainWindow::refreshStaleness);
+}
+
+void MainWindow::wireCodesign()
+{
+    m_codesignController = new CodesignController(this);
+    connect(m_codesignPanel, &CodesignPanel::runRequested, this, &MainWindow::runCodesign);
+    connect(
+        m_codesignPanel, &CodesignPanel::cancelRequested, m_codesignController, &CodesignController::cancel);
+    connect(m_codesignController, &CodesignController::started, m_codesignPanel, &CodesignPanel::startGrid);
+    connect(m_codesignController, &CodesignController::designsEvaluated, m_codesignPanel,
+        &CodesignPanel::addDesigns);
+    connect(
+        m_codesignController, &CodesignController::progressed, m_codesignPanel, &CodesignPanel::showProgress);
+    connect(
+        m_codesignController, &CodesignController::finished, m_codesignPanel, &CodesignPanel::showOutcome);
+    connect(m_codesignPanel, &CodesignPanel::designActivated, this, &MainWindow::loadCodesignDesign);
 }
 
 } // namespace marvel::ui
