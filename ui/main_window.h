@@ -300,6 +300,12 @@ private:
     void refreshStaleness();
     /// What changed since the shown sweep ran (empty: nothing, or no sweep).
     QString sweepChange() const;
+    /// What changed since the shown co-design ran (empty: nothing, or none ran).
+    QString codesignChange() const;
+    /// What changed since a sweep or co-design of `grid` ran on `basis` for `objective`, of a model or of
+    /// one layer: the parameters the grid varies do not count (a design of it may be loaded).
+    QString designStudyChange(
+        const ResultBasis& basis, const sweep::Grid& grid, bool ofModel, search::Objective objective) const;
     /// The search settings changed: stale marks now, and a search again after the pause.
     void onSearchSettingsChanged();
     // model_panel.cpp
@@ -341,6 +347,8 @@ private:
     CodesignController* m_codesignController = nullptr;
     std::shared_ptr<const sweep::Grid> m_codesignGrid; ///< of the shown co-design
     search::Objective m_codesignObjective = search::Objective::Runtime;
+    std::optional<ResultBasis> m_codesignBasis;
+    bool m_codesignOfModel = false;
     std::vector<search::Candidate> m_front;
     std::shared_ptr<const search::LayerSearchResult> m_lastResult; ///< the shown layer's result
     ResultBasis m_shownBasis; ///< of m_lastResult

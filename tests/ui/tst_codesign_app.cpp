@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -132,6 +133,20 @@ private slots:
         const search::Candidate& tuned = *w.lastResult()->result.best(search::Objective::Energy);
         QCOMPARE(tuned.metrics.energy, panel->best()->point.energy);
         QCOMPARE(tuned.metrics.runtime, panel->best()->point.runtime);
+
+        // A design of the grid loaded leaves the co-design current; a parameter it did not vary, or the
+        // workload, marks it stale (and setting them back makes it current again).
+        QVERIFY2(panel->staleNote().isEmpty(), qPrintable(panel->staleNote()));
+        auto* noc = qobject_cast<QSpinBox*>(
+            w.acceleratorPanel()->field(QStringLiteral("noc_bandwidth_elements_per_cycle")));
+        QVERIFY(noc);
+        const int bandwidth = noc->value();
+        noc->setValue(bandwidth / 2);
+        QVERIFY2(panel->staleNote().contains(QStringLiteral("NoC")), qPrintable(panel->staleNote()));
+        noc->setValue(bandwidth);
+        QVERIFY(panel->staleNote().isEmpty());
+        w.editor()->setPlainText(QString::fromStdString(workloads::gemmLoopText(8, 8, 8)));
+        QVERIFY(panel->staleNote().contains(QStringLiteral("workload")));
     }
 
     /// Without a technology table there is no area to hold against a budget: the tab says what to pick

@@ -26,6 +26,7 @@
 #include "core/tech/technology.h"
 #include "core/util/diagnostic.h"
 #include "ui/plot/plot_layout.h"
+#include "ui/search/result_basis.h"
 #include "ui/sweep/design_labels.h"
 
 namespace marvel::ui {
@@ -213,10 +214,16 @@ CodesignPanel::CodesignPanel(QWidget* parent)
     figures->addWidget(m_plot, 3);
     figures->addLayout(bestBox, 1);
 
+    m_staleNote = new QLabel;
+    m_staleNote->setWordWrap(true);
+    m_staleNote->setStyleSheet(QStringLiteral("color: %1; font-weight: bold").arg(kStaleNote));
+    m_staleNote->setVisible(false);
+
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(budgets);
     layout->addLayout(axes);
     layout->addLayout(progressRow);
+    layout->addWidget(m_staleNote);
     layout->addLayout(figures, 1);
 
     connect(m_powerOn, &QCheckBox::toggled, m_power, &QDoubleSpinBox::setEnabled);
@@ -304,6 +311,25 @@ QString CodesignPanel::bestText() const
 double CodesignPanel::budgetLine() const
 {
     return m_budgetLine->visible() ? m_budgetLine->point1->coords().x() : std::nan("");
+}
+
+void CodesignPanel::setStale(const QString& change)
+{
+    if (change == m_stale) return;
+    m_stale = change;
+    m_staleNote->setText(staleText(change, tr("Run the co-design again to update it.")));
+    m_staleNote->setVisible(!change.isEmpty());
+    const QColor front = change.isEmpty() ? kWithin : QColor(kStaleGrey);
+    m_frontGraph->setPen(QPen(front, 1.8));
+    m_frontGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, front, 7));
+    const QColor best = change.isEmpty() ? kBest : QColor(kStaleGrey);
+    m_bestGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(best, 2.2), QBrush(), 16));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString CodesignPanel::staleNote() const
+{
+    return m_stale.isEmpty() ? QString() : m_staleNote->text();
 }
 
 void CodesignPanel::startGrid(std::shared_ptr<const sweep::Grid> grid)

@@ -67,6 +67,11 @@ public:
     QString bestText() const;
     /// The x of the budget line as drawn (NaN when hidden).
     double budgetLine() const;
+    /// Greys the plot under a note that it was computed before `change` changed (see staleText); empty:
+    /// it is current.
+    void setStale(const QString& change);
+    /// The stale note shown (empty when the figures are current).
+    QString staleNote() const;
 
 public slots:
     void startGrid(std::shared_ptr<const marvel::sweep::Grid> grid);
@@ -111,6 +116,8 @@ private:
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_bestLabel = nullptr;
+    QLabel* m_staleNote = nullptr;
+    QString m_stale; ///< what changed since the shown run, or empty
     QCustomPlot* m_plot = nullptr;
     QCPGraph* m_probeGraph = nullptr; ///< scored on the heaviest layers only (another scale)
     QCPGraph* m_outside = nullptr; ///< evaluated, over a budget or without a mapping for some layer

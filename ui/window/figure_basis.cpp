@@ -8,6 +8,7 @@
 #include "core/tech/technology.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/animation/animation_panel.h"
+#include "ui/codesign/codesign_panel.h"
 #include "ui/editor/code_editor.h"
 #include "ui/main_window.h"
 #include "ui/mapping/mapping_view.h"
@@ -45,16 +46,17 @@ void MainWindow::refreshStaleness()
     m_model->setCurrent(now.accelerator, now.options);
     updateModelTotals();
     m_sweepPanel->setStale(sweepChange());
+    m_codesignPanel->setStale(codesignChange());
 }
 
-QString MainWindow::sweepChange() const
+QString MainWindow::designStudyChange(
+    const ResultBasis& basis, const sweep::Grid& grid, bool ofModel, search::Objective objective) const
 {
-    if (!m_sweepBasis || !m_sweepGrid) return {};
     ResultBasis now;
-    // The workload swept: a model's sweep describes the model whichever layer is picked since (a design
-    // point's search picks the first); a layer's or an operator's, the one the Sweep tab would sweep now.
+    // The workload studied: a model's study describes the model whichever layer is picked since (a design
+    // point's search picks the first); a layer's or an operator's, the one the tab would take now.
     workloads::Workload workload;
-    if (m_sweepOfModel) {
+    if (ofModel) {
         for (const workloads::WorkloadLayer& l : m_model->workload().layers)
             if (l.ok()) workload.layers.push_back(l);
         now.workload = workloadKey(workload);
@@ -76,22 +78,34 @@ QString MainWindow::sweepChange() const
         }
     }
     now.options = m_searchPanel->options();
-    now.options.objective = m_sweepPanel->objective();
-    // A design point loaded from the sweep differs from its base in the swept parameters alone: those
-    // leave the sweep current.
+    now.options.objective = objective;
+    // A design loaded from the grid differs from its base in the varied parameters alone: those leave the
+    // study current.
     now.accelerator = m_accelerator->accelerator();
-    const sweep::Parameters base = sweep::parametersOf(m_sweepGrid->base());
-    for (const sweep::Axis& axis : m_sweepGrid->axes())
+    const sweep::Parameters base = sweep::parametersOf(grid.base());
+    for (const sweep::Axis& axis : grid.axes())
         sweep::setParameter(now.accelerator, axis.parameter, base[std::size_t(axis.parameter)]);
     tech::applyTechnology(now.accelerator); // a table's energies follow the sizes set back
+    return basisChange(basis, now);
+}
 
-    QString change = basisChange(*m_sweepBasis, now);
+QString MainWindow::sweepChange() const
+{
+    if (!m_sweepBasis || !m_sweepGrid) return {};
+    QString change
+        = designStudyChange(*m_sweepBasis, *m_sweepGrid, m_sweepOfModel, m_sweepPanel->objective());
     const sweep::PointSearch pointSearch
         = m_sweepPanel->quickSearch() ? sweep::PointSearch::Quick : sweep::PointSearch::Full;
     if (pointSearch != m_sweepPointSearch)
         change
             = change.isEmpty() ? tr("the Quick search box") : tr("%1 and the Quick search box").arg(change);
     return change;
+}
+
+QString MainWindow::codesignChange() const
+{
+    if (!m_codesignBasis || !m_codesignGrid) return {};
+    return designStudyChange(*m_codesignBasis, *m_codesignGrid, m_codesignOfModel, m_codesignObjective);
 }
 
 void MainWindow::onSearchSettingsChanged()

@@ -264,8 +264,12 @@ bool MainWindow::runCodesign()
     request.options.sweep.threads = request.options.sweep.search.threads;
     m_codesignGrid = request.grid;
     m_codesignObjective = request.options.objective;
+    m_codesignBasis
+        = ResultBasis{workloadKey(request.workload), request.grid->base(), request.options.sweep.search};
+    m_codesignOfModel = wholeModel;
     m_codesignController->start(std::move(request));
     m_codesignPanel->setRunning(true);
+    refreshStaleness();
     return true;
 }
 
