@@ -27,6 +27,8 @@ shot animation samples/projects/conv1d_classroom.json \
   --animation-directives "SpatialMap(1,1) X; TemporalMap(Sz(S),Sz(S)) S;" --animation-step 2
 shot mdc-guide samples/projects/conv2d_classroom.json --animate-mapping samples/mappings/conv2d_two_levels.m \
   --guide
+shot codesign samples/projects/vgg16_edge_45nm.json --codesign 2.0 --codesign-vary pes=64:4096:x2 \
+  --codesign-vary l1=64:2K:x2 --codesign-vary l2=16K:4M:x2
 for size in 1280x800 1366x768 1440x900 1920x1080 2560x1440; do
   SIZE=$size shot "layout-$size" samples/projects/vgg16_conv_edge_dram.json --search
 done

@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHelpEvent>
@@ -93,23 +94,19 @@ CodesignPanel::CodesignPanel(QWidget* parent)
     m_maxDesigns->setSpecialValueText(tr("auto"));
     m_maxDesigns->setToolTip(tr("The most designs to search (auto: a share of the grid's designs); the "
                                 "co-design may stop sooner once nothing near its best improves"));
-    auto* budgets = new QHBoxLayout;
-    budgets->addWidget(new QLabel(tr("Area budget")));
-    budgets->addWidget(m_area);
-    budgets->addSpacing(8);
-    budgets->addWidget(m_powerOn);
-    budgets->addWidget(m_power);
-    budgets->addSpacing(8);
-    budgets->addWidget(new QLabel(tr("minimise")));
-    budgets->addWidget(m_objective);
-    budgets->addSpacing(8);
-    budgets->addWidget(new QLabel(tr("seed")));
-    budgets->addWidget(m_seed);
-    budgets->addWidget(new QLabel(tr("designs")));
-    budgets->addWidget(m_maxDesigns);
-    budgets->addStretch(1);
+    // The controls stack in a column beside the plot, which takes the rest of the tab's width and height.
+    auto* budgets = new QFormLayout;
+    budgets->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    budgets->addRow(tr("Area budget"), m_area);
+    budgets->addRow(m_powerOn, m_power);
+    budgets->addRow(tr("Minimise"), m_objective);
+    auto* seedRow = new QHBoxLayout;
+    seedRow->addWidget(m_seed, 1);
+    seedRow->addWidget(new QLabel(tr("designs")));
+    seedRow->addWidget(m_maxDesigns, 1);
+    budgets->addRow(tr("Seed"), seedRow);
 
-    // The axes: a tick and a range per parameter, three to a row.
+    // The axes: a tick and a range per parameter.
     auto* axes = new QGridLayout;
     int i = 0;
     for (const AxisDefault& a : kAxisDefaults) {
@@ -122,9 +119,8 @@ CodesignPanel::CodesignPanel(QWidget* parent)
                               "geometric range (64K:1M:x2) or an arithmetic one (1:8:+1); K and M mean "
                               "x1024. Unticked, the accelerator panel's value is kept."));
         connect(on, &QCheckBox::toggled, values, &QLineEdit::setEnabled);
-        axes->addWidget(on, i / 3, (i % 3) * 2);
-        axes->addWidget(values, i / 3, (i % 3) * 2 + 1);
-        axes->setColumnStretch((i % 3) * 2 + 1, 1);
+        axes->addWidget(on, i, 0);
+        axes->addWidget(values, i, 1);
         m_axisOn.push_back(on);
         m_axisValues.push_back(values);
         ++i;
@@ -145,11 +141,10 @@ CodesignPanel::CodesignPanel(QWidget* parent)
                         "design that minimises the objective over the workload open in the editor or "
                         "the model view, within the budgets."));
     m_status->setWordWrap(true);
-    auto* progressRow = new QHBoxLayout;
-    progressRow->addWidget(m_run);
-    progressRow->addWidget(m_cancel);
-    progressRow->addWidget(m_progress, 1);
-    progressRow->addWidget(m_status, 3);
+    axes->setColumnStretch(1, 1);
+    auto* runRow = new QHBoxLayout;
+    runRow->addWidget(m_run, 1);
+    runRow->addWidget(m_cancel);
 
     // The plot: every evaluated design at its area and objective, log-log.
     m_plot = new QCustomPlot;
@@ -157,7 +152,7 @@ CodesignPanel::CodesignPanel(QWidget* parent)
     m_probeGraph = m_plot->addGraph();
     m_probeGraph->setLineStyle(QCPGraph::lsNone);
     m_probeGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(230, 150, 60), 5));
-    m_probeGraph->setName(tr("probe (heaviest layers only)"));
+    m_probeGraph->setName(tr("heaviest layers only"));
     m_outside = m_plot->addGraph();
     m_outside->setLineStyle(QCPGraph::lsNone);
     m_outside->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QColor(160, 160, 160), 6));
@@ -185,8 +180,8 @@ CodesignPanel::CodesignPanel(QWidget* parent)
     m_plot->xAxis->setLabel(tr("area (mm\u00b2)"));
     setLogLogAxes(m_plot, 5);
     placeLegendBelow(m_plot);
-    // Two rows: the plot shares the tab's width with the best design.
-    m_plot->legend->setWrap(3);
+    // Two columns: the plot shares the tab with the controls.
+    m_plot->legend->setWrap(2);
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
     m_plot->installEventFilter(this);
 
@@ -195,7 +190,6 @@ CodesignPanel::CodesignPanel(QWidget* parent)
     m_bestLabel->setWordWrap(true);
     m_bestLabel->setTextFormat(Qt::RichText);
     m_bestLabel->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    m_bestLabel->setMinimumWidth(220);
     m_loadBest = new QPushButton(tr("Load into accelerator panel"));
     m_loadBest->setToolTip(tr("Load the best design into the accelerator panel and search it"));
     m_loadBest->setEnabled(false);
@@ -210,20 +204,30 @@ CodesignPanel::CodesignPanel(QWidget* parent)
     bestBox->addWidget(m_saveBest);
     bestBox->addStretch(1);
 
-    auto* figures = new QHBoxLayout;
-    figures->addWidget(m_plot, 3);
-    figures->addLayout(bestBox, 1);
+    auto* varyTitle = new QLabel(tr("<b>Vary</b>"));
+    auto* controls = new QWidget;
+    controls->setFixedWidth(300);
+    auto* column = new QVBoxLayout(controls);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addLayout(budgets);
+    column->addWidget(varyTitle);
+    column->addLayout(axes);
+    column->addLayout(runRow);
+    column->addWidget(m_progress);
+    column->addWidget(m_status);
+    column->addSpacing(6);
+    column->addLayout(bestBox);
 
     m_staleNote = new QLabel;
     m_staleNote->setWordWrap(true);
     m_staleNote->setStyleSheet(QStringLiteral("color: %1; font-weight: bold").arg(kStaleNote));
     m_staleNote->setVisible(false);
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(budgets);
-    layout->addLayout(axes);
-    layout->addLayout(progressRow);
-    layout->addWidget(m_staleNote);
+    auto* figures = new QVBoxLayout;
+    figures->addWidget(m_staleNote);
+    figures->addWidget(m_plot, 1);
+    auto* layout = new QHBoxLayout(this);
+    layout->addWidget(controls);
     layout->addLayout(figures, 1);
 
     connect(m_powerOn, &QCheckBox::toggled, m_power, &QDoubleSpinBox::setEnabled);
