@@ -293,6 +293,8 @@ struct Evaluator::Impl
     bool clustersBelowGb = false; ///< gbLevel has cluster levels below it
     PeFetchCounter peFetches;
     std::vector<AxisSpan> peTiles;
+    std::vector<i64> peDeltas;
+    std::vector<char> peKinds;
     i64 pesPerSub[kMaxLevels] = {};
     LevelOut walkMapping();
     i64 activePes() const;
@@ -1829,23 +1831,64 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region, i64 fra
             top.t[o].l1Read += allWork;
             top.macs += allWork;
             if (gbByFrames) {
-                // Every PE's tiles at this frame (those past the last tile hold none).
-                for (size_t j = 0; j < size_t(L.P); ++j) {
-                    if (j >= active) { // past the last tile: holds none (its tiles are not read)
-                        peFetches.add(frameBase + executed, peBase + i64(j), false, false, nullptr);
-                        continue;
-                    }
-                    peTiles.clear();
-                    for (int t = 0; t < nt; ++t)
-                        for (int k = 0; k < tcount[t]; ++k) {
-                            const int v = tdims[t][k];
-                            const Span r = t == o && outOf[v] >= 0
-                                ? (v == window ? windowOutputs(j) : outputs(v, cur[v], cur[slideOf[v]]))
-                                : (v == sd ? mine[j] : cur[v]);
-                            peTiles.push_back(AxisSpan{r.begin, r.end});
+                // Every PE's tiles at this frame, in runs of PEs whose tiles are translates: on the
+                // spread dimension (kind 1) and the output's window axis (kind 2) they move by a step from
+                // PE to PE, elsewhere (kind 0) they are the step's ranges. Those past the last tile hold
+                // none.
+                const i64 frame = frameBase + executed;
+                peTiles.clear();
+                peKinds.clear();
+                for (int t = 0; t < nt; ++t)
+                    for (int k = 0; k < tcount[t]; ++k) {
+                        const int v = tdims[t][k];
+                        Span r{};
+                        char kind = 0;
+                        if (t == o && outOf[v] >= 0) {
+                            if (v == window)
+                                kind = 2;
+                            else
+                                r = outputs(v, cur[v], cur[slideOf[v]]);
+                        } else if (v == sd) {
+                            kind = 1;
+                        } else {
+                            r = cur[v];
                         }
-                    peFetches.add(frameBase + executed, peBase + i64(j), true, work[j] > 0, peTiles.data());
+                        peTiles.push_back(AxisSpan{r.begin, r.end});
+                        peKinds.push_back(kind);
+                    }
+                peDeltas.assign(peTiles.size(), 0);
+                const bool hasWindow = std::find(peKinds.begin(), peKinds.end(), char(2)) != peKinds.end();
+                for (size_t j = 0; j < active;) {
+                    const Span m0 = mine[j], w0 = hasWindow ? windowOutputs(j) : Span{};
+                    const bool c0 = work[j] > 0;
+                    i64 dm = 0, dw = 0;
+                    size_t count = 1;
+                    for (; j + count < active; ++count) {
+                        const size_t i = j + count;
+                        if ((work[i] > 0) != c0) break;
+                        const Span mi = mine[i], wi = hasWindow ? windowOutputs(i) : Span{};
+                        if (count == 1) {
+                            dm = mi.begin - m0.begin;
+                            dw = wi.begin - w0.begin;
+                        }
+                        const i64 c = i64(count);
+                        if (mi.begin != m0.begin + c * dm || mi.end != m0.end + c * dm
+                            || wi.begin != w0.begin + c * dw || wi.end != w0.end + c * dw)
+                            break;
+                    }
+                    for (size_t a = 0; a < peTiles.size(); ++a) {
+                        if (peKinds[a] == 0) continue;
+                        const Span r = peKinds[a] == 1 ? m0 : w0;
+                        peTiles[a] = AxisSpan{r.begin, r.end};
+                        peDeltas[a] = peKinds[a] == 1 ? dm : dw;
+                    }
+                    peFetches.addRun(
+                        frame, peBase + i64(j), i64(count), true, c0, peTiles.data(), peDeltas.data());
+                    j += count;
                 }
+                if (active < size_t(L.P))
+                    peFetches.addRun(
+                        frame, peBase + i64(active), L.P - i64(active), false, false, nullptr, nullptr);
             }
             stepFrames = 1;
         } else {
