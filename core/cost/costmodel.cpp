@@ -2036,14 +2036,10 @@ void Evaluator::Impl::emitRun(
     if (recording == 0) return;
     runRecord.push_back(RecordedRun{frame, pe, count, holds, computes});
     const size_t axes = peAxisDim.size();
-    if (holds)
-        runRecordTiles.insert(runRecordTiles.end(), tiles, tiles + axes);
-    else
-        runRecordTiles.resize(runRecordTiles.size() + axes);
-    if (deltas)
-        runRecordDeltas.insert(runRecordDeltas.end(), deltas, deltas + axes);
-    else
-        runRecordDeltas.resize(runRecordDeltas.size() + axes, 0);
+    for (size_t a = 0; a < axes; ++a) {
+        runRecordTiles.push_back(holds ? tiles[a] : AxisSpan{});
+        runRecordDeltas.push_back(deltas ? deltas[a] : 0);
+    }
 }
 
 Evaluator::Impl::Walked Evaluator::Impl::walkMoved(

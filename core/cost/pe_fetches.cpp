@@ -8,6 +8,13 @@ namespace pe_fetch_detail {
 
 using i64 = std::int64_t;
 
+/// Appends n elements (a few spans at a time: cheaper than a range insert).
+template <class T> void append(std::vector<T>& v, const T* from, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        v.push_back(from[i]);
+}
+
 AxisSpan overlap(AxisSpan a, AxisSpan b)
 {
     return AxisSpan{std::max(a.begin, b.begin), std::min(a.end, b.end)};
@@ -56,7 +63,7 @@ size_t appendOutside(
     for (size_t k = 0; k < n && !disjoint; ++k)
         disjoint = overlap(box[k], kept[k]).size() == 0;
     if (disjoint) {
-        out.insert(out.end(), box, box + n);
+        append(out, box, n);
         return 1;
     }
     size_t added = 0;
@@ -68,7 +75,7 @@ size_t appendOutside(
                  AxisSpan{std::max(box[i].begin, kept[i].end), box[i].end}}) {
             slab[i] = side;
             if (volumeOf(slab, n) == 0) continue;
-            out.insert(out.end(), slab, slab + n);
+            append(out, slab, n);
             ++added;
         }
     }
@@ -161,10 +168,10 @@ void PeFetchCounter::addRun(
     r.computes = computes;
     if (holds) {
         r.tiles = spans_.size();
-        spans_.insert(spans_.end(), tiles, tiles + axesPerRecord_);
+        append(spans_, tiles, axesPerRecord_);
         if (deltas) {
             r.deltas = deltas_.size();
-            deltas_.insert(deltas_.end(), deltas, deltas + axesPerRecord_);
+            append(deltas_, deltas, axesPerRecord_);
         }
     }
     const i64 at = i64(runs_.size());
@@ -207,7 +214,8 @@ void PeFetchCounter::collectOutside(
             }
             const size_t added = appendOutside(b, c, haveKept, n, boxes_);
             boxCount_ += added;
-            entries_.resize(boxCount_);
+            while (entries_.size() < boxCount_)
+                entries_.push_back(Entry{});
         }
         return;
     }
@@ -243,7 +251,9 @@ void PeFetchCounter::collectOutside(
     }
     seen_.push_back(Seen{box, kept, deltas, count, haveKept});
     boxCount_ += appendOutside(box, kept, haveKept, n, boxes_);
-    entries_.resize(boxCount_, Entry{axis, axis >= 0 ? deltas[axis] : 0, count});
+    const Entry e{axis, axis >= 0 ? deltas[axis] : 0, count};
+    while (entries_.size() < boxCount_)
+        entries_.push_back(e);
 }
 
 i64 PeFetchCounter::unionOf(Tensor& x, const AxisSpan* boxes, size_t count)
@@ -383,7 +393,7 @@ i64 PeFetchCounter::collectedVolume(Tensor& x)
             const Entry& e = entries_[b];
             const AxisSpan* box = boxes_.data() + b * n;
             for (i64 j = 0; j < e.count; ++j) {
-                partBoxes_.insert(partBoxes_.end(), box, box + n);
+                append(partBoxes_, box, n);
                 if (e.axis >= 0) {
                     partBoxes_[partBoxes_.size() - n + size_t(e.axis)].begin += j * e.step;
                     partBoxes_[partBoxes_.size() - n + size_t(e.axis)].end += j * e.step;
@@ -400,25 +410,21 @@ i64 PeFetchCounter::collectedVolume(Tensor& x)
         partBoxes_.clear();
         for (size_t b = 0; b < boxCount_; ++b) {
             const Entry& e = entries_[b];
-            if (e.step <= from && from < e.step + e.count)
-                partBoxes_.insert(partBoxes_.end(), boxes_.data() + b * n, boxes_.data() + (b + 1) * n);
+            if (e.step <= from && from < e.step + e.count) append(partBoxes_, boxes_.data() + b * n, n);
         }
         volume += (to - from) * unionOf(x, partBoxes_.data(), partBoxes_.size() / n);
     }
     return volume;
 }
 
-size_t PeFetchCounter::tileAt(const Run& r, i64 j)
+const AxisSpan* PeFetchCounter::tileAt(const Run& r, i64 j)
 {
-    const size_t at = scratch_.size();
     const AxisSpan* tiles = spans_.data() + r.tiles;
-    if (j == 0 || r.deltas == kNone) {
-        scratch_.insert(scratch_.end(), tiles, tiles + axesPerRecord_);
-    } else {
-        const i64* d = deltas_.data() + r.deltas;
-        for (size_t k = 0; k < axesPerRecord_; ++k)
-            scratch_.push_back(AxisSpan{tiles[k].begin + j * d[k], tiles[k].end + j * d[k]});
-    }
+    if (j == 0 || r.deltas == kNone) return tiles;
+    const AxisSpan* at = scratch_.data() + scratch_.size();
+    const i64* d = deltas_.data() + r.deltas;
+    for (size_t k = 0; k < axesPerRecord_; ++k)
+        scratch_.push_back(AxisSpan{tiles[k].begin + j * d[k], tiles[k].end + j * d[k]});
     return at;
 }
 
@@ -426,6 +432,11 @@ void PeFetchCounter::buildItems()
 {
     items_.clear();
     scratch_.clear();
+    // Room for every PE's tiles: what tileAt returns stays in place.
+    size_t pes = 0;
+    for (size_t g : group_)
+        pes += size_t(runs_[g].count);
+    scratch_.reserve(2 * pes * axesPerRecord_);
     for (size_t g : group_) {
         const Run& r = runs_[g];
         // The run's PEs by what they held at their previous frame: runs of PEs that held one earlier run.
@@ -447,9 +458,10 @@ void PeFetchCounter::buildItems()
                         deltas_.data() + was->deltas);
                 for (i64 i = 0; i < (alike ? 1 : m); ++i) {
                     it.count = alike ? m : 1;
-                    it.tile = r.holds ? tileAt(r, s + i - r.pe0) : kNone;
-                    it.kept = it.held ? tileAt(*was, s + i - was->pe0) : kNone;
-                    it.deltas = it.count == 1 ? kNone : r.holds ? r.deltas : was->deltas;
+                    it.tile = r.holds ? tileAt(r, s + i - r.pe0) : nullptr;
+                    it.kept = it.held ? tileAt(*was, s + i - was->pe0) : nullptr;
+                    const size_t d = it.count == 1 ? kNone : r.holds ? r.deltas : was->deltas;
+                    it.deltas = d == kNone ? nullptr : deltas_.data() + d;
                     items_.push_back(it);
                 }
             }
@@ -462,17 +474,15 @@ i64 PeFetchCounter::inputReads(int t)
 {
     Tensor& x = tensors_[size_t(t)];
     const size_t n = x.extents.size();
-    auto deltasOf = [&](const Item& it) {
-        return it.deltas == kNone ? nullptr : deltas_.data() + it.deltas + x.offset;
-    };
+    auto deltasOf = [&](const Item& it) { return it.deltas ? it.deltas + x.offset : nullptr; };
     if (multicast_ == arch::Multicast::None) {
         i64 reads = 0;
         for (const Item& it : items_) {
             if (!it.holds) continue;
-            const AxisSpan* tile = scratch_.data() + it.tile + x.offset;
+            const AxisSpan* tile = it.tile + x.offset;
             i64 both = it.held ? 1 : 0;
             for (size_t k = 0; k < n && both; ++k)
-                both *= overlap(tile[k], scratch_[it.kept + x.offset + k]).size();
+                both *= overlap(tile[k], it.kept[x.offset + k]).size();
             reads += it.count * (volumeOf(tile, n) - both);
         }
         return reads;
@@ -481,9 +491,8 @@ i64 PeFetchCounter::inputReads(int t)
     if (multicast_ == arch::Multicast::Elements) {
         for (const Item& it : items_)
             if (it.holds)
-                collectOutside(scratch_.data() + it.tile + x.offset,
-                    it.held ? scratch_.data() + it.kept + x.offset : nullptr, it.held, n, deltasOf(it),
-                    it.count);
+                collectOutside(it.tile + x.offset, it.held ? it.kept + x.offset : nullptr, it.held, n,
+                    deltasOf(it), it.count);
         return collectedVolume(x);
     }
     // Tiles: PEs fetching identical tiles share a send, each group of them its own. Every PE's tile and what
@@ -496,9 +505,9 @@ i64 PeFetchCounter::inputReads(int t)
         for (size_t k = 0; d && k < n; ++k)
             moves = moves || d[k] != 0;
         for (i64 j = 0; j < (moves ? it.count : 1); ++j)
-            for (size_t which : {it.tile, it.kept})
+            for (const AxisSpan* which : {it.tile, it.kept})
                 for (size_t k = 0; k < n; ++k) {
-                    const AxisSpan s = which == kNone ? AxisSpan{} : scratch_[which + x.offset + k];
+                    const AxisSpan s = which ? which[x.offset + k] : AxisSpan{};
                     const i64 shift = moves ? j * d[k] : 0;
                     tileScratch_.push_back(AxisSpan{s.begin + shift, s.end + shift});
                 }
@@ -539,9 +548,8 @@ i64 PeFetchCounter::outputUpdates()
     clearBoxes();
     for (const Item& it : items_)
         if (it.heldOut)
-            collectOutside(scratch_.data() + it.kept + x.offset,
-                it.computes ? scratch_.data() + it.tile + x.offset : nullptr, it.computes, n,
-                it.deltas == kNone ? nullptr : deltas_.data() + it.deltas + x.offset, it.count);
+            collectOutside(it.kept + x.offset, it.computes ? it.tile + x.offset : nullptr, it.computes, n,
+                it.deltas ? it.deltas + x.offset : nullptr, it.count);
     return collectedVolume(x);
 }
 
@@ -593,9 +601,12 @@ void PeFetchCounter::flush()
 
 void PeFetchCounter::compact()
 {
-    std::vector<Run> runs;
-    std::vector<AxisSpan> spans;
-    std::vector<i64> deltas;
+    std::vector<Run>& runs = compactRuns_;
+    std::vector<AxisSpan>& spans = compactSpans_;
+    std::vector<i64>& deltas = compactDeltas_;
+    runs.clear();
+    spans.clear();
+    deltas.clear();
     remap_.assign(runs_.size(), -1);
     for (i64& x : keptRun_) {
         if (x < 0) continue;
@@ -604,14 +615,12 @@ void PeFetchCounter::compact()
             Run r = runs_[size_t(x)];
             if (r.tiles != kNone) {
                 const size_t at = spans.size();
-                spans.insert(spans.end(), spans_.begin() + std::ptrdiff_t(r.tiles),
-                    spans_.begin() + std::ptrdiff_t(r.tiles + axesPerRecord_));
+                append(spans, spans_.data() + r.tiles, axesPerRecord_);
                 r.tiles = at;
             }
             if (r.deltas != kNone) {
                 const size_t at = deltas.size();
-                deltas.insert(deltas.end(), deltas_.begin() + std::ptrdiff_t(r.deltas),
-                    deltas_.begin() + std::ptrdiff_t(r.deltas + axesPerRecord_));
+                append(deltas, deltas_.data() + r.deltas, axesPerRecord_);
                 r.deltas = at;
             }
             to = i64(runs.size());
@@ -633,6 +642,7 @@ void PeFetchCounter::finish()
     const size_t n = x.extents.size();
     clearBoxes();
     scratch_.clear();
+    scratch_.reserve(keptRun_.size() * axesPerRecord_);
     // Every PE's partial sums, by runs of PEs holding one earlier run (their tiles in scratch_ first: the
     // union keeps pointers to them).
     items_.clear();
@@ -646,14 +656,14 @@ void PeFetchCounter::finish()
             Item it;
             it.count = i64(m);
             it.kept = tileAt(was, i64(s) - was.pe0);
-            it.deltas = m == 1 ? kNone : was.deltas;
+            it.deltas = m == 1 ? nullptr : deltas_.data() + was.deltas;
             items_.push_back(it);
         }
         s += m;
     }
     for (const Item& it : items_)
-        collectOutside(scratch_.data() + it.kept + x.offset, nullptr, false, n,
-            it.deltas == kNone ? nullptr : deltas_.data() + it.deltas + x.offset, it.count);
+        collectOutside(
+            it.kept + x.offset, nullptr, false, n, it.deltas ? it.deltas + x.offset : nullptr, it.count);
     updates_ += collectedVolume(x);
     // The PEs keep their tiles but hold no partial sums any more.
     for (Run& r : runs_)

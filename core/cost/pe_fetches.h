@@ -70,17 +70,18 @@ private:
         size_t elements = 0;
         std::vector<std::uint32_t> stamp; ///< per element, for unions too scattered to compress
     };
-    /// What the PEs pe .. pe+count-1 of one run fetch at a frame: `tile` their tiles (the first PE's, in
-    /// scratch_, kNone when they hold none), `kept` what they held at their previous frame (likewise), both
-    /// moved by j * deltas for PE pe+j (`deltas` in deltas_, kNone when count is 1).
+    /// What the PEs pe .. pe+count-1 of one run fetch at a frame: `tile` their tiles (the first PE's, null
+    /// when they hold none), `kept` what they held at their previous frame (likewise), both moved by
+    /// j * deltas for PE pe+j (null when count is 1).
     struct Item
     {
-        size_t tile = kNone, kept = kNone, deltas = kNone;
+        const AxisSpan *tile = nullptr, *kept = nullptr;
+        const std::int64_t* deltas = nullptr;
         std::int64_t count = 1;
         bool holds = false, computes = false, held = false, heldOut = false;
     };
-    /// The run's tiles at its PE j, appended to scratch_; returns their offset.
-    size_t tileAt(const Run& r, std::int64_t j);
+    /// The run's tiles at its PE j (in spans_, or made in scratch_, whose room is reserved).
+    const AxisSpan* tileAt(const Run& r, std::int64_t j);
     /// The current frame's items (items_) of the runs group_.
     void buildItems();
     std::int64_t inputReads(int t);
@@ -116,6 +117,9 @@ private:
     std::vector<AxisSpan> scratch_, tileScratch_, partBoxes_;
     std::vector<size_t> tileOrder_;
     std::vector<std::int64_t> remap_;
+    std::vector<Run> compactRuns_;
+    std::vector<AxisSpan> compactSpans_;
+    std::vector<std::int64_t> compactDeltas_;
     std::vector<AxisSpan> boxes_;
     size_t boxCount_ = 0;
     /// Per box collected: translated j * step along `axis` for j in 0 .. count-1 (axis -1: not moved).
