@@ -1,6 +1,7 @@
 #include "core/cost/pe_fetches.h"
 
 #include <algorithm>
+#include <array>
 
 namespace marvel::cost {
 
@@ -182,6 +183,7 @@ void PeFetchCounter::addRun(
 void PeFetchCounter::clearBoxes()
 {
     boxes_.clear();
+    moved_.clear();
     entries_.clear();
     boxCount_ = 0;
     seen_.clear();
@@ -191,10 +193,46 @@ void PeFetchCounter::clearBoxes()
     }
 }
 
-void PeFetchCounter::collectOutside(
-    const AxisSpan* box, const AxisSpan* kept, bool haveKept, size_t n, const i64* deltas, i64 count)
+void PeFetchCounter::collectOutside(const AxisSpan* box, const AxisSpan* kept, bool haveKept, size_t n,
+    const i64* deltas, i64 count, const i64* deltas2, i64 count2)
 {
     if (haveKept && std::equal(box, box + n, kept)) return;
+    if (count2 > 1 && deltas2) {
+        // Runs side by side (the clusters of a level): moved along a second axis. Kept as one entry when
+        // both moves are along one axis each, two different ones, by positive steps; else run by run.
+        int axis = -1, axis2 = -1;
+        bool each = false;
+        for (size_t k = 0; k < n; ++k) {
+            if (count > 1 && deltas && deltas[k] != 0) {
+                each = each || axis >= 0 || deltas[k] < 0;
+                axis = int(k);
+            }
+            if (deltas2[k] != 0) {
+                each = each || axis2 >= 0 || deltas2[k] < 0;
+                axis2 = int(k);
+            }
+        }
+        if (axis2 >= 0 && (each || axis == axis2)) {
+            for (i64 i = 0; i < count2; ++i) {
+                std::array<AxisSpan, 64>& m = moved_.emplace_back();
+                for (size_t k = 0; k < n; ++k) {
+                    m[k] = AxisSpan{box[k].begin + i * deltas2[k], box[k].end + i * deltas2[k]};
+                    if (haveKept)
+                        m[n + k] = AxisSpan{kept[k].begin + i * deltas2[k], kept[k].end + i * deltas2[k]};
+                }
+                collectOutside(m.data(), haveKept ? m.data() + n : nullptr, haveKept, n, deltas, count);
+            }
+            return;
+        }
+        if (axis2 >= 0) {
+            boxCount_ += appendOutside(box, kept, haveKept, n, boxes_);
+            const Entry e{
+                axis, axis >= 0 ? deltas[axis] : 0, axis >= 0 ? count : 1, axis2, deltas2[axis2], count2};
+            while (entries_.size() < boxCount_)
+                entries_.push_back(e);
+            return;
+        }
+    }
     // The PEs of a run move along one axis (a cluster's spatial dimension), by a positive step: their
     // boxes are kept as one entry. Otherwise (never in a walk) each PE's is added.
     int axis = -1;
@@ -251,7 +289,7 @@ void PeFetchCounter::collectOutside(
     }
     seen_.push_back(Seen{box, kept, deltas, count, haveKept});
     boxCount_ += appendOutside(box, kept, haveKept, n, boxes_);
-    const Entry e{axis, axis >= 0 ? deltas[axis] : 0, count};
+    const Entry e{axis, axis >= 0 ? deltas[axis] : 0, count, -1, 0, 1};
     while (entries_.size() < boxCount_)
         entries_.push_back(e);
 }
@@ -336,6 +374,39 @@ i64 PeFetchCounter::unionOf(Tensor& x, const AxisSpan* boxes, size_t count)
 i64 PeFetchCounter::collectedVolume(Tensor& x)
 {
     const size_t n = x.extents.size();
+    // Runs moved along a second axis: each run's translates merged when they overlap or touch, then the
+    // runs' (else each run's translates one entry).
+    for (size_t b = 0, end = boxCount_; b < end; ++b) {
+        if (entries_[b].axis2 < 0) continue;
+        Entry e = entries_[b];
+        AxisSpan* box = boxes_.data() + b * n;
+        if (e.axis >= 0 && e.step <= box[e.axis].size()) {
+            box[e.axis].end += (e.count - 1) * e.step;
+            e.axis = -1;
+            e.step = 0;
+            e.count = 1;
+        }
+        const Entry runs{e.axis, e.step, e.count, -1, 0, 1};
+        if (e.axis < 0) {
+            if (e.step2 <= box[e.axis2].size()) {
+                box[e.axis2].end += (e.count2 - 1) * e.step2;
+                entries_[b] = runs;
+            } else {
+                entries_[b] = Entry{e.axis2, e.step2, e.count2, -1, 0, 1};
+            }
+            continue;
+        }
+        entries_[b] = runs;
+        for (i64 i = 1; i < e.count2; ++i) {
+            for (size_t k = 0; k < n; ++k) {
+                AxisSpan s = boxes_[b * n + k];
+                if (int(k) == e.axis2) s = AxisSpan{s.begin + i * e.step2, s.end + i * e.step2};
+                boxes_.push_back(s);
+            }
+            entries_.push_back(runs);
+            ++boxCount_;
+        }
+    }
     // Translates that overlap or touch along their axis make one box.
     bool moved = false;
     for (size_t b = 0; b < boxCount_; ++b) {
@@ -470,6 +541,58 @@ void PeFetchCounter::buildItems()
     }
 }
 
+void PeFetchCounter::collectFolded(Tensor& x, bool outputs)
+{
+    const size_t n = x.extents.size();
+    // What an item fetches (inputs: its tiles outside what it kept) or returns (outputs: the partial sums it
+    // kept outside its tiles when it computes).
+    auto fetchOf = [&](const Item& it) {
+        Fetch f;
+        f.box = (outputs ? it.kept : it.tile) + x.offset;
+        f.haveKept = outputs ? it.computes : it.held;
+        if (f.haveKept) f.kept = (outputs ? it.tile : it.kept) + x.offset;
+        f.deltas = it.deltas ? it.deltas + x.offset : nullptr;
+        f.count = it.count;
+        return f;
+    };
+    // Consecutive items moved alike, each by one step from the previous (the runs of a level's sub-units
+    // walked as one moved: theirs come one after the other), are added as one.
+    folds_.clear();
+    folds_.reserve(items_.size() * n);
+    i64 step[32];
+    fetches_.clear();
+    for (const Item& it : items_)
+        if (outputs ? it.heldOut : it.holds) fetches_.push_back(fetchOf(it));
+    for (size_t i = 0; i < fetches_.size();) {
+        const Fetch& f = fetches_[i];
+        size_t m = 1;
+        for (; i + m < fetches_.size(); ++m) {
+            const Fetch &g = fetches_[i + m], &p = fetches_[i + m - 1];
+            if (g.count != f.count || g.haveKept != f.haveKept
+                || (g.deltas == nullptr) != (f.deltas == nullptr)
+                || (g.deltas && !std::equal(g.deltas, g.deltas + n, f.deltas)))
+                break;
+            bool alike = true;
+            for (size_t k = 0; k < n && alike; ++k) {
+                const i64 d = g.box[k].begin - p.box[k].begin;
+                if (m == 1) step[k] = d;
+                alike = d == step[k] && g.box[k].end - p.box[k].end == d
+                    && (!g.haveKept
+                        || (g.kept[k].begin - p.kept[k].begin == d && g.kept[k].end - p.kept[k].end == d));
+            }
+            if (!alike) break;
+        }
+        const i64* deltas2 = nullptr;
+        if (m > 1) {
+            deltas2 = folds_.data() + folds_.size();
+            for (size_t k = 0; k < n; ++k)
+                folds_.push_back(step[k]);
+        }
+        collectOutside(f.box, f.kept, f.haveKept, n, f.deltas, f.count, deltas2, i64(m));
+        i += m;
+    }
+}
+
 i64 PeFetchCounter::inputReads(int t)
 {
     Tensor& x = tensors_[size_t(t)];
@@ -489,10 +612,7 @@ i64 PeFetchCounter::inputReads(int t)
     }
     clearBoxes();
     if (multicast_ == arch::Multicast::Elements) {
-        for (const Item& it : items_)
-            if (it.holds)
-                collectOutside(it.tile + x.offset, it.held ? it.kept + x.offset : nullptr, it.held, n,
-                    deltasOf(it), it.count);
+        collectFolded(x, false);
         return collectedVolume(x);
     }
     // Tiles: PEs fetching identical tiles share a send, each group of them its own. Every PE's tile and what
@@ -543,13 +663,9 @@ i64 PeFetchCounter::inputReads(int t)
 i64 PeFetchCounter::outputUpdates()
 {
     Tensor& x = tensors_.back();
-    const size_t n = x.extents.size();
     // Partial sums a PE held at its previous frame and no longer holds, each output once in the frame.
     clearBoxes();
-    for (const Item& it : items_)
-        if (it.heldOut)
-            collectOutside(it.kept + x.offset, it.computes ? it.tile + x.offset : nullptr, it.computes, n,
-                it.deltas ? it.deltas + x.offset : nullptr, it.count);
+    collectFolded(x, true);
     return collectedVolume(x);
 }
 

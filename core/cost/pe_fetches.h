@@ -3,7 +3,9 @@
 // clusters (doc/cost-model.md, "Global-buffer traffic"). The exact simulator and the cost model's step walk
 // both feed it the PEs' tiles, so the two count by one definition.
 
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "core/arch/accelerator.h"
@@ -80,6 +82,16 @@ private:
         std::int64_t count = 1;
         bool holds = false, computes = false, held = false, heldOut = false;
     };
+    /// What an item fetches of one tensor (inputs: its tiles outside what it kept) or returns (outputs: the
+    /// partial sums it kept outside its tiles when it computes).
+    struct Fetch
+    {
+        const AxisSpan *box = nullptr, *kept = nullptr;
+        bool haveKept = false;
+        const std::int64_t* deltas = nullptr;
+        std::int64_t count = 1;
+    };
+    std::vector<Fetch> fetches_;
     /// The run's tiles at its PE j (in spans_, or made in scratch_, whose room is reserved).
     const AxisSpan* tileAt(const Run& r, std::int64_t j);
     /// The current frame's items (items_) of the runs group_.
@@ -93,9 +105,13 @@ private:
     /// Starts a union (boxes_) and forgets the fetches seen for it.
     void clearBoxes();
     /// Adds to the union the parts of `box` outside `kept` (all of `box` when !haveKept), both moved by
-    /// j * deltas for j in 0 .. count-1 (`deltas` null: not moved), unless an identical one was added.
+    /// j * deltas + i * deltas2 for j in 0 .. count-1 and i in 0 .. count2-1 (null: not moved), unless an
+    /// identical one was added.
     void collectOutside(const AxisSpan* box, const AxisSpan* kept, bool haveKept, size_t n,
-        const std::int64_t* deltas = nullptr, std::int64_t count = 1);
+        const std::int64_t* deltas = nullptr, std::int64_t count = 1, const std::int64_t* deltas2 = nullptr,
+        std::int64_t count2 = 1);
+    /// Collects what the items fetch of tensor x (or, `outputs`, return).
+    void collectFolded(Tensor& x, bool outputs);
     /// Drops every run no PE refers to.
     void compact();
 
@@ -122,12 +138,18 @@ private:
     std::vector<std::int64_t> compactDeltas_;
     std::vector<AxisSpan> boxes_;
     size_t boxCount_ = 0;
-    /// Per box collected: translated j * step along `axis` for j in 0 .. count-1 (axis -1: not moved).
+    /// Per box collected: translated j * step along `axis` for j in 0 .. count-1 (axis -1: not moved), and
+    /// i * step2 along axis2 for i in 0 .. count2-1.
     struct Entry
     {
         int axis = -1;
         std::int64_t step = 0, count = 1;
+        int axis2 = -1;
+        std::int64_t step2 = 0, count2 = 1;
     };
+    /// Boxes moved run by run, a box and what it kept each (collectOutside keeps pointers to them).
+    std::deque<std::array<AxisSpan, 64>> moved_;
+    std::vector<std::int64_t> folds_; ///< the second steps of collectFolded, room reserved
     std::vector<Entry> entries_;
     std::vector<std::int64_t> breaks_, zeroDeltas_;
     std::vector<std::vector<std::int64_t>> cuts_; ///< per axis, the boxes' edges

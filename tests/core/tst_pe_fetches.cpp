@@ -192,8 +192,9 @@ private slots:
 
     // Runs of PEs holding translates (addRun), as the step walk records a cluster's PEs: the same runs
     // frame after frame (each PE's fetch the first one's moved), runs cut differently from one frame to
-    // the next, steps shorter and longer than the tiles, along one axis, several or none, backwards too;
-    // against the definition on every PE's tiles and against add() for each PE.
+    // the next, steps shorter and longer than the tiles, along one axis, several or none, backwards too,
+    // and clusters whose runs are the first one's moved; against the definition on every PE's tiles and
+    // against add() for each PE.
     void runsEqualTheDefinition()
     {
         std::mt19937_64 rng(20261130);
@@ -218,6 +219,23 @@ private slots:
                     spread.push_back(k == along);
             }
             const i64 pes = pick(1, 12);
+            // Clusters of `pes` PEs each: the others' runs those of the first moved by a step a cluster
+            // (`across`, along one axis a tensor, none, or along several), when that stays inside.
+            const i64 clusters = pick(1, 3), allPes = clusters * pes, margin = 3 * (clusters - 1);
+            for (auto& e : extents)
+                for (i64& x : e)
+                    x += 2 * margin;
+            std::vector<i64> across(axes, 0);
+            {
+                size_t a = 0;
+                for (const auto& e : extents) {
+                    const i64 style = pick(0, 4);
+                    const size_t along = size_t(pick(0, i64(e.size()) - 1));
+                    for (size_t k = 0; k < e.size(); ++k, ++a)
+                        if ((style <= 2 && k == along) || (style == 3 && pick(0, 1) == 0))
+                            across[a] = pick(-3, 3);
+                }
+            }
             const auto multicast = std::array{
                 arch::Multicast::Elements, arch::Multicast::Tiles, arch::Multicast::None}[size_t(pick(0, 2))];
             struct RunRec
@@ -230,6 +248,7 @@ private slots:
             // The PEs cut into runs: kept for most frames, as a cluster's walk keeps them.
             auto cut = [&] {
                 std::vector<std::pair<i64, i64>> runs;
+                if (pick(0, 1) == 0) return decltype(runs){{0, pes}}; // one run, the walk's usual
                 for (i64 pe = 0; pe < pes;) {
                     const i64 count = pick(1, pes - pe);
                     runs.push_back({pe, count});
@@ -285,6 +304,19 @@ private slots:
                     f.push_back(r);
                 }
                 previous = made;
+                // Clusters side by side: the first's runs, then each other's moved by `across` a cluster,
+                // within the margins added to every extent.
+                const std::vector<RunRec> first = f;
+                f.clear();
+                for (i64 g = 0; g < clusters; ++g)
+                    for (RunRec r : first) {
+                        r.pe0 += g * pes;
+                        if (g > 0 && pick(0, 9) == 0) r.computes = !r.computes;
+                        for (size_t a = 0; a < axes; ++a)
+                            r.tiles[a] = {r.tiles[a].begin + margin + g * across[a],
+                                r.tiles[a].end + margin + g * across[a]};
+                        f.push_back(r);
+                    }
             }
             std::vector<Frame> expanded(frames.size());
             for (size_t f = 0; f < frames.size(); ++f)
@@ -299,10 +331,10 @@ private slots:
                                 {r.tiles[a].begin + j * r.deltas[a], r.tiles[a].end + j * r.deltas[a]});
                         expanded[f].pes.push_back(p);
                     }
-            const Counts expected = bruteForce(extents, pes, multicast, expanded);
+            const Counts expected = bruteForce(extents, allPes, multicast, expanded);
             cost::PeFetchCounter byRuns, byPes;
-            byRuns.reset(extents, pes, multicast);
-            byPes.reset(extents, pes, multicast);
+            byRuns.reset(extents, allPes, multicast);
+            byPes.reset(extents, allPes, multicast);
             for (size_t f = 0; f < frames.size(); ++f) {
                 for (const RunRec& r : frames[f])
                     byRuns.addRun(
