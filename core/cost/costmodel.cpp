@@ -292,7 +292,26 @@ struct Evaluator::Impl
     bool gbCounted = false; ///< the walk counted the global buffer (else the tables' counts stand)
     bool clustersBelowGb = false; ///< gbLevel has cluster levels below it
     PeFetchCounter peFetches;
+    /// peFetches.addRun, also kept in runRecord while a walk's runs are recorded (recording > 0).
+    void emitRun(
+        i64 frame, i64 pe, i64 count, bool holds, bool computes, const AxisSpan* tiles, const i64* deltas);
+    /// Walks `run` sub-units of level l (the first's region `region`, theirs `mine` on sd, equal in size):
+    /// the first walked, the others its runs of PEs moved along sd and its L1 and MAC counts repeated.
+    Walked walkMoved(
+        int l, int sd, const Span* region, const Span* mine, size_t run, i64 frameBase, i64 peBase);
+    struct RecordedRun
+    {
+        i64 frame = 0, pe = 0, count = 1;
+        bool holds = false, computes = false;
+    };
+    int recording = 0;
+    std::vector<RecordedRun> runRecord;
+    std::vector<AxisSpan> runRecordTiles, movedTiles;
+    std::vector<i64> runRecordDeltas, movedDeltas;
+    std::vector<int> peAxisDim; ///< per axis of the PEs' tiles, its dimension
     std::vector<AxisSpan> peTiles;
+    std::vector<i64> peDeltas;
+    std::vector<char> peKinds;
     i64 pesPerSub[kMaxLevels] = {};
     LevelOut walkMapping();
     i64 activePes() const;
@@ -1829,36 +1848,87 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region, i64 fra
             top.t[o].l1Read += allWork;
             top.macs += allWork;
             if (gbByFrames) {
-                // Every PE's tiles at this frame (those past the last tile hold none).
-                for (size_t j = 0; j < size_t(L.P); ++j) {
-                    if (j >= active) { // past the last tile: holds none (its tiles are not read)
-                        peFetches.add(frameBase + executed, peBase + i64(j), false, false, nullptr);
-                        continue;
-                    }
-                    peTiles.clear();
-                    for (int t = 0; t < nt; ++t)
-                        for (int k = 0; k < tcount[t]; ++k) {
-                            const int v = tdims[t][k];
-                            const Span r = t == o && outOf[v] >= 0
-                                ? (v == window ? windowOutputs(j) : outputs(v, cur[v], cur[slideOf[v]]))
-                                : (v == sd ? mine[j] : cur[v]);
-                            peTiles.push_back(AxisSpan{r.begin, r.end});
+                // Every PE's tiles at this frame, in runs of PEs whose tiles are translates: on the
+                // spread dimension (kind 1) and the output's window axis (kind 2) they move by a step from
+                // PE to PE, elsewhere (kind 0) they are the step's ranges. Those past the last tile hold
+                // none.
+                const i64 frame = frameBase + executed;
+                peTiles.clear();
+                peKinds.clear();
+                for (int t = 0; t < nt; ++t)
+                    for (int k = 0; k < tcount[t]; ++k) {
+                        const int v = tdims[t][k];
+                        Span r{};
+                        char kind = 0;
+                        if (t == o && outOf[v] >= 0) {
+                            if (v == window)
+                                kind = 2;
+                            else
+                                r = outputs(v, cur[v], cur[slideOf[v]]);
+                        } else if (v == sd) {
+                            kind = 1;
+                        } else {
+                            r = cur[v];
                         }
-                    peFetches.add(frameBase + executed, peBase + i64(j), true, work[j] > 0, peTiles.data());
+                        peTiles.push_back(AxisSpan{r.begin, r.end});
+                        peKinds.push_back(kind);
+                    }
+                peDeltas.assign(peTiles.size(), 0);
+                const bool hasWindow = std::find(peKinds.begin(), peKinds.end(), char(2)) != peKinds.end();
+                for (size_t j = 0; j < active;) {
+                    const Span m0 = mine[j], w0 = hasWindow ? windowOutputs(j) : Span{};
+                    const bool c0 = work[j] > 0;
+                    i64 dm = 0, dw = 0;
+                    size_t count = 1;
+                    for (; j + count < active; ++count) {
+                        const size_t i = j + count;
+                        if ((work[i] > 0) != c0) break;
+                        const Span mi = mine[i], wi = hasWindow ? windowOutputs(i) : Span{};
+                        if (count == 1) {
+                            dm = mi.begin - m0.begin;
+                            dw = wi.begin - w0.begin;
+                        }
+                        const i64 c = i64(count);
+                        if (mi.begin != m0.begin + c * dm || mi.end != m0.end + c * dm
+                            || wi.begin != w0.begin + c * dw || wi.end != w0.end + c * dw)
+                            break;
+                    }
+                    for (size_t a = 0; a < peTiles.size(); ++a) {
+                        if (peKinds[a] == 0) continue;
+                        const Span r = peKinds[a] == 1 ? m0 : w0;
+                        peTiles[a] = AxisSpan{r.begin, r.end};
+                        peDeltas[a] = peKinds[a] == 1 ? dm : dw;
+                    }
+                    emitRun(frame, peBase + i64(j), i64(count), true, c0, peTiles.data(), peDeltas.data());
+                    j += count;
                 }
+                if (active < size_t(L.P))
+                    emitRun(frame, peBase + i64(active), L.P - i64(active), false, false, nullptr, nullptr);
             }
             stepFrames = 1;
         } else {
             // Sub-units whose regions differ only by position on a dimension the replay keys by size
             // walk alike: a run of equal sizes is walked (or replayed) once.
             const bool bySize = childWalks.enabledBelow[l] && !(childWalks.positional >> sd & 1u);
+            // Counting the PEs' frames, such sub-units' tiles are the first one's moved along sd: its
+            // walk's runs of PEs are replayed, moved, for the others.
+            const bool moveRuns = gbByFrames && !(childWalks.positional >> sd & 1u);
             std::copy(cur, cur + nd, sub);
             for (size_t j = 0; j < active;) {
                 size_t run = 1;
-                if (bySize)
+                if (bySize || moveRuns)
                     while (j + run < active && mine[j + run].size() == mine[j].size())
                         ++run;
                 sub[sd] = mine[j];
+                if (moveRuns && run > 1) {
+                    const Walked child = walkMoved(l, sd, sub, mine.data() + j, run, frameBase + res.frames,
+                        peBase + i64(j) * pesPerSub[l]);
+                    stepFrames = std::max(stepFrames, child.frames);
+                    comp = std::max(comp, child.runtime);
+                    units += child.util * double(run);
+                    j += run;
+                    continue;
+                }
                 const Walked child
                     = walkChild(l + 1, sub, i64(run), frameBase + res.frames, peBase + i64(j) * pesPerSub[l]);
                 stepFrames = std::max(stepFrames, child.frames);
@@ -1957,6 +2027,65 @@ Evaluator::Impl::Walked Evaluator::Impl::walk(int l, const Span* region, i64 fra
     res.util = executed > 0 ? utilSum / double(executed) : 1.0;
     res.executed = executed;
     return res;
+}
+
+void Evaluator::Impl::emitRun(
+    i64 frame, i64 pe, i64 count, bool holds, bool computes, const AxisSpan* tiles, const i64* deltas)
+{
+    peFetches.addRun(frame, pe, count, holds, computes, tiles, deltas);
+    if (recording == 0) return;
+    runRecord.push_back(RecordedRun{frame, pe, count, holds, computes});
+    const size_t axes = peAxisDim.size();
+    for (size_t a = 0; a < axes; ++a) {
+        runRecordTiles.push_back(holds ? tiles[a] : AxisSpan{});
+        runRecordDeltas.push_back(deltas ? deltas[a] : 0);
+    }
+}
+
+Evaluator::Impl::Walked Evaluator::Impl::walkMoved(
+    int l, int sd, const Span* region, const Span* mine, size_t run, i64 frameBase, i64 peBase)
+{
+    // Below the level whose sub-units these are, a walk is a function of its region, and sd is keyed by
+    // size (not positional): the others' walks are the first's with every range on sd moved.
+    i64 l1Write[kMaxTensors], l1Read[kMaxTensors];
+    for (int t = 0; t < nt; ++t) {
+        l1Write[t] = top.t[t].l1Write;
+        l1Read[t] = top.t[t].l1Read;
+    }
+    const i64 macs = top.macs;
+    const size_t from = runRecord.size();
+    ++recording;
+    const Walked w = walk(l + 1, region, frameBase, peBase);
+    const size_t to = runRecord.size();
+    const i64 times = i64(run) - 1;
+    for (int t = 0; t < nt; ++t) {
+        top.t[t].l1Write += times * (top.t[t].l1Write - l1Write[t]);
+        top.t[t].l1Read += times * (top.t[t].l1Read - l1Read[t]);
+    }
+    top.macs += times * (top.macs - macs);
+    const size_t axes = peAxisDim.size();
+    movedTiles.resize(axes);
+    movedDeltas.resize(axes);
+    for (size_t i = 1; i < run; ++i) {
+        const i64 shift = mine[i].begin - mine[0].begin, pes = i64(i) * pesPerSub[l];
+        for (size_t r = from; r < to; ++r) {
+            const RecordedRun rec = runRecord[r]; // emitRun may move the record
+            for (size_t a = 0; a < axes; ++a) {
+                AxisSpan x = runRecordTiles[r * axes + a];
+                if (peAxisDim[a] == sd) x = AxisSpan{x.begin + shift, x.end + shift};
+                movedTiles[a] = x;
+                movedDeltas[a] = runRecordDeltas[r * axes + a];
+            }
+            emitRun(rec.frame, rec.pe + pes, rec.count, rec.holds, rec.computes, movedTiles.data(),
+                movedDeltas.data());
+        }
+    }
+    if (--recording == 0) {
+        runRecord.clear();
+        runRecordTiles.clear();
+        runRecordDeltas.clear();
+    }
+    return w;
 }
 
 Evaluator::Impl::Walked Evaluator::Impl::walkChild(
@@ -2078,6 +2207,14 @@ LevelOut Evaluator::Impl::walkMapping()
                 extents[size_t(t)].push_back(t == o && outOf[v] >= 0 ? outExtent[v] : size0[v]);
             }
         peFetches.reset(extents, pesPerSub[0] * lv[0].P, acc.multicast);
+        peAxisDim.clear();
+        for (int t = 0; t < nt; ++t)
+            for (int k = 0; k < tcount[t]; ++k)
+                peAxisDim.push_back(tdims[t][k]);
+        recording = 0;
+        runRecord.clear();
+        runRecordTiles.clear();
+        runRecordDeltas.clear();
     }
     Span region[kMaxDims];
     for (int v = 0; v < nd; ++v)

@@ -190,6 +190,175 @@ private slots:
         QCOMPARE(cases, 400);
     }
 
+    // Runs of PEs holding translates (addRun), as the step walk records a cluster's PEs: the same runs
+    // frame after frame (each PE's fetch the first one's moved), runs cut differently from one frame to
+    // the next, steps shorter and longer than the tiles, along one axis, several or none, backwards too,
+    // and clusters whose runs are the first one's moved; against the definition on every PE's tiles and
+    // against add() for each PE.
+    void runsEqualTheDefinition()
+    {
+        std::mt19937_64 rng(20261130);
+        auto pick = [&](i64 lo, i64 hi) { return std::uniform_int_distribution<i64>(lo, hi)(rng); };
+        int cases = 0;
+        for (int round = 0; round < 1000; ++round) {
+            const size_t tensors = size_t(pick(2, 3));
+            std::vector<std::vector<i64>> extents(tensors);
+            size_t axes = 0;
+            for (auto& e : extents) {
+                e.resize(size_t(pick(1, 3)));
+                for (i64& x : e)
+                    x = pick(1, 12);
+                axes += e.size();
+            }
+            std::vector<i64> extentOf;
+            std::vector<bool> spread; // per axis: the one of its tensor the runs mostly move along
+            for (const auto& e : extents) {
+                extentOf.insert(extentOf.end(), e.begin(), e.end());
+                const size_t along = size_t(pick(0, i64(e.size()) - 1));
+                for (size_t k = 0; k < e.size(); ++k)
+                    spread.push_back(k == along);
+            }
+            const i64 pes = pick(1, 12);
+            // Clusters of `pes` PEs each: the others' runs those of the first moved by a step a cluster
+            // (`across`, along one axis a tensor, none, or along several), when that stays inside.
+            const i64 clusters = pick(1, 3), allPes = clusters * pes, margin = 3 * (clusters - 1);
+            for (auto& e : extents)
+                for (i64& x : e)
+                    x += 2 * margin;
+            std::vector<i64> across(axes, 0);
+            {
+                size_t a = 0;
+                for (const auto& e : extents) {
+                    const i64 style = pick(0, 4);
+                    const size_t along = size_t(pick(0, i64(e.size()) - 1));
+                    for (size_t k = 0; k < e.size(); ++k, ++a)
+                        if ((style <= 2 && k == along) || (style == 3 && pick(0, 1) == 0))
+                            across[a] = pick(-3, 3);
+                }
+            }
+            const auto multicast = std::array{
+                arch::Multicast::Elements, arch::Multicast::Tiles, arch::Multicast::None}[size_t(pick(0, 2))];
+            struct RunRec
+            {
+                i64 pe0 = 0, count = 1;
+                bool holds = false, computes = false;
+                std::vector<AxisSpan> tiles;
+                std::vector<i64> deltas;
+            };
+            // The PEs cut into runs: kept for most frames, as a cluster's walk keeps them.
+            auto cut = [&] {
+                std::vector<std::pair<i64, i64>> runs;
+                if (pick(0, 1) == 0) return decltype(runs){{0, pes}}; // one run, the walk's usual
+                for (i64 pe = 0; pe < pes;) {
+                    const i64 count = pick(1, pes - pe);
+                    runs.push_back({pe, count});
+                    pe += count;
+                }
+                return runs;
+            };
+            auto layout = cut();
+            std::vector<RunRec> previous;
+            std::vector<std::vector<RunRec>> frames(size_t(pick(1, 7)));
+            for (auto& f : frames) {
+                if (pick(0, 3) == 0) layout = cut();
+                const bool slide = !previous.empty() && pick(0, 2) != 0 && previous.size() == layout.size();
+                std::vector<RunRec> made;
+                for (size_t i = 0; i < layout.size(); ++i) {
+                    RunRec r;
+                    r.pe0 = layout[i].first;
+                    r.count = layout[i].second;
+                    r.holds = pick(0, 6) != 0;
+                    r.computes = pick(0, 4) != 0;
+                    // The axes the run moves along (most often one) and its tiles within the extents at
+                    // every PE of the run.
+                    const i64 style = pick(0, 5);
+                    r.deltas.assign(axes, 0);
+                    for (size_t a = 0; a < axes; ++a) {
+                        const i64 x = extentOf[a];
+                        AxisSpan s;
+                        if (slide && pick(0, 2) != 0) {
+                            s = previous[i].tiles[a];
+                            const i64 shift = pick(-1, 1);
+                            if (s.begin + shift >= 0 && s.end + shift <= x)
+                                s = {s.begin + shift, s.end + shift};
+                        } else {
+                            const i64 b = pick(0, x - 1);
+                            s = {b, pick(b + 1, x)};
+                        }
+                        const bool moves = style == 0 ? false : style <= 3 ? spread[a] : pick(0, 1) == 1;
+                        if (r.count > 1) {
+                            // A step keeping every translate inside the extent: the previous frame's (the
+                            // walk's runs keep theirs) or a random one.
+                            const i64 room = (x - s.end) / (r.count - 1), back = s.begin / (r.count - 1);
+                            const i64 kept = slide ? previous[i].deltas[a] : 0;
+                            if (slide && kept >= -back && kept <= room && pick(0, 3) != 0)
+                                r.deltas[a] = kept;
+                            else if (moves) // often past the tile: translates apart
+                                r.deltas[a] = pick(0, 1) == 0 ? pick(-back, room)
+                                                              : pick(std::min(s.end - s.begin, room), room);
+                        }
+                        r.tiles.push_back(s);
+                    }
+                    made.push_back(r);
+                    if (pick(0, 5) == 0) continue; // not recorded: its PEs keep what they held
+                    f.push_back(r);
+                }
+                previous = made;
+                // Clusters side by side: the first's runs, then each other's moved by `across` a cluster,
+                // within the margins added to every extent.
+                const std::vector<RunRec> first = f;
+                f.clear();
+                for (i64 g = 0; g < clusters; ++g)
+                    for (RunRec r : first) {
+                        r.pe0 += g * pes;
+                        if (g > 0 && pick(0, 9) == 0) r.computes = !r.computes;
+                        for (size_t a = 0; a < axes; ++a)
+                            r.tiles[a] = {r.tiles[a].begin + margin + g * across[a],
+                                r.tiles[a].end + margin + g * across[a]};
+                        f.push_back(r);
+                    }
+            }
+            std::vector<Frame> expanded(frames.size());
+            for (size_t f = 0; f < frames.size(); ++f)
+                for (const RunRec& r : frames[f])
+                    for (i64 j = 0; j < r.count; ++j) {
+                        Frame::Pe p;
+                        p.pe = r.pe0 + j;
+                        p.holds = r.holds;
+                        p.computes = r.computes;
+                        for (size_t a = 0; a < axes; ++a)
+                            p.tiles.push_back(
+                                {r.tiles[a].begin + j * r.deltas[a], r.tiles[a].end + j * r.deltas[a]});
+                        expanded[f].pes.push_back(p);
+                    }
+            const Counts expected = bruteForce(extents, allPes, multicast, expanded);
+            cost::PeFetchCounter byRuns, byPes;
+            byRuns.reset(extents, allPes, multicast);
+            byPes.reset(extents, allPes, multicast);
+            for (size_t f = 0; f < frames.size(); ++f) {
+                for (const RunRec& r : frames[f])
+                    byRuns.addRun(
+                        i64(f), r.pe0, r.count, r.holds, r.computes, r.tiles.data(), r.deltas.data());
+                for (const Frame::Pe& p : expanded[f].pes)
+                    byPes.add(i64(f), p.pe, p.holds, p.computes, p.tiles.data());
+                if (pick(0, 2) == 0) {
+                    byRuns.flush();
+                    byPes.flush();
+                }
+            }
+            byRuns.finish();
+            byPes.finish();
+            for (size_t t = 0; t + 1 < tensors; ++t) {
+                QCOMPARE(byRuns.reads(int(t)), expected.reads[t]);
+                QCOMPARE(byPes.reads(int(t)), expected.reads[t]);
+            }
+            QCOMPARE(byRuns.updates(), expected.updates);
+            QCOMPARE(byPes.updates(), expected.updates);
+            ++cases;
+        }
+        QCOMPARE(cases, 1000);
+    }
+
     // A worked frame: four PEs over a 1-D input of 10, tiles [0,4) [2,6) [4,8) [6,10) (a sliding window of
     // 4, stride 2), then each moves on by 1. Elements: 10, then one new element each (4, 6, 8, 10): 4;
     // Tiles: 16 (no two tiles alike) then 4; None: the same.
