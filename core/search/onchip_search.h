@@ -221,10 +221,13 @@ struct SearchOptions
     GeneticOptions genetic; ///< the genetic search's (core/search/genetic.h)
     /// searchLayer only, without a constraint: after the decoupled search, the anytime refinement
     /// (core/search/refine.h): the genetic search with `genetic`'s seed and budget, then at most
-    /// refineLocalEvaluations local moves from the best mapping found; never worse than the decoupled
-    /// result nor than the genetic search alone. false: the paper's decoupled search (with the widening).
+    /// refineLocalEvaluations local moves from the best mapping found, then at most
+    /// refineRearrangeEvaluations more to split the PE array anew between two loops and descend from there
+    /// (localSearch); never worse than the decoupled result nor than the genetic search alone. false: the
+    /// paper's decoupled search (with the widening).
     bool refine = true;
     std::uint64_t refineLocalEvaluations = 2'000;
+    std::uint64_t refineRearrangeEvaluations = 500;
     /// searchLayer only: off-chip solutions the on-chip space is searched under (K, `--offchip-candidates`):
     /// after the decoupled search (and the refinement) under the distinct-block optimum, its tile with other
     /// loops innermost, then the optimum for an L2 budget just below the previous tile's footprint, each
