@@ -147,7 +147,7 @@ struct GeneticOptions
 /// are far below anything that matters, while the energy among mappings that close can differ by 5-10 %
 /// (VGG16 CONV2_1 on 256 PEs: the exact fastest at 108 KiB of L2 costs 8.81e9, 5 % more than at 64 KiB;
 /// within 2e-5 it costs 7.92e9, the cheaper of the two). Small enough that `marvel bench gamma` keeps its
-/// 33 of 34 (a 0.1 % margin lost three); doc/search.md, "Near ties".
+/// 34 of 34 (when it had 33, a 0.1 % margin lost three); doc/search.md, "Near ties".
 inline constexpr double kDefaultNearTie = 2e-5;
 
 struct SearchOptions
