@@ -18,6 +18,14 @@ std::string loopField(std::size_t i, const char* member)
 bool isPermutation(const std::vector<int>& order, std::size_t n)
 {
     if (order.size() != n) return false;
+    if (n <= 64) { // without allocating: every search checks each mapping it writes
+        std::uint64_t seen = 0;
+        for (int i : order) {
+            if (i < 0 || static_cast<std::size_t>(i) >= n || (seen >> i & 1) != 0) return false;
+            seen |= std::uint64_t{1} << i;
+        }
+        return true;
+    }
     std::vector<bool> seen(n, false);
     for (int i : order) {
         if (i < 0 || static_cast<std::size_t>(i) >= n || seen[static_cast<std::size_t>(i)]) return false;
@@ -55,6 +63,15 @@ bool hasLevel2Region(const LoopNestMapping& m)
         m.loops.begin(), m.loops.end(), [](const MappedLoop& l) { return l.level2Iterations() > 1; });
 }
 
+/// parallelLoops().size(), without allocating.
+std::size_t parallelLoopCount(const LoopNestMapping& m)
+{
+    return static_cast<std::size_t>(std::count_if(m.level2Order.begin(), m.level2Order.end(), [&](int i) {
+        return i >= 0 && static_cast<std::size_t>(i) < m.loops.size()
+            && m.loops[static_cast<std::size_t>(i)].isParallel();
+    }));
+}
+
 } // namespace
 
 std::vector<int> LoopNestMapping::parallelLoops() const
@@ -89,7 +106,8 @@ std::vector<Diagnostic> validate(const LoopNestMapping& m, const arch::Accelerat
         const MappedLoop& l = m.loops[i];
         if (l.dim.empty()) add(loopField(i, "dim"), "loop has no dimension name");
         for (std::size_t j = 0; j < i; ++j)
-            if (m.loops[j].dim == l.dim && !l.dim.empty())
+            if (!l.dim.empty() && m.loops[j].dim.size() == l.dim.size() && m.loops[j].dim[0] == l.dim[0]
+                && m.loops[j].dim == l.dim)
                 add(loopField(i, "dim"), "dimension '" + l.dim + "' is mapped twice");
         if (l.extent < 1) {
             add(loopField(i, "extent"), "extent must be at least 1, got " + std::to_string(l.extent));
@@ -136,7 +154,7 @@ std::string toString(Level2Form form)
 
 int mdcLevelCount(const LoopNestMapping& m)
 {
-    const int parallel = static_cast<int>(m.parallelLoops().size());
+    const int parallel = static_cast<int>(parallelLoopCount(m));
     if (m.level2Form == Level2Form::Fused) return 1 + std::max(parallel, 1);
     if (m.level2Form == Level2Form::TopSpatial) return std::max(parallel, 1);
     int levels = (hasLevel3Region(m) ? 1 : 0) + (hasLevel2Region(m) ? 1 : 0);
@@ -170,7 +188,7 @@ int diagonalWindow(const LoopNestMapping& m, int spatialLoop, const std::vector<
 
 bool fusedFormApplies(const LoopNestMapping& m, const arch::Accelerator* acc)
 {
-    if (m.parallelLoops().empty() || m.level3Order.empty()) return false;
+    if (parallelLoopCount(m) == 0 || m.level3Order.empty()) return false;
     return singleTopSubUnit(m, acc) || std::any_of(m.loops.begin(), m.loops.end(), [](const MappedLoop& l) {
         return l.level3Iterations() == 1;
     });
@@ -237,6 +255,8 @@ mdc::Dataflow toMdc(const LoopNestMapping& m, const arch::Accelerator& acc, Stri
         innerCount *= m.loops[static_cast<std::size_t>(parallel[k])].parallelism();
 
     mdc::Dataflow df;
+    // At most a directive per loop and a Cluster on each level, and a diagonal input map per parallel level.
+    df.reserve(static_cast<std::size_t>(levels) * (m.loops.size() + 2));
     // Tile size each dimension has when entering the parallel regions: the level-2 tile; a parallel
     // loop's dimension shrinks to its level-1 tile once its region has spread it.
     std::vector<std::int64_t> current(m.loops.size());

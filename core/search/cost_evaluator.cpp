@@ -58,8 +58,10 @@ public:
 private:
     int dimId(const std::string& name)
     {
+        // Dimension names are short and differ in their first letter: compare that before the strings
+        // (this runs for every directive of every mapping a search evaluates).
         for (const auto& [n, id] : m_dimIds)
-            if (n == name) return id;
+            if (n.size() == name.size() && n[0] == name[0] && n == name) return id;
         const int id = m_evaluator.dimId(name);
         m_dimIds.emplace_back(name, id);
         return id;

@@ -182,6 +182,7 @@ std::vector<MappingPool::Outcome> MappingPool::evaluate(
     std::vector<std::size_t> fresh;
     std::vector<std::ptrdiff_t> sameAs(batch.size(), -1); // a repeat of an earlier new one in this batch
     std::unordered_map<Key, std::size_t, KeyHash> inBatch;
+    std::vector<Key> freshKeys;
     for (std::size_t i = 0; i < batch.size(); ++i) {
         Key k = keyOf(batch[i]);
         if (auto it = m_seen.find(k); it != m_seen.end()) {
@@ -193,7 +194,8 @@ std::vector<MappingPool::Outcome> MappingPool::evaluate(
             continue;
         }
         if (fresh.size() >= maxNew) continue; // NotEvaluated
-        inBatch.emplace(std::move(k), i);
+        inBatch.emplace(k, i);
+        freshKeys.push_back(std::move(k));
         fresh.push_back(i);
     }
     const unsigned threads = std::max(1u,
@@ -224,11 +226,12 @@ std::vector<MappingPool::Outcome> MappingPool::evaluate(
     }
     std::vector<EvaluatedPoint> points;
     bool frontChanged = false;
-    for (std::size_t i : fresh) {
+    for (std::size_t f = 0; f < fresh.size(); ++f) {
+        const std::size_t i = fresh[f];
         Outcome& o = out[i];
         const std::uint64_t index = m_nextIndex++;
         o.index = index;
-        m_seen.emplace(keyOf(batch[i]), o);
+        m_seen.emplace(std::move(freshKeys[f]), o);
         ++m_evaluated;
         if (o.status == Status::Rejected) {
             ++m_stats.rejected;

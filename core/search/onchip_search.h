@@ -147,7 +147,7 @@ struct GeneticOptions
 /// are far below anything that matters, while the energy among mappings that close can differ by 5-10 %
 /// (VGG16 CONV2_1 on 256 PEs: the exact fastest at 108 KiB of L2 costs 8.81e9, 5 % more than at 64 KiB;
 /// within 2e-5 it costs 7.92e9, the cheaper of the two). Small enough that `marvel bench gamma` keeps its
-/// 33 of 34 (a 0.1 % margin lost three); doc/search.md, "Near ties".
+/// 34 of 34 (when it had 33, a 0.1 % margin lost three); doc/search.md, "Near ties".
 inline constexpr double kDefaultNearTie = 2e-5;
 
 struct SearchOptions
@@ -221,10 +221,13 @@ struct SearchOptions
     GeneticOptions genetic; ///< the genetic search's (core/search/genetic.h)
     /// searchLayer only, without a constraint: after the decoupled search, the anytime refinement
     /// (core/search/refine.h): the genetic search with `genetic`'s seed and budget, then at most
-    /// refineLocalEvaluations local moves from the best mapping found; never worse than the decoupled
-    /// result nor than the genetic search alone. false: the paper's decoupled search (with the widening).
+    /// refineLocalEvaluations local moves from the best mapping found, then at most
+    /// refineRearrangeEvaluations more to split the PE array anew between two loops and descend from there
+    /// (localSearch); never worse than the decoupled result nor than the genetic search alone. false: the
+    /// paper's decoupled search (with the widening).
     bool refine = true;
     std::uint64_t refineLocalEvaluations = 2'000;
+    std::uint64_t refineRearrangeEvaluations = 500;
     /// searchLayer only: off-chip solutions the on-chip space is searched under (K, `--offchip-candidates`):
     /// after the decoupled search (and the refinement) under the distinct-block optimum, its tile with other
     /// loops innermost, then the optimum for an L2 budget just below the previous tile's footprint, each

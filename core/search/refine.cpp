@@ -27,6 +27,25 @@ std::vector<std::int64_t> sizesNear(std::int64_t value, std::int64_t bound)
     return out;
 }
 
+/// Steps the busiest PE takes over one loop: for each level-3 tile, for each of its level-2 tiles, its PE
+/// tile or what is left of it (a loop that is not parallel, T1 = T2, takes its extent). Their product
+/// over the loops is the mapping's compute time without transfers.
+double peSteps(std::int64_t extent, std::int64_t t3, std::int64_t t2, std::int64_t t1)
+{
+    auto inTile = [&](std::int64_t size) {
+        return (size / t2) * std::min(t1, t2) + (size % t2 != 0 ? std::min(t1, size % t2) : 0);
+    };
+    return static_cast<double>((extent / t3) * inTile(t3) + (extent % t3 != 0 ? inTile(extent % t3) : 0));
+}
+
+/// The distinct values, ascending.
+std::vector<std::int64_t> distinct(std::vector<std::int64_t> v)
+{
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+}
+
 class Neighbourhood
 {
 public:
@@ -96,6 +115,100 @@ public:
                 c.level2Form = form;
                 add(std::move(c));
             }
+        return out;
+    }
+
+    /// Up to `count` mappings that split the PE array anew between two loops, in the TopSpatial form the
+    /// genetic search writes: `p` over clusters, `q` over the PEs of a cluster, every other loop on one
+    /// PE with the PE tile it had. A single move changes one loop's parallelism, so it cannot go from 16
+    /// x 10 PEs on two loops to 56 x 3 on two others: that takes several at once, through worse mappings
+    /// (ResNet-50's res2a_branch2c on P1). For every ordered pair of loops (p not a whole loop) and
+    /// cluster size c (each distinct N_PE / k): q keeps its PE tile (or spreads its level-2 tile over c
+    /// PEs) or takes 1, and keeps its level-3 tile or rounds it to a multiple of what its c PEs take in
+    /// one step; p keeps its PE tile or takes 1 or the size that covers it in one step of the clusters.
+    /// Ranked by their compute time without transfers (peSteps; ties in that order), the first `count`
+    /// that the MDC transformation can write and that differ from `m`.
+    std::vector<mapping::LoopNestMapping> rearrangements(
+        const mapping::LoopNestMapping& m, std::size_t count) const
+    {
+        struct Split
+        {
+            double steps;
+            std::size_t p, q;
+            std::int64_t c, p1, q1, q3;
+        };
+        const std::size_t n = m.loops.size();
+        const std::int64_t pes = std::max<std::int64_t>(1, m_acc.numPes);
+        std::vector<std::int64_t> clusterSizes;
+        for (std::int64_t k = 1; k <= pes / 2; ++k) // largest first
+            if (clusterSizes.empty() || clusterSizes.back() != pes / k) clusterSizes.push_back(pes / k);
+        std::vector<Split> splits;
+        for (std::size_t p = 0; p < n; ++p) {
+            const mapping::MappedLoop& lp = m.loops[p];
+            if (whole(p) || lp.extent < 2) continue;
+            for (std::size_t q = 0; q < n; ++q) {
+                const mapping::MappedLoop& lq = m.loops[q];
+                if (q == p || lq.extent < 2) continue;
+                double others = 1.0; // the other loops on one PE: their extents
+                for (std::size_t i = 0; i < n; ++i)
+                    if (i != p && i != q) others *= static_cast<double>(m.loops[i].extent);
+                for (std::int64_t c : clusterSizes) {
+                    const std::int64_t clusters = pes / c;
+                    for (std::int64_t q1 :
+                        distinct({lq.isParallel() ? lq.level1 : (lq.level2 + c - 1) / c, 1})) {
+                        const std::int64_t span = q1 * c;
+                        std::vector<std::int64_t> q3s{whole(q) ? lq.extent : lq.level3};
+                        if (!whole(q)) {
+                            if (lq.level3 >= span) q3s.push_back(lq.level3 / span * span);
+                            q3s.push_back(std::min(lq.extent, (lq.level3 + span - 1) / span * span));
+                        }
+                        for (std::int64_t q3 : distinct(q3s)) {
+                            const std::int64_t q2 = std::min(q3, span);
+                            const std::int64_t inner = (q2 + q1 - 1) / q1;
+                            if (inner < 2) continue;
+                            const std::int64_t reach = std::max<std::int64_t>(1, pes / inner);
+                            for (std::int64_t p1 : distinct({lp.isParallel() ? lp.level1 : lp.level2, 1,
+                                     (lp.extent + clusters - 1) / clusters})) {
+                                const std::int64_t p3 = std::min(lp.extent, p1 * reach);
+                                if ((p3 + p1 - 1) / p1 < 2) continue;
+                                splits.push_back(
+                                    {others * peSteps(lp.extent, p3, p3, p1) * peSteps(lq.extent, q3, q2, q1),
+                                        p, q, c, p1, q1, q3});
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        std::stable_sort(
+            splits.begin(), splits.end(), [](const Split& a, const Split& b) { return a.steps < b.steps; });
+        std::vector<mapping::LoopNestMapping> out;
+        for (const Split& s : splits) {
+            if (out.size() >= count) break;
+            mapping::LoopNestMapping c = m;
+            for (mapping::MappedLoop& l : c.loops)
+                l.level2 = l.level1;
+            mapping::MappedLoop& q = c.loops[s.q];
+            q.level3 = s.q3;
+            q.level1 = s.q1;
+            q.level2 = std::min(q.level3, s.q1 * s.c);
+            mapping::MappedLoop& p = c.loops[s.p];
+            p.level1 = s.p1;
+            p.level2 = p.level3 = p.extent; // fix() gives it one step over the clusters
+            // The outer parallel loop comes first among the parallel loops of the level-2 order.
+            auto at = [&](std::size_t loop) {
+                return std::find(c.level2Order.begin(), c.level2Order.end(), static_cast<int>(loop));
+            };
+            if (at(s.q) < at(s.p)) std::iter_swap(at(s.q), at(s.p));
+            c.level2Form = mapping::Level2Form::TopSpatial;
+            if (!fix(c) || c == m || std::find(out.begin(), out.end(), c) != out.end()) continue;
+            try {
+                (void)mapping::toMdc(c, m_acc);
+            } catch (const InputError&) {
+                continue;
+            }
+            out.push_back(std::move(c));
+        }
         return out;
     }
 
@@ -193,7 +306,8 @@ bool descendWithinFootprints(MappingPool& pool, const Neighbourhood& neighbourho
 
 SearchResult localSearch(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
     const std::vector<Candidate>& seeds, std::uint64_t evaluations, const EvaluatorFactory& evaluators,
-    SearchSink* sink, std::stop_token stop, const std::vector<MappingPool::FootprintPoint>& footprintStarts)
+    SearchSink* sink, std::stop_token stop, const std::vector<MappingPool::FootprintPoint>& footprintStarts,
+    std::uint64_t rearrangeEvaluations)
 {
     const auto start = Clock::now();
     MappingPool pool(space, acc, options, evaluators, sink);
@@ -209,33 +323,62 @@ SearchResult localSearch(const LayerSpace& space, const arch::Accelerator& acc, 
         cancelled
             = !descendWithinFootprints(pool, neighbourhood, spread, evaluations / 2 / spread.size(), stop);
     }
-    // Starts: the seeds by the objective, best first; the next one once a descent ends at a local
-    // optimum, while the budget lasts.
-    std::vector<Candidate> starts = seeds;
-    std::stable_sort(starts.begin(), starts.end(),
-        [&](const Candidate& a, const Candidate& b) { return pool.ranksBefore(a.metrics, b.metrics); });
-    for (std::size_t s = 0; s < starts.size() && !cancelled && pool.evaluated() < evaluations; ++s) {
-        Candidate current = starts[s];
+    // Steepest descent from `current` while the pool has evaluated fewer than `limit` mappings: the best
+    // fitting neighbour, when it beats the current mapping (ties to the first in move order); none: a
+    // local optimum, which it returns.
+    auto descend = [&](Candidate current, std::uint64_t limit) {
         for (;;) {
             const std::vector<mapping::LoopNestMapping> moves = neighbourhood.of(current.mapping);
             const std::vector<MappingPool::Outcome> outcomes
-                = pool.evaluate(moves, evaluations - pool.evaluated(), stop);
+                = pool.evaluate(moves, limit - pool.evaluated(), stop);
             if (stop.stop_requested()) {
                 cancelled = true;
                 break;
             }
-            // Steepest descent: the best fitting neighbour, when it beats the current mapping (ties to
-            // the first in move order); none: a local optimum.
             std::optional<std::size_t> next;
             for (std::size_t i = 0; i < moves.size(); ++i) {
                 if (outcomes[i].status != MappingPool::Status::Fits) continue;
                 if (pool.ranksBefore(outcomes[i].metrics, next ? outcomes[*next].metrics : current.metrics))
                     next = i;
             }
-            if (!next || pool.evaluated() >= evaluations) break;
+            if (!next || pool.evaluated() >= limit) break;
             current.mapping = moves[*next];
             current.metrics = outcomes[*next].metrics;
         }
+        return current;
+    };
+    // Starts: the seeds by the objective, best first; the next one once a descent ends at a local
+    // optimum, while the budget lasts.
+    std::vector<Candidate> starts = seeds;
+    std::stable_sort(starts.begin(), starts.end(),
+        [&](const Candidate& a, const Candidate& b) { return pool.ranksBefore(a.metrics, b.metrics); });
+    for (std::size_t s = 0; s < starts.size() && !cancelled && pool.evaluated() < evaluations; ++s)
+        descend(starts[s], evaluations);
+    // Last, with a budget of its own (so that everything before runs as without it): from the best
+    // mapping, its best-ranked re-splits of the PE array (Neighbourhood::rearrangements), a descent from
+    // the fittest of them, and again from the new best while that descent ends better than the best.
+    constexpr std::size_t kRearrangements = 32;
+    const std::uint64_t total = evaluations + rearrangeEvaluations;
+    while (rearrangeEvaluations > 0 && !cancelled && pool.evaluated() < total && pool.best()) {
+        const Candidate best = *pool.best();
+        const std::vector<mapping::LoopNestMapping> moves
+            = neighbourhood.rearrangements(best.mapping, kRearrangements);
+        const std::vector<MappingPool::Outcome> outcomes
+            = pool.evaluate(moves, total - pool.evaluated(), stop);
+        if (stop.stop_requested()) {
+            cancelled = true;
+            break;
+        }
+        std::optional<std::size_t> fittest;
+        for (std::size_t i = 0; i < moves.size(); ++i)
+            if (outcomes[i].status == MappingPool::Status::Fits
+                && (!fittest || pool.ranksBefore(outcomes[i].metrics, outcomes[*fittest].metrics)))
+                fittest = i;
+        if (!fittest) break;
+        Candidate from;
+        from.mapping = moves[*fittest];
+        from.metrics = outcomes[*fittest].metrics;
+        if (!pool.ranksBefore(descend(from, total).metrics, best.metrics)) break;
     }
     SearchResult r = pool.result();
     r.cancelled = cancelled;
@@ -261,7 +404,7 @@ SearchResult refineSearch(const LayerSpace& space, const arch::Accelerator& acc,
     }
     if (first.cancelled || options.refineLocalEvaluations == 0) return first;
     SearchResult second = localSearch(space, acc, options, seedsFrom(first), options.refineLocalEvaluations,
-        evaluators, sink, std::move(stop), footprintFront);
+        evaluators, sink, std::move(stop), footprintFront, options.refineRearrangeEvaluations);
     addSeedingPass(second, first);
     second.stats.rejected += first.stats.rejected;
     second.stats.overL1 += first.stats.overL1;

@@ -2,10 +2,11 @@
 // The anytime refinement that follows the decoupled search (SearchOptions::refine, issue 22): the genetic
 // search (core/search/genetic.h) with the decoupled result as seeds, then local moves: from points of
 // the genetic search's footprint front, blind to the L2 size as the genetic search is (issue 21), then
-// from the best mapping either found. The decoupled search keeps to the off-chip solver's level-3 tiles and
-// the tile shapes it enumerates; GAMMA-like two-level mappings whose clusters fill the PE array (56 clusters
-// of 3 PEs on 168) and tile sizes that do not divide lie outside it. Deterministic for a given seed and
-// budget, whatever the threads; a stop returns the best found so far.
+// from the best mapping either found, then from re-splits of the PE array between two loops (issue 33). The
+// decoupled search keeps to the off-chip solver's level-3 tiles and the tile shapes it enumerates; GAMMA-like
+// two-level mappings whose clusters fill the PE array (56 clusters of 3 PEs on 168) and tile sizes that do
+// not divide lie outside it. Deterministic for a given seed and budget, whatever the threads; a stop returns
+// the best found so far.
 
 #include <stop_token>
 
@@ -29,9 +30,15 @@ SearchResult refineSearch(const LayerSpace& space, const arch::Accelerator& acc,
 /// descents from up to eight of them spread along it, each keeping to the L2 its start needs whatever
 /// the L2 capacity: what they visit is the same for every L2 size, so their best under a larger L2 is
 /// never worse.
+/// Then, with at most `rearrangeEvaluations` further evaluations (everything before runs as without
+/// them): from the best mapping, the best-ranked of the mappings that split the PE array anew between
+/// two loops (p over clusters, q over the PEs of a cluster), a descent from the fittest of them, again
+/// from the new best while that ends better. A single move changes one loop's parallelism at a time, so
+/// the descents rarely leave the arrangement of the PE array they start from.
 SearchResult localSearch(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
     const std::vector<Candidate>& seeds, std::uint64_t evaluations, const EvaluatorFactory& evaluators,
     SearchSink* sink = nullptr, std::stop_token stop = {},
-    const std::vector<MappingPool::FootprintPoint>& footprintStarts = {});
+    const std::vector<MappingPool::FootprintPoint>& footprintStarts = {},
+    std::uint64_t rearrangeEvaluations = 0);
 
 } // namespace marvel::search
