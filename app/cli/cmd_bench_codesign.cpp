@@ -30,7 +30,8 @@ const cli::Command kCommand{"bench-codesign",
     "benchmark of the co-design: its best against the exhaustive grid's, designs evaluated, time",
     "usage: marvel bench-codesign [--models resnet50,mobilenetv2] [--hw BASE] [--technology 45nm]\n"
     "                             [--budgets MM2,MM2,MM2] [--objective runtime|energy|edp] [--seed N]\n"
-    "                             [--vary NAME=VALUES ...] [--layers N] [--threads N] [--max-designs N]\n"
+    "                             [--vary NAME=VALUES ...] [--first-layer K] [--layers N] [--threads N]\n"
+    "                             [--max-designs N]\n"
     "                             [--probe-share F] [--promote N] [--cache PREFIX] [--no-exhaustive]\n"
     "                             [--no-timing]\n\n"
     "For each model (default resnet50 and mobilenetv2, built in) around the base accelerator (default\n"
@@ -45,8 +46,9 @@ const cli::Command kCommand{"bench-codesign",
     "The exhaustive grid is the expensive part: --cache PREFIX keeps its layer searches in\n"
     "PREFIX.MODEL.txt (a later run searches only the missing ones); the quality figures take the\n"
     "co-design's layer searches from them (the same search's results). Only designs within the largest\n"
-    "budget are searched. --layers N keeps the first N layers of each model (a cheaper run; the figures\n"
-    "are then those of that part of the model); --no-exhaustive prints only the co-design's figures;\n"
+    "budget are searched. --first-layer K and --layers N keep N layers of each model from its K-th (from 0;\n"
+    "a cheaper run whose figures are those of that part of the model); --no-exhaustive prints only the "
+    "co-design's figures;\n"
     "--no-timing skips the timed run. The other options are marvel codesign's. Ctrl+C stops (the cache\n"
     "keeps what was searched).",
     run};
@@ -79,7 +81,7 @@ int run(const std::vector<std::string>& argv)
 {
     cli::Args args(argv,
         {"models", "hw", "technology", "budgets", "objective", "seed", "vary", "layers", "threads",
-            "max-designs", "cache", "probe-share", "promote"},
+            "max-designs", "cache", "probe-share", "promote", "first-layer"},
         {"no-exhaustive", "no-timing"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (!args.positionals().empty())
@@ -91,6 +93,7 @@ int run(const std::vector<std::string>& argv)
     base.sweep.threads = base.sweep.search.threads;
     const auto seed = args.integer("seed", 0, 1LL << 62);
     const auto layers = args.integer("layers", 1, 100000);
+    const auto firstLayer = args.integer("first-layer", 0, 100000);
     const auto maxDesigns = args.integer("max-designs", 1, sweep::kMaxPoints);
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     if (seed) base.seed = static_cast<std::uint64_t>(*seed);
@@ -149,6 +152,13 @@ int run(const std::vector<std::string>& argv)
         std::unique_ptr<sweep::Grid> grid;
         try {
             workload = workloads::loadWorkload(model);
+            const std::size_t first = static_cast<std::size_t>(firstLayer.value_or(0));
+            if (first >= workload.layers.size())
+                return cli::usageError(kCommand,
+                    "--first-layer " + std::to_string(first) + ": " + model + " has "
+                        + std::to_string(workload.layers.size()) + " layers");
+            workload.layers.erase(
+                workload.layers.begin(), workload.layers.begin() + static_cast<std::ptrdiff_t>(first));
             if (layers && static_cast<std::size_t>(*layers) < workload.layers.size())
                 workload.layers.resize(static_cast<std::size_t>(*layers));
             grid = std::make_unique<sweep::Grid>(acc, axes);
@@ -157,7 +167,7 @@ int run(const std::vector<std::string>& argv)
             return cli::InputError;
         }
         std::printf("\n%s: %zu layers%s, %zu designs in the grid\n", model.c_str(), workload.layers.size(),
-            layers ? " (--layers)" : "", grid->size());
+            layers || firstLayer ? " (--first-layer, --layers)" : "", grid->size());
         std::fflush(stdout);
 
         // The problems of the budgets (the largest first: its designs include every other's).

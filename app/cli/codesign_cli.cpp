@@ -275,10 +275,12 @@ std::string designLine(const codesign::Design& d)
 void writeDesigns(const CodesignJob& job, const codesign::Result& result)
 {
     std::string text = "order,phase," + sweep::csvHeader() + ",objective,within_budget\n";
-    for (const codesign::Design& d : result.designs)
-        text += std::to_string(d.order) + ',' + d.phase + ',' + sweep::formatRow(d.point) + ','
-            + (d.point.ok ? exactNumber(d.objective) : std::string()) + ',' + (d.withinBudget ? "1" : "0")
-            + '\n';
+    // The complete designs, then the probe scores (their status says "probe").
+    for (const std::vector<codesign::Design>* list : {&result.designs, &result.probes})
+        for (const codesign::Design& d : *list)
+            text += std::to_string(d.order) + ',' + d.phase + ',' + sweep::formatRow(d.point) + ','
+                + (d.point.ok ? exactNumber(d.objective) : std::string()) + ',' + (d.withinBudget ? "1" : "0")
+                + '\n';
     writeTextFileAtomically(job.out, text, "the designs file");
 }
 
@@ -352,9 +354,15 @@ int reportCodesign(const CodesignJob& job, const codesign::Result& result, doubl
                   << " mm^2";
         if (o.budget.powerMw) std::cout << ", power budget " << *o.budget.powerMw << " mW";
         std::cout << ", seed " << o.seed << '\n';
-        std::cout << "designs: " << result.designs.size() << " evaluated of " << result.gridSize
-                  << " in the grid (" << share << "%), " << result.withinArea
-                  << " within the area budget, in " << seconds << " s\n";
+        std::cout << "designs: " << result.designs.size() << " searched whole of " << result.gridSize
+                  << " in the grid (" << share << "%), " << result.withinArea << " within the area budget";
+        if (!result.probes.empty())
+            std::cout << "; " << result.probes.size() << " scored on the probe (" << result.probeLayers
+                      << " of " << result.layers << " layers)";
+        std::cout << "; " << result.layerSearches << " layer searches ("
+                  << 100.0 * static_cast<double>(result.layerSearches)
+                / static_cast<double>(std::max<std::size_t>(1, result.gridSize * result.layers))
+                  << "% of the whole grid's) in " << seconds << " s\n";
         std::cout << "each design: " << sweep::pointSearchDescription(o.sweep) << '\n';
         std::cout << "front (" << search::toString(o.objective) << " against area, " << result.front.size()
                   << " designs):\n";
