@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "core/search/roofline.h"
+#include "core/sweep/area_front.h"
 #include "core/tech/technology.h"
 
 namespace marvel::codesign {
@@ -271,14 +272,14 @@ void CoDesigner::summarise(Result& result) const
     result.best.reset();
     for (const Design* d : in)
         if (!result.best || better(*d, *result.best)) result.best = *d;
-    std::sort(in.begin(), in.end(), [](const Design* a, const Design* b) {
-        if (a->point.areaMm2 != b->point.areaMm2) return a->point.areaMm2 < b->point.areaMm2;
-        if (a->objective != b->objective) return a->objective < b->objective;
-        return a->point.index < b->point.index;
-    });
-    result.front.clear();
-    for (const Design* d : in)
-        if (result.front.empty() || d->objective < result.front.back().objective) result.front.push_back(*d);
+    result.front = frontOf(in);
+}
+
+std::vector<Design> frontOf(std::vector<const Design*> withinBudget)
+{
+    return sweep::areaFront(
+        std::move(withinBudget), [](const Design& d) { return d.point.areaMm2; },
+        [](const Design& d) { return d.objective; }, [](const Design& d) { return d.point.index; });
 }
 
 namespace {

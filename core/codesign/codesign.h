@@ -133,6 +133,10 @@ struct Result
     bool cancelled = false;
 };
 
+/// The designs of `withinBudget` no other beats on both objective and area, area ascending (areas equal
+/// but for rounding count as one: sweep::sameArea).
+std::vector<Design> frontOf(std::vector<const Design*> withinBudget);
+
 /// One layer of one design point, the unit of evaluation.
 struct Unit
 {

@@ -10,6 +10,7 @@
 #include "core/cost/costmodel.h"
 #include "core/search/offchip.h"
 #include "core/search/roofline.h"
+#include "core/sweep/area_front.h"
 #include "core/tech/technology.h"
 #include "core/util/checked_math.h"
 #include "core/util/csv.h"
@@ -328,23 +329,14 @@ std::optional<PointResult> parseRow(std::string_view line, const Grid& grid)
 
 namespace {
 
-// The front of (x, y) over the ok rows: sorted by x, then y, then index; a row enters when its y is below
-// every kept row's (a row with the same x and a lower y came first and beats it).
+// The front of (x, y) over the ok rows (area_front.h).
 std::vector<PointResult> front(
     const std::vector<PointResult>& rows, double (*x)(const PointResult&), double (*y)(const PointResult&))
 {
-    std::vector<const PointResult*> sorted;
+    std::vector<const PointResult*> ok;
     for (const PointResult& r : rows)
-        if (r.ok) sorted.push_back(&r);
-    std::sort(sorted.begin(), sorted.end(), [&](const PointResult* a, const PointResult* b) {
-        if (x(*a) != x(*b)) return x(*a) < x(*b);
-        if (y(*a) != y(*b)) return y(*a) < y(*b);
-        return a->index < b->index;
-    });
-    std::vector<PointResult> out;
-    for (const PointResult* r : sorted)
-        if (out.empty() || y(*r) < y(out.back())) out.push_back(*r);
-    return out;
+        if (r.ok) ok.push_back(&r);
+    return areaFront(std::move(ok), x, y, [](const PointResult& r) { return r.index; });
 }
 
 // The design's silicon in physical units: the technology table's when the design has one (MAESTRO's

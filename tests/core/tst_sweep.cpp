@@ -316,6 +316,14 @@ private slots:
         const sweep::DesignFronts f = sweep::paretoDesigns(rows);
         QCOMPARE(indices(f.runtimeArea), (std::vector<std::size_t>{0, 1, 4}));
         QCOMPARE(indices(f.energyArea), (std::vector<std::size_t>{0, 2}));
+        // Areas equal but for rounding (the same bytes moved from L1 to L2 at one SRAM density) are one
+        // area: only the better design of the two stays, whichever rounding came out smaller.
+        for (double nudge : {1e-15, -1e-15}) {
+            const sweep::DesignFronts tie = sweep::paretoDesigns({designRow(0, 1, 5000000, 50),
+                designRow(1, 1.6961, 3790411, 44.9), designRow(2, 1.6961 + nudge, 3786723, 26.7)});
+            QCOMPARE(indices(tie.runtimeArea), (std::vector<std::size_t>{0, 2}));
+            QCOMPARE(indices(tie.energyArea), (std::vector<std::size_t>{0, 2}));
+        }
         // Area ascending in the file.
         QCOMPARE(f.runtimeArea.front().index, std::size_t(0));
         QCOMPARE(f.runtimeArea.back().index, std::size_t(4));

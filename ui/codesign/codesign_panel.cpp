@@ -531,18 +531,10 @@ void CodesignPanel::replot()
             oy << d.objective;
         }
     }
-    // The front of the designs within budget: area ascending, each better than every smaller one.
-    std::sort(within.begin(), within.end(), [](const codesign::Design* a, const codesign::Design* b) {
-        if (a->point.areaMm2 != b->point.areaMm2) return a->point.areaMm2 < b->point.areaMm2;
-        return a->objective < b->objective;
-    });
-    double least = std::numeric_limits<double>::infinity();
-    for (const codesign::Design* d : within)
-        if (d->objective < least) {
-            least = d->objective;
-            fx << d->point.areaMm2;
-            fy << d->objective;
-        }
+    for (const codesign::Design& d : codesign::frontOf(within)) {
+        fx << d.point.areaMm2;
+        fy << d.objective;
+    }
     if (m_best) {
         bx << m_best->point.areaMm2;
         by << m_best->objective;
