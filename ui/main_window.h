@@ -279,6 +279,8 @@ private:
     /// selected layer, else the selected layer or the editor's operator. Throws InputError saying why
     /// none can be used. `wholeModel` says which.
     workloads::Workload designWorkload(bool& wholeModel);
+    /// The accelerator panel's accelerator; throws InputError naming its problems when it is invalid.
+    arch::Accelerator validAccelerator() const;
     // result_wiring.cpp: the search controller's results into the plot, the table and the mapping view.
     void wireSearch();
     /// The model row the running search's layer `index` fills (-1: none, the editor's own operator).

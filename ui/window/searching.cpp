@@ -184,6 +184,14 @@ workloads::Workload MainWindow::designWorkload(bool& wholeModel)
     return workload;
 }
 
+arch::Accelerator MainWindow::validAccelerator() const
+{
+    if (!m_accelerator->isValid())
+        throw InputError(Diagnostic{
+            {}, {}, "accelerator", m_accelerator->problems().join(QStringLiteral("; ")).toStdString()});
+    return m_accelerator->accelerator();
+}
+
 bool MainWindow::runSweep()
 {
     showCentre(m_sweepPanel);
@@ -191,11 +199,7 @@ bool MainWindow::runSweep()
     bool wholeModel = false;
     try {
         request.workload = designWorkload(wholeModel);
-        if (!m_accelerator->isValid())
-            throw InputError(Diagnostic{
-                {}, {}, "accelerator", m_accelerator->problems().join(QStringLiteral("; ")).toStdString()});
-        request.grid
-            = std::make_shared<const sweep::Grid>(m_accelerator->accelerator(), m_sweepPanel->axes());
+        request.grid = std::make_shared<const sweep::Grid>(validAccelerator(), m_sweepPanel->axes());
     } catch (const InputError& e) {
         m_sweepPanel->showError(QString::fromStdString(e.what()));
         return false;
@@ -242,10 +246,7 @@ bool MainWindow::runCodesign()
     bool wholeModel = false;
     try {
         request.workload = designWorkload(wholeModel);
-        if (!m_accelerator->isValid())
-            throw InputError(Diagnostic{
-                {}, {}, "accelerator", m_accelerator->problems().join(QStringLiteral("; ")).toStdString()});
-        const arch::Accelerator base = m_accelerator->accelerator();
+        const arch::Accelerator base = validAccelerator();
         if (!base.technologyTable)
             throw InputError(Diagnostic{{}, {}, "accelerator",
                 "a co-design prices designs in mm\u00b2 and mW: pick a technology table (e.g. 45nm) in the "
