@@ -74,6 +74,14 @@ void Expr::collectRefs(std::vector<TensorRef>& out) const
         operand.collectRefs(out);
 }
 
+std::int64_t Expr::operations() const
+{
+    std::int64_t n = (kind == Kind::Number || kind == Kind::Ref) ? 0 : 1;
+    for (const auto& operand : operands)
+        n += operand.operations();
+    return n;
+}
+
 namespace {
 bool isRefTo(const Expr& e, const TensorRef& target)
 {
@@ -96,6 +104,11 @@ std::vector<TensorRef> Statement::reads() const
     if (op == Op::AddAssign) out.push_back(target);
     value.collectRefs(out);
     return out;
+}
+
+std::int64_t Statement::operations() const
+{
+    return value.operations() + (op == Op::AddAssign ? 1 : 0);
 }
 
 std::optional<std::int64_t> Operator::sizeValue(std::string_view name) const

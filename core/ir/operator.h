@@ -57,17 +57,26 @@ struct TensorRef
     }
 };
 
-/// Right-hand-side value: numbers, tensor references, + - * and max/min calls.
+/// The unary functions of the language (what softmax, the normalisations and the activation functions
+/// of a transformer need), in the order of kFunctionNames.
+enum class Function { Exp, Sqrt, Rsqrt, Tanh, Erf, Sigmoid };
+/// "exp", "sqrt", "rsqrt", "tanh", "erf", "sigmoid".
+inline constexpr const char* kFunctionNames[] = {"exp", "sqrt", "rsqrt", "tanh", "erf", "sigmoid"};
+
+/// Right-hand-side value: numbers, tensor references, + - * /, max/min and the unary functions.
 struct Expr
 {
-    enum class Kind { Number, Ref, Add, Sub, Mul, Neg, Max, Min };
+    enum class Kind { Number, Ref, Add, Sub, Mul, Div, Neg, Max, Min, Call };
     Kind kind = Kind::Number;
     double number = 0.0;
     TensorRef ref; ///< Kind::Ref
+    Function function = Function::Exp; ///< Kind::Call (one operand)
     std::vector<Expr> operands; ///< binary/unary operators and calls
     SourceLoc loc;
     /// Every tensor reference read by the expression, left to right.
     void collectRefs(std::vector<TensorRef>& out) const;
+    /// Arithmetic operations: each + - * /, negation, max, min and function call counts one.
+    std::int64_t operations() const;
 };
 
 /// `T[..] = expr;` or `T[..] += expr;` (max/min reductions are `=` with a Max/Min call on the target).
@@ -86,6 +95,9 @@ struct Statement
     bool isReduction() const;
     /// Every tensor reference read (for `+=` this includes the target).
     std::vector<TensorRef> reads() const;
+    /// Element operations of one instance: the value's operations, plus one for `+=`'s addition (so a
+    /// multiply-accumulate is two, as FLOPs count it; a copy is none).
+    std::int64_t operations() const;
 };
 
 /// A node of the loop-nest tree: a loop, a statement or an `if`.

@@ -868,12 +868,10 @@ private:
         Expr left = parseUnaryValue();
         ChainDepth chain(*this);
         while (at(Tok::Star) || at(Tok::Slash)) {
-            if (at(Tok::Slash))
-                fail(peek().loc, "division is not supported (multiply by the reciprocal instead)");
             chain.deeper(peek().loc);
             const Token& op = advance();
             Expr e;
-            e.kind = Expr::Kind::Mul;
+            e.kind = op.kind == Tok::Star ? Expr::Kind::Mul : Expr::Kind::Div;
             e.loc = op.loc;
             e.operands.push_back(std::move(left));
             e.operands.push_back(parseUnaryValue());
@@ -920,13 +918,28 @@ private:
             expect(Tok::RParen, "')' after the arguments of '" + std::string(t.text) + "'");
             return e;
         }
+        if (at(Tok::Ident) && peek(1).kind == Tok::LParen) {
+            for (std::size_t f = 0; f < std::size(kFunctionNames); ++f) {
+                if (t.text != kFunctionNames[f]) continue;
+                advance();
+                e.kind = Expr::Kind::Call;
+                e.function = Function(f);
+                expect(Tok::LParen, "'('");
+                e.operands.push_back(parseValue());
+                if (at(Tok::Comma)) fail(peek().loc, "'" + std::string(t.text) + "' takes one argument");
+                expect(Tok::RParen, "')' after the argument of '" + std::string(t.text) + "'");
+                return e;
+            }
+        }
         if (at(Tok::Ident) && peek(1).kind == Tok::LBracket) {
             e.kind = Expr::Kind::Ref;
             e.ref = parseRef();
             return e;
         }
         if (at(Tok::Ident) && peek(1).kind == Tok::LParen)
-            fail(t.loc, "unknown function '" + std::string(t.text) + "' (only max and min are available)");
+            fail(t.loc,
+                "unknown function '" + std::string(t.text)
+                    + "' (available: max, min, exp, sqrt, rsqrt, tanh, erf, sigmoid)");
         if (at(Tok::Ident)) {
             const std::string n(t.text);
             const char* kind = m_sizes.count(n) ? "size" : m_iterators.count(n) ? "loop iterator" : nullptr;

@@ -160,6 +160,7 @@ WorkloadLayer convLayer(const std::string& name, std::int64_t K, std::int64_t C,
     l.name = name;
     l.maestro.name = name;
     l.maestro.type = "CONV";
+    l.kind = LayerKind::Conv;
     l.maestro.dims = {dim("K", K), dim("C", C), dim("R", R), dim("S", S),
         dim("Y", (Y - 1) * stride + (R - 1) * dilation + 1, stride, dilation),
         dim("X", (X - 1) * stride + (S - 1) * dilation + 1, stride, dilation)};
@@ -174,6 +175,7 @@ WorkloadLayer depthwiseLayer(const std::string& name, std::int64_t C, std::int64
     l.name = name;
     l.maestro.name = name;
     l.maestro.type = "DSCONV";
+    l.kind = LayerKind::Depthwise;
     l.maestro.dims = {dim("K", 1), dim("C", C), dim("R", R), dim("S", S),
         dim("Y", (Y - 1) * stride + (R - 1) * dilation + 1, stride, dilation),
         dim("X", (X - 1) * stride + (S - 1) * dilation + 1, stride, dilation)};
@@ -187,9 +189,55 @@ WorkloadLayer gemmLayer(const std::string& name, std::int64_t M, std::int64_t N,
     l.name = name;
     l.maestro.name = name;
     l.maestro.type = "GEMM";
+    l.kind = LayerKind::Gemm;
     l.maestro.dims = {dim("M", M), dim("N", N), dim("K", K)};
     l.op = parse(gemmLoopText(M, N, K), name);
     return l;
+}
+
+const char* toString(LayerKind kind)
+{
+    switch (kind) {
+    case LayerKind::Conv:
+        return "conv";
+    case LayerKind::Depthwise:
+        return "dsconv";
+    case LayerKind::Gemm:
+        return "gemm";
+    case LayerKind::Attention:
+        return "attention";
+    case LayerKind::Softmax:
+        return "softmax";
+    case LayerKind::Norm:
+        return "norm";
+    case LayerKind::Activation:
+        return "activation";
+    case LayerKind::Elementwise:
+        return "elementwise";
+    case LayerKind::Operator:
+        return "operator";
+    }
+    return "operator";
+}
+
+bool isMatrixProduct(LayerKind kind)
+{
+    return kind == LayerKind::Conv || kind == LayerKind::Depthwise || kind == LayerKind::Gemm
+        || kind == LayerKind::Attention;
+}
+
+const char* toString(Phase phase)
+{
+    return phase == Phase::Decode ? "decode" : "prefill";
+}
+
+LayerKind WorkloadLayer::effectiveKind() const
+{
+    if (kind != LayerKind::Operator) return kind;
+    if (maestro.type == "CONV") return LayerKind::Conv;
+    if (maestro.type == "DSCONV") return LayerKind::Depthwise;
+    if (maestro.type == "GEMM") return LayerKind::Gemm;
+    return LayerKind::Operator;
 }
 
 std::int64_t maestroMacs(const mdc::Layer& layer)
@@ -240,7 +288,7 @@ std::vector<WorkloadLayer> mergeRepeats(std::vector<WorkloadLayer> layers)
     for (auto& l : layers) {
         auto same = std::find_if(out.begin(), out.end(), [&](const WorkloadLayer& o) {
             return !l.maestro.type.empty() && o.maestro.type == l.maestro.type
-                && o.maestro.dims == l.maestro.dims;
+                && o.maestro.dims == l.maestro.dims && o.effectiveKind() == l.effectiveKind();
         });
         if (same != out.end()) {
             same->repeat += l.repeat;
@@ -368,9 +416,13 @@ std::vector<std::string> builtinWorkloadNames()
         "alexnet", "vgg16", "resnet50", "mobilenetv2", "gemm", "mlp-m", "mlp-l", "lstm-m", "lstm-l", "rhn"};
 }
 
-Workload builtinWorkload(std::string_view name)
+Workload builtinWorkload(std::string_view name, const SequenceOptions& sequence)
 {
     std::string n = lower(name);
+    if (!sequence.empty() && isBuiltinWorkloadName(n))
+        throw InputError(Diagnostic{"", {}, "",
+            "model '" + n
+                + "' has no sequence: --seq-len, --batch, --phase and --kv-len apply to transformer models"});
     if (n == "alexnet") return alexnet();
     if (n == "vgg16") return vgg16();
     if (n == "resnet50") return resnet50();
@@ -747,9 +799,9 @@ bool isBuiltinWorkloadName(std::string_view nameOrPath)
     return false;
 }
 
-Workload loadWorkload(const std::string& nameOrPath, LayerErrors mode)
+Workload loadWorkload(const std::string& nameOrPath, LayerErrors mode, const SequenceOptions& sequence)
 {
-    if (isBuiltinWorkloadName(nameOrPath)) return builtinWorkload(lower(nameOrPath));
+    if (isBuiltinWorkloadName(nameOrPath)) return builtinWorkload(lower(nameOrPath), sequence);
     std::filesystem::path p(nameOrPath);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec)) {
@@ -760,6 +812,11 @@ Workload loadWorkload(const std::string& nameOrPath, LayerErrors mode)
             nameOrPath, {}, "", "no such model file and not a built-in model (built-in: " + known + ")"});
     }
     std::string ext = lower(p.extension().string());
+    if (!sequence.empty() && (ext == ".json" || ext == ".m"))
+        throw InputError(Diagnostic{nameOrPath, {}, "",
+            "a " + ext
+                + " model has fixed sizes: --seq-len, --batch, --phase and --kv-len apply to "
+                  "built-in transformers and ONNX models with symbolic dimensions"});
     if (ext == ".json") {
         std::string text = readText(nameOrPath, "", "");
         return readWorkloadJson(
@@ -772,7 +829,7 @@ Workload loadWorkload(const std::string& nameOrPath, LayerErrors mode)
         return w;
     }
     auto reader = modelFileReaders().find(ext);
-    if (reader != modelFileReaders().end()) return reader->second(nameOrPath, mode);
+    if (reader != modelFileReaders().end()) return reader->second(nameOrPath, mode, sequence);
     if (ext == ".onnx")
         throw InputError(Diagnostic{nameOrPath, {}, "", "this program is built without the ONNX reader"});
     throw InputError(

@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,44 @@
 #include "core/util/diagnostic.h"
 
 namespace marvel::workloads {
+
+/// What a layer computes, as the model table, the JSON outputs and the exports name it. Convolutions and
+/// matrix products multiply an activation by weights; an attention product multiplies two activations
+/// produced at run time (Q·Kᵀ, A·V: a batched GEMM whose batch is the layer's repeat); the others are not
+/// matrix products (softmax, normalisations, activation functions, element-wise arithmetic) and run one
+/// statement per element on the PE array's lanes.
+enum class LayerKind {
+    Conv,
+    Depthwise,
+    Gemm,
+    Attention,
+    Softmax,
+    Norm, ///< LayerNorm, RMSNorm
+    Activation, ///< GELU, SiLU, ReLU, gates
+    Elementwise, ///< residual add, element-wise product
+    Operator, ///< an operator of the user's (a `.loop` file)
+};
+/// "conv", "dsconv", "gemm", "attention", "softmax", "norm", "activation", "elementwise", "operator".
+const char* toString(LayerKind kind);
+/// Whether the kind multiplies two operands and accumulates (conv, dsconv, gemm, attention).
+bool isMatrixProduct(LayerKind kind);
+
+/// How a model whose sizes depend on its use is instantiated (built-in transformers, ONNX files with
+/// symbolic dimensions): unset fields take the model's defaults.
+enum class Phase {
+    Prefill, ///< the whole prompt at once: seqLen tokens per sequence
+    Decode, ///< one new token per sequence, attending to kvLen cached tokens
+};
+/// "prefill", "decode".
+const char* toString(Phase phase);
+struct SequenceOptions
+{
+    std::optional<std::int64_t> seqLen; ///< tokens per sequence (prefill)
+    std::optional<std::int64_t> batch; ///< sequences
+    Phase phase = Phase::Prefill;
+    std::optional<std::int64_t> kvLen; ///< cached tokens a decode step attends to
+    bool empty() const { return !seqLen && !batch && !kvLen && phase == Phase::Prefill; }
+};
 
 /// One layer: the MAESTRO view and the operator view of the same computation.
 struct WorkloadLayer
@@ -60,7 +99,11 @@ struct WorkloadLayer
     std::vector<Diagnostic> errors;
     /// The nodes of an imported model (ONNX) this layer stands for, after merging; empty otherwise.
     std::vector<std::string> sources{};
+    /// What the layer computes; Operator for a layer built from `op` alone. Use effectiveKind().
+    LayerKind kind = LayerKind::Operator;
     bool ok() const { return errors.empty(); }
+    /// `kind`, or the MAESTRO type's kind (CONV, DSCONV, GEMM) for a layer whose kind was not set.
+    LayerKind effectiveKind() const;
 };
 
 /// What a model reader does with a layer it cannot use (a missing dimension, an unsupported type, a
@@ -120,8 +163,9 @@ std::string gemmLoopText(std::int64_t M, std::int64_t N, std::int64_t K);
 std::vector<std::string> builtinWorkloadNames();
 /// Whether loadWorkload() takes `nameOrPath` for a built-in workload (any case) rather than a file.
 bool isBuiltinWorkloadName(std::string_view nameOrPath);
-/// A built-in model by name (case-insensitive). Throws InputError for an unknown name.
-Workload builtinWorkload(std::string_view name);
+/// A built-in model by name (case-insensitive). Throws InputError for an unknown name, or for sequence
+/// options a model does not take (a CNN has no sequence) or that are not positive.
+Workload builtinWorkload(std::string_view name, const SequenceOptions& sequence = {});
 
 /// A MAESTRO model or mapping file's CONV/DSCONV/GEMM layers as a workload (dataflows are kept in
 /// `maestro` but ignored). Other layer types are errors naming the file and the layer's line.
@@ -133,10 +177,13 @@ Workload readWorkloadJson(std::string_view text, const std::string& fileName,
 
 /// A built-in name, or a path to a `.json` model or a MAESTRO `.m` model/mapping file, or a file of a
 /// format registered with registerModelFileReader (`.onnx`, when the program links marvel_onnx).
-Workload loadWorkload(const std::string& nameOrPath, LayerErrors mode = LayerErrors::Throw);
+/// `sequence` instantiates a transformer's sequence sizes (built-in LLMs, ONNX symbolic dimensions).
+Workload loadWorkload(const std::string& nameOrPath, LayerErrors mode = LayerErrors::Throw,
+    const SequenceOptions& sequence = {});
 
 /// Reads a model file of a format core cannot read itself (ONNX needs protobuf, which core does not link).
-using ModelFileReader = std::function<Workload(const std::string& path, LayerErrors mode)>;
+using ModelFileReader
+    = std::function<Workload(const std::string& path, LayerErrors mode, const SequenceOptions& sequence)>;
 /// Makes loadWorkload read files ending in `extension` (lower case, with the dot) with `reader`,
 /// replacing an earlier registration of the same extension. Programs register at start-up.
 void registerModelFileReader(const std::string& extension, ModelFileReader reader);

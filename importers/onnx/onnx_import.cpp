@@ -760,9 +760,12 @@ Workload importOnnxFile(const std::string& path, const ImportOptions& options, w
 
 void registerOnnxReader(const ImportOptions& options)
 {
-    workloads::registerModelFileReader(
-        ".onnx", [options](const std::string& path, workloads::LayerErrors mode) {
-            return importOnnxFile(path, options, mode);
+    workloads::registerModelFileReader(".onnx",
+        [options](const std::string& path, workloads::LayerErrors mode,
+            const workloads::SequenceOptions& sequence) {
+            ImportOptions o = options;
+            if (sequence.batch) o.batch = *sequence.batch;
+            return importOnnxFile(path, o, mode);
         });
 }
 

@@ -233,26 +233,42 @@ private slots:
         QTest::addColumn<QString>("statement");
         QTest::addColumn<bool>("reduction");
         QTest::addColumn<int>("kind");
-        QTest::newRow("+=") << "O[i] += I[i];" << true << int(Expr::Kind::Ref);
-        QTest::newRow("=") << "O[i] = I[i] * 2;" << false << int(Expr::Kind::Mul);
-        QTest::newRow("= sum") << "O[i] = O[i] + I[i];" << true << int(Expr::Kind::Add);
-        QTest::newRow("max") << "O[i] = max(O[i], I[i]);" << true << int(Expr::Kind::Max);
-        QTest::newRow("min second") << "O[i] = min(I[i], O[i]);" << true << int(Expr::Kind::Min);
-        QTest::newRow("max other") << "O[i] = max(I[i], 0);" << false << int(Expr::Kind::Max);
-        QTest::newRow("unary minus") << "O[i] = -I[i];" << false << int(Expr::Kind::Neg);
-        QTest::newRow("sub") << "O[i] = I[i] - 1.5e-3;" << false << int(Expr::Kind::Sub);
-        QTest::newRow("number") << "O[i] = .5;" << false << int(Expr::Kind::Number);
-        QTest::newRow("parens") << "O[i] = (I[i] + 1) * (I[i] - 1);" << false << int(Expr::Kind::Mul);
+        QTest::addColumn<int>("operations");
+        QTest::newRow("+=") << "O[i] += I[i];" << true << int(Expr::Kind::Ref) << 1;
+        QTest::newRow("=") << "O[i] = I[i] * 2;" << false << int(Expr::Kind::Mul) << 1;
+        QTest::newRow("mac") << "O[i] += W[i] * I[i];" << true << int(Expr::Kind::Mul) << 2;
+        QTest::newRow("= sum") << "O[i] = O[i] + I[i];" << true << int(Expr::Kind::Add) << 1;
+        QTest::newRow("max") << "O[i] = max(O[i], I[i]);" << true << int(Expr::Kind::Max) << 1;
+        QTest::newRow("min second") << "O[i] = min(I[i], O[i]);" << true << int(Expr::Kind::Min) << 1;
+        QTest::newRow("max other") << "O[i] = max(I[i], 0);" << false << int(Expr::Kind::Max) << 1;
+        QTest::newRow("unary minus") << "O[i] = -I[i];" << false << int(Expr::Kind::Neg) << 1;
+        QTest::newRow("sub") << "O[i] = I[i] - 1.5e-3;" << false << int(Expr::Kind::Sub) << 1;
+        QTest::newRow("number") << "O[i] = .5;" << false << int(Expr::Kind::Number) << 0;
+        QTest::newRow("copy") << "O[i] = I[i];" << false << int(Expr::Kind::Ref) << 0;
+        QTest::newRow("parens") << "O[i] = (I[i] + 1) * (I[i] - 1);" << false << int(Expr::Kind::Mul) << 3;
+        QTest::newRow("division") << "O[i] = I[i] / S[0];" << false << int(Expr::Kind::Div) << 1;
+        // Softmax's exponent and GELU: each call is one operation, like each arithmetic operator.
+        QTest::newRow("exp") << "O[i] = exp(I[i] - Z[0]);" << false << int(Expr::Kind::Call) << 2;
+        QTest::newRow("gelu") << "O[i] = I[i] * 0.5 * (1 + erf(I[i] * 0.7071067811865476));" << false
+                              << int(Expr::Kind::Mul) << 5;
+        QTest::newRow("rsqrt") << "O[i] = rsqrt(Q[i] * 0.25 + 0.00001);" << false << int(Expr::Kind::Call)
+                               << 3;
+        QTest::newRow("sigmoid gate")
+            << "O[i] = G[i] * sigmoid(G[i]) * U[i];" << false << int(Expr::Kind::Mul) << 3;
+        QTest::newRow("a tensor named like a function")
+            << "O[i] = exp[i] + tanh[i];" << false << int(Expr::Kind::Add) << 1;
     }
     void statements()
     {
         QFETCH(QString, statement);
         QFETCH(bool, reduction);
         QFETCH(int, kind);
+        QFETCH(int, operations);
         const auto op = ir::parseOperator(wrap("for (i = 0; i < N; i++)", statement.toStdString()), "t.loop");
         const auto& st = onlyStatement(op);
         QCOMPARE(st.isReduction(), reduction);
         QCOMPARE(int(st.value.kind), kind);
+        QCOMPARE(st.operations(), std::int64_t(operations));
         QCOMPARE(st.text, statement.toStdString());
     }
 
@@ -335,9 +351,11 @@ private slots:
         QTest::newRow("float subscript")
             << QString::fromStdString(body(loop + " O[i] = I[1.5];"))
             << "bad.loop:2:34: '1.5' is not an integer: subscripts use integer constants";
-        QTest::newRow("division")
-            << QString::fromStdString(body(loop + " O[i] = I[i] / 2;"))
-            << "bad.loop:2:37: division is not supported (multiply by the reciprocal instead)";
+        QTest::newRow("division in a subscript")
+            << QString::fromStdString(body(loop + " O[i / 2] = I[i];"))
+            << "bad.loop:2:29: division is not supported in subscripts, bounds or conditions";
+        QTest::newRow("two arguments to exp") << QString::fromStdString(body(loop + " O[i] = exp(I[i], 2);"))
+                                              << "bad.loop:2:40: 'exp' takes one argument";
         QTest::newRow("-= assignment")
             << QString::fromStdString(body(loop + " O[i] -= I[i];"))
             << "bad.loop:2:30: only '=' and '+=' assignments are supported, found '-='";
@@ -345,8 +363,9 @@ private slots:
             << QString::fromStdString(body(loop + " O[i] = I[i]\n"))
             << "bad.loop:4:1: expected ';' at the end of the statement, found '}'";
         QTest::newRow("unknown function")
-            << QString::fromStdString(body(loop + " O[i] = exp(I[i]);"))
-            << "bad.loop:2:32: unknown function 'exp' (only max and min are available)";
+            << QString::fromStdString(body(loop + " O[i] = log(I[i]);"))
+            << "bad.loop:2:32: unknown function 'log' (available: max, min, exp, sqrt, rsqrt, tanh, erf, "
+               "sigmoid)";
         QTest::newRow("iterator as value")
             << QString::fromStdString(body(loop + " O[i] = i;"))
             << "bad.loop:2:32: the loop iterator 'i' cannot be used as a value: values "

@@ -1,5 +1,7 @@
 #include "ui/editor/operator_highlighter.h"
 
+#include "core/ir/operator.h"
+
 namespace marvel::ui {
 
 namespace {
@@ -9,6 +11,15 @@ bool isIdentStart(QChar c)
 {
     return c.isLetter() || c == u'_';
 }
+/// max, min and the unary functions of the operator language (core/ir/operator.h).
+bool isFunctionName(QStringView word)
+{
+    if (word == u"max" || word == u"min") return true;
+    for (const char* f : ir::kFunctionNames)
+        if (word == QLatin1String(f)) return true;
+    return false;
+}
+
 bool isIdentPart(QChar c)
 {
     return c.isLetterOrNumber() || c == u'_';
@@ -112,7 +123,7 @@ void OperatorHighlighter::highlightBlock(const QString& text)
                 }
                 if (word == u"int")
                     setFormat(i, j - i, format(Role::Type));
-                else if ((word == u"max" || word == u"min") && next == u'(')
+                else if (next == u'(' && isFunctionName(word))
                     setFormat(i, j - i, format(Role::Function));
                 else if (next == u'[')
                     setFormat(i, j - i, format(Role::Tensor));

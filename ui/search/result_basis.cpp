@@ -40,10 +40,17 @@ void appendExpr(std::string& out, const ir::Expr& e)
     case K::Min:
         out += "min";
         break;
+    case K::Call:
+        out += ir::kFunctionNames[std::size_t(e.function)];
+        break;
     default:
         break;
     }
-    const char* op = e.kind == K::Add ? "+" : e.kind == K::Sub ? "-" : e.kind == K::Mul ? "*" : ",";
+    const char* op = e.kind == K::Add ? "+"
+        : e.kind == K::Sub            ? "-"
+        : e.kind == K::Mul            ? "*"
+        : e.kind == K::Div            ? "/"
+                                      : ",";
     out += '(';
     for (std::size_t i = 0; i < e.operands.size(); ++i) {
         if (i > 0) out += op;
