@@ -144,10 +144,15 @@ struct NamedMapping
     std::string name;
     const Problem* problem = nullptr;
     const mdc::Dataflow* dataflow = nullptr;
+    /// What the file's reader should know about the layer (an attention product written as one GEMM
+    /// of a batch), written as a comment at the head of the file; empty: nothing.
+    std::string note{};
 };
 /// The text of one MAESTRO mapping file (network `networkName`) holding every layer, which `marvel
-/// evaluate` reads back to the same numbers. Throws InputError naming `fileName` for a layer MAESTRO has
-/// no layer type for.
+/// evaluate` reads back to the same numbers. The operators that are not matrix products (Problem::
+/// vectorOps: softmax, norms, activations) have no MAESTRO layer type: they are left out and named in a
+/// comment at the head of the file. Throws InputError naming `fileName` for any other layer MAESTRO has no
+/// layer type for, or when no layer is left.
 std::string maestroMappingFile(
     const std::string& networkName, const std::vector<NamedMapping>& layers, const std::string& fileName);
 
