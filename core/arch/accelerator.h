@@ -64,6 +64,10 @@ struct VectorUnit
     std::int64_t lanes = 0;
     std::int64_t opsPerCycle = 1;
     std::int64_t registerBytes = 64;
+    /// The unary functions its lanes compute, a bit per ir::Function (bit f: Function(f)); every one by
+    /// default. An operator that calls another cannot run on the unit.
+    std::uint32_t functions = kAllFunctions;
+    static constexpr std::uint32_t kAllFunctions = 0x3f;
     friend bool operator==(const VectorUnit&, const VectorUnit&) = default;
 };
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/ir/operator.h"
 #include "core/mdc/maestro_lexer.h"
 #include "core/tech/technology.h"
 #include "core/util/json_fields.h"
@@ -199,10 +200,26 @@ Accelerator acceleratorFromJson(
     std::vector<Diagnostic> diagnostics = std::move(fields.diagnostics());
     if (vector) {
         JsonFields v(*vector, fileName, prefix + "vector_unit.");
-        v.rejectUnknown({"lanes", "ops_per_cycle", "register_bytes"});
+        v.rejectUnknown({"lanes", "ops_per_cycle", "register_bytes", "functions"});
         v.integer("lanes", acc.vectorUnit.lanes, true);
         v.integer("ops_per_cycle", acc.vectorUnit.opsPerCycle);
         v.integer("register_bytes", acc.vectorUnit.registerBytes);
+        if (const json* f = v.member("functions")) {
+            acc.vectorUnit.functions = 0;
+            const std::string known = "exp, sqrt, rsqrt, tanh, erf, sigmoid";
+            if (!f->is_array()) v.error("functions", "must be an array of function names (" + known + ")");
+            for (std::size_t i = 0; f->is_array() && i < f->size(); ++i) {
+                const json& name = (*f)[i];
+                const auto* at = std::find_if(std::begin(ir::kFunctionNames), std::end(ir::kFunctionNames),
+                    [&](const char* n) { return name.is_string() && name.get<std::string>() == n; });
+                if (at == std::end(ir::kFunctionNames))
+                    v.error("functions",
+                        "entry " + std::to_string(i) + " is not a function the operator language has ("
+                            + known + "): " + JsonFields::describe(name));
+                else
+                    acc.vectorUnit.functions |= 1u << (at - std::begin(ir::kFunctionNames));
+            }
+        }
         diagnostics.insert(diagnostics.end(), v.diagnostics().begin(), v.diagnostics().end());
     }
     if (energy) {
@@ -266,9 +283,16 @@ nlohmann::ordered_json acceleratorToJson(const Accelerator& acc)
         j["multicast"] = acc.multicast == Multicast::Elements;
     j["spatial_reduction"] = acc.spatialReduction;
     // Only when there is one, so the files of accelerators without it read back unchanged.
-    if (acc.vectorUnit.lanes > 0)
+    if (acc.vectorUnit.lanes > 0) {
         j["vector_unit"] = {{"lanes", acc.vectorUnit.lanes}, {"ops_per_cycle", acc.vectorUnit.opsPerCycle},
             {"register_bytes", acc.vectorUnit.registerBytes}};
+        if (acc.vectorUnit.functions != arch::VectorUnit::kAllFunctions) {
+            nlohmann::ordered_json names = nlohmann::ordered_json::array();
+            for (std::size_t f = 0; f < std::size(ir::kFunctionNames); ++f)
+                if (acc.vectorUnit.functions & (1u << f)) names.push_back(ir::kFunctionNames[f]);
+            j["vector_unit"]["functions"] = names;
+        }
+    }
     if (!acc.technology.empty()) {
         // The table sets the energies for the sizes: writing them would freeze one size's.
         j["technology"] = acc.technology;

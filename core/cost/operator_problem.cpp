@@ -150,6 +150,7 @@ Problem fromOperator(const ir::Operator& op)
         throw InputError(problems);
     }
     p.vectorOps = vectorOpsOf(st);
+    p.functions = functionsOf(st.value);
     return p;
 }
 
@@ -197,6 +198,17 @@ void setDramLayouts(Problem& problem, const ir::Operator& op, const std::vector<
     }
 }
 
+static_assert(std::size(ir::kFunctionNames) == 6 && arch::VectorUnit::kAllFunctions == 0x3f,
+    "a bit of VectorUnit::functions for each function of the language");
+
+std::uint32_t functionsOf(const ir::Expr& e)
+{
+    std::uint32_t bits = e.kind == ir::Expr::Kind::Call ? std::uint32_t(1) << int(e.function) : 0;
+    for (const ir::Expr& operand : e.operands)
+        bits |= functionsOf(operand);
+    return bits;
+}
+
 std::int64_t vectorOpsOf(const ir::Statement& statement)
 {
     return statement.isMultiplyAccumulate() ? 0 : std::max<std::int64_t>(statement.operations(), 1);
@@ -205,6 +217,23 @@ std::int64_t vectorOpsOf(const ir::Statement& statement)
 arch::Accelerator executionUnit(const Problem& problem, const arch::Accelerator& acc)
 {
     if (problem.vectorOps == 0 || acc.vectorUnit.lanes == 0) return acc;
+    if (const std::uint32_t missing = problem.functions & ~acc.vectorUnit.functions; missing != 0) {
+        std::string names;
+        for (std::size_t f = 0; f < std::size(ir::kFunctionNames); ++f)
+            if (missing & (1u << f)) names += std::string(names.empty() ? "" : ", ") + ir::kFunctionNames[f];
+        std::string has;
+        for (std::size_t f = 0; f < std::size(ir::kFunctionNames); ++f)
+            if (acc.vectorUnit.functions & (1u << f))
+                has += std::string(has.empty() ? "" : ", ") + ir::kFunctionNames[f];
+        Diagnostic d;
+        d.file = problem.file;
+        d.loc = problem.loc;
+        d.field = "vector_unit.functions";
+        d.message = "operator '" + problem.name + "' calls " + names
+            + ", which the accelerator's vector unit does not compute (vector_unit.functions: "
+            + (has.empty() ? "none" : has) + ")";
+        throw InputError(d);
+    }
     return arch::vectorUnitView(acc, problem.vectorOps);
 }
 

@@ -16,6 +16,7 @@
 namespace marvel::ir {
 struct Operator;
 struct Statement;
+struct Expr;
 } // namespace marvel::ir
 
 namespace marvel::cost {
@@ -82,6 +83,8 @@ struct Problem
     /// its element operations per instance (at least 1), so that it runs on the accelerator's vector unit
     /// when it has one (executionUnit). 0: a matrix product, which runs on the PE array.
     std::int64_t vectorOps = 0;
+    /// The unary functions the statement calls, a bit per ir::Function (arch::VectorUnit::functions).
+    std::uint32_t functions = 0;
 
     const ProblemDim* dim(std::string_view name) const;
     const ProblemTensor* output() const;
@@ -106,10 +109,13 @@ Problem fromMaestroLayer(
 
 /// Problem::vectorOps of an operator whose nest holds `statement` alone.
 std::int64_t vectorOpsOf(const ir::Statement& statement);
+/// Problem::functions of a statement's value.
+std::uint32_t functionsOf(const ir::Expr& value);
 
 /// The accelerator `problem` runs on: `acc`'s vector unit (arch::vectorUnitView) for an operator that is
 /// not a matrix product when `acc` has one, else `acc` itself. The search, the roofline, the cost model and
-/// the simulator all evaluate on it, so that their figures agree.
+/// the simulator all evaluate on it, so that their figures agree. Throws InputError naming the operator,
+/// the function and the field vector_unit.functions when the unit lacks a function the operator calls.
 arch::Accelerator executionUnit(const Problem& problem, const arch::Accelerator& acc);
 
 /// Any conformable perfectly nested operator: tensors and couplings come from the subscripts.

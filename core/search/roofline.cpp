@@ -72,6 +72,7 @@ Roofline roofline(
 {
     // On the unit the operator runs on (the vector unit for what is not a matrix product, when there is one).
     cost::Problem unitOf;
+    // (A function the unit lacks is the search's error to report; the bound stays the unit's.)
     if (nest.statements.size() == 1) unitOf.vectorOps = cost::vectorOpsOf(nest.statements.front());
     const arch::Accelerator acc = cost::executionUnit(unitOf, array);
     Roofline r;

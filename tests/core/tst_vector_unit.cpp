@@ -132,8 +132,34 @@ private slots:
         QCOMPARE(QString::fromStdString(error(head + R"({"lanes": 8, "width": 2}})")),
             QStringLiteral("v.json: vector_unit.width: unknown field\n"));
         QVERIFY(error(head + R"({"lanes": -1}})").find("vector_unit.lanes") != std::string::npos);
+        QCOMPARE(QString::fromStdString(error(head + R"({"lanes": 8, "functions": ["exp", "log"]}})")),
+            QStringLiteral(
+                "v.json: vector_unit.functions: entry 1 is not a function the operator language has "
+                "(exp, sqrt, rsqrt, tanh, erf, sigmoid): string \"log\"\n"));
         QVERIFY(error(head + R"({"lanes": 8, "ops_per_cycle": 0}})").find("vector_unit.ops_per_cycle")
             != std::string::npos);
+    }
+
+    // A unit without exp cannot run softmax's exponent: the search says so, naming the function and the
+    // field; the division it can run; the file keeps the list.
+    void missingFunctionIsAnError()
+    {
+        arch::Accelerator acc = withVectorUnit(64);
+        acc.vectorUnit.functions = 1u << int(ir::Function::Rsqrt);
+        const auto exp = workloads::softmaxLayers("sm", 8, 8)[1];
+        try {
+            search::searchLayer(exp.op, acc, {});
+            QFAIL("searched an exponent on a unit without exp");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.diagnostics().at(0).message),
+                QStringLiteral(
+                    "operator 'softmax_exp' calls exp, which the accelerator's vector unit does not "
+                    "compute (vector_unit.functions: rsqrt)"));
+        }
+        QVERIFY(best(workloads::softmaxLayers("sm", 8, 8)[3], acc).runtime > 0);
+        const std::string text = arch::writeAcceleratorJson(acc);
+        QVERIFY(text.find("\"functions\": [\n      \"rsqrt\"\n    ]") != std::string::npos);
+        QCOMPARE(arch::readAcceleratorJson(text, "v.json").vectorUnit.functions, acc.vectorUnit.functions);
     }
 
     // A technology table prices the lanes: the 45 nm table's element operation and lane area are its
