@@ -110,6 +110,25 @@ private slots:
         }
     }
 
+    // Both operands of an attention product are activations: each matrix of the batch reads its own A and B
+    // from DRAM (8x4 + 4x8 elements, once when they fit in L2) and writes its 8x8 scores; nothing is a weight
+    // loaded once for the batch, so the model counts that traffic `repeat` times.
+    void attentionOperandsComeFromDram()
+    {
+        arch::Accelerator acc;
+        acc.numPes = 16;
+        acc.l2Bytes = 16384;
+        acc.offchipBandwidth = 4;
+        search::SearchOptions options;
+        options.refine = false;
+        const auto qk = workloads::attentionLayer("qk", 8, 8, 4, 6);
+        const search::LayerSearchResult r = search::searchLayer(qk.op, acc, options);
+        QVERIFY(r.result.bestRuntime);
+        QCOMPARE(r.result.bestRuntime->metrics.dramReads, std::int64_t(8 * 4 + 4 * 8));
+        QCOMPARE(r.result.bestRuntime->metrics.dramWrites, std::int64_t(8 * 8));
+        QCOMPARE(qk.repeat, 6);
+    }
+
     // A MAESTRO mapping file holds the matrix products (the attention product as one GEMM of its batch, with
     // a note) and names the operators MAESTRO has no layer type for; with only those, there is nothing to
     // write and it says why.
