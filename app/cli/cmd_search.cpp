@@ -39,7 +39,8 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                     [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n"
     "                     [--exhaustive] [--fidelity maestro|corrected]\n"
     "                     [--max-seconds S] [--no-refine] [--genetic-evaluations N] [--genetic-seed S]\n"
-    "                     [--offchip-candidates K] [--batch N] [--export-timeloop DIR]\n"
+    "                     [--offchip-candidates K] [--export-timeloop DIR]\n"
+    "                     [--seq-len N] [--batch B] [--phase prefill|decode] [--kv-len L]\n"
     "                     [--timeloop-compatible] [--timeloop-buffering 1|2] [--technology NAME|FILE]\n"
     "                     [--style rs|ws|os|interstellar|dmazerunner|genetic | --compare-styles]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
@@ -48,10 +49,11 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "for the objective and its runtime-energy Pareto set (the mappings no other evaluated one beats on\n"
     "both runtime and energy).\n"
     "  --op FILE.loop        one operator\n"
-    "  --model NAME|FILE     a built-in model (alexnet, vgg16, resnet50, mobilenetv2, ...), a MAESTRO\n"
-    "                        model file (.m), a JSON model or an ONNX model (.onnx: its Conv, Gemm and\n"
-    "                        MatMul nodes; the others are listed as not mapped); --layer picks one layer\n"
-    "  --batch N             an ONNX model's symbolic batch size (default 1)\n"
+    "  --model NAME|FILE     a built-in model (alexnet, vgg16, resnet50, mobilenetv2, bert-base, gpt2,\n"
+    "                        llama-7b, llama-7b-block, ...), a MAESTRO model file (.m), a JSON model or\n"
+    "                        an ONNX model (.onnx: the nodes not modelled are listed); --layer picks one\n"
+    "                        layer\n"
+    + cli::sequenceOptionsUsage() +
     "  --project FILE.json   a Marvel Studio project: its workload, accelerator and search settings\n"
     "                        (the options below override the settings; --layer picks a model layer)\n"
     "  --hw FILE|PRESET      accelerator (.json or MAESTRO .m), or a preset's name: P1, P2, eyeriss_dram,\n"
@@ -153,11 +155,13 @@ private:
 
 int run(const std::vector<std::string>& argv)
 {
-    cli::Args args(argv,
-        {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
-            "pe-util-bound", "near-tie", "fidelity", "max-seconds", "style", "widen-above",
-            "genetic-evaluations", "genetic-seed", "offchip-candidates", "batch", "export-timeloop",
-            "timeloop-buffering", "technology"},
+    std::vector<std::string> valueOptions{"op", "model", "layer", "project", "hw", "objective", "threads",
+        "export-mdc", "pareto-csv", "pe-util-bound", "near-tie", "fidelity", "max-seconds", "style",
+        "widen-above", "genetic-evaluations", "genetic-seed", "offchip-candidates", "export-timeloop",
+        "timeloop-buffering", "technology"};
+    for (std::string& name : cli::sequenceOptionNames())
+        valueOptions.push_back(std::move(name));
+    cli::Args args(argv, valueOptions,
         {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive",
             "compare-styles", "no-refine", "timeloop-compatible"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
@@ -180,8 +184,11 @@ int run(const std::vector<std::string>& argv)
     search::SearchOptions options = proj ? proj->search : search::SearchOptions{};
     if (std::string error = cli::searchOptionsFromArgs(args, options); !error.empty())
         return cli::usageError(kCommand, error);
-    if (std::string error = cli::modelOptionsFromArgs(args); !error.empty())
+    workloads::SequenceOptions sequence;
+    if (std::string error = cli::sequenceOptionsFromArgs(args, sequence); !error.empty())
         return cli::usageError(kCommand, error);
+    if (!sequence.empty() && !args.has("model"))
+        return cli::usageError(kCommand, "--seq-len, --batch, --phase and --kv-len go with --model");
     timeloop::Options timeloopOptions;
     if (std::string error = cli::timeloopOptionsFromArgs(args, timeloopOptions); !error.empty())
         return cli::usageError(kCommand, error);
@@ -224,7 +231,7 @@ int run(const std::vector<std::string>& argv)
         } else {
             layers = args.has("op") ? cli::layersFromOperatorFile(*args.value("op"))
                                     : cli::layersFromModel(*args.value("model"), args.value("layer"),
-                                        workloads::LayerErrors::Keep);
+                                        workloads::LayerErrors::Keep, sequence);
         }
     } catch (const marvel::InputError& e) {
         std::cerr << "marvel search: " << formatDiagnostics(e.diagnostics());
