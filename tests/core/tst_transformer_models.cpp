@@ -139,11 +139,15 @@ private slots:
             QCOMPARE(layer(w, "layer.0.attention.query").repeat, 48);
         }
         SequenceOptions o;
-        o.seqLen = 64;
+        o.seqLen = 32;
         o.batch = 3;
         const workloads::Workload w = workloads::builtinWorkload("bert-base", o);
-        QCOMPARE(dim(layer(w, "layer.0.intermediate"), "M"), std::int64_t(3 * 64));
+        QCOMPARE(dim(layer(w, "layer.0.intermediate"), "M"), std::int64_t(3 * 32));
         QCOMPARE(layer(w, "layer.0.attention.scores").repeat, 3 * 12 * 12);
+        // At 64 tokens (the head width) Q*K^T and A*V are the same 64 x 64 x 64 product: one layer.
+        o.seqLen = 64;
+        const workloads::Workload square = workloads::builtinWorkload("bert-base", o);
+        QCOMPARE(layer(square, "layer.0.attention.scores").repeat, 2 * 3 * 12 * 12);
     }
 
     // Grouped-query attention: 32 query heads share 8 KV heads, so each of the B * 8 products has 4 * S
