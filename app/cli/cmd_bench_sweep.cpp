@@ -213,9 +213,11 @@ int run(const std::vector<std::string>& argv)
         double cpu1 = 0, cpu2 = 0;
         std::string sequenceArgs; // the same model instance in the ranks
         for (const std::string& name : cli::sequenceOptionNames())
-            if (const std::optional<std::string> v = args.value(name)) sequenceArgs += " --" + name + " " + quoted(*v);
+            if (const std::optional<std::string> v = args.value(name))
+                sequenceArgs += " --" + name + " " + quoted(*v);
         const double t1 = timeMpi(mpi.string(), 1, model, hw, out1, quick, sequenceArgs, cpu1);
-        const double t2 = t1 < 0 ? -1.0 : timeMpi(mpi.string(), 2, model, hw, out2, quick, sequenceArgs, cpu2);
+        const double t2
+            = t1 < 0 ? -1.0 : timeMpi(mpi.string(), 2, model, hw, out2, quick, sequenceArgs, cpu2);
         if (t1 < 0 || t2 < 0) {
             std::printf("mpi: mpirun failed (run it by hand to see why)\n");
         } else {

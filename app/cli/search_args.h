@@ -1,7 +1,8 @@
 #pragma once
 // The search commands' arguments (`marvel search`, `bench search`, `evaluate`, `simulate`, `sweep`):
-// the search and run options, the sequence options (--seq-len, --batch, --phase, --kv-len), --timeloop-buffering, --technology, and --hw as a file or a
-// preset's name (the presets found by core/resources/samples_dir.h, as the app finds them).
+// the search and run options, the sequence options (--seq-len, --batch, --phase, --kv-len),
+// --timeloop-buffering, --technology, and --hw as a file or a preset's name (the presets found by
+// core/resources/samples_dir.h, as the app finds them).
 
 #include <string>
 

@@ -22,8 +22,9 @@ std::vector<SearchLayer> layersFromOperatorFile(const std::string& path)
     return {SearchLayer{op.name, std::move(op), 1, {}}};
 }
 
-std::vector<SearchLayer> layersFromModel(const std::string& nameOrPath, const std::optional<std::string>& layer,
-    workloads::LayerErrors mode, const workloads::SequenceOptions& sequence)
+std::vector<SearchLayer> layersFromModel(const std::string& nameOrPath,
+    const std::optional<std::string>& layer, workloads::LayerErrors mode,
+    const workloads::SequenceOptions& sequence)
 {
     workloads::Workload w = workloads::loadWorkload(nameOrPath, mode, sequence);
     printImportSummary(w, nameOrPath);

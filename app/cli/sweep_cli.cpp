@@ -25,8 +25,7 @@ std::string sweepUsage(const std::string& program)
         + "       " + pad + "       [--objective runtime|energy|edp] [--threads N] [--json]\n" + "       "
         + pad + "       [--pe-util-bound P] [--near-tie F] [--fidelity maestro|corrected]\n" + "       " + pad
         + "       [--no-divisors-only] [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n" + "       "
-        + pad
-        + "       [--no-refine] [--quick-search] [--technology NAME|FILE]\n" + "       " + pad
+        + pad + "       [--no-refine] [--quick-search] [--technology NAME|FILE]\n" + "       " + pad
         + "       [--seq-len N] [--batch B] [--phase prefill|decode] [--kv-len L]\n\n"
           "Searches the whole workload (every layer, totals times each layer's repeat) at every design "
           "point\n"
@@ -49,8 +48,8 @@ std::string sweepUsage(const std::string& program)
           "                        accelerator and the search settings; the options override them;\n"
           "                        --model takes transformers and ONNX models, instantiated by the\n"
           "                        options below)\n"
-        + sequenceOptionsUsage() +
-          "  --hw BASE             the base accelerator (.json or MAESTRO .m, or a preset's name: P1, P2,\n"
+        + sequenceOptionsUsage()
+        + "  --hw BASE             the base accelerator (.json or MAESTRO .m, or a preset's name: P1, P2,\n"
           "                        eyeriss_dram, edge1024_dram)\n"
           "  --vary NAME=VALUES    a parameter and its values; NAME is pes, simd, l1, l2 (bytes), noc_bw or\n"
           "                        offchip_bw (elements per cycle); VALUES a list (pes=256,512,1024), a\n"
@@ -171,8 +170,9 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
                 return usageError("--vary '" + spec + "': " + program
                     + " sweep does not vary the context; run marvel sweep");
             if (kv && args.value("phase") == std::optional<std::string>("prefill"))
-                return usageError("--vary '" + spec + "' varies a decode step's cached tokens: it goes with "
-                                                      "--phase decode (the default with a kv axis)");
+                return usageError("--vary '" + spec
+                    + "' varies a decode step's cached tokens: it goes with "
+                      "--phase decode (the default with a kv axis)");
             if (!kv && sequence.phase == workloads::Phase::Decode)
                 return usageError("--vary '" + spec
                     + "' varies the prefill's sequence length; a decode step varies kv=...");
@@ -332,8 +332,8 @@ std::vector<sweep::PointResult> sortedRows(const sweep::SweepFile& file)
 // "  seq 1024, pes 1024 ...: runtime 123 cycles, energy 4.5e+06, DRAM 789 bytes" (or the failure).
 std::string contextText(const sweep::Grid& grid, const sweep::PointResult& r)
 {
-    std::string line = "  " + std::string(sweep::contextName(grid.context()->parameter)) + " "
-        + std::to_string(r.context);
+    std::string line
+        = "  " + std::string(sweep::contextName(grid.context()->parameter)) + " " + std::to_string(r.context);
     if (grid.hardwareSize() > 1) {
         for (std::size_t i = 0; i < sweep::kParameterCount; ++i)
             for (const sweep::Axis& a : grid.axes())

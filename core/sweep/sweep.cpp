@@ -247,7 +247,8 @@ Grid::Grid(arch::Accelerator base, std::vector<Axis> axes, std::optional<Context
         const std::optional<std::int64_t> next
             = checkedMul(size, static_cast<std::int64_t>(m_context->values.size()));
         if (!next || *next > kMaxPoints)
-            fail(m_context->spec, "the grid would have more than " + std::to_string(kMaxPoints) + " design points");
+            fail(m_context->spec,
+                "the grid would have more than " + std::to_string(kMaxPoints) + " design points");
         size = *next;
     }
     m_size = static_cast<std::size_t>(size);
@@ -326,7 +327,8 @@ std::string csvHeader()
 
 std::string csvHeader(const Grid& grid)
 {
-    return grid.context() ? std::string(contextName(grid.context()->parameter)) + "," + csvHeader() : csvHeader();
+    return grid.context() ? std::string(contextName(grid.context()->parameter)) + "," + csvHeader()
+                          : csvHeader();
 }
 
 namespace {
@@ -536,8 +538,7 @@ Sweeper::Sweeper(Grid grid, std::vector<workloads::Workload> workloads, SweepOpt
     , m_options(std::move(options))
 {
     const std::size_t contexts = m_grid.context() ? m_grid.context()->values.size() : 1;
-    if (workloads.size() != contexts)
-        throw std::invalid_argument("Sweeper: one workload per context value");
+    if (workloads.size() != contexts) throw std::invalid_argument("Sweeper: one workload per context value");
     std::size_t layers = 0;
     for (workloads::Workload& workload : workloads) {
         std::vector<Layer>& list = m_layers.emplace_back();

@@ -187,7 +187,8 @@ DesignFronts SweepFile::finish()
         [](const PointResult& a, const PointResult& b) { return a.index < b.index; });
     writeTextFileAtomically(m_path, fileText(m_grid, sorted), "the sweep file");
     DesignFronts fronts = paretoDesigns(sorted);
-    writeTextFileAtomically(paretoPath(m_path), paretoCsv(fronts, m_grid.context()), "the Pareto design file");
+    writeTextFileAtomically(
+        paretoPath(m_path), paretoCsv(fronts, m_grid.context()), "the Pareto design file");
     return fronts;
 }
 

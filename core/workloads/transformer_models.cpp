@@ -35,7 +35,8 @@ Shape shapeOf(const TransformerConfig& c, const SequenceOptions& o)
 {
     const auto positive = [&](const std::optional<std::int64_t>& v, const char* option) {
         if (v && *v < 1)
-            fail(c.name, std::string(option) + " must be a positive integer (got " + std::to_string(*v) + ")");
+            fail(
+                c.name, std::string(option) + " must be a positive integer (got " + std::to_string(*v) + ")");
     };
     positive(o.seqLen, "--seq-len");
     positive(o.batch, "--batch");
@@ -44,8 +45,8 @@ Shape shapeOf(const TransformerConfig& c, const SequenceOptions& o)
     s.batch = o.batch.value_or(1);
     if (o.phase == Phase::Prefill) {
         if (o.kvLen)
-            fail(c.name,
-                "--kv-len applies to --phase decode (a prefill attends to its own --seq-len tokens)");
+            fail(
+                c.name, "--kv-len applies to --phase decode (a prefill attends to its own --seq-len tokens)");
         s.query = s.attended = o.seqLen.value_or(c.defaultSeqLen);
     } else {
         if (c.family == Family::Bert)
@@ -90,9 +91,11 @@ std::vector<WorkloadLayer> block(const TransformerConfig& c, const Shape& s, con
     // Attention: a KV head's g query heads share its keys and values, so each of the B*Hkv products
     // has g*S rows.
     auto attention = [&](const std::string& at) {
-        out.push_back(attentionLayer(prefix + at + ".scores", g * s.query, s.attended, d, s.batch * c.kvHeads));
+        out.push_back(
+            attentionLayer(prefix + at + ".scores", g * s.query, s.attended, d, s.batch * c.kvHeads));
         append(out, softmaxLayers(prefix + at + ".softmax", s.batch * c.heads * s.query, s.attended));
-        out.push_back(attentionLayer(prefix + at + ".context", g * s.query, d, s.attended, s.batch * c.kvHeads));
+        out.push_back(
+            attentionLayer(prefix + at + ".context", g * s.query, d, s.attended, s.batch * c.kvHeads));
     };
     switch (c.family) {
     case Family::Bert:
@@ -175,7 +178,9 @@ Workload transformerWorkload(const TransformerConfig& c, const SequenceOptions& 
 {
     const Shape s = shapeOf(c, sequence);
     std::vector<WorkloadLayer> layers;
-    const std::string blockName = c.family == Family::Bert ? "layer" : c.family == Family::Gpt2 ? "h" : "layers";
+    const std::string blockName = c.family == Family::Bert ? "layer"
+        : c.family == Family::Gpt2                         ? "h"
+                                                           : "layers";
     for (int b = 0; b < c.blocks; ++b)
         append(layers, block(c, s, c.wholeModel ? blockName + "." + std::to_string(b) + "." : ""));
     if (c.wholeModel && c.family != Family::Bert) {

@@ -1,9 +1,10 @@
 #pragma once
 // The built-in transformer models (issue 35): BERT-base, GPT-2 small and Llama-style decoders, built from
-// the layers of transformer.h for a SequenceOptions: prefill, S = T = seqLen query and attended tokens per sequence; decode, one new token
-// (S = 1) attending to T = kvLen cached tokens. Embedding lookups (token and position tables) are table
-// reads, not compute, and are left out, as are dropout (inference) and Llama's rotary position embedding;
-// the attention products count the whole S x T score matrix (a causal mask does not skip work).
+// the layers of transformer.h for a SequenceOptions: prefill, S = T = seqLen query and attended tokens per
+// sequence; decode, one new token (S = 1) attending to T = kvLen cached tokens. Embedding lookups (token and
+// position tables) are table reads, not compute, and are left out, as are dropout (inference) and Llama's
+// rotary position embedding; the attention products count the whole S x T score matrix (a causal mask does
+// not skip work).
 
 #include <cstdint>
 #include <optional>

@@ -312,8 +312,7 @@ std::vector<WorkloadLayer> mergeRepeats(std::vector<WorkloadLayer> layers)
     for (auto& l : layers) {
         auto same = std::find_if(out.begin(), out.end(), [&](const WorkloadLayer& o) {
             if (!l.ok() || !o.ok() || o.effectiveKind() != l.effectiveKind()) return false;
-            if (l.maestro.type.empty())
-                return o.maestro.type.empty() && sameOperator(o.op, l.op);
+            if (l.maestro.type.empty()) return o.maestro.type.empty() && sameOperator(o.op, l.op);
             return o.maestro.type == l.maestro.type && o.maestro.dims == l.maestro.dims;
         });
         if (same != out.end()) {

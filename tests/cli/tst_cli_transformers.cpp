@@ -26,8 +26,9 @@ private slots:
     // (1024 MACs), 2 sequences x 12 heads x 12 blocks of them.
     void decodeStep()
     {
-        const auto run = runMarvel({"search", "--model", "gpt2", "--phase", "decode", "--kv-len", "16", "--batch",
-            "2", "--layer", "h.0.attn.scores", "--hw", kTransformerHw, "--json", "--threads", "2"});
+        const auto run
+            = runMarvel({"search", "--model", "gpt2", "--phase", "decode", "--kv-len", "16", "--batch", "2",
+                "--layer", "h.0.attn.scores", "--hw", kTransformerHw, "--json", "--threads", "2"});
         QCOMPARE(run.exitCode, 0);
         const QJsonObject layer = clitest::parse(run.out)["layers"].toArray().at(0).toObject();
         QCOMPARE(layer["name"].toString(), QString("h.0.attn.scores"));
@@ -45,22 +46,25 @@ private slots:
         };
         const QStringList search = {"search", "--hw", kTransformerHw};
         const QList<Case> cases = {
-            {search + QStringList{"--model", "gpt2", "--seq-len", "0"}, "--seq-len must be a positive integer"},
+            {search + QStringList{"--model", "gpt2", "--seq-len", "0"},
+                "--seq-len must be a positive integer"},
             {search + QStringList{"--model", "gpt2", "--batch", "-3"}, "--batch must be a positive integer"},
-            {search + QStringList{"--model", "gpt2", "--phase", "sideways"}, "--phase must be prefill or decode"},
+            {search + QStringList{"--model", "gpt2", "--phase", "sideways"},
+                "--phase must be prefill or decode"},
             {search + QStringList{"--model", "gpt2", "--kv-len", "8"}, "--kv-len applies to --phase decode"},
             {search + QStringList{"--model", "gpt2", "--phase", "decode", "--seq-len", "8"},
                 "--seq-len applies to --phase prefill"},
             {search + QStringList{"--model", "resnet50", "--seq-len", "8"}, "has no sequence"},
             {search + QStringList{"--model", "bert-base", "--phase", "decode"}, "encoder"},
-            {search + QStringList{"--op", kSamples + "/operators/gemm.loop", "--seq-len", "8"}, "go with --model"},
+            {search + QStringList{"--op", kSamples + "/operators/gemm.loop", "--seq-len", "8"},
+                "go with --model"},
             {{"sweep", "--model", "resnet50", "--hw", kTransformerHw, "--vary", "seq=8,16", "--out", "x.csv"},
                 "has no sequence"},
-            {{"sweep", "--op", kSamples + "/operators/gemm.loop", "--hw", kTransformerHw, "--vary", "seq=8,16", "--out",
-                 "x.csv"},
+            {{"sweep", "--op", kSamples + "/operators/gemm.loop", "--hw", kTransformerHw, "--vary",
+                 "seq=8,16", "--out", "x.csv"},
                 "needs --model"},
-            {{"sweep", "--model", "gpt2", "--hw", kTransformerHw, "--vary", "kv=8,16", "--phase", "prefill", "--out",
-                 "x.csv"},
+            {{"sweep", "--model", "gpt2", "--hw", kTransformerHw, "--vary", "kv=8,16", "--phase", "prefill",
+                 "--out", "x.csv"},
                 "goes with --phase decode"},
             {{"sweep", "--model", "gpt2", "--hw", kTransformerHw, "--vary", "seq=0,16", "--out", "x.csv"},
                 "values must be positive"},
@@ -78,8 +82,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath("seq.csv");
-        const auto run = runMarvel({"sweep", "--model", "gpt2", "--hw", kTransformerHw, "--vary", "seq=4,8", "--out", out,
-            "--quick-search", "--threads", "2"});
+        const auto run = runMarvel({"sweep", "--model", "gpt2", "--hw", kTransformerHw, "--vary", "seq=4,8",
+            "--out", out, "--quick-search", "--threads", "2"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QStringList lines = clitest::readAll(out).split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 3);

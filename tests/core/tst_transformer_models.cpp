@@ -77,8 +77,7 @@ private slots:
     {
         const workloads::Workload w = workloads::builtinWorkload("gpt2");
         const std::int64_t S = 1024, W = 768, F = 3072, V = 50257;
-        const std::int64_t block
-            = S * W * 2304 + 12 * (S * S * 64) * 2 + S * W * W + 2 * S * W * F;
+        const std::int64_t block = S * W * 2304 + 12 * (S * S * 64) * 2 + S * W * W + 2 * S * W * F;
         QCOMPARE(productMacs(w), 12 * block + S * W * V);
         const std::int64_t blockOps = 2 * layerNorm(S, W) + 2 * S * 2304 * W + 2 * 2 * 12 * S * S * 64
             + 5 * 12 * S * S + 2 * S * W * W + 2 * S * W + 2 * S * F * W + 5 * S * F + 2 * S * W * F;
@@ -120,7 +119,8 @@ private slots:
         // Without --kv-len a decode step attends to the model's default sequence (1024 for GPT-2).
         SequenceOptions d;
         d.phase = Phase::Decode;
-        QCOMPARE(dim(layer(workloads::builtinWorkload("gpt2", d), "h.0.attn.scores"), "N"), std::int64_t(1024));
+        QCOMPARE(
+            dim(layer(workloads::builtinWorkload("gpt2", d), "h.0.attn.scores"), "N"), std::int64_t(1024));
     }
 
     // BERT-base: q, k, v and the output projection are the same 768 x 768 GEMM (4 per block), two
@@ -193,21 +193,29 @@ private slots:
     {
         SequenceOptions zero;
         zero.seqLen = 0;
-        QVERIFY(errorOf([&] { workloads::builtinWorkload("gpt2", zero); })
-                    .find("--seq-len must be a positive integer") != std::string::npos);
+        QVERIFY(errorOf([&] {
+            workloads::builtinWorkload("gpt2", zero);
+        }).find("--seq-len must be a positive integer")
+            != std::string::npos);
         SequenceOptions negativeBatch;
         negativeBatch.batch = -2;
-        QVERIFY(errorOf([&] { workloads::builtinWorkload("llama-7b", negativeBatch); })
-                    .find("--batch must be a positive integer") != std::string::npos);
+        QVERIFY(errorOf([&] {
+            workloads::builtinWorkload("llama-7b", negativeBatch);
+        }).find("--batch must be a positive integer")
+            != std::string::npos);
         SequenceOptions kvZero;
         kvZero.phase = Phase::Decode;
         kvZero.kvLen = 0;
-        QVERIFY(errorOf([&] { workloads::builtinWorkload("gpt2", kvZero); })
-                    .find("--kv-len must be a positive integer") != std::string::npos);
+        QVERIFY(errorOf([&] {
+            workloads::builtinWorkload("gpt2", kvZero);
+        }).find("--kv-len must be a positive integer")
+            != std::string::npos);
         SequenceOptions kvPrefill;
         kvPrefill.kvLen = 16;
-        QVERIFY(errorOf([&] { workloads::builtinWorkload("gpt2", kvPrefill); })
-                    .find("--kv-len applies to --phase decode") != std::string::npos);
+        QVERIFY(errorOf([&] {
+            workloads::builtinWorkload("gpt2", kvPrefill);
+        }).find("--kv-len applies to --phase decode")
+            != std::string::npos);
         SequenceOptions decode;
         decode.phase = Phase::Decode;
         QVERIFY(errorOf([&] { workloads::builtinWorkload("bert-base", decode); }).find("encoder")
