@@ -19,7 +19,7 @@ void printImportSummary(const workloads::Workload& workload, const std::string& 
 std::vector<SearchLayer> layersFromOperatorFile(const std::string& path)
 {
     ir::Operator op = ir::parseOperatorFile(path);
-    return {SearchLayer{op.name, std::move(op), 1, {}}};
+    return {SearchLayer{op.name, std::move(op), 1, workloads::LayerKind::Operator, {}}};
 }
 
 std::vector<SearchLayer> layersFromModel(const std::string& nameOrPath,
@@ -46,7 +46,7 @@ std::vector<SearchLayer> layersFromWorkload(workloads::Workload workload)
 {
     std::vector<SearchLayer> out;
     for (workloads::WorkloadLayer& l : workload.layers)
-        out.push_back({l.name, std::move(l.op), l.repeat, std::move(l.errors)});
+        out.push_back({l.name, std::move(l.op), l.repeat, l.effectiveKind(), std::move(l.errors)});
     return out;
 }
 

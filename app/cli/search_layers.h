@@ -22,6 +22,8 @@ struct SearchLayer
     std::string name;
     ir::Operator op;
     int repeat = 1;
+    /// What the layer computes (a model's layer kind; Operator for a `.loop` file).
+    workloads::LayerKind kind = workloads::LayerKind::Operator;
     /// Why the layer cannot be searched (a bad layer of a model file, kept so that the others are still
     /// reported); empty: searchable.
     std::vector<Diagnostic> errors;

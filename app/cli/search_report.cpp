@@ -2,10 +2,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/search/pareto_csv.h"
+#include "core/workloads/transformer.h"
 
 namespace marvel::cli {
 
@@ -218,6 +220,35 @@ ModelTotals modelTotals(const std::vector<SearchedLayer>& layers)
     return t;
 }
 
+// The searched layers' totals per kind (conv, gemm, attention, softmax...), kinds in LayerKind order, so a
+// transformer's report says what share of its cycles and energy the attention and the operators that are
+// not matrix products take.
+struct KindTotals
+{
+    workloads::LayerKind kind;
+    std::size_t layers = 0;
+    std::int64_t runtime = 0, dramReads = 0, dramWrites = 0;
+    double energy = 0.0;
+};
+
+std::vector<KindTotals> totalsByKind(const std::vector<SearchedLayer>& layers)
+{
+    std::map<workloads::LayerKind, KindTotals> byKind;
+    for (const SearchedLayer& l : layers) {
+        if (!l.best) continue;
+        KindTotals& t = byKind.try_emplace(l.layer.kind, KindTotals{l.layer.kind}).first->second;
+        ++t.layers;
+        t.runtime += l.best->metrics.runtime * l.layer.repeat;
+        t.energy += l.best->metrics.energy * l.layer.repeat;
+        t.dramReads += l.best->metrics.dramReads * l.layer.repeat;
+        t.dramWrites += l.best->metrics.dramWrites * l.layer.repeat;
+    }
+    std::vector<KindTotals> out;
+    for (auto& [kind, t] : byKind)
+        out.push_back(t);
+    return out;
+}
+
 // The style the layers were searched under ("marvel" for the full search).
 std::string styleName(const std::vector<SearchedLayer>& layers)
 {
@@ -267,9 +298,11 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
         const search::Candidate& c = *l.best;
         nlohmann::json j;
         j["name"] = l.layer.name;
+        j["kind"] = workloads::toString(l.layer.kind);
         j["status"] = "ok";
         j["buffers"] = needsJson(c, acc);
         j["macs"] = c.metrics.macs;
+        j["element_ops"] = workloads::elementOps(l.layer.op);
         j["runtime_cycles"] = c.metrics.runtime;
         j["energy"] = c.metrics.energy;
         j["energy_parts"] = energyPartsJson(c.metrics);
@@ -304,6 +337,14 @@ nlohmann::json searchJson(const std::vector<SearchedLayer>& layers, const search
     out["total_roofline_cycles"] = totals.roofline;
     out["total_energy"] = totals.energy;
     out["total_roofline_ratio"] = totals.ratio();
+    nlohmann::json kinds = nlohmann::json::array();
+    for (const KindTotals& k : totalsByKind(layers))
+        kinds.push_back(
+            {{"kind", workloads::toString(k.kind)}, {"layers", k.layers}, {"runtime_cycles", k.runtime},
+                {"energy", k.energy}, {"dram_reads", k.dramReads}, {"dram_writes", k.dramWrites},
+                {"runtime_share", totals.runtime > 0 ? double(k.runtime) / double(totals.runtime) : 0.0},
+                {"energy_share", totals.energy > 0 ? k.energy / totals.energy : 0.0}});
+    out["totals_by_kind"] = std::move(kinds);
     out["elapsed_seconds"] = elapsed;
     nlohmann::json space = {{"layers", searchedLayers}, {"evaluated", evaluated}};
     const std::vector<RowSummary> rows = summarise(layers);
@@ -344,7 +385,7 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
             : 0.0;
         char line[1024];
         std::snprintf(line, sizeof line,
-            "== %s%s: best %s\n   runtime %lld cycles (roofline %lld, ratio %.3f), energy %.6g, EDP %.6g, "
+            "== %s%s%s: best %s\n   runtime %lld cycles (roofline %lld, ratio %.3f), energy %.6g, EDP %.6g, "
             "MACs %lld\n"
             "   energy: MAC %.6g + L1 %.6g + L2 %.6g + NoC %.6g + DRAM %.6g; DRAM: %lld elements read, %lld "
             "written "
@@ -354,6 +395,12 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
             "on-chip %.3g -> %.3g pruned)\n",
             l.layer.name.c_str(),
             l.layer.repeat > 1 ? (" (x" + std::to_string(l.layer.repeat) + ")").c_str() : "",
+            // The kinds a CNN has go without saying; a transformer's attention and other operators are named.
+            l.layer.kind == workloads::LayerKind::Operator || l.layer.kind == workloads::LayerKind::Conv
+                    || l.layer.kind == workloads::LayerKind::Depthwise
+                    || l.layer.kind == workloads::LayerKind::Gemm
+                ? ""
+                : (std::string(" [") + workloads::toString(l.layer.kind) + "]").c_str(),
             search::toString(options.objective).c_str(), static_cast<long long>(c.metrics.runtime),
             static_cast<long long>(l.roofline.cycles), ratio, c.metrics.energy, c.metrics.edp(),
             static_cast<long long>(c.metrics.macs), c.metrics.macEnergy, c.metrics.l1Energy,
@@ -389,6 +436,17 @@ std::string searchText(const std::vector<SearchedLayer>& layers, const search::S
             static_cast<long long>(totals.runtime), static_cast<long long>(totals.roofline), totals.ratio(),
             totals.energy, totals.mapped, layers.size());
         os << line;
+        if (const std::vector<KindTotals> kinds = totalsByKind(layers); kinds.size() > 1) {
+            os << "by kind (share of the cycles, of the energy; DRAM elements read + written):\n";
+            for (const KindTotals& k : kinds) {
+                std::snprintf(line, sizeof line, "  %-12s %3zu layers %6.1f%% %6.1f%%  %lld + %lld\n",
+                    workloads::toString(k.kind), k.layers,
+                    totals.runtime > 0 ? 100.0 * double(k.runtime) / double(totals.runtime) : 0.0,
+                    totals.energy > 0 ? 100.0 * k.energy / totals.energy : 0.0,
+                    static_cast<long long>(k.dramReads), static_cast<long long>(k.dramWrites));
+                os << line;
+            }
+        }
         os << "search space over " << searchedLayers << " layers (min / avg / max):\n";
         const std::vector<RowSummary> rows = summarise(layers);
         for (std::size_t i = 0; i < rows.size() && searchedLayers > 0; ++i) {

@@ -85,6 +85,23 @@ const char* toString(Multicast m)
     return "elements";
 }
 
+Accelerator vectorUnitView(const Accelerator& acc, std::int64_t opsPerInstance)
+{
+    // An instance of k operations keeps k / opsPerCycle lanes busy for a cycle: the units are groups of
+    // lanes, so the array finishes lanes * opsPerCycle / k instances per cycle, as the lanes would.
+    const std::int64_t k = std::max<std::int64_t>(opsPerInstance, 1);
+    const std::int64_t opsPerCycle = acc.vectorUnit.lanes * acc.vectorUnit.opsPerCycle;
+    const std::int64_t units = std::max<std::int64_t>(opsPerCycle / k, 1);
+    Accelerator view = acc;
+    view.numPes = units;
+    view.simdLanes = 1;
+    const std::int64_t lanesPerUnit = std::max<std::int64_t>(acc.vectorUnit.lanes / units, 1); // at most k
+    view.l1Bytes = std::max(acc.vectorUnit.registerBytes * lanesPerUnit, acc.bytesPerElement);
+    view.energy.mac = acc.energy.vectorOp * double(k);
+    view.vectorUnit = VectorUnit{};
+    return view;
+}
+
 std::vector<Diagnostic> validate(const Accelerator& acc)
 {
     Checker c;
@@ -102,6 +119,11 @@ std::vector<Diagnostic> validate(const Accelerator& acc)
     c.positiveReal("clock_mhz", acc.clockMHz, kMaxClockMHz);
     c.integerInRange("dram_block_bytes", acc.dramBlockBytes, 1, kMaxBytes, "bytes");
     c.integerInRange("simd_lanes", acc.simdLanes, 1, kMaxSimdLanes, "lanes");
+    c.integerInRange("vector_unit.lanes", acc.vectorUnit.lanes, 0, kMaxPes, "lanes");
+    c.integerInRange("vector_unit.ops_per_cycle", acc.vectorUnit.opsPerCycle, 1, kMaxSimdLanes, "operations");
+    c.integerInRange(
+        "vector_unit.register_bytes", acc.vectorUnit.registerBytes, minBuffer, kMaxBytes, "bytes");
+    c.nonNegativeReal("energy.vector_op", acc.energy.vectorOp);
     c.nonNegativeReal("energy.mac", acc.energy.mac);
     c.nonNegativeReal("energy.l1_access", acc.energy.l1Access);
     c.nonNegativeReal("energy.l2_access", acc.energy.l2Access);

@@ -30,6 +30,8 @@ struct EnergyModel
     double l1Write = -1.0, l2Write = -1.0;
     /// One element sent over the NoC between L2 and the PEs (a multicast once); MAESTRO charges none.
     double nocElement = 0.0;
+    /// One element operation of the vector unit (an add, a multiply, an exp...): a MAC's by default.
+    double vectorOp = 1.0;
     double l1WriteEnergy() const { return l1Write < 0 ? l1Access : l1Write; }
     double l2WriteEnergy() const { return l2Write < 0 ? l2Access : l2Write; }
     /// A buffer's energy for its reads and writes: at one energy when writes cost as reads (MAESTRO's
@@ -53,6 +55,18 @@ enum class Multicast { Elements, Tiles, None };
 /// "elements", "tiles", "none".
 const char* toString(Multicast m);
 
+/// A vector unit beside the PE array for the operators that are not matrix products (softmax, the
+/// normalisations, activation functions, element-wise arithmetic): `lanes` lanes of `opsPerCycle` element
+/// operations per cycle each, with `registerBytes` of registers per lane, fed from L2 over the NoC. Without
+/// one (lanes 0) those operators run on the PE array, one statement instance per PE per cycle.
+struct VectorUnit
+{
+    std::int64_t lanes = 0;
+    std::int64_t opsPerCycle = 1;
+    std::int64_t registerBytes = 64;
+    friend bool operator==(const VectorUnit&, const VectorUnit&) = default;
+};
+
 /// Hardware parameters. Sizes are bytes; bandwidths are elements per cycle (as MAESTRO counts them).
 struct Accelerator
 {
@@ -71,6 +85,7 @@ struct Accelerator
     std::int64_t simdLanes = 1; ///< MACs per PE per cycle
     Multicast multicast = Multicast::Elements;
     bool spatialReduction = true;
+    VectorUnit vectorUnit;
     EnergyModel energy;
     /// The technology table the energies come from (a name of samples/technology or a file), its DRAM
     /// type (empty: the table's default) and the table itself; empty: `energy` as given.
@@ -83,6 +98,13 @@ struct Accelerator
     /// Peak MACs per cycle of the whole array.
     std::int64_t peakMacsPerCycle() const { return numPes * simdLanes; }
 };
+
+/// The vector unit as the cost model and the search see it for an operator whose statement takes
+/// `opsPerInstance` element operations: a one-dimensional array of lanes * opsPerCycle / opsPerInstance
+/// units (at least one), each finishing one statement instance per cycle with the registers of the lanes
+/// it stands for as its L1, the L2 and NoC of `acc`, and a statement instance's energy opsPerInstance
+/// element operations. Its own vectorUnit is empty, so it is never mapped again.
+Accelerator vectorUnitView(const Accelerator& acc, std::int64_t opsPerInstance);
 
 /// Every problem with the parameters (zero PEs, zero bandwidth, negative or absurd sizes), each
 /// naming its field. Empty when the accelerator is usable.

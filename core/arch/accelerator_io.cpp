@@ -155,7 +155,7 @@ Accelerator acceleratorFromJson(
     fields.rejectUnknown({"schema_version", "name", "description", "num_pes", "l1_bytes", "l2_bytes",
         "noc_bandwidth_elements_per_cycle", "noc_latency_cycles", "offchip_bandwidth_elements_per_cycle",
         "clock_mhz", "dram_block_bytes", "bytes_per_element", "simd_lanes", "multicast", "spatial_reduction",
-        "energy", "technology", "dram_type"});
+        "vector_unit", "energy", "technology", "dram_type"});
     std::int64_t schema = kSchemaVersion;
     fields.integer("schema_version", schema);
     if (schema != kSchemaVersion)
@@ -188,6 +188,7 @@ Accelerator acceleratorFromJson(
                 "must be \"elements\", \"tiles\", \"none\", true or false, not " + JsonFields::describe(*m));
     }
     fields.boolean("spatial_reduction", acc.spatialReduction);
+    const json* vector = fields.object("vector_unit");
     const json* energy = fields.object("energy");
     fields.string("technology", acc.technology);
     fields.string("dram_type", acc.dramType);
@@ -196,10 +197,19 @@ Accelerator acceleratorFromJson(
     if (!acc.dramType.empty() && acc.technology.empty())
         fields.error("dram_type", "a DRAM type needs a \"technology\" table that lists it");
     std::vector<Diagnostic> diagnostics = std::move(fields.diagnostics());
+    if (vector) {
+        JsonFields v(*vector, fileName, prefix + "vector_unit.");
+        v.rejectUnknown({"lanes", "ops_per_cycle", "register_bytes"});
+        v.integer("lanes", acc.vectorUnit.lanes, true);
+        v.integer("ops_per_cycle", acc.vectorUnit.opsPerCycle);
+        v.integer("register_bytes", acc.vectorUnit.registerBytes);
+        diagnostics.insert(diagnostics.end(), v.diagnostics().begin(), v.diagnostics().end());
+    }
     if (energy) {
         JsonFields e(*energy, fileName, prefix + "energy.");
-        e.rejectUnknown({"mac", "l1_access", "l2_access", "dram_access", "mac_energy_nj"});
+        e.rejectUnknown({"mac", "l1_access", "l2_access", "dram_access", "mac_energy_nj", "vector_op"});
         e.real("mac", acc.energy.mac);
+        e.real("vector_op", acc.energy.vectorOp);
         e.real("l1_access", acc.energy.l1Access);
         e.real("l2_access", acc.energy.l2Access);
         e.real("dram_access", acc.energy.dramAccess);
@@ -255,6 +265,10 @@ nlohmann::ordered_json acceleratorToJson(const Accelerator& acc)
     else
         j["multicast"] = acc.multicast == Multicast::Elements;
     j["spatial_reduction"] = acc.spatialReduction;
+    // Only when there is one, so the files of accelerators without it read back unchanged.
+    if (acc.vectorUnit.lanes > 0)
+        j["vector_unit"] = {{"lanes", acc.vectorUnit.lanes}, {"ops_per_cycle", acc.vectorUnit.opsPerCycle},
+            {"register_bytes", acc.vectorUnit.registerBytes}};
     if (!acc.technology.empty()) {
         // The table sets the energies for the sizes: writing them would freeze one size's.
         j["technology"] = acc.technology;
@@ -264,6 +278,7 @@ nlohmann::ordered_json acceleratorToJson(const Accelerator& acc)
     j["energy"]
         = {{"mac", acc.energy.mac}, {"l1_access", acc.energy.l1Access}, {"l2_access", acc.energy.l2Access},
             {"dram_access", acc.energy.dramAccess}, {"mac_energy_nj", acc.energy.macEnergyNanojoule}};
+    if (acc.vectorUnit.lanes > 0) j["energy"]["vector_op"] = acc.energy.vectorOp;
     return j;
 }
 
@@ -353,6 +368,7 @@ bool sameParameters(const Accelerator& a, const Accelerator& b)
         && a.energy.dramAccess == b.energy.dramAccess
         && a.energy.macEnergyNanojoule == b.energy.macEnergyNanojoule && a.energy.l1Write == b.energy.l1Write
         && a.energy.l2Write == b.energy.l2Write && a.energy.nocElement == b.energy.nocElement
+        && a.energy.vectorOp == b.energy.vectorOp && a.vectorUnit == b.vectorUnit
         && a.technology == b.technology && a.dramType == b.dramType;
 }
 

@@ -2427,7 +2427,7 @@ Evaluator::Evaluator(const Problem& problem, const arch::Accelerator& accelerato
     : d(std::make_unique<Impl>())
 {
     d->problem = problem;
-    d->acc = accelerator;
+    d->acc = executionUnit(problem, accelerator);
     d->opt = options;
     d->corrected = options.fidelity == Fidelity::Corrected;
     std::vector<Diagnostic> hw;

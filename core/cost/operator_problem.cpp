@@ -149,6 +149,7 @@ Problem fromOperator(const ir::Operator& op)
         }
         throw InputError(problems);
     }
+    p.vectorOps = vectorOpsOf(st);
     return p;
 }
 
@@ -194,6 +195,17 @@ void setDramLayouts(Problem& problem, const ir::Operator& op, const std::vector<
         const int n = ++seen[ref.tensor];
         apply(n == 1 ? ref.tensor : ref.tensor + "#" + std::to_string(n), ref);
     }
+}
+
+std::int64_t vectorOpsOf(const ir::Statement& statement)
+{
+    return statement.isMultiplyAccumulate() ? 0 : std::max<std::int64_t>(statement.operations(), 1);
+}
+
+arch::Accelerator executionUnit(const Problem& problem, const arch::Accelerator& acc)
+{
+    if (problem.vectorOps == 0 || acc.vectorUnit.lanes == 0) return acc;
+    return arch::vectorUnitView(acc, problem.vectorOps);
 }
 
 } // namespace marvel::cost

@@ -417,7 +417,12 @@ std::string maestroMappingFile(
 {
     mdc::Network network;
     network.name = networkName;
+    std::string notes, leftOut;
     for (const NamedMapping& l : layers) {
+        if (l.problem->vectorOps > 0) {
+            leftOut += (leftOut.empty() ? "" : ", ") + l.name;
+            continue;
+        }
         std::optional<mdc::Layer> layer = toMaestroLayer(*l.problem, *l.dataflow);
         if (!layer) {
             Diagnostic d;
@@ -431,8 +436,16 @@ std::string maestroMappingFile(
         }
         layer->name = l.name;
         network.layers.push_back(std::move(*layer));
+        if (!l.note.empty()) notes += "// " + l.name + ": " + l.note + "\n";
     }
-    return mdc::writeMaestroMapping(network);
+    if (network.layers.empty())
+        throw InputError(Diagnostic{fileName, {}, "",
+            "no layer to export: " + leftOut + (leftOut.find(',') == std::string::npos ? " is" : " are")
+                + " not a matrix product, which MAESTRO's layer types (CONV, DSCONV, GEMM) cannot express"});
+    if (!leftOut.empty())
+        notes += "// Not in this file (not matrix products; no MAESTRO layer type expresses them): " + leftOut
+            + ".\n";
+    return notes + mdc::writeMaestroMapping(network);
 }
 
 } // namespace marvel::cost

@@ -9,12 +9,14 @@
 #include <string_view>
 #include <vector>
 
+#include "core/arch/accelerator.h"
 #include "core/mdc/dataflow.h"
 #include "core/util/diagnostic.h"
 
 namespace marvel::ir {
 struct Operator;
-}
+struct Statement;
+} // namespace marvel::ir
 
 namespace marvel::cost {
 
@@ -76,6 +78,10 @@ struct Problem
     std::vector<std::string> unrollOrder;
     SourceLoc loc;
     std::string file;
+    /// For an operator whose statement is not a multiply-accumulate (softmax, a norm, an activation...):
+    /// its element operations per instance (at least 1), so that it runs on the accelerator's vector unit
+    /// when it has one (executionUnit). 0: a matrix product, which runs on the PE array.
+    std::int64_t vectorOps = 0;
 
     const ProblemDim* dim(std::string_view name) const;
     const ProblemTensor* output() const;
@@ -97,6 +103,14 @@ struct Problem
 /// Throws InputError naming the layer when the type is unsupported or a required dimension is missing.
 Problem fromMaestroLayer(
     const mdc::Layer& layer, std::optional<bool> withBatch = std::nullopt, const std::string& fileName = {});
+
+/// Problem::vectorOps of an operator whose nest holds `statement` alone.
+std::int64_t vectorOpsOf(const ir::Statement& statement);
+
+/// The accelerator `problem` runs on: `acc`'s vector unit (arch::vectorUnitView) for an operator that is
+/// not a matrix product when `acc` has one, else `acc` itself. The search, the roofline, the cost model and
+/// the simulator all evaluate on it, so that their figures agree.
+arch::Accelerator executionUnit(const Problem& problem, const arch::Accelerator& acc);
 
 /// Any conformable perfectly nested operator: tensors and couplings come from the subscripts.
 /// A single-iterator subscript couples the loop's dimension (ir::LoopInfo::dimName); a subscript
@@ -130,10 +144,15 @@ struct NamedMapping
     std::string name;
     const Problem* problem = nullptr;
     const mdc::Dataflow* dataflow = nullptr;
+    /// What the file's reader should know about the layer (an attention product written as one GEMM
+    /// of a batch), written as a comment at the head of the file; empty: nothing.
+    std::string note{};
 };
 /// The text of one MAESTRO mapping file (network `networkName`) holding every layer, which `marvel
-/// evaluate` reads back to the same numbers. Throws InputError naming `fileName` for a layer MAESTRO has
-/// no layer type for.
+/// evaluate` reads back to the same numbers. The operators that are not matrix products (Problem::
+/// vectorOps: softmax, norms, activations) have no MAESTRO layer type: they are left out and named in a
+/// comment at the head of the file. Throws InputError naming `fileName` for any other layer MAESTRO has no
+/// layer type for, or when no layer is left.
 std::string maestroMappingFile(
     const std::string& networkName, const std::vector<NamedMapping>& layers, const std::string& fileName);
 

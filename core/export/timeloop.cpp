@@ -944,6 +944,14 @@ std::vector<LayerReport> exportLayers(const std::vector<LayerToExport>& layers, 
     for (const auto& l : layers) {
         LayerReport r;
         r.layer = l.name;
+        // Timeloop's problem multiplies two tensors and accumulates: softmax, a norm or an activation is
+        // another computation, which its files would misdescribe.
+        if (l.problem->vectorOps > 0) {
+            r.message = "not exported: not a matrix product (Timeloop's problem is a product of two tensors "
+                        "accumulated)";
+            out.push_back(std::move(r));
+            continue;
+        }
         const Export e = translateMdc(l.name, *l.problem, *l.dataflow, acc, options);
         if (!e.ok()) {
             r.message = "not exported: " + e.reason;
@@ -967,6 +975,7 @@ std::vector<LayerReport> exportLayers(const std::vector<LayerToExport>& layers, 
         } catch (const InputError& err) {
             m << "; our counts unavailable: " << err.what();
         }
+        if (!l.note.empty()) m << "; " << l.note;
         r.message = m.str();
         out.push_back(std::move(r));
     }

@@ -167,6 +167,9 @@ struct LayerToExport
     std::string name;
     const cost::Problem* problem = nullptr;
     const mdc::Dataflow* dataflow = nullptr;
+    /// What the report should add about the layer (an attention product's "Weights" being an activation);
+    /// empty: nothing.
+    std::string note{};
 };
 /// What exportLayers did with one layer: `message` is "exported to DIR/NAME: MACs ..., our counts Timeloop
 /// defines the same way" or "not exported: why".

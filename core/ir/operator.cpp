@@ -106,6 +106,18 @@ std::vector<TensorRef> Statement::reads() const
     return out;
 }
 
+bool Statement::isMultiplyAccumulate() const
+{
+    auto isProduct = [](const Expr& e) {
+        return e.kind == Expr::Kind::Mul && e.operands.size() == 2 && e.operands[0].kind == Expr::Kind::Ref
+            && e.operands[1].kind == Expr::Kind::Ref;
+    };
+    if (op == Op::AddAssign) return isProduct(value);
+    if (value.kind != Expr::Kind::Add || value.operands.size() != 2) return false;
+    return (isRefTo(value.operands[0], target) && isProduct(value.operands[1]))
+        || (isRefTo(value.operands[1], target) && isProduct(value.operands[0]));
+}
+
 std::int64_t Statement::operations() const
 {
     return value.operations() + (op == Op::AddAssign ? 1 : 0);

@@ -95,6 +95,10 @@ struct Statement
     bool isReduction() const;
     /// Every tensor reference read (for `+=` this includes the target).
     std::vector<TensorRef> reads() const;
+    /// `T[e] += A[..] * B[..]` (or `T[e] = T[e] + A * B`): a product of two tensors accumulated, what a
+    /// PE array's MACs do. The other statements (softmax, normalisations, activations, element-wise
+    /// arithmetic) run on a vector unit where the accelerator has one.
+    bool isMultiplyAccumulate() const;
     /// Element operations of one instance: the value's operations, plus one for `+=`'s addition (so a
     /// multiply-accumulate is two, as FLOPs count it; a copy is none).
     std::int64_t operations() const;

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "core/cost/problem.h"
 #include "core/search/nest_util.h"
 #include "core/search/offchip.h"
 #include "core/util/checked_math.h"
@@ -67,8 +68,12 @@ std::int64_t iterationCount(const ir::PerfectNest& nest, const std::vector<ir::S
 }
 
 Roofline roofline(
-    const ir::PerfectNest& nest, const std::vector<ir::SizeParam>& sizes, const arch::Accelerator& acc)
+    const ir::PerfectNest& nest, const std::vector<ir::SizeParam>& sizes, const arch::Accelerator& array)
 {
+    // On the unit the operator runs on (the vector unit for what is not a matrix product, when there is one).
+    cost::Problem unitOf;
+    if (nest.statements.size() == 1) unitOf.vectorOps = cost::vectorOpsOf(nest.statements.front());
+    const arch::Accelerator acc = cost::executionUnit(unitOf, array);
     Roofline r;
     r.macs = iterationCount(nest, sizes) * std::int64_t(std::max<std::size_t>(nest.statements.size(), 1));
     r.usablePes = std::max<std::int64_t>(acc.numPes * std::max<std::int64_t>(acc.simdLanes, 1), 1);

@@ -396,9 +396,11 @@ LayerSearchResult searchLayerDecoupled(const ir::Operator& op, const PreparedLay
 } // namespace
 
 LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepared,
-    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
+    const arch::Accelerator& array, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
 {
-    if (auto problems = arch::validate(acc); !problems.empty()) throw InputError(std::move(problems));
+    if (auto problems = arch::validate(array); !problems.empty()) throw InputError(std::move(problems));
+    // The vector unit's operators are searched on it: its lanes are the PEs their mappings spread over.
+    const arch::Accelerator acc = cost::executionUnit(prepared.problem, array);
     LayerSearchResult out = searchLayerDecoupled(op, prepared, acc, options, sink, stop);
     refineLayer(out, acc, options, sink, stop);
     // The further off-chip solutions come last, seeded with everything before: the result (bests and

@@ -992,7 +992,7 @@ Simulator::Simulator(
     : d(std::make_unique<Impl>())
 {
     d->problem = problem;
-    d->acc = acc;
+    d->acc = cost::executionUnit(problem, acc);
     d->limits = limits;
     d->compile(dataflow);
 }
@@ -1066,7 +1066,7 @@ void Simulator::check(
 {
     Impl impl;
     impl.problem = problem;
-    impl.acc = acc;
+    impl.acc = cost::executionUnit(problem, acc);
     impl.limits = limits;
     impl.compile(dataflow, false);
 }

@@ -132,7 +132,7 @@ Technology readTechnologyJson(std::string_view text, const std::string& fileName
     t.file = fileName;
     JsonFields f(root, fileName, "");
     f.rejectUnknown({"schema_version", "name", "description", "energy_unit", "mac_unit_pj", "area_model",
-        "mac", "l1", "l2", "noc", "dram"});
+        "mac", "l1", "l2", "noc", "vector", "dram"});
     std::int64_t schema = kSchemaVersion;
     f.integer("schema_version", schema);
     if (schema != kSchemaVersion)
@@ -208,6 +208,18 @@ Technology readTechnologyJson(std::string_view text, const std::string& fileName
         n.string("source", source);
         if (n.diagnostics().empty()) t.nocPjPerBit = e / bits;
         d.insert(d.end(), n.diagnostics().begin(), n.diagnostics().end());
+    }
+    if (const json* vector = f.object("vector")) {
+        JsonFields v(*vector, fileName, "vector.");
+        v.rejectUnknown({"energy", "area_um2", "leak_per_cycle", "source"});
+        MacPoint lane;
+        lane.energyPj = number(v, "energy", scale);
+        lane.areaUm2 = number(v, "area_um2", 1.0, true);
+        lane.leakPjPerCycle = number(v, "leak_per_cycle", scale, true);
+        std::string source;
+        v.string("source", source);
+        if (v.diagnostics().empty()) t.vectorLane = lane;
+        d.insert(d.end(), v.diagnostics().begin(), v.diagnostics().end());
     }
     if (const json* dram = f.object("dram", true)) {
         JsonFields r(*dram, fileName, "dram.");
@@ -326,12 +338,14 @@ Resolved resolve(const Technology& table, const arch::Accelerator& acc, const st
     }
     r.energy.dramAccess = d->second * elementBits;
     r.energy.macEnergyNanojoule = table.macUnitPj * 1e-3;
-    const double pes = double(acc.numPes);
-    r.macAreaUm2 = pes * double(acc.simdLanes) * mac->areaUm2;
+    const MacPoint& lane = table.vectorLane ? *table.vectorLane : *mac;
+    r.energy.vectorOp = lane.energyPj;
+    const double pes = double(acc.numPes), lanes = double(acc.vectorUnit.lanes);
+    r.macAreaUm2 = pes * double(acc.simdLanes) * mac->areaUm2 + lanes * lane.areaUm2;
     r.l1AreaUm2 = pes * onCurve(table.l1, l1Bytes, [](const BufferPoint& p) { return p.areaUm2; });
     r.l2AreaUm2 = onCurve(table.l2, l2Bytes, [](const BufferPoint& p) { return p.areaUm2; });
     r.areaUm2 = r.macAreaUm2 + r.l1AreaUm2 + r.l2AreaUm2;
-    r.leakPjPerCycle = pes * double(acc.simdLanes) * mac->leakPjPerCycle
+    r.leakPjPerCycle = pes * double(acc.simdLanes) * mac->leakPjPerCycle + lanes * lane.leakPjPerCycle
         + pes * onCurve(table.l1, l1Bytes, [](const BufferPoint& p) { return p.leakPjPerCycle; })
         + onCurve(table.l2, l2Bytes, [](const BufferPoint& p) { return p.leakPjPerCycle; });
     return r;

@@ -15,6 +15,8 @@
 //   "l1", "l2": [{"bytes": 384, "word_bits": 16, "read": 3.0, "write": 2.86, "area_um2": 264,
 //                 "leak_per_cycle": 0.0024, "source": "..."}, ...]     (capacity ascending)
 //   "noc": {"energy_per_element_bits": 16, "energy": 0.63, "source": "..."}
+//   "vector": {"energy": 0.315, "area_um2": 993, "leak_per_cycle": 0.0036, "source": "..."}   (optional:
+//             one element operation of a vector-unit lane and a lane's area; default the MAC's)
 //   "dram": {"default": "LPDDR4", "types": {"LPDDR4": {"energy_per_bit": 8, "source": "..."}, ...}}
 // Energies are in energy_unit, leakage in energy_unit per cycle. Between two capacities a curve is
 // interpolated linearly in log(capacity) and log(value); beyond its ends it follows its end segment's
@@ -22,6 +24,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +63,9 @@ struct Technology
     std::vector<MacPoint> macs;
     std::vector<BufferPoint> l1, l2;
     double nocPjPerBit = 0.0;
+    /// A vector-unit lane (arch::VectorUnit): energy per element operation, area and leakage per lane;
+    /// nullopt: the MAC of the element width stands for it.
+    std::optional<MacPoint> vectorLane;
     std::string defaultDram;
     std::map<std::string, double> dramPjPerBit;
 };
@@ -81,8 +87,8 @@ std::vector<std::string> technologyNames();
 struct Resolved
 {
     arch::EnergyModel energy;
-    /// Area in um^2 of the MACs (all PEs and lanes), the L1s, the L2 (a table's curves; 0 with
-    /// maestroArea) and their sum.
+    /// Area in um^2 of the MACs (all PEs and lanes, and the vector unit's lanes), the L1s, the L2 (a
+    /// table's curves; 0 with maestroArea) and their sum.
     double macAreaUm2 = 0.0, l1AreaUm2 = 0.0, l2AreaUm2 = 0.0, areaUm2 = 0.0;
     double leakPjPerCycle = 0.0; ///< of the whole design
 };

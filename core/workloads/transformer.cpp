@@ -140,12 +140,17 @@ WorkloadLayer mulLayer(const std::string& name, std::int64_t rows, std::int64_t 
 
 std::int64_t elementOps(const WorkloadLayer& layer)
 {
-    auto nest = ir::perfectNest(layer.op);
+    return elementOps(layer.op);
+}
+
+std::int64_t elementOps(const ir::Operator& op)
+{
+    auto nest = ir::perfectNest(op);
     if (!nest) return 0;
     std::int64_t perInstance = 0;
     for (const ir::Statement& s : nest->statements)
         perInstance += s.operations();
-    return search::iterationCount(*nest, layer.op.sizes) * perInstance;
+    return search::iterationCount(*nest, op.sizes) * perInstance;
 }
 
 } // namespace marvel::workloads

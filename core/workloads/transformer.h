@@ -47,5 +47,6 @@ WorkloadLayer mulLayer(const std::string& name, std::int64_t rows, std::int64_t 
 /// Element operations of one instance of a layer (without its repeat): statement instances times the
 /// statements' operations; 0 for a layer without a perfect nest.
 std::int64_t elementOps(const WorkloadLayer& layer);
+std::int64_t elementOps(const ir::Operator& op);
 
 } // namespace marvel::workloads

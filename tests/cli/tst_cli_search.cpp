@@ -131,8 +131,14 @@ private slots:
         QCOMPARE(j["objective"].toString(), QString("runtime"));
         const QStringList topKeys = {"capacity_checked", "elapsed_seconds", "fidelity", "layers", "objective",
             "search_space", "style", "technology", "total_energy", "total_roofline_cycles",
-            "total_roofline_ratio", "total_runtime_cycles"};
+            "total_roofline_ratio", "total_runtime_cycles", "totals_by_kind"};
         QCOMPARE(j.keys(), topKeys);
+        // One operator of the user's: one kind, its totals the model's.
+        const QJsonArray kinds = j["totals_by_kind"].toArray();
+        QCOMPARE(kinds.size(), 1);
+        QCOMPARE(kinds[0].toObject()["kind"].toString(), QString("operator"));
+        QCOMPARE(kinds[0].toObject()["runtime_cycles"].toInteger(), j["total_runtime_cycles"].toInteger());
+        QCOMPARE(j["layers"].toArray()[0].toObject()["kind"].toString(), QString("operator"));
         // No table on P1: MAESTRO's energies, whose unit the figures in physical units name.
         QCOMPARE(j["technology"].toString(),
             QString("MAESTRO's energies (0.23 pJ per MAC unit) and area/power formulas"));

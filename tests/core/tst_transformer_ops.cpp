@@ -1,7 +1,10 @@
+#include <QDir>
 #include <QTest>
 
 #include "core/arch/accelerator.h"
 #include "core/conform/conformability.h"
+#include "core/cost/problem.h"
+#include "core/export/timeloop.h"
 #include "core/search/search.h"
 #include "core/workloads/transformer.h"
 
@@ -104,6 +107,48 @@ private slots:
             QCOMPARE(r.result.bestRuntime->metrics.macs, instances);
             QVERIFY2(r.result.bestRuntime->metrics.runtime >= (instances + acc.numPes - 1) / acc.numPes,
                 l.name.c_str());
+        }
+    }
+
+    // A MAESTRO mapping file holds the matrix products (the attention product as one GEMM of its batch, with
+    // a note) and names the operators MAESTRO has no layer type for; with only those, there is nothing to
+    // write and it says why.
+    void maestroExportLeavesOutWhatItCannotExpress()
+    {
+        arch::Accelerator acc;
+        acc.numPes = 16;
+        acc.l2Bytes = 16384;
+        search::SearchOptions options;
+        options.refine = false;
+        const auto qk = workloads::attentionLayer("qk", 8, 8, 4, 6);
+        const auto div = workloads::softmaxLayers("sm", 8, 8)[3];
+        const search::LayerSearchResult a = search::searchLayer(qk.op, acc, options);
+        const search::LayerSearchResult b = search::searchLayer(div.op, acc, options);
+        QVERIFY(a.result.bestRuntime && b.result.bestRuntime);
+        const std::string text = cost::maestroMappingFile("t",
+            {{"qk", &a.problem, &a.result.bestRuntime->dataflow, "one matrix of 6"},
+                {"sm.div", &b.problem, &b.result.bestRuntime->dataflow}},
+            "t.m");
+        QVERIFY(
+            text.starts_with("// qk: one matrix of 6\n// Not in this file (not matrix products; no MAESTRO "
+                             "layer type expresses them): sm.div.\n"));
+        QVERIFY(text.find("Type: GEMM") != std::string::npos);
+        QVERIFY(text.find("sm.div {") == std::string::npos);
+        // Timeloop's files would misdescribe a division by a row sum: refused, the report says why.
+        const auto reports = timeloop::exportLayers({{"sm.div", &b.problem, &b.result.bestRuntime->dataflow}},
+            acc, QDir::tempPath().toStdString(), {});
+        QCOMPARE(QString::fromStdString(reports.at(0).message),
+            QStringLiteral(
+                "not exported: not a matrix product (Timeloop's problem is a product of two tensors "
+                "accumulated)"));
+        try {
+            cost::maestroMappingFile("t", {{"sm.div", &b.problem, &b.result.bestRuntime->dataflow}}, "t.m");
+            QFAIL("a file of no layer was written");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.diagnostics()[0].format()),
+                QStringLiteral(
+                    "t.m: no layer to export: sm.div is not a matrix product, which MAESTRO's layer "
+                    "types (CONV, DSCONV, GEMM) cannot express"));
         }
     }
 };

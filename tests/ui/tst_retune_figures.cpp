@@ -6,6 +6,7 @@
 // animation's cost-model line; for a whole model also every row and the totals line. The layers of
 // tests/data/retune/tiny_model.json are small enough for each search to take some tens of milliseconds.
 #include <nlohmann/json.hpp>
+#include <numeric>
 
 #include <QComboBox>
 #include <QLabel>
@@ -421,6 +422,20 @@ private slots:
                       .arg(energy, 0, 'g', 4)
                       .arg(double(runtime) / double(roofline), 0, 'f', 3);
             if (below > 0) totals += QStringLiteral("; %1 below their roofline (marked !)").arg(below);
+            // The tiny model has one layer of each kind: their shares, in the order of workloads::LayerKind.
+            std::vector<std::size_t> order(model.layers.size());
+            std::iota(order.begin(), order.end(), std::size_t(0));
+            std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                return model.layers[a].effectiveKind() < model.layers[b].effectiveKind();
+            });
+            QStringList shares;
+            for (std::size_t i : order)
+                shares << QStringLiteral("%1 %2%")
+                              .arg(QString::fromLatin1(workloads::toString(model.layers[i].effectiveKind())))
+                              .arg(100.0 * double(fresh[i].best.metrics.runtime * model.layers[i].repeat)
+                                      / double(runtime),
+                                  0, 'f', 1);
+            totals += QStringLiteral("; cycles by kind: ") + shares.join(QStringLiteral(", "));
             QCOMPARE(w.modelTotals()->text(), totals);
             // The first layer is shown once the model is searched.
             CHECK(checkShownLayer(w, fresh[0], acc));

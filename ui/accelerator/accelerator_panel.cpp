@@ -46,6 +46,14 @@ const FieldSpec kCompute[] = {
     {"num_pes", "PEs", "", "Processing elements in the array; each has a private L1 buffer.", 1e9, 0},
     {"simd_lanes", "SIMD lanes", "MACs/cycle", "Multiply-accumulates one PE does per cycle.", 1e6, 0},
     {"clock_mhz", "Clock", "MHz", "Clock frequency; converts cycles into time.", 1e6, 1},
+    {"vector_unit.lanes", "Vector unit", "lanes",
+        "Lanes of a vector unit beside the PE array, fed from L2: softmax, normalisations, activation "
+        "functions and element-wise arithmetic run on it. 0: none, they run on the PEs (one element per PE "
+        "per cycle).",
+        1e6, 0},
+    // No label: beside the lanes, on their row (the panel fits the dock column at 1440x900).
+    {"vector_unit.ops_per_cycle", "", "ops/cycle",
+        "Element operations (an add, a multiply, an exp) each vector lane does per cycle.", 1e6, 0},
 };
 const FieldSpec kBuffers[] = {
     {"l1_bytes", "L1 per PE", "bytes",
@@ -60,9 +68,9 @@ const FieldSpec kBuffers[] = {
         0},
 };
 const FieldSpec kNetwork[] = {
-    {"noc_bandwidth_elements_per_cycle", "NoC bandwidth", "elem/cycle",
+    {"noc_bandwidth_elements_per_cycle", "NoC", "elem/cycle",
         "Elements every NoC level moves per cycle (between L2 and the PEs).", 1e9, 0},
-    {"noc_latency_cycles", "NoC latency", "cycles", "Cycles added to every NoC transfer (hops).", 1e6, 0},
+    {"noc_latency_cycles", "", "cycles", "NoC latency: cycles added to every NoC transfer (hops).", 1e6, 0},
     {"offchip_bandwidth_elements_per_cycle", "Off-chip bandwidth", "elem/cycle",
         "Elements per cycle between DRAM and L2. A finite bandwidth makes the runtime wait for DRAM: in "
         "corrected fidelity for each level-3 step's DRAM traffic, in maestro fidelity by MAESTRO's formula.",
@@ -101,6 +109,9 @@ double valueOf(const arch::Accelerator& a, const QString& key)
     if (key == "energy.l2_access") return a.energy.l2Access;
     if (key == "energy.dram_access") return a.energy.dramAccess;
     if (key == "energy.mac_energy_nj") return a.energy.macEnergyNanojoule;
+    if (key == "energy.vector_op") return a.energy.vectorOp;
+    if (key == "vector_unit.lanes") return double(a.vectorUnit.lanes);
+    if (key == "vector_unit.ops_per_cycle") return double(a.vectorUnit.opsPerCycle);
     return 0;
 }
 
@@ -122,6 +133,9 @@ void setValue(arch::Accelerator& a, const QString& key, double v)
     if (key == "energy.l2_access") a.energy.l2Access = v;
     if (key == "energy.dram_access") a.energy.dramAccess = v;
     if (key == "energy.mac_energy_nj") a.energy.macEnergyNanojoule = v;
+    if (key == "energy.vector_op") a.energy.vectorOp = v;
+    if (key == "vector_unit.lanes") a.vectorUnit.lanes = i;
+    if (key == "vector_unit.ops_per_cycle") a.vectorUnit.opsPerCycle = i;
 }
 
 double spinValue(const QAbstractSpinBox* box)
@@ -185,6 +199,11 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
         // Tight rows: every field should show without scrolling in the dock column at 1440x900.
         form->setVerticalSpacing(2);
         form->setContentsMargins(6, 2, 6, 2);
+        QLabel* rowLabel = nullptr;
+        QWidget* rowField = nullptr;
+        auto addPendingRow = [&] {
+            if (rowField) form->addRow(rowLabel, rowField);
+        };
         for (const FieldSpec& spec : specs) {
             QAbstractSpinBox* box = nullptr;
             if (spec.decimals == 0) {
@@ -210,10 +229,26 @@ AcceleratorPanel::AcceleratorPanel(QWidget* parent)
             box->setProperty("baseToolTip", tr(spec.tip));
             box->setObjectName(QString::fromLatin1(spec.key));
             m_fields.insert(QString::fromLatin1(spec.key), box);
-            auto* label = new QLabel(tr(spec.label));
-            label->setToolTip(tr(spec.tip));
-            form->addRow(label, box);
+            if (!*spec.label && rowField) {
+                // A field without a label shares the row before it, both boxes narrower.
+                auto* row = new QWidget;
+                auto* h = new QHBoxLayout(row);
+                h->setContentsMargins(0, 0, 0, 0);
+                h->setSpacing(4);
+                for (QWidget* w : {rowField, static_cast<QWidget*>(box)}) {
+                    w->setMinimumWidth(
+                        w->fontMetrics().horizontalAdvance(QStringLiteral("1,000 ops/cycle")) + 24);
+                    h->addWidget(w, 1);
+                }
+                rowField = row;
+                continue;
+            }
+            addPendingRow();
+            rowLabel = new QLabel(tr(spec.label));
+            rowLabel->setToolTip(tr(spec.tip));
+            rowField = box;
         }
+        addPendingRow();
         layout->addWidget(group);
         return form;
     };
@@ -492,6 +527,8 @@ std::string AcceleratorPanel::editedName(const arch::Accelerator& origin, const 
     };
     add(edited.numPes != origin.numPes, tr("%1 PEs").arg(edited.numPes));
     add(edited.simdLanes != origin.simdLanes, tr("%1 SIMD lanes").arg(edited.simdLanes));
+    add(edited.vectorUnit != origin.vectorUnit,
+        tr("%1 vector lanes x %2 ops").arg(edited.vectorUnit.lanes).arg(edited.vectorUnit.opsPerCycle));
     add(edited.clockMHz != origin.clockMHz, tr("%1 MHz").arg(number(edited.clockMHz)));
     add(edited.l1Bytes != origin.l1Bytes, tr("L1 %1").arg(bytes(edited.l1Bytes)));
     add(edited.l2Bytes != origin.l2Bytes, tr("L2 %1").arg(bytes(edited.l2Bytes)));

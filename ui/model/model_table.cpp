@@ -1,9 +1,12 @@
 #include "ui/model/model_table.h"
 
+#include <map>
+
 #include <QColor>
 
 #include "core/search/roofline.h"
 #include "core/tech/technology.h"
+#include "core/workloads/transformer.h"
 
 namespace marvel::ui {
 
@@ -33,6 +36,12 @@ std::int64_t dilationOf(const mdc::Layer& layer, const char* dim)
 QString layerShape(const workloads::WorkloadLayer& layer)
 {
     QStringList parts;
+    // An operator of the language (a transformer's softmax, a user's `.loop`): its size parameters.
+    if (layer.maestro.type.empty()) {
+        for (const ir::SizeParam& size : layer.op.sizes)
+            parts << QStringLiteral("%1%2").arg(QString::fromStdString(size.name)).arg(size.value);
+        return parts.join(QLatin1Char(' '));
+    }
     for (const mdc::LayerDim& d : layer.maestro.dims)
         parts << QStringLiteral("%1%2").arg(QString::fromStdString(d.name)).arg(d.size);
     for (const mdc::LayerDim& d : layer.maestro.dims)
@@ -239,6 +248,16 @@ std::int64_t ModelTableModel::totalRuntime() const
     return total;
 }
 
+std::vector<std::pair<workloads::LayerKind, std::int64_t>> ModelTableModel::runtimeByKind() const
+{
+    std::map<workloads::LayerKind, std::int64_t> byKind;
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].best)
+            byKind[m_workload.layers[i].effectiveKind()]
+                += m_rows[i].best->metrics.runtime * m_workload.layers[i].repeat;
+    return {byKind.begin(), byKind.end()};
+}
+
 double ModelTableModel::totalEnergy() const
 {
     double total = 0;
@@ -299,13 +318,21 @@ QVariant ModelTableModel::data(const QModelIndex& index, int role) const
     switch (index.column()) {
     case Name:
         return QString::fromStdString(layer.name);
+    case Kind:
+        return QString::fromLatin1(workloads::toString(layer.effectiveKind()));
     case Shape:
         return layerShape(layer);
     case Repeat:
         return layer.repeat;
-    case Macs:
-        return sort ? QVariant(qlonglong(layer.op.sizes.empty() ? 0 : workloads::operatorMacs(layer.op)))
-                    : QVariant(QStringLiteral("%L1").arg(qlonglong(workloads::operatorMacs(layer.op))));
+    case Macs: {
+        // Matrix products count multiply-accumulates; the other operators their element operations.
+        const bool product = workloads::isMatrixProduct(layer.effectiveKind());
+        const qlonglong work = layer.op.sizes.empty() ? 0
+            : product                                 ? workloads::operatorMacs(layer.op)
+                                                      : workloads::elementOps(layer);
+        if (sort) return work;
+        return product ? QStringLiteral("%L1").arg(work) : tr("%L1 ops").arg(work);
+    }
     case Runtime:
         if (!m) return sort ? QVariant(-1.0) : QVariant();
         return sort ? QVariant(double(m->runtime))
@@ -378,10 +405,14 @@ QVariant ModelTableModel::headerData(int section, Qt::Orientation orientation, i
     // The columns before the styles' (the styles name theirs, Status follows them): sized by the enum, so
     // a style added to it cannot shift the Status header into a style's place.
     static const char* const names[FirstStyle]
-        = {"Layer", "Shape", "Repeat", "MACs", "Cycles", "Energy", "PE use", "\u00d7 roofline"};
+        = {"Layer", "Kind", "Shape", "Repeat", "MACs", "Cycles", "Energy", "PE use", "\u00d7 roofline"};
     static const char* const tips[FirstStyle] = {"The layer's name in the model",
+        "What the layer computes: conv, dsconv, gemm (activations times weights), attention (a product of "
+        "two activations), softmax, norm, activation, elementwise, or a user's operator",
         "The layer's loop bounds (/2: a stride of 2, d2: a dilation of 2)",
-        "How many times the model runs this layer", "Multiply-accumulates of one run of the layer",
+        "How many times the model runs this layer",
+        "Multiply-accumulates of one run of the layer; for the operators that are not matrix products, their "
+        "element operations (each + - * /, max, min, exp... one)",
         "Runtime of the best mapping, in cycles",
         "Total energy of the best mapping (on chip and DRAM), in MAC units (MAESTRO's energies)",
         "Average share of the PEs the best mapping keeps busy",

@@ -26,6 +26,7 @@ class ModelTableModel : public QAbstractTableModel
 public:
     enum Column {
         Name,
+        Kind,
         Shape,
         Repeat,
         Macs,
@@ -81,6 +82,9 @@ public:
 
     /// Sums over the searched layers, each times its repeat.
     std::int64_t totalRuntime() const;
+    /// The searched layers' runtime (with repeats) per kind, the kinds in LayerKind order; empty kinds left
+    /// out.
+    std::vector<std::pair<workloads::LayerKind, std::int64_t>> runtimeByKind() const;
     double totalEnergy() const;
     /// The accelerator the panels hold (the figures' units follow it).
     const arch::Accelerator& currentAccelerator() const { return m_current.accelerator; }

@@ -149,8 +149,10 @@ QStringList acceleratorFields(const arch::Accelerator& a, const arch::Accelerato
     add(a.dramBlockBytes != b.dramBlockBytes, "DRAM block");
     add(a.multicast != b.multicast, "multicast");
     add(a.spatialReduction != b.spatialReduction, "spatial reduction");
-    add(a.energy.mac != b.energy.mac || a.energy.l1Access != b.energy.l1Access
-            || a.energy.l2Access != b.energy.l2Access || a.energy.dramAccess != b.energy.dramAccess
+    add(a.vectorUnit != b.vectorUnit, "vector unit");
+    add(a.energy.vectorOp != b.energy.vectorOp || a.energy.mac != b.energy.mac
+            || a.energy.l1Access != b.energy.l1Access || a.energy.l2Access != b.energy.l2Access
+            || a.energy.dramAccess != b.energy.dramAccess
             || a.energy.macEnergyNanojoule != b.energy.macEnergyNanojoule,
         "energy");
     return f;

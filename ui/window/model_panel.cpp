@@ -263,6 +263,15 @@ void MainWindow::updateModelTotals()
                          .arg(ratio, 0, 'f', 3);
     if (const int below = m_model->layersBelowRoofline(); below > 0)
         totals += tr("; %n below their roofline (marked !)", nullptr, below);
+    // A model of several kinds (a transformer's attention, softmax, norms...) says where its cycles go.
+    if (const auto byKind = m_model->runtimeByKind(); byKind.size() > 1 && m_model->totalRuntime() > 0) {
+        QStringList shares;
+        for (const auto& [kind, cycles] : byKind)
+            shares << tr("%1 %2%")
+                          .arg(QString::fromLatin1(workloads::toString(kind)))
+                          .arg(100.0 * double(cycles) / double(m_model->totalRuntime()), 0, 'f', 1);
+        totals += tr("; cycles by kind: %1").arg(shares.join(QStringLiteral(", ")));
+    }
     if (!imported.isEmpty())
         totals += tr("; not in these totals: %n node(s) of the graph not mapped (hover for the list)",
             nullptr, int(workload.notMapped.size()));
