@@ -73,7 +73,8 @@ Shape shapeOf(const TransformerConfig& c, const SequenceOptions& o)
                 std::string(lengthOption) + " " + std::to_string(length) + " with --batch "
                     + std::to_string(s.batch) + " makes a loop of " + std::to_string(e)
                     + " iterations, above the largest extent " + std::to_string(ir::kMaxExtent));
-    if (saturatingMul(saturatingMul(s.batch, c.kvHeads), std::int64_t(c.blocks)) > INT_MAX)
+    // Q*K^T and A*V of every block may merge into one layer (when T equals the head width).
+    if (saturatingMul(saturatingMul(s.batch, c.kvHeads), 2 * std::int64_t(c.blocks)) > INT_MAX)
         fail(c.name, "--batch " + std::to_string(s.batch) + " is too large for this model");
     return s;
 }
