@@ -279,6 +279,10 @@ private:
     /// selected layer, else the selected layer or the editor's operator. Throws InputError saying why
     /// none can be used. `wholeModel` says which.
     workloads::Workload designWorkload(bool& wholeModel);
+    /// The model view's model at each value of a sweep's context axis (seq, kv); throws InputError when
+    /// the workload is not a whole model or the model has no sequence.
+    std::vector<workloads::Workload> contextWorkloads(
+        const sweep::ContextAxis& context, bool wholeModel) const;
     /// The accelerator panel's accelerator; throws InputError naming its problems when it is invalid.
     arch::Accelerator validAccelerator() const;
     // result_wiring.cpp: the search controller's results into the plot, the table and the mapping view.

@@ -25,7 +25,8 @@ const cli::Command kCommand{"bench-search",
     "                           [--objective runtime|energy|edp]\n"
     "                           [--threads N] [--no-divisors-only] [--fidelity maestro|corrected]\n"
     "                           [--genetic-evaluations N] [--genetic-seed S] [--no-genetic]\n"
-    "                           [--no-refine] [--offchip-candidates K]\n\n"
+    "                           [--no-refine] [--offchip-candidates K]\n"
+    "                           [--seq-len N] [--batch B] [--phase prefill|decode] [--kv-len L]\n\n"
     "Searches every layer of the model (default resnet50) on the accelerator (default P2) and prints per\n"
     "layer the search time, mappings evaluated and runtime / roofline, then the totals, mappings per\n"
     "second, the model's runtime / roofline (its layers' runtimes added up, as the paper evaluates whole\n"
@@ -44,21 +45,37 @@ const cli::Command kCommand{"bench-search",
     "layers\n"
     "whose runtime-energy front holds at least two mappings and the search time, with\n"
     "--offchip-candidates K (default 1) and, searched again for comparison, with K=3 (K=1 when K > 1).\n"
-    "",
+    "--seq-len, --batch, --phase and --kv-len instantiate transformers as for marvel search; on P2, a\n"
+    "transformer case issue 35 sets a goal for prints it beside Marvel's search time (wall and CPU):\n"
+    "gpt2 prefill at 1024 tokens <= 30 s, one gpt2 decode step at --kv-len 1024 <= 10 s, llama-7b-block\n"
+    "prefill at 4096 tokens <= 60 s (on a 2-core machine; give --no-genetic to time the search alone).\n",
     run};
+
+// Issue 35's speed goals on P2 (seconds of Marvel's search of the whole model), for the model and
+// sequence options they name; 0 for any other case.
+double transformerGoalSeconds(const std::string& model, const workloads::SequenceOptions& s)
+{
+    if (s.batch.value_or(1) != 1) return 0;
+    if (model == "gpt2" && s.phase == workloads::Phase::Prefill && s.seqLen.value_or(1024) == 1024) return 30;
+    if (model == "gpt2" && s.phase == workloads::Phase::Decode && s.kvLen.value_or(1024) == 1024) return 10;
+    if (model == "llama-7b-block" && s.phase == workloads::Phase::Prefill && s.seqLen.value_or(4096) == 4096)
+        return 60;
+    return 0;
+}
 
 // How long a search takes to return once a stop is requested (the desktop app cancels searches when the
 // user edits): the first model's layers are searched without divisor pruning, so none finishes at once,
 // and each is stopped after 100 ms.
-void printCancellationLatency(
-    const std::string& model, const arch::Accelerator& acc, search::SearchOptions options)
+void printCancellationLatency(const std::string& model, const arch::Accelerator& acc,
+    search::SearchOptions options, const workloads::SequenceOptions& sequence)
 {
     options.divisorsOnly = false;
     options.everyTileSize = true;
     options.boundSkipping = false;
     double worst = 0;
     int stopped = 0;
-    for (const cli::SearchLayer& layer : cli::layersFromModel(model, std::nullopt)) {
+    for (const cli::SearchLayer& layer :
+        cli::layersFromModel(model, std::nullopt, workloads::LayerErrors::Throw, sequence)) {
         std::stop_source source;
         std::chrono::steady_clock::time_point requested;
         std::jthread stopper([&] {
@@ -114,11 +131,15 @@ struct MemoryFigures
 
 int run(const std::vector<std::string>& argv)
 {
-    cli::Args args(argv,
-        {"model", "hw", "objective", "threads", "fidelity", "genetic-evaluations", "genetic-seed",
-            "offchip-candidates"},
-        {"no-divisors-only", "no-genetic", "no-refine"});
+    std::vector<std::string> valueOptions{"model", "hw", "objective", "threads", "fidelity",
+        "genetic-evaluations", "genetic-seed", "offchip-candidates"};
+    for (std::string& name : cli::sequenceOptionNames())
+        valueOptions.push_back(std::move(name));
+    cli::Args args(argv, valueOptions, {"no-divisors-only", "no-genetic", "no-refine"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
+    workloads::SequenceOptions sequence;
+    if (std::string error = cli::sequenceOptionsFromArgs(args, sequence); !error.empty())
+        return cli::usageError(kCommand, error);
     search::SearchOptions options;
     if (std::string error = cli::searchOptionsFromArgs(args, options); !error.empty())
         return cli::usageError(kCommand, error);
@@ -164,7 +185,7 @@ int run(const std::vector<std::string>& argv)
     for (const std::string& model : models) {
         std::vector<cli::SearchLayer> layers;
         try {
-            layers = cli::layersFromModel(model, std::nullopt);
+            layers = cli::layersFromModel(model, std::nullopt, workloads::LayerErrors::Throw, sequence);
         } catch (const InputError& e) {
             std::cerr << "marvel bench-search: " << e.what() << '\n';
             return cli::InputError;
@@ -242,6 +263,17 @@ int run(const std::vector<std::string>& argv)
             options.divisorsOnly ? "" : ", tile sizes need not divide", layers.size(), seconds, cpu, wall,
             static_cast<unsigned long long>(evaluated),
             seconds > 0 ? static_cast<double>(evaluated) / seconds : 0.0);
+        if (const double goal = transformerGoalSeconds(model, sequence); goal > 0 && acc.numPes == 1024) {
+            const std::string what = sequence.phase == workloads::Phase::Decode
+                ? "one decode step at kv-len " + std::to_string(sequence.kvLen.value_or(1024))
+                : "prefill at " + std::to_string(sequence.seqLen.value_or(model == "gpt2" ? 1024 : 4096))
+                    + " tokens";
+            std::printf("issue 35 goal: %s %s searched whole in <= %.0f s (2 cores): Marvel's search %.2f s "
+                        "(CPU %.2f s, %u threads): %s\n",
+                model.c_str(), what.c_str(), goal, seconds, cpu,
+                options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency()),
+                seconds <= goal ? "met" : "not met");
+        }
         const double modelRatio = static_cast<double>(totalRuntime)
             / static_cast<double>(std::max<std::int64_t>(1, totalRoofline));
         std::printf("total runtime %lld cycles, roofline %lld cycles\n", static_cast<long long>(totalRuntime),
@@ -337,7 +369,7 @@ int run(const std::vector<std::string>& argv)
                 std::exp(allGeneticLogSum / static_cast<double>(allGeneticCount)),
                 static_cast<long long>(allGeneticWins), allGeneticSeconds);
     }
-    printCancellationLatency(models.front(), acc, options);
+    printCancellationLatency(models.front(), acc, options, sequence);
     return cli::Ok;
 }
 

@@ -30,7 +30,8 @@ const cli::Command kCommand{"bench-sweep",
     "benchmark of design-space sweeps: points per second, reuse, MPI scaling",
     "usage: marvel bench-sweep [--model NAME_OR_FILE] [--hw P1|P2|PRESET|FILE] [--threads N] "
     "[--no-reuse-run]\n"
-    "                          [--no-mpi] [--quick-search]\n\n"
+    "                          [--no-mpi] [--quick-search]\n"
+    "                          [--seq-len N] [--batch B] [--phase prefill|decode] [--kv-len L]\n\n"
     "Sweeps the model (default resnet50) over 36 design points around the accelerator (default P2; PRESET:\n"
     "a file of samples/accelerators by its stem, e.g. edge1024_dram):\n"
     "pes=256,512,1024 x l2=64K:256K:x2 x noc_bw=32,64,128,256, runtime objective, each point searched as\n"
@@ -40,7 +41,8 @@ const cli::Command kCommand{"bench-sweep",
     "                                 layers (skipped with --no-reuse-run); the rows must be identical\n"
     "  mpi: -n 2 over -n 1: X.XXx     mpirun --oversubscribe -n 1 and -n 2 marvel-mpi sweep (one thread\n"
     "                                 per rank; the files must be identical), when marvel-mpi is next to\n"
-    "                                 this binary and mpirun is on the PATH (else: skipped, and why)",
+    "                                 this binary and mpirun is on the PATH (else: skipped, and why)\n"
+    "--seq-len, --batch, --phase and --kv-len instantiate a transformer model as for marvel search.",
     run};
 
 const std::vector<std::string> kVary = {"pes=256,512,1024", "l2=64K:256K:x2", "noc_bw=32,64,128,256"};
@@ -70,7 +72,7 @@ double childCpuSeconds()
 // Runs `mpirun -n ranks marvel-mpi sweep ...` and returns its wall time (negative on failure) and adds
 // its CPU time to `cpu`.
 double timeMpi(const std::string& mpi, int ranks, const std::string& model, const std::string& hw,
-    const std::string& out, bool quick, double& cpu)
+    const std::string& out, bool quick, const std::string& sequenceArgs, double& cpu)
 {
     std::string cmd = "mpirun --allow-run-as-root --oversubscribe -n " + std::to_string(ranks) + " "
         + quoted(mpi) + " sweep --model " + quoted(model) + " --hw " + quoted(hw) + " --threads 1 --out "
@@ -78,7 +80,7 @@ double timeMpi(const std::string& mpi, int ranks, const std::string& model, cons
     for (const std::string& v : kVary)
         cmd += " --vary " + v;
     if (quick) cmd += " --quick-search";
-    cmd += " >/dev/null 2>&1";
+    cmd += sequenceArgs + " >/dev/null 2>&1";
     const double cpuBefore = childCpuSeconds();
     const auto start = std::chrono::steady_clock::now();
     const int status = std::system(cmd.c_str());
@@ -98,8 +100,14 @@ bool onPath(const std::string& program)
 
 int run(const std::vector<std::string>& argv)
 {
-    cli::Args args(argv, {"model", "hw", "threads"}, {"no-reuse-run", "no-mpi", "quick-search"});
+    std::vector<std::string> valueOptions{"model", "hw", "threads"};
+    for (std::string& name : cli::sequenceOptionNames())
+        valueOptions.push_back(std::move(name));
+    cli::Args args(argv, valueOptions, {"no-reuse-run", "no-mpi", "quick-search"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
+    workloads::SequenceOptions sequence;
+    if (std::string error = cli::sequenceOptionsFromArgs(args, sequence); !error.empty())
+        return cli::usageError(kCommand, error);
     if (!args.positionals().empty())
         return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
     sweep::SweepOptions options;
@@ -119,7 +127,7 @@ int run(const std::vector<std::string>& argv)
         for (const std::string& v : kVary)
             axes.push_back(sweep::parseVary(v));
         grid = std::make_unique<sweep::Grid>(arch::loadAccelerator(hw), std::move(axes));
-        workload = workloads::loadWorkload(model);
+        workload = workloads::loadWorkload(model, workloads::LayerErrors::Throw, sequence);
     } catch (const InputError& e) {
         std::cerr << "marvel bench-sweep: " << formatDiagnostics(e.diagnostics());
         return cli::InputError;
@@ -203,8 +211,13 @@ int run(const std::vector<std::string>& argv)
         fs::create_directories(dir, ec);
         const std::string out1 = (dir / "n1.csv").string(), out2 = (dir / "n2.csv").string();
         double cpu1 = 0, cpu2 = 0;
-        const double t1 = timeMpi(mpi.string(), 1, model, hw, out1, quick, cpu1);
-        const double t2 = t1 < 0 ? -1.0 : timeMpi(mpi.string(), 2, model, hw, out2, quick, cpu2);
+        std::string sequenceArgs; // the same model instance in the ranks
+        for (const std::string& name : cli::sequenceOptionNames())
+            if (const std::optional<std::string> v = args.value(name))
+                sequenceArgs += " --" + name + " " + quoted(*v);
+        const double t1 = timeMpi(mpi.string(), 1, model, hw, out1, quick, sequenceArgs, cpu1);
+        const double t2
+            = t1 < 0 ? -1.0 : timeMpi(mpi.string(), 2, model, hw, out2, quick, sequenceArgs, cpu2);
         if (t1 < 0 || t2 < 0) {
             std::printf("mpi: mpirun failed (run it by hand to see why)\n");
         } else {

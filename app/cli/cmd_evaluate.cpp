@@ -30,7 +30,8 @@ const marvel::cli::Command kCommand{"evaluate",
     "evaluate a MAESTRO mapping file's layers or a project's selected mapping with the MDC cost model",
     "usage: marvel evaluate (--hw FILE --mapping FILE | --project FILE.json [--hw FILE]\n"
     "                        | --hw FILE --dataflow NAME --model NAME_OR_FILE [--layer NAME]\n"
-    "                          [--export-mdc OUT.m])\n"
+    "                          [--export-mdc OUT.m] [--seq-len N] [--batch B] [--phase prefill|decode]\n"
+    "                          [--kv-len L])\n"
     "                       [--format table|csv|json] [--fidelity maestro|corrected]\n"
     "                       [--export-timeloop DIR [--timeloop-buffering 1|2]] [--technology NAME|FILE]\n\n"
     "  --hw FILE         accelerator: MAESTRO hardware file (.m) or JSON (.json), or a preset's name\n"
@@ -44,7 +45,9 @@ const marvel::cli::Command kCommand{"evaluate",
     "                    sized to its PEs (doc/search.md, \"Fixed dataflows\"): kcp_ws (NVDLA-like),\n"
     "                    rs (Eyeriss-like row-stationary), xp_ws, yxp_os (ShiDianNao-like), ykp_os;\n"
     "                    a layer that is not a convolution is reported with an error\n"
-    "  --model NAME|FILE a built-in model or a model file (.m, .json); --layer picks one layer\n"
+    "  --model NAME|FILE a built-in model or a model file (.m, .json, .onnx); --layer picks one layer;\n"
+    "                    --seq-len, --batch, --phase and --kv-len instantiate a transformer (as marvel\n"
+    "                    search: its sequence length, sequences, prefill or decode, cached tokens)\n"
     "  --export-mdc OUT.m  with --dataflow: write the generated mappings as a MAESTRO mapping file\n"
     "  --format F        table (default), csv (header + one row per layer, columns named as in\n"
     "                    MAESTRO's reference layers.csv, then the energy's parts mac_energy_macu,\n"
@@ -203,10 +206,12 @@ std::vector<marvel::cost::LayerEvaluation> evaluateProject(const marvel::project
 // `--dataflow`: the fixed dataflow generated for every convolution of the model (each other layer kept
 // in its place with an error), evaluated as one MAESTRO network; --export-mdc writes that network.
 std::vector<marvel::cost::LayerEvaluation> evaluateFixed(marvel::styles::FixedDataflow dataflow,
-    marvel::cli::Args& args, const marvel::arch::Accelerator& acc, const marvel::cost::Options& options)
+    marvel::cli::Args& args, const marvel::arch::Accelerator& acc, const marvel::cost::Options& options,
+    const marvel::workloads::SequenceOptions& sequence)
 {
     using namespace marvel;
-    workloads::Workload workload = workloads::loadWorkload(*args.value("model"));
+    workloads::Workload workload
+        = workloads::loadWorkload(*args.value("model"), workloads::LayerErrors::Throw, sequence);
     if (auto layer = args.value("layer")) {
         std::string names;
         for (const auto& l : workload.layers)
@@ -246,11 +251,17 @@ std::vector<marvel::cost::LayerEvaluation> evaluateFixed(marvel::styles::FixedDa
 int run(const std::vector<std::string>& argv)
 {
     using namespace marvel;
-    cli::Args args(argv,
-        {"hw", "mapping", "project", "format", "fidelity", "dataflow", "model", "layer", "export-mdc",
-            "export-timeloop", "timeloop-buffering", "technology"},
-        {});
+    std::vector<std::string> valueOptions{"hw", "mapping", "project", "format", "fidelity", "dataflow",
+        "model", "layer", "export-mdc", "export-timeloop", "timeloop-buffering", "technology"};
+    for (std::string& name : cli::sequenceOptionNames())
+        valueOptions.push_back(std::move(name));
+    cli::Args args(argv, valueOptions, {});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
+    workloads::SequenceOptions sequence;
+    if (std::string error = cli::sequenceOptionsFromArgs(args, sequence); !error.empty())
+        return cli::usageError(kCommand, error);
+    if (!sequence.empty() && !args.has("model"))
+        return cli::usageError(kCommand, "--seq-len, --batch, --phase and --kv-len go with --model");
     if (!args.positionals().empty())
         return cli::usageError(kCommand, "unexpected argument '" + args.positionals().front() + "'");
     if (args.has("project") && args.has("mapping"))
@@ -303,7 +314,7 @@ int run(const std::vector<std::string>& argv)
         } else if (fixed) {
             evaluatedOn = cli::loadAcceleratorArg(*args.value("hw"));
             cli::applyTechnologyArg(args, evaluatedOn);
-            layers = evaluateFixed(*fixed, args, evaluatedOn, search::costOptions(fidelity));
+            layers = evaluateFixed(*fixed, args, evaluatedOn, search::costOptions(fidelity), sequence);
         } else {
             const cost::Options options = search::costOptions(fidelity);
             arch::Accelerator acc = cli::loadAcceleratorArg(*args.value("hw"));

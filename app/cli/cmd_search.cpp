@@ -39,7 +39,8 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                     [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n"
     "                     [--exhaustive] [--fidelity maestro|corrected]\n"
     "                     [--max-seconds S] [--no-refine] [--genetic-evaluations N] [--genetic-seed S]\n"
-    "                     [--offchip-candidates K] [--batch N] [--export-timeloop DIR]\n"
+    "                     [--offchip-candidates K] [--export-timeloop DIR]\n"
+    "                     [--seq-len N] [--batch B] [--phase prefill|decode] [--kv-len L]\n"
     "                     [--timeloop-compatible] [--timeloop-buffering 1|2] [--technology NAME|FILE]\n"
     "                     [--style rs|ws|os|interstellar|dmazerunner|genetic | --compare-styles]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
@@ -48,80 +49,103 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "for the objective and its runtime-energy Pareto set (the mappings no other evaluated one beats on\n"
     "both runtime and energy).\n"
     "  --op FILE.loop        one operator\n"
-    "  --model NAME|FILE     a built-in model (alexnet, vgg16, resnet50, mobilenetv2, ...), a MAESTRO\n"
-    "                        model file (.m), a JSON model or an ONNX model (.onnx: its Conv, Gemm and\n"
-    "                        MatMul nodes; the others are listed as not mapped); --layer picks one layer\n"
-    "  --batch N             an ONNX model's symbolic batch size (default 1)\n"
-    "  --project FILE.json   a Marvel Studio project: its workload, accelerator and search settings\n"
-    "                        (the options below override the settings; --layer picks a model layer)\n"
-    "  --hw FILE|PRESET      accelerator (.json or MAESTRO .m), or a preset's name: P1, P2, eyeriss_dram,\n"
-    "                        edge1024_dram (samples/accelerators); required unless --project gives one\n"
-    "  --technology T        the technology table the energies, area and power come from (a name of\n"
-    "                        samples/technology such as 45nm or maestro, or a .json file; default: the\n"
-    "                        accelerator's own \"technology\", else its \"energy\" in MAC units)\n"
-    "  --objective           what to minimise (default runtime); energy is the total: MACs, L1, L2 and\n"
-    "                        DRAM transfers (the accelerator's energy.dram_access per element)\n"
-    "  --threads N           worker threads (default: all cores); results do not depend on it\n"
-    "  --pe-util-bound P     prune level-2 tiles below P of the PEs (default 0.1; no bound on the result)\n"
-    "  --near-tie F          the best mapping of the objective is the one best on the other metric\n"
-    "                        (runtime: energy; energy, EDP: runtime) among the Pareto set's within a\n"
-    "                        fraction F (0 to 0.5) of the objective's least; default 0.00002\n"
-    "                        (0.002 %); 0: the exact best (e.g. 0.001: a mapping at most 0.1 % slower\n"
-    "                        but cheaper is the best runtime)\n"
-    "  --widen-above X       runtime objective: when the divisor-only best runs above X times the\n"
-    "                        roofline, also search tile sizes that do not divide, starting from it\n"
-    "                        (default 2; 0: never). A layer with no divisor mapping within\n"
-    "                        --pe-util-bound is always widened so\n"
-    "  --no-divisors-only    also try tile sizes that do not divide the enclosing tile (for each number\n"
-    "                        of tiles the smallest size); starts from the divisor-only optimum, so it\n"
-    "                        is never worse\n"
-    "  --no-l1-check         do not require the mapping's L1 requirement to fit in L1\n"
-    "  --no-l2-check         do not require the mapping's L2 requirement to fit in L2\n"
-    "  --no-bound-skipping   evaluate every candidate even when a lower bound rules it out\n"
-    "  --exhaustive          also enumerate level-3 tiles and orders (small operators only); starts\n"
-    "                        from the decoupled search's result, so a limit never makes it worse\n"
-    "  --fidelity            cost model mode: corrected (default: what the mappings really move,\n"
-    "                        doc/cost-model.md) or maestro (MAESTRO's figures, quirks included)\n"
-    "  --no-refine           the paper's decoupled search only: no genetic search and local moves after\n"
-    "                        it (each layer then takes a fraction of the time)\n"
-    "  --offchip-candidates K  also search the on-chip space under further off-chip solutions, K in all\n"
-    "                        (default 1: one, as the paper): the optimum's tile with other loops\n"
-    "                        innermost, then the optimum of an L2 budget just below the previous tile's\n"
-    "                        footprint, ...; one merged front, never worse than K=1's (doc/search.md)\n"
+    "  --model NAME|FILE     a built-in model (alexnet, vgg16, resnet50, mobilenetv2, bert-base, gpt2,\n"
+    "                        llama-7b, llama-7b-block, ...), a MAESTRO model file (.m), a JSON model or\n"
+    "                        an ONNX model (.onnx: the nodes not modelled are listed); --layer picks one\n"
+    "                        layer\n"
+        + cli::sequenceOptionsUsage()
+        + "  --project FILE.json   a Marvel Studio project: its workload, accelerator and search settings\n"
+          "                        (the options below override the settings; --layer picks a model layer)\n"
+          "  --hw FILE|PRESET      accelerator (.json or MAESTRO .m), or a preset's name: P1, P2, "
+          "eyeriss_dram,\n"
+          "                        edge1024_dram (samples/accelerators); required unless --project gives "
+          "one\n"
+          "  --technology T        the technology table the energies, area and power come from (a name of\n"
+          "                        samples/technology such as 45nm or maestro, or a .json file; default: "
+          "the\n"
+          "                        accelerator's own \"technology\", else its \"energy\" in MAC units)\n"
+          "  --objective           what to minimise (default runtime); energy is the total: MACs, L1, L2 "
+          "and\n"
+          "                        DRAM transfers (the accelerator's energy.dram_access per element)\n"
+          "  --threads N           worker threads (default: all cores); results do not depend on it\n"
+          "  --pe-util-bound P     prune level-2 tiles below P of the PEs (default 0.1; no bound on the "
+          "result)\n"
+          "  --near-tie F          the best mapping of the objective is the one best on the other metric\n"
+          "                        (runtime: energy; energy, EDP: runtime) among the Pareto set's within a\n"
+          "                        fraction F (0 to 0.5) of the objective's least; default 0.00002\n"
+          "                        (0.002 %); 0: the exact best (e.g. 0.001: a mapping at most 0.1 % slower\n"
+          "                        but cheaper is the best runtime)\n"
+          "  --widen-above X       runtime objective: when the divisor-only best runs above X times the\n"
+          "                        roofline, also search tile sizes that do not divide, starting from it\n"
+          "                        (default 2; 0: never). A layer with no divisor mapping within\n"
+          "                        --pe-util-bound is always widened so\n"
+          "  --no-divisors-only    also try tile sizes that do not divide the enclosing tile (for each "
+          "number\n"
+          "                        of tiles the smallest size); starts from the divisor-only optimum, so it\n"
+          "                        is never worse\n"
+          "  --no-l1-check         do not require the mapping's L1 requirement to fit in L1\n"
+          "  --no-l2-check         do not require the mapping's L2 requirement to fit in L2\n"
+          "  --no-bound-skipping   evaluate every candidate even when a lower bound rules it out\n"
+          "  --exhaustive          also enumerate level-3 tiles and orders (small operators only); starts\n"
+          "                        from the decoupled search's result, so a limit never makes it worse\n"
+          "  --fidelity            cost model mode: corrected (default: what the mappings really move,\n"
+          "                        doc/cost-model.md) or maestro (MAESTRO's figures, quirks included)\n"
+          "  --no-refine           the paper's decoupled search only: no genetic search and local moves "
+          "after\n"
+          "                        it (each layer then takes a fraction of the time)\n"
+          "  --offchip-candidates K  also search the on-chip space under further off-chip solutions, K in "
+          "all\n"
+          "                        (default 1: one, as the paper): the optimum's tile with other loops\n"
+          "                        innermost, then the optimum of an L2 budget just below the previous "
+          "tile's\n"
+          "                        footprint, ...; one merged front, never worse than K=1's (doc/search.md)\n"
 
-    "  --json                one JSON object on stdout (each layer with a \"pareto\" array)\n"
-    "  --export-mdc OUT.m    write every layer's best mapping as one MAESTRO mapping file\n"
-    "  --export-timeloop DIR write each layer's best mapping as Timeloop input, DIR/<layer>/problem.yaml,\n"
-    "                        arch.yaml, map.yaml, ert.yaml (cd DIR/<layer> && timeloop-model arch.yaml\n"
-    "                        problem.yaml map.yaml ert.yaml); says per layer on stderr exported, with\n"
-    "                        our counts Timeloop defines the same way, or why not (doc/timeloop.md)\n"
-    "  --timeloop-compatible search only mappings Timeloop can express, so that every layer's best\n"
-    "                        mapping exports\n"
-    "  --timeloop-buffering B  with --export-timeloop or --timeloop-compatible: the Timeloop buffers'\n"
-    "                        multiple_buffering, 2 (default: our cost model's double-buffered requirement,\n"
-    "                        a tile may use half a buffer) or 1 (the whole buffer, Timeloop's default, as\n"
-    "                        doc/timeloop.md's worked case ran)\n"
-    "  --pareto-csv OUT.csv  write every layer's Pareto set: layer,runtime_cycles,energy,edp,utilization,\n"
-    "                        then the energy's parts mac_energy,l1_energy,l2_energy,dram_energy and the\n"
-    "                        DRAM traffic dram_reads,dram_writes,dram_read_bytes,dram_write_bytes\n"
-    "  --style NAME          search only the mappings of a mapping style or past optimiser (doc/search.md):\n"
-    "                        rs (Eyeriss-like row-stationary), ws (NVDLA-like weight-stationary),\n"
-    "                        os (ShiDianNao-like output-stationary), interstellar (Interstellar-like),\n"
-    "                        dmazerunner (dMazeRunner-like); the optimisers search a GEMM-like layer\n"
-    "                        in its 1x1-convolution form; or genetic: our GAMMA-like genetic search\n"
-    "                        of two-level mappings (any tile sizes), the baseline Marvel is measured\n"
-    "                        against\n"
-    "  --genetic-evaluations N  the genetic search's budget: cost-model evaluations per layer (default\n"
-    "                        5000)\n"
-    "  --genetic-seed S      the genetic search's random seed (default 1); the same seed and budget give\n"
-    "                        the same result, whatever --threads\n"
-    "  --compare-styles      search each layer with Marvel and under every style; print per layer and in\n"
-    "                        total each style's best beside Marvel's (runtime, energy, ratios)\n"
-    "  --max-seconds S       stop searching after S seconds and report the best mappings of the part\n"
-    "                        searched (a warning says so); Ctrl+C (SIGINT) stops the same way, exit 130\n\n"
-    "exit status: 0 ok, 1 operator not conformable, 2 input error (a bad layer of a model file is reported\n"
-    "in its place with its error, the other layers as usual), 3 a layer has no mapping that fits the\n"
-    "accelerator's buffers (reported with the smallest requirement found; the other layers as usual)",
+          "  --json                one JSON object on stdout (each layer with a \"pareto\" array)\n"
+          "  --export-mdc OUT.m    write every layer's best mapping as one MAESTRO mapping file\n"
+          "  --export-timeloop DIR write each layer's best mapping as Timeloop input, "
+          "DIR/<layer>/problem.yaml,\n"
+          "                        arch.yaml, map.yaml, ert.yaml (cd DIR/<layer> && timeloop-model "
+          "arch.yaml\n"
+          "                        problem.yaml map.yaml ert.yaml); says per layer on stderr exported, with\n"
+          "                        our counts Timeloop defines the same way, or why not (doc/timeloop.md)\n"
+          "  --timeloop-compatible search only mappings Timeloop can express, so that every layer's best\n"
+          "                        mapping exports\n"
+          "  --timeloop-buffering B  with --export-timeloop or --timeloop-compatible: the Timeloop buffers'\n"
+          "                        multiple_buffering, 2 (default: our cost model's double-buffered "
+          "requirement,\n"
+          "                        a tile may use half a buffer) or 1 (the whole buffer, Timeloop's default, "
+          "as\n"
+          "                        doc/timeloop.md's worked case ran)\n"
+          "  --pareto-csv OUT.csv  write every layer's Pareto set: "
+          "layer,runtime_cycles,energy,edp,utilization,\n"
+          "                        then the energy's parts mac_energy,l1_energy,l2_energy,dram_energy and "
+          "the\n"
+          "                        DRAM traffic dram_reads,dram_writes,dram_read_bytes,dram_write_bytes\n"
+          "  --style NAME          search only the mappings of a mapping style or past optimiser "
+          "(doc/search.md):\n"
+          "                        rs (Eyeriss-like row-stationary), ws (NVDLA-like weight-stationary),\n"
+          "                        os (ShiDianNao-like output-stationary), interstellar "
+          "(Interstellar-like),\n"
+          "                        dmazerunner (dMazeRunner-like); the optimisers search a GEMM-like layer\n"
+          "                        in its 1x1-convolution form; or genetic: our GAMMA-like genetic search\n"
+          "                        of two-level mappings (any tile sizes), the baseline Marvel is measured\n"
+          "                        against\n"
+          "  --genetic-evaluations N  the genetic search's budget: cost-model evaluations per layer "
+          "(default\n"
+          "                        5000)\n"
+          "  --genetic-seed S      the genetic search's random seed (default 1); the same seed and budget "
+          "give\n"
+          "                        the same result, whatever --threads\n"
+          "  --compare-styles      search each layer with Marvel and under every style; print per layer and "
+          "in\n"
+          "                        total each style's best beside Marvel's (runtime, energy, ratios)\n"
+          "  --max-seconds S       stop searching after S seconds and report the best mappings of the part\n"
+          "                        searched (a warning says so); Ctrl+C (SIGINT) stops the same way, exit "
+          "130\n\n"
+          "exit status: 0 ok, 1 operator not conformable, 2 input error (a bad layer of a model file is "
+          "reported\n"
+          "in its place with its error, the other layers as usual), 3 a layer has no mapping that fits the\n"
+          "accelerator's buffers (reported with the smallest requirement found; the other layers as usual)",
     run};
 
 /// A terminal progress bar on stderr, redrawn at most every 100 ms by the search thread.
@@ -153,11 +177,13 @@ private:
 
 int run(const std::vector<std::string>& argv)
 {
-    cli::Args args(argv,
-        {"op", "model", "layer", "project", "hw", "objective", "threads", "export-mdc", "pareto-csv",
-            "pe-util-bound", "near-tie", "fidelity", "max-seconds", "style", "widen-above",
-            "genetic-evaluations", "genetic-seed", "offchip-candidates", "batch", "export-timeloop",
-            "timeloop-buffering", "technology"},
+    std::vector<std::string> valueOptions{"op", "model", "layer", "project", "hw", "objective", "threads",
+        "export-mdc", "pareto-csv", "pe-util-bound", "near-tie", "fidelity", "max-seconds", "style",
+        "widen-above", "genetic-evaluations", "genetic-seed", "offchip-candidates", "export-timeloop",
+        "timeloop-buffering", "technology"};
+    for (std::string& name : cli::sequenceOptionNames())
+        valueOptions.push_back(std::move(name));
+    cli::Args args(argv, valueOptions,
         {"json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "exhaustive",
             "compare-styles", "no-refine", "timeloop-compatible"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
@@ -180,8 +206,11 @@ int run(const std::vector<std::string>& argv)
     search::SearchOptions options = proj ? proj->search : search::SearchOptions{};
     if (std::string error = cli::searchOptionsFromArgs(args, options); !error.empty())
         return cli::usageError(kCommand, error);
-    if (std::string error = cli::modelOptionsFromArgs(args); !error.empty())
+    workloads::SequenceOptions sequence;
+    if (std::string error = cli::sequenceOptionsFromArgs(args, sequence); !error.empty())
         return cli::usageError(kCommand, error);
+    if (!sequence.empty() && !args.has("model"))
+        return cli::usageError(kCommand, "--seq-len, --batch, --phase and --kv-len go with --model");
     timeloop::Options timeloopOptions;
     if (std::string error = cli::timeloopOptionsFromArgs(args, timeloopOptions); !error.empty())
         return cli::usageError(kCommand, error);
@@ -224,7 +253,7 @@ int run(const std::vector<std::string>& argv)
         } else {
             layers = args.has("op") ? cli::layersFromOperatorFile(*args.value("op"))
                                     : cli::layersFromModel(*args.value("model"), args.value("layer"),
-                                        workloads::LayerErrors::Keep);
+                                        workloads::LayerErrors::Keep, sequence);
         }
     } catch (const marvel::InputError& e) {
         std::cerr << "marvel search: " << formatDiagnostics(e.diagnostics());

@@ -22,9 +22,8 @@ int run(const std::vector<std::string>& argv)
     cli::SweepJob job;
     if (std::optional<int> code = cli::parseSweepJob(argv, "marvel", 0, true, job)) return *code;
     try {
-        sweep::SweepFile file(
-            job.out, *job.grid, job.resume, sweep::sweepSettings(job.workload, job.options));
-        const sweep::Sweeper sweeper(*job.grid, job.workload, job.options);
+        sweep::SweepFile file(job.out, *job.grid, job.resume, cli::jobSettings(job));
+        const sweep::Sweeper sweeper = cli::makeSweeper(job);
         const std::vector<std::size_t> pending = file.pending();
         cli::SweepProgress progress(job.grid->size(), job.grid->size() - pending.size());
         std::stop_source stop;

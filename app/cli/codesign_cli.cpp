@@ -39,8 +39,8 @@ std::string codesignUsage(const std::string& program)
         + "          [--seed N] [--max-designs N] [--batch N] [--threads N] [--json]\n" + "       " + pad
         + "          [--out designs.csv] [--best-hw best.json] [--export-mdc best.m]\n" + "       " + pad
         + "          [--fidelity maestro|corrected] [--no-refine] [--near-tie F] [--pe-util-bound P]\n"
-        + "       " + pad
-        + "          [--probe-share F] [--promote N]\n\n"
+        + "       " + pad + "          [--probe-share F] [--promote N]\n" + "       " + pad
+        + "          [--seq-len N] [--phase prefill|decode] [--kv-len L]\n\n"
           "Finds the design of a grid around the base accelerator that minimises the objective over the\n"
           "whole workload (every layer searched as marvel sweep searches a design point) within the area\n"
           "budget (mm^2) and the power budget (mW, average power at the clock). Area and leakage come from\n"
@@ -48,8 +48,12 @@ std::string codesignUsage(const std::string& program)
           "walk: designs are sampled (the largest that fit the budget, and at random), evolved, then the\n"
           "best ones' neighbourhoods are searched (doc/codesign.md). Prints the designs no other within\n"
           "budget beats on both objective and area (the front, area ascending) and the best design.\n"
-          "  --model, --op         the workload: a built-in model (resnet50, mobilenetv2, ...), a model\n"
+          "  --model, --op         the workload: a built-in model (resnet50, mobilenetv2, gpt2, ...), a "
+          "model\n"
           "                        file, or one operator\n"
+          "  --seq-len, --phase, --kv-len  a transformer's sequence length, prefill or decode and cached\n"
+          "                        tokens, as for marvel search (one sequence: --batch is the designs per\n"
+          "                        round here)\n"
           "  --hw BASE             the base accelerator (.json or .m, or a preset's name: P2, "
           "edge1024_45nm)\n"
           "  --technology T        the table area, power and energies come from (required unless BASE\n"
@@ -110,9 +114,15 @@ std::optional<int> parseCodesignJob(const std::vector<std::string>& argv, const 
     Args args(argv,
         {"op", "model", "hw", "technology", "area-budget", "power-budget", "objective", "vary", "seed",
             "max-designs", "batch", "probe-share", "promote", "threads", "out", "best-hw", "export-mdc",
-            "fidelity", "near-tie", "pe-util-bound"},
+            "fidelity", "near-tie", "pe-util-bound", "seq-len", "phase", "kv-len"},
         {"json", "no-refine"});
     if (!args.ok()) return usageError(args.error());
+    // --batch is the designs per round here, so a transformer's sequences stay at one.
+    workloads::SequenceOptions sequence;
+    if (std::string error = sequenceOptionsFromArgs(args, sequence, false); !error.empty())
+        return usageError(error);
+    if (!sequence.empty() && !args.has("model"))
+        return usageError("--seq-len, --phase and --kv-len go with --model");
     if (!args.positionals().empty())
         return usageError("unexpected argument '" + args.positionals().front() + "'");
     if (int(args.has("op")) + int(args.has("model")) != 1) return usageError("give one of --model and --op");
@@ -191,7 +201,8 @@ std::optional<int> parseCodesignJob(const std::vector<std::string>& argv, const 
             job.workload.layers.push_back({parsed.name, {}, std::move(parsed), 1, {}});
             job.modelName = *op;
         } else {
-            job.workload = workloads::loadWorkload(*args.value("model"));
+            job.workload
+                = workloads::loadWorkload(*args.value("model"), workloads::LayerErrors::Throw, sequence);
             job.modelName = *args.value("model");
         }
         if (std::string reason = nonConformableReason(layersFromWorkload(job.workload)); !reason.empty())

@@ -19,7 +19,8 @@ void printHelp()
 
 int main(int argc, char** argv)
 {
-    // Every command that takes a model file takes ONNX models (`--batch` registers again with its size).
+    // Every command that takes a model file takes ONNX models (their symbolic sizes come with the
+    // SequenceOptions loadWorkload passes on: --batch, --seq-len).
     marvel::onnx_import::registerOnnxReader();
     if (argc < 2) {
         printHelp();

@@ -1,13 +1,14 @@
 #include "app/cli/search_args.h"
 
+#include <charconv>
 #include <filesystem>
 #include <limits>
 #include <optional>
 
 #include "core/arch/accelerator_io.h"
+#include "core/ir/parser.h"
 #include "core/resources/samples_dir.h"
 #include "core/tech/technology.h"
-#include "importers/onnx/onnx_import.h"
 
 namespace marvel::cli {
 
@@ -68,13 +69,57 @@ std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options)
     return {};
 }
 
-std::string modelOptionsFromArgs(Args& args)
+std::vector<std::string> sequenceOptionNames()
 {
-    if (!args.has("batch")) return {};
-    auto batch = args.integer("batch", 1, 1'000'000);
-    if (!batch) return args.error();
-    onnx_import::registerOnnxReader({.batch = *batch});
+    return {"seq-len", "batch", "phase", "kv-len"};
+}
+
+std::string sequenceOptionsFromArgs(Args& args, workloads::SequenceOptions& sequence, bool batch)
+{
+    // A positive loop extent; the model says when a product of them is too large for a loop.
+    const auto count = [&](const char* name, std::optional<std::int64_t>& out) -> std::string {
+        const std::optional<std::string> text = args.value(name);
+        if (!text) return {};
+        std::int64_t v = 0;
+        const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+        if (text->empty() || ec != std::errc() || end != text->data() + text->size() || v < 1
+            || v > ir::kMaxExtent)
+            return "--" + std::string(name) + " must be a positive integer (at most "
+                + std::to_string(ir::kMaxExtent) + "), got '" + *text + "'";
+        out = v;
+        return {};
+    };
+    for (auto [name, field] : {std::pair{"seq-len", &sequence.seqLen}, std::pair{"batch", &sequence.batch},
+             std::pair{"kv-len", &sequence.kvLen}})
+        if (batch || field != &sequence.batch)
+            if (std::string error = count(name, *field); !error.empty()) return error;
+    if (const std::optional<std::string> phase = args.value("phase")) {
+        if (*phase == "prefill")
+            sequence.phase = workloads::Phase::Prefill;
+        else if (*phase == "decode")
+            sequence.phase = workloads::Phase::Decode;
+        else
+            return "--phase must be prefill or decode, got '" + *phase + "'";
+    }
+    if (sequence.kvLen && sequence.phase != workloads::Phase::Decode)
+        return "--kv-len applies to --phase decode (a prefill attends to its own --seq-len tokens)";
+    if (sequence.seqLen && sequence.phase == workloads::Phase::Decode)
+        return "--seq-len applies to --phase prefill (a decode step has one new token per sequence; "
+               "--kv-len gives the cached tokens it attends to)";
     return {};
+}
+
+std::string sequenceOptionsUsage()
+{
+    return "  --seq-len N           a transformer's tokens per sequence (prefill; built-in transformers\n"
+           "                        and ONNX models with a symbolic sequence dimension; default: the\n"
+           "                        model's, e.g. gpt2 1024)\n"
+           "  --batch B             sequences (a built-in transformer's batch, an ONNX model's symbolic\n"
+           "                        batch dimension; default 1)\n"
+           "  --phase P             prefill (default: the whole prompt, --seq-len tokens) or decode (one\n"
+           "                        new token per sequence attending to --kv-len cached tokens)\n"
+           "  --kv-len L            decode: the cached tokens attended to, the new one included (default:\n"
+           "                        the model's default sequence length)\n";
 }
 
 std::string timeloopOptionsFromArgs(Args& args, timeloop::Options& options)

@@ -1,7 +1,8 @@
 #pragma once
 // The search commands' arguments (`marvel search`, `bench search`, `evaluate`, `simulate`, `sweep`):
-// the search and run options, --batch, --timeloop-buffering, --technology, and --hw as a file or a
-// preset's name (the presets found by core/resources/samples_dir.h, as the app finds them).
+// the search and run options, the sequence options (--seq-len, --batch, --phase, --kv-len),
+// --timeloop-buffering, --technology, and --hw as a file or a preset's name (the presets found by
+// core/resources/samples_dir.h, as the app finds them).
 
 #include <string>
 
@@ -9,6 +10,7 @@
 #include "core/arch/accelerator.h"
 #include "core/export/timeloop.h"
 #include "core/search/search.h"
+#include "core/workloads/workloads.h"
 
 namespace marvel::cli {
 
@@ -16,9 +18,15 @@ namespace marvel::cli {
 /// the arguments give (so they override a project's settings); an error message or empty.
 std::string searchOptionsFromArgs(Args& args, search::SearchOptions& options);
 
-/// `--batch N`: the batch of an ONNX model whose batch dimension is symbolic (default 1); an error
-/// message or empty.
-std::string modelOptionsFromArgs(Args& args);
+/// The options sequenceOptionsFromArgs reads, for a command's Args: seq-len, batch, phase, kv-len.
+std::vector<std::string> sequenceOptionNames();
+/// `--seq-len N`, `--batch B`, `--phase prefill|decode` and `--kv-len L` into `sequence`, the sizes of a
+/// built-in transformer or of an ONNX model's symbolic dimensions (workloads::SequenceOptions, passed to
+/// loadWorkload); an error message naming the option, or empty. Without `batch` the command's --batch
+/// means something else (co-design's designs per round) and is not read.
+std::string sequenceOptionsFromArgs(Args& args, workloads::SequenceOptions& sequence, bool batch = true);
+/// The usage lines of those options (each ending with a line break), indented as the commands' help.
+std::string sequenceOptionsUsage();
 
 /// `--timeloop-buffering 1|2` into `options` (the buffers' multiple_buffering); the error message when the
 /// value is neither, empty otherwise.

@@ -22,10 +22,11 @@ std::vector<SearchLayer> layersFromOperatorFile(const std::string& path)
     return {SearchLayer{op.name, std::move(op), 1, workloads::LayerKind::Operator, {}}};
 }
 
-std::vector<SearchLayer> layersFromModel(
-    const std::string& nameOrPath, const std::optional<std::string>& layer, workloads::LayerErrors mode)
+std::vector<SearchLayer> layersFromModel(const std::string& nameOrPath,
+    const std::optional<std::string>& layer, workloads::LayerErrors mode,
+    const workloads::SequenceOptions& sequence)
 {
-    workloads::Workload w = workloads::loadWorkload(nameOrPath, mode);
+    workloads::Workload w = workloads::loadWorkload(nameOrPath, mode, sequence);
     printImportSummary(w, nameOrPath);
     std::string names;
     for (const workloads::WorkloadLayer& l : w.layers)

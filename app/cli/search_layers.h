@@ -49,8 +49,10 @@ void printImportSummary(const workloads::Workload& workload, const std::string& 
 std::vector<SearchLayer> layersFromOperatorFile(const std::string& path);
 /// The layers of a built-in model or a model file, or only `layer` (InputError naming the choices).
 /// With LayerErrors::Keep a bad layer of the file is returned with its errors instead of throwing.
+/// `sequence` instantiates a transformer (built-in, or an ONNX model with symbolic dimensions).
 std::vector<SearchLayer> layersFromModel(const std::string& nameOrPath,
-    const std::optional<std::string>& layer, workloads::LayerErrors mode = workloads::LayerErrors::Throw);
+    const std::optional<std::string>& layer, workloads::LayerErrors mode = workloads::LayerErrors::Throw,
+    const workloads::SequenceOptions& sequence = {});
 /// The layers of a loaded workload, with their repeat counts.
 std::vector<SearchLayer> layersFromWorkload(workloads::Workload workload);
 /// "LAYER: operator 'x' is not conformable: reason" for the first non-conformable layer, or empty.

@@ -1,5 +1,6 @@
 #include "app/cli/sweep_cli.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -24,8 +25,8 @@ std::string sweepUsage(const std::string& program)
         + "       " + pad + "       [--objective runtime|energy|edp] [--threads N] [--json]\n" + "       "
         + pad + "       [--pe-util-bound P] [--near-tie F] [--fidelity maestro|corrected]\n" + "       " + pad
         + "       [--no-divisors-only] [--no-l1-check] [--no-l2-check] [--no-bound-skipping]\n" + "       "
-        + pad
-        + "       [--no-refine] [--quick-search] [--technology NAME|FILE] [--batch N]\n\n"
+        + pad + "       [--no-refine] [--quick-search] [--technology NAME|FILE]\n" + "       " + pad
+        + "       [--seq-len N] [--batch B] [--phase prefill|decode] [--kv-len L]\n\n"
           "Searches the whole workload (every layer, totals times each layer's repeat) at every design "
           "point\n"
           "of a grid around the base accelerator and writes one CSV row per point:\n"
@@ -45,8 +46,10 @@ std::string sweepUsage(const std::string& program)
           "  area_mm2,power_mw; the fronts use area_mm2, the technology table's area).\n"
           "  --op, --model, --project  the workload, as for marvel search (a project also gives the base\n"
           "                        accelerator and the search settings; the options override them;\n"
-          "                        --model takes ONNX models, --batch N their symbolic batch)\n"
-          "  --hw BASE             the base accelerator (.json or MAESTRO .m, or a preset's name: P1, P2,\n"
+          "                        --model takes transformers and ONNX models, instantiated by the\n"
+          "                        options below)\n"
+        + sequenceOptionsUsage()
+        + "  --hw BASE             the base accelerator (.json or MAESTRO .m, or a preset's name: P1, P2,\n"
           "                        eyeriss_dram, edge1024_dram)\n"
           "  --vary NAME=VALUES    a parameter and its values; NAME is pes, simd, l1, l2 (bytes), noc_bw or\n"
           "                        offchip_bw (elements per cycle); VALUES a list (pes=256,512,1024), a\n"
@@ -55,6 +58,13 @@ std::string sweepUsage(const std::string& program)
         + std::to_string(sweep::kMaxAxisValues) + "\n" + "                        values per parameter and "
         + std::to_string(sweep::kMaxPoints)
         + " design points.\n"
+          "                        A transformer's context varies too: seq=VALUES (prefill's tokens per\n"
+          "                        sequence, e.g. seq=128:8192:x2) or kv=VALUES (one decode step's cached\n"
+          "                        tokens; implies --phase decode), alone or with the accelerator's axes:\n"
+          "                        the model is instantiated again for each value (the slowest axis), the\n"
+          "                        rows and FILE.pareto.csv start with a seq or kv column, the report lists\n"
+          "                        runtime, energy and DRAM traffic per value and the Pareto designs of\n"
+          "                        each value\n"
           "  --out FILE.csv        the result file, replaced unless --resume (rewritten atomically at the "
           "end)\n"
           "  --resume              keep the rows already in FILE.csv (a cut last line is redone) and search\n"
@@ -103,9 +113,11 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
     auto inputError = [&](const marvel::InputError& e) {
         return printed(printErrors, program, formatDiagnostics(e.diagnostics()), InputError, false);
     };
-    Args args(argv,
-        {"op", "model", "project", "hw", "vary", "out", "objective", "threads", "pe-util-bound", "near-tie",
-            "fidelity", "batch", "technology"},
+    std::vector<std::string> valueOptions{"op", "model", "project", "hw", "vary", "out", "objective",
+        "threads", "pe-util-bound", "near-tie", "fidelity", "technology"};
+    for (std::string& name : sequenceOptionNames())
+        valueOptions.push_back(std::move(name));
+    Args args(argv, valueOptions,
         {"resume", "json", "no-divisors-only", "no-l1-check", "no-l2-check", "no-bound-skipping", "no-refine",
             "quick-search"});
     if (!args.ok()) return usageError(args.error());
@@ -127,7 +139,10 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
     job.options.search.threads = defaultThreads;
     if (std::string error = searchOptionsFromArgs(args, job.options.search); !error.empty())
         return usageError(error);
-    if (std::string error = modelOptionsFromArgs(args); !error.empty()) return usageError(error);
+    workloads::SequenceOptions sequence;
+    if (std::string error = sequenceOptionsFromArgs(args, sequence); !error.empty()) return usageError(error);
+    if (!sequence.empty() && !args.has("model"))
+        return usageError("--seq-len, --batch, --phase and --kv-len go with --model");
     job.options.threads = job.options.search.threads;
     if (args.has("quick-search")) job.options.pointSearch = sweep::PointSearch::Quick;
     job.out = *args.value("out");
@@ -136,28 +151,86 @@ std::optional<int> parseSweepJob(const std::vector<std::string>& argv, const std
 
     try {
         std::vector<sweep::Axis> axes;
-        for (const std::string& spec : args.values("vary"))
-            axes.push_back(sweep::parseVary(spec));
+        std::optional<sweep::ContextAxis> context;
+        for (const std::string& spec : args.values("vary")) {
+            if (!sweep::isContextVary(spec)) {
+                axes.push_back(sweep::parseVary(spec));
+                continue;
+            }
+            sweep::ContextAxis axis = sweep::parseContextVary(spec);
+            const bool kv = axis.parameter == sweep::ContextParameter::Kv;
+            if (context)
+                return usageError("--vary '" + spec + "': the context is already varied by --vary '"
+                    + context->spec + "' (seq is prefill's, kv decode's)");
+            if (!args.has("model"))
+                return usageError("--vary '" + spec
+                    + "' varies a transformer's context: it needs --model (a built-in transformer or an ONNX "
+                      "model with a symbolic sequence)");
+            if (program != "marvel")
+                return usageError("--vary '" + spec + "': " + program
+                    + " sweep does not vary the context; run marvel sweep");
+            if (kv && args.value("phase") == std::optional<std::string>("prefill"))
+                return usageError("--vary '" + spec
+                    + "' varies a decode step's cached tokens: it goes with "
+                      "--phase decode (the default with a kv axis)");
+            if (!kv && sequence.phase == workloads::Phase::Decode)
+                return usageError("--vary '" + spec
+                    + "' varies the prefill's sequence length; a decode step varies kv=...");
+            if ((kv && sequence.kvLen) || (!kv && sequence.seqLen))
+                return usageError(std::string(kv ? "--kv-len" : "--seq-len") + " and --vary '" + spec
+                    + "' both set it: give one");
+            context = std::move(axis);
+        }
         arch::Accelerator base
             = args.has("hw") ? cli::loadAcceleratorArg(*args.value("hw")) : proj->accelerator;
         applyTechnologyArg(args, base);
-        job.grid = std::make_unique<sweep::Grid>(base, std::move(axes));
+        job.grid = std::make_unique<sweep::Grid>(base, std::move(axes), context);
         if (proj) {
             job.workload = project::loadProjectWorkload(*proj, *args.value("project"));
         } else if (auto op = args.value("op")) {
             ir::Operator parsed = ir::parseOperatorFile(*op);
             job.workload.name = parsed.name;
             job.workload.layers.push_back({parsed.name, {}, std::move(parsed), 1, {}});
+        } else if (context) {
+            // The model once per context value; a model without a sequence says so on the first.
+            for (std::int64_t v : context->values) {
+                workloads::SequenceOptions at = sequence;
+                if (context->parameter == sweep::ContextParameter::Kv) {
+                    at.phase = workloads::Phase::Decode;
+                    at.kvLen = v;
+                } else {
+                    at.seqLen = v;
+                }
+                job.contextWorkloads.push_back(
+                    workloads::loadWorkload(*args.value("model"), workloads::LayerErrors::Throw, at));
+            }
+            job.workload = job.contextWorkloads.front();
+            if (printErrors) printImportSummary(job.workload, *args.value("model"));
         } else {
-            job.workload = workloads::loadWorkload(*args.value("model"));
+            job.workload
+                = workloads::loadWorkload(*args.value("model"), workloads::LayerErrors::Throw, sequence);
             if (printErrors) printImportSummary(job.workload, *args.value("model"));
         }
     } catch (const marvel::InputError& e) {
         return inputError(e);
     }
-    if (std::string reason = nonConformableReason(layersFromWorkload(job.workload)); !reason.empty())
-        return printed(printErrors, program, reason, NotConformable, false);
+    for (const workloads::Workload& w :
+        job.contextWorkloads.empty() ? std::vector<workloads::Workload>{job.workload} : job.contextWorkloads)
+        if (std::string reason = nonConformableReason(layersFromWorkload(w)); !reason.empty())
+            return printed(printErrors, program, reason, NotConformable, false);
     return std::nullopt;
+}
+
+sweep::Sweeper makeSweeper(const SweepJob& job)
+{
+    if (job.contextWorkloads.empty()) return sweep::Sweeper(*job.grid, job.workload, job.options);
+    return sweep::Sweeper(*job.grid, job.contextWorkloads, job.options);
+}
+
+std::string jobSettings(const SweepJob& job)
+{
+    if (job.contextWorkloads.empty()) return sweep::sweepSettings(job.workload, job.options);
+    return sweep::sweepSettings(job.contextWorkloads, *job.grid, job.options);
 }
 
 SweepProgress::SweepProgress(std::size_t total, std::size_t alreadyDone)
@@ -209,10 +282,11 @@ void SweepProgress::finish()
 namespace {
 
 // A design point with the CSV's column names.
-nlohmann::json pointJson(const sweep::PointResult& r)
+nlohmann::json pointJson(const sweep::Grid& grid, const sweep::PointResult& r)
 {
     static constexpr const char* kColumns[] = {"pes", "simd", "l1_bytes", "l2_bytes", "noc_bw", "offchip_bw"};
     nlohmann::json j;
+    if (grid.context()) j[std::string(sweep::contextName(grid.context()->parameter))] = r.context;
     for (std::size_t i = 0; i < sweep::kParameterCount; ++i)
         j[kColumns[i]] = r.parameters[i];
     j["runtime_cycles"] = r.runtime;
@@ -231,17 +305,47 @@ nlohmann::json pointJson(const sweep::PointResult& r)
     return j;
 }
 
-std::string pointText(const sweep::PointResult& r)
+std::string pointText(const sweep::Grid& grid, const sweep::PointResult& r)
 {
-    char line[200];
+    char line[300];
+    const std::string context = grid.context()
+        ? std::string(sweep::contextName(grid.context()->parameter)) + " " + std::to_string(r.context) + ", "
+        : std::string();
     std::snprintf(line, sizeof line,
-        "  pes %lld simd %lld l1 %lld l2 %lld noc_bw %lld offchip_bw %lld: runtime %lld, energy %.6g, area "
+        "  %spes %lld simd %lld l1 %lld l2 %lld noc_bw %lld offchip_bw %lld: runtime %lld, energy %.6g, area "
         "%.6g mm2, power %.4g mW\n",
-        static_cast<long long>(r.parameters[0]), static_cast<long long>(r.parameters[1]),
+        context.c_str(), static_cast<long long>(r.parameters[0]), static_cast<long long>(r.parameters[1]),
         static_cast<long long>(r.parameters[2]), static_cast<long long>(r.parameters[3]),
         static_cast<long long>(r.parameters[4]), static_cast<long long>(r.parameters[5]),
         static_cast<long long>(r.runtime), r.energy, r.areaMm2, r.powerMw);
     return line;
+}
+
+std::vector<sweep::PointResult> sortedRows(const sweep::SweepFile& file)
+{
+    std::vector<sweep::PointResult> rows = file.rows();
+    std::sort(rows.begin(), rows.end(),
+        [](const sweep::PointResult& a, const sweep::PointResult& b) { return a.index < b.index; });
+    return rows;
+}
+
+// "  seq 1024, pes 1024 ...: runtime 123 cycles, energy 4.5e+06, DRAM 789 bytes" (or the failure).
+std::string contextText(const sweep::Grid& grid, const sweep::PointResult& r)
+{
+    std::string line
+        = "  " + std::string(sweep::contextName(grid.context()->parameter)) + " " + std::to_string(r.context);
+    if (grid.hardwareSize() > 1) {
+        for (std::size_t i = 0; i < sweep::kParameterCount; ++i)
+            for (const sweep::Axis& a : grid.axes())
+                if (static_cast<std::size_t>(a.parameter) == i)
+                    line += ", " + std::string(sweep::parameterName(a.parameter)) + " "
+                        + std::to_string(r.parameters[i]);
+    }
+    if (!r.ok) return line + ": failed: " + r.status + "\n";
+    char figures[200];
+    std::snprintf(figures, sizeof figures, ": runtime %lld cycles, energy %.6g, DRAM %lld bytes\n",
+        static_cast<long long>(r.runtime), r.energy, static_cast<long long>(r.dramBytes));
+    return line + figures;
 }
 
 } // namespace
@@ -271,10 +375,20 @@ int reportSweep(const SweepJob& job, const sweep::SweepFile& file, const sweep::
         pareto["runtime_area"] = nlohmann::json::array();
         pareto["energy_area"] = nlohmann::json::array();
         for (const sweep::PointResult& r : fronts.runtimeArea)
-            pareto["runtime_area"].push_back(pointJson(r));
+            pareto["runtime_area"].push_back(pointJson(*job.grid, r));
         for (const sweep::PointResult& r : fronts.energyArea)
-            pareto["energy_area"].push_back(pointJson(r));
+            pareto["energy_area"].push_back(pointJson(*job.grid, r));
         out["pareto"] = pareto;
+        if (job.grid->context()) {
+            // How the figures grow with the context: every point, in grid order.
+            nlohmann::json points = nlohmann::json::array();
+            for (const sweep::PointResult& r : sortedRows(file)) {
+                nlohmann::json p = pointJson(*job.grid, r);
+                p["status"] = r.status;
+                points.push_back(std::move(p));
+            }
+            out["points_by_context"] = std::move(points);
+        }
         std::cout << out.dump(2) << '\n';
     } else {
         std::cout << fidelityLine(job.options.search.fidelity);
@@ -282,12 +396,19 @@ int reportSweep(const SweepJob& job, const sweep::SweepFile& file, const sweep::
         std::cout << "physical units: " << tech::describe(job.grid->base()) << '\n';
         std::cout << "sweep: " << done << " of " << total << " design points (" << failed << " failed) in "
                   << seconds << " s; wrote " << job.out << " and " << sweep::paretoPath(job.out) << '\n';
+        if (const auto& context = job.grid->context()) {
+            const std::string name(sweep::contextName(context->parameter));
+            std::cout << "by " << name << " (" << (name == "kv" ? "one decode step" : "prefill")
+                      << "): runtime cycles, energy, DRAM traffic per design point\n";
+            for (const sweep::PointResult& r : sortedRows(file))
+                std::cout << contextText(*job.grid, r);
+        }
         std::cout << "runtime-area Pareto designs (" << fronts.runtimeArea.size() << "):\n";
         for (const sweep::PointResult& r : fronts.runtimeArea)
-            std::cout << pointText(r);
+            std::cout << pointText(*job.grid, r);
         std::cout << "energy-area Pareto designs (" << fronts.energyArea.size() << "):\n";
         for (const sweep::PointResult& r : fronts.energyArea)
-            std::cout << pointText(r);
+            std::cout << pointText(*job.grid, r);
     }
     if (interrupted) {
         std::cerr << "sweep: interrupted; " << total - done

@@ -21,7 +21,9 @@ std::string sweepUsage(const std::string& program);
 struct SweepJob
 {
     std::unique_ptr<sweep::Grid> grid;
-    workloads::Workload workload;
+    workloads::Workload workload; ///< the workload (a context sweep's at its first value)
+    /// A context sweep (--vary seq=... or kv=...): the model at each context value; empty otherwise.
+    std::vector<workloads::Workload> contextWorkloads;
     sweep::SweepOptions options;
     std::string out; ///< the CSV file
     bool resume = false;
@@ -53,6 +55,11 @@ private:
     bool m_tty;
     std::chrono::steady_clock::time_point m_start, m_lastPrint;
 };
+
+/// The Sweeper of a parsed job (one workload, or one per context value).
+sweep::Sweeper makeSweeper(const SweepJob& job);
+/// The settings the job's file is written with (sweep::sweepSettings).
+std::string jobSettings(const SweepJob& job);
 
 /// Prints the report on stdout (text, or the --json object with both Pareto sets) once `file` is
 /// finished, and returns the exit code: 0 when every point has a row, 130 when `interrupted`.

@@ -454,7 +454,8 @@ int main(int argc, char** argv)
         MPI_Finalize();
         return marvel::cli::InputError;
     }
-    marvel::onnx_import::registerOnnxReader(); // ONNX models for --model (sweep's --batch replaces it)
+    marvel::onnx_import::registerOnnxReader(); // ONNX models for --model (--batch reaches it through
+                                               // loadWorkload)
     const int code = run(argc, argv, rank, ranks);
     MPI_Finalize();
     return code;

@@ -84,7 +84,8 @@ int main(int argc, char** argv)
     QCommandLineOption sweep(QStringLiteral("sweep"),
         QStringLiteral(
             "Run a design sweep at start over two parameters, given twice as NAME=VALUES the "
-            "way `marvel sweep --vary` takes them (e.g. --sweep pes=64,256 --sweep l2=32K:1M:x2)."),
+            "way `marvel sweep --vary` takes them (e.g. --sweep pes=64,256 --sweep l2=32K:1M:x2); seq=VALUES "
+            "or kv=VALUES varies the model's context (a built-in transformer: --sweep kv=16:1024:x4)."),
         QStringLiteral("spec"));
     parser.addOption(sweep);
     QCommandLineOption sweepColour(QStringLiteral("sweep-colour"),

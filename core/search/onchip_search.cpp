@@ -414,7 +414,9 @@ private:
 
     std::vector<Level3Choice> m_level3;
     std::vector<std::vector<TileOption>> m_options3; ///< per (choice, loop): flattened choice * nLoops + loop
-    std::vector<std::uint16_t> m_optionIndex; ///< flat, nLoops per tile entry
+    /// Flat, nLoops per tile entry. 32 bits: a loop of a long extent searched with every tile size
+    /// (the cancellation benchmark on an LM head) has more than 65535 options.
+    std::vector<std::uint32_t> m_optionIndex;
     std::vector<TileEntry> m_tiles;
     SearchStats m_stats;
     Clock::time_point m_start;
@@ -492,6 +494,12 @@ void Engine::enumerateFor(std::uint32_t choice)
             continue;
         }
         for (std::int64_t t2 : tileSizes(t3, m_options.divisorsOnly, m_options.everyTileSize)) {
+            // Every tile size of a long loop makes millions of pairs: a stop leaves the loop without
+            // options, so that nothing below is enumerated.
+            if ((t2 & 255) == 0 && stopRequested()) {
+                opts[i].clear();
+                break;
+            }
             if (m_space.wholeLoops[i] && t2 != m_space.loops[i].extent) continue;
             for (std::int64_t t1 : tileSizes(t2, m_options.divisorsOnly, m_options.everyTileSize)) {
                 if (rules.wholeLoopsUnsplit && m_space.wholeLoops[i] && t1 != t2) continue; // a tool's rule
@@ -514,8 +522,14 @@ void Engine::enumerateFor(std::uint32_t choice)
     int maxParallel = mapping::kMaxMdcLevels - (has3 && !hasRows ? 1 : 0);
     if (rules.maxParallelLoops > 0) maxParallel = std::min(maxParallel, rules.maxParallelLoops);
     const std::int64_t pes = m_acc.numPes;
-    const auto minActive = static_cast<std::int64_t>(
-        std::ceil(m_options.peUtilizationBound * static_cast<double>(pes) - 1e-9));
+    // An operator of fewer iterations than the bound's PEs (a decode step's per-row statistic over one
+    // sequence) would have no mapping at all: its bound is every iteration on a PE of its own.
+    double iterations = 1;
+    for (const mapping::MappedLoop& loop : m_space.loops)
+        iterations *= static_cast<double>(loop.extent);
+    const auto minActive = std::min(
+        static_cast<std::int64_t>(std::ceil(m_options.peUtilizationBound * static_cast<double>(pes) - 1e-9)),
+        static_cast<std::int64_t>(std::min(iterations, static_cast<double>(pes))));
     const std::int64_t l1 = m_acc.l1Elements();
     // Branch and bound against the seeds' incumbent: the loops still to choose run at least their
     // extents' product over the PEs left, so a partial assignment whose bound already exceeds the
@@ -534,8 +548,8 @@ void Engine::enumerateFor(std::uint32_t choice)
     };
 
     std::vector<std::int64_t> t1(n, 1);
-    std::vector<std::uint16_t> pick(n, 0);
-    std::uint64_t visited = 0;
+    std::vector<std::uint32_t> pick(n, 0);
+    std::uint64_t visited = 0, scanned = 0;
     const std::uint64_t visitLimit = m_options.maxTileVisits == 0
         ? std::numeric_limits<std::uint64_t>::max()
         : std::max<std::uint64_t>(1, m_options.maxTileVisits / std::max<std::size_t>(1, m_level3.size()));
@@ -609,7 +623,10 @@ void Engine::enumerateFor(std::uint32_t choice)
             if (m_tiles.size() >= std::max<std::uint64_t>(2, m_options.maxTileAssignments)) halveSample();
             return;
         }
-        for (std::uint16_t k = 0; k < opts[i].size(); ++k) {
+        for (std::uint32_t k = 0; k < opts[i].size(); ++k) {
+            // A loop of many options, most of them skipped below (a long LM head's every tile size),
+            // must still see a stop request; counted apart from `visited`, which bounds the search.
+            if (stopped || ((++scanned & 4095) == 0 && (stopped = stopRequested()))) return;
             const TileOption& o = opts[i][k];
             const std::int64_t p = o.parallelism();
             if (active * p > pes) continue;

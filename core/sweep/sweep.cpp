@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "core/cost/costmodel.h"
@@ -108,25 +109,13 @@ void setParameter(arch::Accelerator& acc, Parameter p, std::int64_t value)
     }
 }
 
-Axis parseVary(std::string_view spec)
-{
-    const std::size_t eq = spec.find('=');
-    if (eq == std::string_view::npos)
-        fail(spec, "expected NAME=VALUES (e.g. pes=256,512,1024 or l2=64K:1M:x2)");
-    const std::string_view name = spec.substr(0, eq);
-    const std::string_view values = spec.substr(eq + 1);
-    Axis axis;
-    axis.spec = std::string(spec);
-    // The CSV's column names are accepted too, so a row's header can be pasted back.
-    const auto it = std::find(kNames.begin(), kNames.end(), name);
-    if (it != kNames.end())
-        axis.parameter = static_cast<Parameter>(it - kNames.begin());
-    else if (name == "l1_bytes" || name == "l2_bytes")
-        axis.parameter = name == "l1_bytes" ? Parameter::L1 : Parameter::L2;
-    else
-        fail(spec, "unknown parameter '" + std::string(name) + "' (pes, simd, l1, l2, noc_bw, offchip_bw)");
-    if (values.empty()) fail(spec, "no values after '='");
+namespace {
 
+// The values of a --vary argument after its '=': a list, FROM:TO:xFACTOR or FROM:TO:+STEP.
+std::vector<std::int64_t> parseValues(std::string_view spec, std::string_view values)
+{
+    if (values.empty()) fail(spec, "no values after '='");
+    std::vector<std::int64_t> out;
     if (values.find(':') != std::string_view::npos) {
         // FROM:TO:xFACTOR or FROM:TO:+STEP
         const std::size_t c1 = values.find(':');
@@ -144,30 +133,82 @@ Axis parseVary(std::string_view spec)
         if (geometric && by < 2) fail(spec, "the factor must be at least 2 (got " + std::to_string(by) + ")");
         if (from > to) fail(spec, "empty range: " + std::to_string(from) + " is above " + std::to_string(to));
         for (std::int64_t v = from; v <= to;) {
-            if (static_cast<std::int64_t>(axis.values.size()) == kMaxAxisValues) tooMany(spec);
-            axis.values.push_back(v);
+            if (static_cast<std::int64_t>(out.size()) == kMaxAxisValues) tooMany(spec);
+            out.push_back(v);
             const std::optional<std::int64_t> next = geometric ? checkedMul(v, by) : checkedAdd(v, by);
             if (!next) break;
             v = *next;
         }
-        return axis;
+        return out;
     }
     std::size_t from = 0;
     while (from <= values.size()) {
         const std::size_t comma = std::min(values.find(',', from), values.size());
-        if (static_cast<std::int64_t>(axis.values.size()) == kMaxAxisValues) tooMany(spec);
-        axis.values.push_back(parseNumber(spec, values.substr(from, comma - from)));
+        if (static_cast<std::int64_t>(out.size()) == kMaxAxisValues) tooMany(spec);
+        out.push_back(parseNumber(spec, values.substr(from, comma - from)));
         from = comma + 1;
     }
-    std::sort(axis.values.begin(), axis.values.end());
-    if (auto dup = std::adjacent_find(axis.values.begin(), axis.values.end()); dup != axis.values.end())
+    std::sort(out.begin(), out.end());
+    if (auto dup = std::adjacent_find(out.begin(), out.end()); dup != out.end())
         fail(spec, "value " + std::to_string(*dup) + " is given twice");
+    return out;
+}
+
+std::string_view varyName(std::string_view spec)
+{
+    return spec.substr(0, spec.find('='));
+}
+
+} // namespace
+
+Axis parseVary(std::string_view spec)
+{
+    const std::size_t eq = spec.find('=');
+    if (eq == std::string_view::npos)
+        fail(spec, "expected NAME=VALUES (e.g. pes=256,512,1024 or l2=64K:1M:x2)");
+    const std::string_view name = spec.substr(0, eq);
+    Axis axis;
+    axis.spec = std::string(spec);
+    // The CSV's column names are accepted too, so a row's header can be pasted back.
+    const auto it = std::find(kNames.begin(), kNames.end(), name);
+    if (it != kNames.end())
+        axis.parameter = static_cast<Parameter>(it - kNames.begin());
+    else if (name == "l1_bytes" || name == "l2_bytes")
+        axis.parameter = name == "l1_bytes" ? Parameter::L1 : Parameter::L2;
+    else if (name == "seq" || name == "kv")
+        fail(spec, "'" + std::string(name) + "' varies a transformer's context, not the accelerator");
+    else
+        fail(spec,
+            "unknown parameter '" + std::string(name) + "' (pes, simd, l1, l2, noc_bw, offchip_bw; seq, kv)");
+    axis.values = parseValues(spec, spec.substr(eq + 1));
     return axis;
 }
 
-Grid::Grid(arch::Accelerator base, std::vector<Axis> axes)
+std::string_view contextName(ContextParameter p)
+{
+    return p == ContextParameter::Kv ? "kv" : "seq";
+}
+
+bool isContextVary(std::string_view spec)
+{
+    const std::string_view name = varyName(spec);
+    return spec.find('=') != std::string_view::npos && (name == "seq" || name == "kv");
+}
+
+ContextAxis parseContextVary(std::string_view spec)
+{
+    if (!isContextVary(spec)) fail(spec, "expected seq=VALUES or kv=VALUES");
+    ContextAxis axis;
+    axis.parameter = varyName(spec) == "kv" ? ContextParameter::Kv : ContextParameter::Seq;
+    axis.spec = std::string(spec);
+    axis.values = parseValues(spec, spec.substr(spec.find('=') + 1));
+    return axis;
+}
+
+Grid::Grid(arch::Accelerator base, std::vector<Axis> axes, std::optional<ContextAxis> context)
     : m_base(std::move(base))
     , m_axes(std::move(axes))
+    , m_context(std::move(context))
 {
     if (auto problems = arch::validate(m_base); !problems.empty()) {
         for (Diagnostic& d : problems)
@@ -200,11 +241,27 @@ Grid::Grid(arch::Accelerator base, std::vector<Axis> axes)
                         + " " + problems.front().message);
         }
     }
+    m_hardwareSize = static_cast<std::size_t>(size);
+    if (m_context) {
+        if (m_context->values.empty()) fail(m_context->spec, "no values");
+        const std::optional<std::int64_t> next
+            = checkedMul(size, static_cast<std::int64_t>(m_context->values.size()));
+        if (!next || *next > kMaxPoints)
+            fail(m_context->spec,
+                "the grid would have more than " + std::to_string(kMaxPoints) + " design points");
+        size = *next;
+    }
     m_size = static_cast<std::size_t>(size);
+}
+
+std::int64_t Grid::contextValue(std::size_t index) const
+{
+    return m_context ? m_context->values.at(contextIndex(index)) : 0;
 }
 
 Parameters Grid::parameters(std::size_t index) const
 {
+    index %= m_hardwareSize;
     Parameters p = parametersOf(m_base);
     for (auto axis = m_axes.rbegin(); axis != m_axes.rend(); ++axis) {
         p[static_cast<std::size_t>(axis->parameter)] = axis->values[index % axis->values.size()];
@@ -223,10 +280,17 @@ arch::Accelerator Grid::point(std::size_t index) const
     return acc;
 }
 
-std::optional<std::size_t> Grid::indexOf(const Parameters& parameters) const
+std::optional<std::size_t> Grid::indexOf(const Parameters& parameters, std::int64_t context) const
 {
     const Parameters base = parametersOf(m_base);
     std::size_t index = 0;
+    if (m_context) {
+        const auto v = std::lower_bound(m_context->values.begin(), m_context->values.end(), context);
+        if (v == m_context->values.end() || *v != context) return std::nullopt;
+        index = static_cast<std::size_t>(v - m_context->values.begin());
+    } else if (context != 0) {
+        return std::nullopt;
+    }
     for (std::size_t i = 0; i < kParameterCount; ++i) {
         const auto axis = std::find_if(m_axes.begin(), m_axes.end(),
             [&](const Axis& a) { return static_cast<std::size_t>(a.parameter) == i; });
@@ -261,6 +325,12 @@ std::string csvHeader()
            "roofline_cycles,dram_bytes,dram_energy,energy_pj,area_mm2,power_mw,search,status";
 }
 
+std::string csvHeader(const Grid& grid)
+{
+    return grid.context() ? std::string(contextName(grid.context()->parameter)) + "," + csvHeader()
+                          : csvHeader();
+}
+
 namespace {
 constexpr std::size_t kColumns = 20;
 constexpr std::size_t kEnergyPjColumn = 15, kAreaMm2Column = 16, kPowerMwColumn = 17, kSearchColumn = 18,
@@ -269,7 +339,7 @@ constexpr std::size_t kEnergyPjColumn = 15, kAreaMm2Column = 16, kPowerMwColumn 
 
 std::string formatRow(const PointResult& row)
 {
-    std::string out;
+    std::string out = row.context ? std::to_string(row.context) + ',' : std::string();
     for (std::int64_t p : row.parameters)
         out += std::to_string(p) + ',';
     if (row.ok)
@@ -289,21 +359,28 @@ std::string formatRow(const PointResult& row)
 
 std::optional<PointResult> parseRow(std::string_view line, const Grid& grid)
 {
-    const std::optional<std::vector<std::string>> fields = splitCsvRecord(line);
-    if (!fields || fields->size() != kColumns) return std::nullopt;
-    const std::vector<std::string>& f = *fields;
+    std::optional<std::vector<std::string>> fields = splitCsvRecord(line);
     auto integer = [](const std::string& s, std::int64_t& out) {
         const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
         return !s.empty() && ec == std::errc() && end == s.data() + s.size();
     };
+    std::int64_t context = 0;
+    if (fields && grid.context()) {
+        // The context's column first; the rest as in a hardware sweep.
+        if (fields->empty() || !integer(fields->front(), context) || context < 1) return std::nullopt;
+        fields->erase(fields->begin());
+    }
+    if (!fields || fields->size() != kColumns) return std::nullopt;
+    const std::vector<std::string>& f = *fields;
     auto real = [](const std::string& s, double& out) {
         const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
         return !s.empty() && ec == std::errc() && end == s.data() + s.size();
     };
     PointResult r;
+    r.context = context;
     for (std::size_t i = 0; i < kParameterCount; ++i)
         if (!integer(f[i], r.parameters[i])) return std::nullopt;
-    const std::optional<std::size_t> index = grid.indexOf(r.parameters);
+    const std::optional<std::size_t> index = grid.indexOf(r.parameters, context);
     if (!index) return std::nullopt;
     r.index = *index;
     if (f[kSearchColumn] == pointSearchName(PointSearch::Quick))
@@ -358,16 +435,33 @@ double energyOf(const PointResult& r)
 
 DesignFronts paretoDesigns(const std::vector<PointResult>& rows)
 {
-    return {front(rows, areaOf, runtimeOf), front(rows, areaOf, energyOf)};
+    std::vector<std::int64_t> contexts;
+    for (const PointResult& r : rows)
+        contexts.push_back(r.context);
+    std::sort(contexts.begin(), contexts.end());
+    contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
+    DesignFronts out;
+    for (std::int64_t c : contexts) {
+        std::vector<PointResult> same;
+        for (const PointResult& r : rows)
+            if (r.context == c) same.push_back(r);
+        for (PointResult& r : front(same, areaOf, runtimeOf))
+            out.runtimeArea.push_back(std::move(r));
+        for (PointResult& r : front(same, areaOf, energyOf))
+            out.energyArea.push_back(std::move(r));
+    }
+    return out;
 }
 
-std::string paretoCsv(const DesignFronts& fronts)
+std::string paretoCsv(const DesignFronts& fronts, const std::optional<ContextAxis>& context)
 {
-    std::string out = "front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power,"
-                      "area_mm2,power_mw\n";
+    std::string out = "front,"
+        + (context ? std::string(contextName(context->parameter)) + "," : std::string())
+        + "pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power,area_mm2,power_mw\n";
     auto rows = [&](const char* name, const std::vector<PointResult>& points) {
         for (const PointResult& r : points) {
             out += name;
+            if (context) out += ',' + std::to_string(r.context);
             for (std::int64_t p : r.parameters)
                 out += ',' + std::to_string(p);
             out += ',' + std::to_string(r.runtime) + ',' + exactNumber(r.energy) + ',' + exactNumber(r.area)
@@ -424,23 +518,45 @@ struct Sweeper::Layer
     ir::PerfectNest nest; ///< for the roofline
 };
 
+namespace {
+
+std::vector<workloads::Workload> single(workloads::Workload workload)
+{
+    std::vector<workloads::Workload> out;
+    out.push_back(std::move(workload));
+    return out;
+}
+
+} // namespace
+
 Sweeper::Sweeper(Grid grid, workloads::Workload workload, SweepOptions options)
+    : Sweeper(std::move(grid), single(std::move(workload)), std::move(options))
+{ }
+
+Sweeper::Sweeper(Grid grid, std::vector<workloads::Workload> workloads, SweepOptions options)
     : m_grid(std::move(grid))
     , m_options(std::move(options))
 {
-    for (workloads::WorkloadLayer& l : workload.layers) {
-        Layer layer;
-        search::PreparedLayer prepared = search::prepareLayer(l.op);
-        layer.nest = prepared.nest;
-        if (m_options.reuse) layer.prepared = std::move(prepared);
-        layer.layer = std::move(l);
-        m_layers.push_back(std::move(layer));
+    const std::size_t contexts = m_grid.context() ? m_grid.context()->values.size() : 1;
+    if (workloads.size() != contexts) throw std::invalid_argument("Sweeper: one workload per context value");
+    std::size_t layers = 0;
+    for (workloads::Workload& workload : workloads) {
+        std::vector<Layer>& list = m_layers.emplace_back();
+        for (workloads::WorkloadLayer& l : workload.layers) {
+            Layer layer;
+            search::PreparedLayer prepared = search::prepareLayer(l.op);
+            layer.nest = prepared.nest;
+            if (m_options.reuse) layer.prepared = std::move(prepared);
+            layer.layer = std::move(l);
+            list.push_back(std::move(layer));
+        }
+        layers += list.size();
     }
     if (m_options.reuse) {
         // Room for every layer at every L2 value tried (the search may shrink the L2 budget a few
         // times) and, for strided windows in maestro fidelity, every PE count.
         const std::size_t capacity = std::min<std::size_t>(
-            std::size_t{1} << 16, std::max<std::size_t>(64, m_layers.size() * (m_grid.size() + 1) * 4));
+            std::size_t{1} << 16, std::max<std::size_t>(64, layers * (m_grid.hardwareSize() + 1) * 4));
         m_cache = std::make_shared<search::OffChipCache>(capacity);
     }
 }
@@ -449,14 +565,14 @@ Sweeper::~Sweeper() = default;
 
 std::size_t Sweeper::layerCount() const
 {
-    return m_layers.size();
+    return m_layers.front().size();
 }
 
 std::optional<LayerOutcome> Sweeper::evaluateLayer(
     std::size_t index, std::size_t layer, unsigned searchThreads, std::stop_token stop) const
 {
     const arch::Accelerator acc = m_grid.point(index);
-    const Layer& l = m_layers.at(layer);
+    const Layer& l = m_layers.at(m_grid.contextIndex(index)).at(layer);
     search::SearchOptions options = m_options.search;
     options.threads = std::max(1u, searchThreads);
     options.offChipCache = m_cache;
@@ -505,6 +621,7 @@ PointResult Sweeper::combine(std::size_t index, const std::vector<LayerOutcome>&
     const arch::Accelerator acc = m_grid.point(index);
     PointResult r;
     r.index = index;
+    r.context = m_grid.contextValue(index);
     r.parameters = parametersOf(acc);
     r.search = m_options.pointSearch;
     const cost::AreaPower ap
@@ -512,7 +629,7 @@ PointResult Sweeper::combine(std::size_t index, const std::vector<LayerOutcome>&
     r.area = ap.area;
     r.power = ap.power;
     r.areaMm2 = tech::physical(acc, {}, 0).areaMm2;
-    for (const Layer& l : m_layers)
+    for (const Layer& l : m_layers[m_grid.contextIndex(index)])
         r.roofline += search::roofline(l.nest, l.layer.op.sizes, acc).cycles * l.layer.repeat;
     std::int64_t runtime = 0, dramBytes = 0;
     double energy = 0.0, busy = 0.0, dramEnergy = 0.0;
@@ -545,7 +662,7 @@ std::optional<PointResult> Sweeper::evaluate(
     std::size_t index, unsigned searchThreads, std::stop_token stop) const
 {
     std::vector<LayerOutcome> layers;
-    for (std::size_t l = 0; l < m_layers.size(); ++l) {
+    for (std::size_t l = 0; l < m_layers[m_grid.contextIndex(index)].size(); ++l) {
         std::optional<LayerOutcome> o = evaluateLayer(index, l, searchThreads, stop);
         if (!o) return std::nullopt;
         layers.push_back(std::move(*o));

@@ -70,27 +70,56 @@ struct Axis
 /// below 2, step below 1, a value given twice, more than kMaxAxisValues values.
 Axis parseVary(std::string_view spec);
 
-/// The design points: every combination of the axes' values, the other parameters as in the base.
+/// A transformer's context a sweep can vary (issue 35): the prompt length (prefill) or the cached
+/// tokens a decode step attends to. Each value instantiates the model again (workloads::SequenceOptions).
+enum class ContextParameter { Seq, Kv };
+/// "seq", "kv": the names --vary takes and the CSV's first column.
+std::string_view contextName(ContextParameter p);
+/// The varied context: its values (ascending, distinct) and the --vary text it came from.
+struct ContextAxis
+{
+    ContextParameter parameter = ContextParameter::Seq;
+    std::vector<std::int64_t> values;
+    std::string spec;
+};
+/// Whether a --vary argument varies the context (seq=..., kv=...) rather than the accelerator.
+bool isContextVary(std::string_view spec);
+/// Parses --vary seq=VALUES or kv=VALUES with the syntax of parseVary (and its errors).
+ContextAxis parseContextVary(std::string_view spec);
+
+/// The design points: every combination of the axes' values, the other parameters as in the base; with
+/// a context axis, that grid of accelerators once per context value (the context is the slowest axis:
+/// point i is context value i / hardwareSize() on accelerator i % hardwareSize()).
 class Grid
 {
 public:
     /// Throws InputError when the base accelerator is invalid, two axes vary one parameter, the grid has
     /// more than kMaxPoints points, or an axis value makes the accelerator invalid (naming the --vary
     /// argument and the field).
-    Grid(arch::Accelerator base, std::vector<Axis> axes);
+    Grid(arch::Accelerator base, std::vector<Axis> axes, std::optional<ContextAxis> context = std::nullopt);
     std::size_t size() const { return m_size; }
+    /// The accelerators of one context value.
+    std::size_t hardwareSize() const { return m_hardwareSize; }
     const arch::Accelerator& base() const { return m_base; }
     /// The varied axes in Parameter order.
     const std::vector<Axis>& axes() const { return m_axes; }
+    const std::optional<ContextAxis>& context() const { return m_context; }
+    /// The position of point `index`'s context value in context()->values (0 without a context axis).
+    std::size_t contextIndex(std::size_t index) const { return index / m_hardwareSize; }
+    /// Point `index`'s context value; 0 without a context axis.
+    std::int64_t contextValue(std::size_t index) const;
     Parameters parameters(std::size_t index) const;
     /// The base accelerator with point `index`'s parameters.
     arch::Accelerator point(std::size_t index) const;
-    /// The index of the point with these parameters; nullopt when it is not in the grid.
-    std::optional<std::size_t> indexOf(const Parameters& parameters) const;
+    /// The index of the point with these parameters (and this context value; 0 without a context axis);
+    /// nullopt when it is not in the grid.
+    std::optional<std::size_t> indexOf(const Parameters& parameters, std::int64_t context = 0) const;
 
 private:
     arch::Accelerator m_base;
     std::vector<Axis> m_axes;
+    std::optional<ContextAxis> m_context;
+    std::size_t m_hardwareSize = 1;
     std::size_t m_size = 1;
 };
 
@@ -107,6 +136,7 @@ std::string_view pointSearchName(PointSearch s);
 struct PointResult
 {
     std::size_t index = 0; ///< in the grid
+    std::int64_t context = 0; ///< the seq or kv value of a grid with a context axis; 0 otherwise
     Parameters parameters{};
     bool ok = false; ///< every layer has a mapping; else the metrics below are empty in the file
     std::int64_t runtime = 0; ///< cycles, layers times their repeat
@@ -130,14 +160,19 @@ struct PointResult
 /// `pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,edp,area,power,utilization,
 /// roofline_cycles,dram_bytes,dram_energy,energy_pj,area_mm2,power_mw,search,status`.
 std::string csvHeader();
-/// One line without its line break; numbers read back exactly.
+/// csvHeader(), preceded by the context's column (`seq` or `kv`) when the grid has a context axis.
+std::string csvHeader(const Grid& grid);
+/// One line without its line break (the context value first when `row.context` is set); numbers read
+/// back exactly.
 std::string formatRow(const PointResult& row);
 /// The row `line` holds, its index looked up in `grid`; nullopt when the line is not a complete row of
 /// this grid (wrong field count, a number that does not parse, parameters outside the grid).
 std::optional<PointResult> parseRow(std::string_view line, const Grid& grid);
 
 /// The design points no other beats on both figures (ok rows only), area ascending; ties keep the lower
-/// grid index. Area is `areaMm2`: the technology table's when the design names one.
+/// grid index. Area is `areaMm2`: the technology table's when the design names one. Rows of several
+/// context values (a context sweep) have one front per value, in context order: designs compare only
+/// on the same workload.
 struct DesignFronts
 {
     std::vector<PointResult> runtimeArea;
@@ -145,8 +180,9 @@ struct DesignFronts
 };
 DesignFronts paretoDesigns(const std::vector<PointResult>& rows);
 /// `front,pes,simd,l1_bytes,l2_bytes,noc_bw,offchip_bw,runtime_cycles,energy,area,power,area_mm2,power_mw`
-/// with front `runtime-area` or `energy-area` (area, power: MAESTRO's formulas, as in the rows).
-std::string paretoCsv(const DesignFronts& fronts);
+/// with front `runtime-area` or `energy-area` (area, power: MAESTRO's formulas, as in the rows); with a
+/// context axis, its column (`seq` or `kv`) after `front`.
+std::string paretoCsv(const DesignFronts& fronts, const std::optional<ContextAxis>& context = std::nullopt);
 
 /// How to search each point.
 struct SweepOptions
@@ -187,6 +223,9 @@ public:
     /// Every layer of `workload` must be usable and conformable (the caller checks); throws InputError
     /// when a layer has no perfect-nest form or the cost model cannot describe it.
     Sweeper(Grid grid, workloads::Workload workload, SweepOptions options);
+    /// A context sweep: `workloads[i]` is the model at the grid's context value i (one workload for a
+    /// grid without a context axis).
+    Sweeper(Grid grid, std::vector<workloads::Workload> workloads, SweepOptions options);
     ~Sweeper();
     const Grid& grid() const { return m_grid; }
     const SweepOptions& options() const { return m_options; }
@@ -196,7 +235,8 @@ public:
     std::optional<PointResult> evaluate(
         std::size_t index, unsigned searchThreads, std::stop_token stop = {}) const;
 
-    /// The workload's layers, each a unit evaluateLayer() searches.
+    /// The workload's layers, each a unit evaluateLayer() searches (of the first context value: a
+    /// context's workload may merge its layers differently, so MPI ranks do not split a context sweep).
     std::size_t layerCount() const;
     /// Searches layer `layer` at point `index`; nullopt when stopped. Thread-safe.
     std::optional<LayerOutcome> evaluateLayer(
@@ -220,7 +260,7 @@ private:
     struct Layer;
     Grid m_grid;
     SweepOptions m_options;
-    std::vector<Layer> m_layers;
+    std::vector<std::vector<Layer>> m_layers; ///< per context value
     std::shared_ptr<search::OffChipCache> m_cache;
 };
 

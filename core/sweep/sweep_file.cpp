@@ -24,17 +24,47 @@ std::string settingsPath(const std::string& csvPath)
     return csvPath + ".settings";
 }
 
-std::string sweepSettings(const workloads::Workload& workload, const SweepOptions& options)
+namespace {
+
+std::string layerLines(const workloads::Workload& workload)
 {
-    const search::SearchOptions& search = options.search;
-    std::string out = "workload: " + workload.name + "\n";
+    std::string out;
     for (const workloads::WorkloadLayer& layer : workload.layers) {
         out += "layer: " + layer.name + " x" + std::to_string(layer.repeat);
         for (const ir::SizeParam& size : layer.op.sizes)
             out += " " + size.name + "=" + std::to_string(size.value);
         out += "\n";
     }
-    out += "search: " + std::string(pointSearchName(options.pointSearch)) + "\n";
+    return out;
+}
+
+std::string searchLines(const SweepOptions& options);
+
+} // namespace
+
+std::string sweepSettings(const workloads::Workload& workload, const SweepOptions& options)
+{
+    return "workload: " + workload.name + "\n" + layerLines(workload) + searchLines(options);
+}
+
+std::string sweepSettings(
+    const std::vector<workloads::Workload>& workloads, const Grid& grid, const SweepOptions& options)
+{
+    if (!grid.context()) return sweepSettings(workloads.at(0), options);
+    std::string out = "workload: " + workloads.front().name + "\n";
+    const ContextAxis& c = *grid.context();
+    for (std::size_t i = 0; i < workloads.size() && i < c.values.size(); ++i)
+        out += std::string(contextName(c.parameter)) + ": " + std::to_string(c.values[i]) + "\n"
+            + layerLines(workloads[i]);
+    return out + searchLines(options);
+}
+
+namespace {
+
+std::string searchLines(const SweepOptions& options)
+{
+    const search::SearchOptions& search = options.search;
+    std::string out = "search: " + std::string(pointSearchName(options.pointSearch)) + "\n";
     out += std::string("refine: ")
         + (search.refine && options.pointSearch == PointSearch::Full ? "yes" : "no") + "\n";
     out += "objective: " + search::toString(search.objective) + "\n";
@@ -50,8 +80,6 @@ std::string sweepSettings(const workloads::Workload& workload, const SweepOption
     return out;
 }
 
-namespace {
-
 [[noreturn]] void fileError(const std::string& path, int line, std::string message)
 {
     Diagnostic d;
@@ -61,9 +89,9 @@ namespace {
     throw InputError(d);
 }
 
-std::string fileText(const std::vector<PointResult>& rows)
+std::string fileText(const Grid& grid, const std::vector<PointResult>& rows)
 {
-    std::string text = csvHeader() + '\n';
+    std::string text = csvHeader(grid) + '\n';
     for (const PointResult& r : rows)
         text += formatRow(r) + '\n';
     return text;
@@ -109,9 +137,9 @@ SweepFile::SweepFile(std::string path, const Grid& grid, bool resume, std::strin
             const std::string_view l(text.data() + from, end - from);
             from = end + 1;
             if (++line == 1) {
-                if (l != csvHeader())
+                if (l != csvHeader(m_grid))
                     fileError(m_path, 1,
-                        "not a sweep file: the first line is not the header '" + csvHeader() + "'");
+                        "not a sweep file: the first line is not the header '" + csvHeader(m_grid) + "'");
                 continue;
             }
             const std::optional<PointResult> row = parseRow(l, m_grid);
@@ -126,7 +154,7 @@ SweepFile::SweepFile(std::string path, const Grid& grid, bool resume, std::strin
     }
     // The kept rows without any cut line, then appends.
     if (!settings.empty()) writeTextFileAtomically(settingsFile, settings, "the sweep settings file");
-    writeTextFileAtomically(m_path, fileText(m_rows), "the sweep file");
+    writeTextFileAtomically(m_path, fileText(m_grid, m_rows), "the sweep file");
     m_out.open(m_path, std::ios::binary | std::ios::app);
     if (!m_out) fileError(m_path, 0, "cannot open the sweep file for writing");
 }
@@ -157,9 +185,10 @@ DesignFronts SweepFile::finish()
     std::vector<PointResult> sorted = m_rows;
     std::sort(sorted.begin(), sorted.end(),
         [](const PointResult& a, const PointResult& b) { return a.index < b.index; });
-    writeTextFileAtomically(m_path, fileText(sorted), "the sweep file");
+    writeTextFileAtomically(m_path, fileText(m_grid, sorted), "the sweep file");
     DesignFronts fronts = paretoDesigns(sorted);
-    writeTextFileAtomically(paretoPath(m_path), paretoCsv(fronts), "the Pareto design file");
+    writeTextFileAtomically(
+        paretoPath(m_path), paretoCsv(fronts, m_grid.context()), "the Pareto design file");
     return fronts;
 }
 

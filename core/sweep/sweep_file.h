@@ -22,6 +22,9 @@ std::string settingsPath(const std::string& csvPath);
 /// search options (objective, fidelity, pruning, capacity checks). Kept beside the CSV so that --resume
 /// refuses a file that another sweep wrote.
 std::string sweepSettings(const workloads::Workload& workload, const SweepOptions& options);
+/// The same for a context sweep: the layers of each context value's workload under its value.
+std::string sweepSettings(
+    const std::vector<workloads::Workload>& workloads, const Grid& grid, const SweepOptions& options);
 
 class SweepFile
 {

@@ -14,6 +14,7 @@
 #include "core/util/checked_math.h"
 #include "core/util/json_text.h"
 #include "core/util/text_file.h"
+#include "core/workloads/transformer_models.h"
 
 namespace marvel::workloads {
 
@@ -282,13 +283,37 @@ std::int64_t Workload::totalMacs() const
     return total;
 }
 
+namespace {
+
+// Whether two operators are the same computation: name, sizes and the nest's loops and statements as
+// written (a custom operator, or a transformer layer that is not a matrix product).
+bool sameOperator(const ir::Operator& a, const ir::Operator& b)
+{
+    if (a.name != b.name || a.sizes.size() != b.sizes.size()) return false;
+    for (std::size_t i = 0; i < a.sizes.size(); ++i)
+        if (a.sizes[i].name != b.sizes[i].name || a.sizes[i].value != b.sizes[i].value) return false;
+    const auto na = ir::perfectNest(a), nb = ir::perfectNest(b);
+    if (!na || !nb || na->loops.size() != nb->loops.size() || na->statements.size() != nb->statements.size())
+        return false;
+    for (std::size_t i = 0; i < na->loops.size(); ++i)
+        if (na->loops[i].iterator != nb->loops[i].iterator || na->loops[i].lower != nb->loops[i].lower
+            || na->loops[i].upper != nb->loops[i].upper)
+            return false;
+    for (std::size_t i = 0; i < na->statements.size(); ++i)
+        if (na->statements[i].text != nb->statements[i].text) return false;
+    return true;
+}
+
+} // namespace
+
 std::vector<WorkloadLayer> mergeRepeats(std::vector<WorkloadLayer> layers)
 {
     std::vector<WorkloadLayer> out;
     for (auto& l : layers) {
         auto same = std::find_if(out.begin(), out.end(), [&](const WorkloadLayer& o) {
-            return !l.maestro.type.empty() && o.maestro.type == l.maestro.type
-                && o.maestro.dims == l.maestro.dims && o.effectiveKind() == l.effectiveKind();
+            if (!l.ok() || !o.ok() || o.effectiveKind() != l.effectiveKind()) return false;
+            if (l.maestro.type.empty()) return o.maestro.type.empty() && sameOperator(o.op, l.op);
+            return o.maestro.type == l.maestro.type && o.maestro.dims == l.maestro.dims;
         });
         if (same != out.end()) {
             same->repeat += l.repeat;
@@ -412,13 +437,18 @@ Workload lstm(const char* name, std::int64_t embedding)
 
 std::vector<std::string> builtinWorkloadNames()
 {
-    return {
+    std::vector<std::string> names{
         "alexnet", "vgg16", "resnet50", "mobilenetv2", "gemm", "mlp-m", "mlp-l", "lstm-m", "lstm-l", "rhn"};
+    for (const TransformerConfig& c : builtinTransformerConfigs())
+        names.push_back(c.name);
+    return names;
 }
 
 Workload builtinWorkload(std::string_view name, const SequenceOptions& sequence)
 {
     std::string n = lower(name);
+    if (const std::optional<TransformerConfig> c = findTransformerConfig(n))
+        return transformerWorkload(*c, sequence);
     if (!sequence.empty() && isBuiltinWorkloadName(n))
         throw InputError(Diagnostic{"", {}, "",
             "model '" + n

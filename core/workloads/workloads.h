@@ -17,8 +17,27 @@
 //   mlp-m, mlp-l  the Interstellar FC layers as GEMM with M = batch 128, N = output, K = input
 //               channels. The table gives no batch for the MLPs; 128 is the batch its LSTM rows use.
 //   lstm-m, lstm-l, rhn  one GEMM each: M = batch 128, N = E, K = 2E (E = 500, 1000, 1500).
-// Identical layers of a model (same type, sizes and strides) are merged into the first one with a
-// `repeat` count; totals multiply by it.
+// Transformers (core/workloads/transformer_models.h; every layer a loop nest of transformer.h, so
+// softmax, the norms, the activations and the residual adds are costed with the matrix products):
+//   bert-base, bert-base-512  BERT-base encoder: 12 blocks, width 768, 12 heads, FFN 3072, post-LN,
+//               GELU; default sequence 128 (bert-base) or 512; prefill only. No pooler or task head.
+//   gpt2        GPT-2 small: 12 blocks, 768, 12 heads, FFN 3072, pre-LN (ln_1, ln_2, final ln_f), GELU,
+//               fused QKV (c_attn), LM head to the 50257-token vocabulary; default sequence 1024.
+//   llama-7b    a Llama-style decoder with the 7B shapes: 32 blocks, width 4096, 32 heads, 8 KV
+//               heads (grouped-query attention), FFN 11008 (SwiGLU), RMSNorm, vocabulary 32000;
+//               default sequence 4096. llama-7b-block: one block alone (no final norm, no LM head).
+//   llama3-8b   Llama 3 8B: as llama-7b with FFN 14336, vocabulary 128256, default sequence 8192;
+//               llama3-8b-block: one block.
+//   SequenceOptions instantiate them: prefill (default) runs seqLen tokens per sequence (S = T =
+//   seqLen); decode one new token per sequence attending to kvLen cached tokens (S = 1, T = kvLen, the
+//   products GEMV-shaped with M = batch); batch B sequences (default 1). Unset, seqLen and kvLen take the
+//   model's default sequence. Per block: projections M = B*S (GPT-2's fused c_attn N = 3 * width);
+//   attention products Q*K^T (M = g*S, N = T, K = head width, batch B * KV heads; g query heads share
+//   a KV head) and A*V (M = g*S, N = head width, K = T); softmax over B*heads*S rows of T; residual
+//   adds and norms over B*S rows of the width. Embedding lookups are table reads, not compute: left out.
+// Identical layers of a model (same type, sizes and strides, or the same operator for the layers that
+// are not matrix products) are merged into the first one with a `repeat` count; totals multiply by it
+// (so GPT-2's ln_f is counted in its first block's ln_1).
 //
 // Convolution sizes: the operator's Y, X are OUTPUT rows/cols; the MAESTRO layer's Y, X are INPUT
 // rows/cols including padding, (Y_out - 1) * stride + (R - 1) * dilation + 1, with the stride and the
@@ -195,8 +214,9 @@ bool hasModelFileReader(const std::string& extension);
 /// hold: a custom operator, a batch above 1, different strides (or dilations) on Y and X.
 std::string writeWorkloadJson(const Workload& workload, const std::string& fileName);
 
-/// Merges layers with the same MAESTRO type, dims, strides and dilations (or the same operator text for
-/// custom operators) into the first, adding up `repeat`.
+/// Merges layers of the same kind with the same MAESTRO type, dims, strides and dilations (or, without a
+/// MAESTRO type, the same operator: name, sizes, loops and statements) into the first, adding up
+/// `repeat`. Layers with errors never merge.
 std::vector<WorkloadLayer> mergeRepeats(std::vector<WorkloadLayer> layers);
 
 } // namespace marvel::workloads

@@ -33,11 +33,16 @@ _marvel()
         --dataflow)
             mapfile -t COMPREPLY < <(compgen -W "kcp_ws rs xp_ws yxp_os ykp_os" -- "$cur")
             return ;;
+        --phase)
+            mapfile -t COMPREPLY < <(compgen -W "prefill decode" -- "$cur")
+            return ;;
         --timeloop-buffering)
             mapfile -t COMPREPLY < <(compgen -W "1 2" -- "$cur")
             return ;;
         --model)
-            mapfile -t COMPREPLY < <(compgen -W "alexnet vgg16 resnet50 mobilenetv2" -- "$cur")
+            mapfile -t COMPREPLY < <(compgen -W "alexnet vgg16 resnet50 mobilenetv2 gemm mlp-m mlp-l lstm-m \
+                lstm-l rhn bert-base bert-base-512 gpt2 llama-7b llama-7b-block llama3-8b llama3-8b-block" \
+                -- "$cur")
             mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "$cur")
             return ;;
         --out | --experiments | --export-timeloop | --reference | --accelerators | --best-hw | --cache)
@@ -52,7 +57,7 @@ _marvel()
             return ;;
         --threads | --seconds | --cases | --seed | --batch | --layer | --max-seconds | --vary \
             | --pe-util-bound | --widen-above | --genetic-evaluations | --genetic-seed \
-            | --offchip-candidates | --frames)
+            | --offchip-candidates | --frames | --seq-len | --kv-len)
             return ;;
     esac
 

@@ -306,6 +306,41 @@ private slots:
         QVERIFY(!sweep::parseRow(other, grid));
     }
 
+    // A context axis (--vary seq=...) is the grid's slowest axis: point i is context value i / 2 on
+    // accelerator i % 2 here; its rows start with the value and read back only into such a grid.
+    void contextAxis()
+    {
+        const sweep::ContextAxis seq = sweep::parseContextVary("seq=128:512:x2");
+        QCOMPARE(seq.values, (std::vector<std::int64_t>{128, 256, 512}));
+        QVERIFY(sweep::isContextVary("kv=8,16"));
+        QVERIFY(!sweep::isContextVary("pes=8"));
+        QVERIFY(sweepError([] { sweep::parseVary("seq=8"); }).contains("context"));
+        QVERIFY(sweepError([] { sweep::parseContextVary("kv=16,8,16"); }).contains("given twice"));
+        const sweep::Grid grid(smallAccelerator(), {sweep::parseVary("pes=2,4")}, seq);
+        QCOMPARE(grid.size(), std::size_t(6));
+        QCOMPARE(grid.hardwareSize(), std::size_t(2));
+        QCOMPARE(grid.contextValue(3), std::int64_t(256));
+        QCOMPARE(grid.parameters(3)[0], std::int64_t(4));
+        QCOMPARE(grid.indexOf(grid.parameters(3), 256), std::optional<std::size_t>(3));
+        QVERIFY(!grid.indexOf(grid.parameters(3), 1024));
+        QVERIFY(!grid.indexOf(grid.parameters(3)));
+        QCOMPARE(sweep::csvHeader(grid), "seq," + sweep::csvHeader());
+        sweep::PointResult r;
+        r.index = 5;
+        r.context = 512;
+        r.parameters = grid.parameters(5);
+        r.status = "layer: no mapping";
+        const std::string line = sweep::formatRow(r);
+        QVERIFY(line.starts_with("512,4,1,"));
+        const std::optional<sweep::PointResult> back = sweep::parseRow(line, grid);
+        QVERIFY(back);
+        QCOMPARE(back->index, std::size_t(5));
+        QCOMPARE(back->context, std::int64_t(512));
+        // Without the column the line belongs to a hardware sweep, and the other way round.
+        QVERIFY(!sweep::parseRow(line.substr(4), grid));
+        QVERIFY(!sweep::parseRow(line, sweep::Grid(smallAccelerator(), {sweep::parseVary("pes=2,4")})));
+    }
+
     void paretoFronts()
     {
         // Hand example (area, runtime, energy): A(1, 100, 5) B(2, 50, 6) C(2, 60, 1) D(3, 50, 7) E(4, 10, 8),

@@ -27,6 +27,9 @@ expect "energy edp" marvel search --objective e
 expect "--json --help" marvel check --
 expect "--no-mpi --no-reuse-run" marvel bench-sweep --no-
 expect "vgg16" marvel search --model vg
+expect "gpt2" marvel search --model gpt
+expect "decode" marvel search --phase d
+expect "--seq-len" marvel sweep --seq
 expect "eyeriss_dram" marvel search --hw eyer
 [ $status -eq 0 ] && echo "check-completion: ok"
 exit $status

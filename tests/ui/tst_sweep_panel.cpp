@@ -213,6 +213,58 @@ private slots:
         QVERIFY(w.sweepPanel()->runButton()->isEnabled());
     }
 
+    /// A transformer's context as an axis: GPT-2's decode step at 16 and 32 cached tokens down, two PE
+    /// counts across; the cells grow with the cache, and the CSV is `marvel sweep --vary kv=...`'s. A
+    /// context axis needs a whole model, and only one of seq and kv.
+    void contextAxisSweepsTheModel()
+    {
+        MainWindow w;
+        QVERIFY(w.acceleratorPanel()->loadPreset(kEdge));
+        QVERIFY(w.openFile(kGemm));
+        SweepPanel* panel = w.sweepPanel();
+        panel->setQuickSearch(true);
+        panel->setAxes(
+            QStringLiteral("pes"), QStringLiteral("256,1024"), QStringLiteral("kv"), QStringLiteral("16,32"));
+        QVERIFY(!w.runSweep()); // an operator has no sequence
+        QVERIFY2(panel->statusText().contains(QStringLiteral("context")), qPrintable(panel->statusText()));
+        QVERIFY(w.loadModel(QStringLiteral("gpt2")));
+        panel->setAxes(
+            QStringLiteral("seq"), QStringLiteral("8"), QStringLiteral("kv"), QStringLiteral("16"));
+        QVERIFY(!w.runSweep());
+        QVERIFY2(panel->statusText().contains(QStringLiteral("at most one of seq and kv")),
+            qPrintable(panel->statusText()));
+        panel->setAxes(
+            QStringLiteral("pes"), QStringLiteral("256,1024"), QStringLiteral("kv"), QStringLiteral("16,32"));
+        QSignalSpy finished(w.sweepController(), &SweepController::finished);
+        QVERIFY(w.runSweep());
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.last().at(0).value<SweepOutcome>().status, SweepOutcome::Status::Finished);
+        QCOMPARE(panel->filledCells(), 4);
+        const sweep::Grid& grid = *panel->grid();
+        QVERIFY(grid.context());
+        QCOMPARE(grid.context()->values, (std::vector<std::int64_t>{16, 32}));
+        for (std::size_t i = 0; i < 2; ++i) // the same PEs, twice the cache: more cycles
+            QVERIFY(panel->cellValue(i + 2) > panel->cellValue(i));
+
+        QTemporaryDir dir;
+        const QString appCsv = dir.filePath(QStringLiteral("app.csv"));
+        const QString cliCsv = dir.filePath(QStringLiteral("cli.csv"));
+        QVERIFY(panel->saveCsv(appCsv));
+        QProcess cli;
+        cli.start(QStringLiteral(MARVEL_CLI_PATH),
+            {QStringLiteral("sweep"), QStringLiteral("--model"), QStringLiteral("gpt2"),
+                QStringLiteral("--hw"), kEdge, QStringLiteral("--vary"), QStringLiteral("pes=256,1024"),
+                QStringLiteral("--vary"), QStringLiteral("kv=16,32"), QStringLiteral("--quick-search"),
+                QStringLiteral("--out"), cliCsv});
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 0);
+        QFile a(appCsv), b(cliCsv);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        const QByteArray app = a.readAll();
+        QVERIFY(app.startsWith("kv,pes,"));
+        QCOMPARE(app, b.readAll());
+    }
+
     /// Cancel returns at once; the stopped worker is joined by the next run, which alone reaches the map.
     void cancelThenRunAgain()
     {

@@ -4,6 +4,12 @@
 
 namespace marvel::ui {
 
+QString contextLabel(sweep::ContextParameter p)
+{
+    return p == sweep::ContextParameter::Kv ? QObject::tr("KV cache length (decode)")
+                                            : QObject::tr("Sequence length (prefill)");
+}
+
 QString parameterLabel(sweep::Parameter p)
 {
     switch (p) {

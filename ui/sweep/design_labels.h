@@ -17,6 +17,8 @@ inline constexpr sweep::Parameter kParameters[] = {sweep::Parameter::Pes, sweep:
 QString parameterLabel(sweep::Parameter p);
 /// 65536 -> "64K" for buffer sizes, plain numbers otherwise: the way --vary writes them.
 QString valueLabel(sweep::Parameter p, std::int64_t v);
+/// "Sequence length (prefill)", "KV cache length (decode)": a transformer's context as a sweep axis.
+QString contextLabel(sweep::ContextParameter p);
 /// The parameter's name as --vary takes it ("pes", "l2", ...).
 QString parameterKey(sweep::Parameter p);
 /// 512 -> "512 B", 65536 -> "64 KiB", 4194304 -> "4 MiB" (whole KiB and MiB only).

@@ -43,7 +43,9 @@ void SweepController::start(SweepRequest request)
         const auto begin = std::chrono::steady_clock::now();
         try {
             // Preparing a model's layers takes a moment: it belongs on the worker too.
-            const sweep::Sweeper sweeper(*request.grid, request.workload, request.options);
+            const sweep::Sweeper sweeper = request.contextWorkloads.empty()
+                ? sweep::Sweeper(*request.grid, request.workload, request.options)
+                : sweep::Sweeper(*request.grid, request.contextWorkloads, request.options);
             std::vector<std::size_t> all(request.grid->size());
             std::iota(all.begin(), all.end(), std::size_t(0));
             sweeper.run(

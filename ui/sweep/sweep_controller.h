@@ -23,6 +23,8 @@ namespace marvel::ui {
 struct SweepRequest
 {
     workloads::Workload workload;
+    /// A context sweep (the grid has a seq or kv axis): the model at each of its values.
+    std::vector<workloads::Workload> contextWorkloads;
     std::shared_ptr<const sweep::Grid> grid;
     sweep::SweepOptions options;
 };

@@ -107,6 +107,14 @@ SweepPanel::SweepPanel(QWidget* parent)
         combo = new QComboBox;
         for (sweep::Parameter p : kParameters)
             combo->addItem(parameterLabel(p), parameterKey(p));
+        // A transformer's context: the model (a built-in transformer or an ONNX model with a symbolic
+        // sequence) is instantiated again for each value.
+        combo->addItem(contextLabel(sweep::ContextParameter::Seq), QStringLiteral("seq"));
+        combo->setItemData(combo->count() - 1,
+            tr("The prompt's tokens per sequence (prefill) of the model in the model view"), Qt::ToolTipRole);
+        combo->addItem(contextLabel(sweep::ContextParameter::Kv), QStringLiteral("kv"));
+        combo->setItemData(combo->count() - 1,
+            tr("The cached tokens one decode step of the model attends to"), Qt::ToolTipRole);
         combo->setCurrentIndex(int(initial));
         range = new QLineEdit(text);
         range->setMinimumWidth(90);
@@ -266,18 +274,38 @@ QString SweepPanel::staleNote() const
     return m_stale.isEmpty() ? QString() : m_staleNote->text();
 }
 
+namespace {
+
+std::string varySpec(const QComboBox* combo, const QLineEdit* range)
+{
+    return (combo->currentData().toString() + QLatin1Char('=') + range->text().trimmed()).toStdString();
+}
+
+} // namespace
+
 std::vector<sweep::Axis> SweepPanel::axes() const
 {
-    auto parse = [](const QComboBox* combo, const QLineEdit* range) {
-        const QString spec = combo->currentData().toString() + QLatin1Char('=') + range->text().trimmed();
-        return sweep::parseVary(spec.toStdString());
-    };
-    std::vector<sweep::Axis> result{parse(m_xParameter, m_xRange), parse(m_yParameter, m_yRange)};
-    if (result[0].parameter == result[1].parameter)
+    const std::string x = varySpec(m_xParameter, m_xRange), y = varySpec(m_yParameter, m_yRange);
+    if (m_xParameter->currentData() == m_yParameter->currentData()
+        || (sweep::isContextVary(x) && sweep::isContextVary(y)))
         throw InputError(Diagnostic{{}, {}, "sweep",
             "both axes vary " + m_xParameter->currentData().toString().toStdString()
-                + "; choose two different parameters"});
+                + (sweep::isContextVary(x) && sweep::isContextVary(y)
+                        ? " and " + m_yParameter->currentData().toString().toStdString()
+                        : std::string())
+                + "; choose two different parameters (at most one of seq and kv)"});
+    std::vector<sweep::Axis> result;
+    for (const std::string& spec : {x, y})
+        if (!sweep::isContextVary(spec)) result.push_back(sweep::parseVary(spec));
     return result;
+}
+
+std::optional<sweep::ContextAxis> SweepPanel::contextAxis() const
+{
+    (void)axes(); // the same checks
+    for (const std::string& spec : {varySpec(m_xParameter, m_xRange), varySpec(m_yParameter, m_yRange)})
+        if (sweep::isContextVary(spec)) return sweep::parseContextVary(spec);
+    return std::nullopt;
 }
 
 void SweepPanel::setAxes(
@@ -331,8 +359,15 @@ void SweepPanel::startGrid(std::shared_ptr<const sweep::Grid> grid)
             if (name == x) m_xAxis = i;
             if (name == y) m_yAxis = i;
         }
-        if (m_xAxis < 0 && !axes.empty()) m_xAxis = 0;
-        if (m_yAxis < 0 && axes.size() > 1) m_yAxis = m_xAxis == 0 ? 1 : 0;
+        if (const auto& context = m_grid->context()) {
+            const QString name = QString::fromUtf8(sweep::contextName(context->parameter).data());
+            if (name == x) m_xAxis = kContextAxis;
+            if (name == y) m_yAxis = kContextAxis;
+            if (m_xAxis == -1 && m_yAxis != kContextAxis) m_xAxis = kContextAxis;
+            if (m_yAxis == -1 && m_xAxis != kContextAxis) m_yAxis = kContextAxis;
+        }
+        if (m_xAxis == -1 && !axes.empty()) m_xAxis = m_yAxis == 0 ? (axes.size() > 1 ? 1 : -1) : 0;
+        if (m_yAxis == -1 && !axes.empty()) m_yAxis = m_xAxis == 0 ? (axes.size() > 1 ? 1 : -1) : 0;
     }
     m_selection->setVisible(false);
     m_progress->setRange(0, int(m_grid ? m_grid->size() : 1));
@@ -343,9 +378,31 @@ void SweepPanel::startGrid(std::shared_ptr<const sweep::Grid> grid)
     updatePareto();
 }
 
+std::vector<std::int64_t> SweepPanel::axisValues(int a) const
+{
+    if (!m_grid) return {};
+    if (a == kContextAxis) return m_grid->context() ? m_grid->context()->values : std::vector<std::int64_t>{};
+    if (a < 0) return {};
+    return m_grid->axes()[std::size_t(a)].values;
+}
+
+QString SweepPanel::axisTitle(int a) const
+{
+    if (m_grid && a == kContextAxis && m_grid->context()) return contextLabel(m_grid->context()->parameter);
+    if (m_grid && a >= 0) return parameterLabel(m_grid->axes()[std::size_t(a)].parameter);
+    return {};
+}
+
+QString SweepPanel::axisValueText(int a, std::int64_t v) const
+{
+    if (a == kContextAxis) return QString::number(v);
+    return m_grid && a >= 0 ? valueLabel(m_grid->axes()[std::size_t(a)].parameter, v) : QString();
+}
+
 int SweepPanel::axisPosition(std::size_t index, bool xAxis) const
 {
     const int a = xAxis ? m_xAxis : m_yAxis;
+    if (m_grid && a == kContextAxis) return int(m_grid->contextIndex(index));
     if (!m_grid || a < 0) return 0;
     const sweep::Axis& axis = m_grid->axes()[std::size_t(a)];
     const std::int64_t v = m_grid->parameters(index)[std::size_t(axis.parameter)];
@@ -380,8 +437,8 @@ double SweepPanel::valueOf(const sweep::PointResult& p) const
 
 void SweepPanel::rebuildHeatMap()
 {
-    const int nx = m_grid && m_xAxis >= 0 ? int(m_grid->axes()[std::size_t(m_xAxis)].values.size()) : 1;
-    const int ny = m_grid && m_yAxis >= 0 ? int(m_grid->axes()[std::size_t(m_yAxis)].values.size()) : 1;
+    const int nx = std::max(1, int(axisValues(m_xAxis).size()));
+    const int ny = std::max(1, int(axisValues(m_yAxis).size()));
     QCPColorMapData* data = m_colourMap->data();
     data->setSize(nx, ny);
     data->setRange(QCPRange(0, nx - 1), QCPRange(0, ny - 1));
@@ -393,27 +450,22 @@ void SweepPanel::rebuildHeatMap()
     m_selection->setBrush(Qt::NoBrush);
     m_selection->setVisible(false);
 
-    auto ticker = [&](int a, int n) {
+    auto ticker = [&](int a) {
         QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
-        if (m_grid && a >= 0) {
-            const sweep::Axis& axis = m_grid->axes()[std::size_t(a)];
-            for (int i = 0; i < n; ++i)
-                t->addTick(i, valueLabel(axis.parameter, axis.values[std::size_t(i)]));
-        }
+        const std::vector<std::int64_t> values = axisValues(a);
+        for (std::size_t i = 0; i < values.size(); ++i)
+            t->addTick(double(i), axisValueText(a, values[i]));
         return t;
     };
-    m_heatPlot->xAxis->setTicker(ticker(m_xAxis, nx));
-    m_heatPlot->yAxis->setTicker(ticker(m_yAxis, ny));
+    m_heatPlot->xAxis->setTicker(ticker(m_xAxis));
+    m_heatPlot->yAxis->setTicker(ticker(m_yAxis));
     m_xTickLabels.clear();
-    if (m_grid && m_xAxis >= 0) {
-        const sweep::Axis& axis = m_grid->axes()[std::size_t(m_xAxis)];
-        for (std::int64_t v : axis.values)
-            m_xTickLabels << valueLabel(axis.parameter, v);
-    }
+    for (std::int64_t v : axisValues(m_xAxis))
+        m_xTickLabels << axisValueText(m_xAxis, v);
     m_xTickStep = 1;
     auto label = [&](int a, QComboBox* combo) {
-        return m_grid && a >= 0 ? parameterLabel(m_grid->axes()[std::size_t(a)].parameter)
-                                : combo->currentText();
+        const QString title = axisTitle(a);
+        return title.isEmpty() ? combo->currentText() : title;
     };
     m_heatPlot->xAxis->setLabel(label(m_xAxis, m_xParameter));
     m_heatPlot->yAxis->setLabel(label(m_yAxis, m_yParameter));
@@ -646,6 +698,8 @@ bool SweepPanel::eventFilter(QObject* watched, QEvent* event)
         if (auto index = pointAtPixel(help->pos())) {
             const sweep::PointResult& p = m_points[std::size_t(m_pointOfIndex[*index])];
             QStringList lines;
+            if (const auto& context = m_grid->context())
+                lines << QStringLiteral("%1 = %2").arg(contextLabel(context->parameter)).arg(p.context);
             for (const sweep::Axis& a : m_grid->axes())
                 lines << QStringLiteral("%1 = %2").arg(parameterLabel(a.parameter),
                     valueLabel(a.parameter, p.parameters[std::size_t(a.parameter)]));
@@ -761,7 +815,7 @@ bool SweepPanel::saveCsv(const QString& path) const
 {
     std::vector<sweep::PointResult> rows = m_points;
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
-    std::string text = sweep::csvHeader() + "\n";
+    std::string text = (m_grid ? sweep::csvHeader(*m_grid) : sweep::csvHeader()) + "\n";
     for (const sweep::PointResult& r : rows)
         text += sweep::formatRow(r) + "\n";
     try {

@@ -50,10 +50,14 @@ public:
 
     explicit SweepPanel(QWidget* parent = nullptr);
 
-    /// The two axes as the user wrote them. Throws InputError naming the field when a range does not
-    /// parse or both axes vary one parameter.
+    /// The accelerator's axes as the user wrote them (one when the other varies the context). Throws
+    /// InputError naming the field when a range does not parse or both axes vary one parameter.
     std::vector<sweep::Axis> axes() const;
-    /// Sets the axes' parameters and range texts (the parameter names --vary takes).
+    /// The context axis when an axis varies a transformer's context ("seq": the prefill's tokens per
+    /// sequence, "kv": a decode step's cached tokens; the model is instantiated again for each value),
+    /// nullopt otherwise. Throws InputError as axes().
+    std::optional<sweep::ContextAxis> contextAxis() const;
+    /// Sets the axes' parameters and range texts (the parameter names --vary takes, seq and kv too).
     void setAxes(
         const QString& xParameter, const QString& xRange, const QString& yParameter, const QString& yRange);
     search::Objective objective() const;
@@ -130,6 +134,12 @@ private:
     std::optional<std::size_t> pointAtPixel(const QPoint& pixel) const;
     void showExportMenu();
     int axisPosition(std::size_t index, bool xAxis) const;
+    /// An axis of the shown grid (an index into its axes(), or kContextAxis): its values, its title and
+    /// a value as its ticks write it.
+    std::vector<std::int64_t> axisValues(int a) const;
+    QString axisTitle(int a) const;
+    QString axisValueText(int a, std::int64_t v) const;
+    static constexpr int kContextAxis = -2;
 
     QComboBox* m_xParameter = nullptr;
     QLineEdit* m_xRange = nullptr;
@@ -159,7 +169,7 @@ private:
     QCPGraph* m_frontDesigns = nullptr;
 
     std::shared_ptr<const sweep::Grid> m_grid;
-    int m_xAxis = -1; ///< index into the grid's axes shown across; -1: none
+    int m_xAxis = -1; ///< index into the grid's axes shown across; -1: none; kContextAxis: the context
     int m_yAxis = -1;
     std::vector<sweep::PointResult> m_points;
     std::vector<int> m_pointOfIndex; ///< grid index -> position in m_points, -1 while unfinished

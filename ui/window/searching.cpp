@@ -192,6 +192,37 @@ arch::Accelerator MainWindow::validAccelerator() const
     return m_accelerator->accelerator();
 }
 
+std::vector<workloads::Workload> MainWindow::contextWorkloads(
+    const sweep::ContextAxis& context, bool wholeModel) const
+{
+    const std::string axis = sweep::contextName(context.parameter).data();
+    if (!wholeModel)
+        throw InputError(Diagnostic{{}, {}, "sweep",
+            "the " + axis
+                + " axis varies a transformer's context: open a built-in transformer (gpt2, llama-7b, ...) "
+                  "or "
+                  "an ONNX model with a symbolic sequence in the model view, all layers selected"});
+    std::vector<workloads::Workload> out;
+    for (std::int64_t v : context.values) {
+        workloads::SequenceOptions sequence;
+        if (context.parameter == sweep::ContextParameter::Kv) {
+            sequence.phase = workloads::Phase::Decode;
+            sequence.kvLen = v;
+        } else {
+            sequence.seqLen = v;
+        }
+        // The model view's model again at this value, its layers as designWorkload() takes them.
+        workloads::Workload w
+            = workloads::loadWorkload(m_modelName.toStdString(), workloads::LayerErrors::Throw, sequence);
+        w.name = m_modelName.toStdString();
+        for (const workloads::WorkloadLayer& l : w.layers)
+            if (!conform::checkConformability(l.op).conformable)
+                throw InputError(Diagnostic{{}, {}, l.name, "not conformable to the MDC notation"});
+        out.push_back(std::move(w));
+    }
+    return out;
+}
+
 bool MainWindow::runSweep()
 {
     showCentre(m_sweepPanel);
@@ -199,7 +230,9 @@ bool MainWindow::runSweep()
     bool wholeModel = false;
     try {
         request.workload = designWorkload(wholeModel);
-        request.grid = std::make_shared<const sweep::Grid>(validAccelerator(), m_sweepPanel->axes());
+        const std::optional<sweep::ContextAxis> context = m_sweepPanel->contextAxis();
+        request.grid = std::make_shared<const sweep::Grid>(validAccelerator(), m_sweepPanel->axes(), context);
+        if (context) request.contextWorkloads = contextWorkloads(*context, wholeModel);
     } catch (const InputError& e) {
         m_sweepPanel->showError(QString::fromStdString(e.what()));
         return false;
@@ -230,12 +263,22 @@ bool MainWindow::loadDesignPoint(std::size_t index)
         options.objective = m_sweepPanel->objective();
         m_searchPanel->setOptions(options);
     }
-    statusBar()->showMessage(m_sweepPointSearch == sweep::PointSearch::Quick
-            ? tr("Design point %1 loaded into the accelerator panel; the tuner runs the full search, which "
-                 "may beat the sweep's quick one")
-                  .arg(index + 1)
-            : tr("Design point %1 loaded into the accelerator panel").arg(index + 1),
-        8000);
+    if (grid->context())
+        statusBar()->showMessage(
+            tr("Design point %1 loaded into the accelerator panel; the tuner searches the "
+               "model view's model at its own sequence length, not the cell's %2 = %3")
+                .arg(index + 1)
+                .arg(QString::fromUtf8(sweep::contextName(grid->context()->parameter).data()))
+                .arg(grid->contextValue(index)),
+            8000);
+    else
+        statusBar()->showMessage(m_sweepPointSearch == sweep::PointSearch::Quick
+                ? tr("Design point %1 loaded into the accelerator panel; the tuner runs the full search, "
+                     "which "
+                     "may beat the sweep's quick one")
+                      .arg(index + 1)
+                : tr("Design point %1 loaded into the accelerator panel").arg(index + 1),
+            8000);
     return runSearch();
 }
 
