@@ -129,6 +129,7 @@ struct Operator
 {
     std::string name;
     std::string file; ///< where it was read from (for messages)
+    std::string source; ///< the text it was parsed from (what the app shows of a model's layer)
     SourceLoc loc;
     std::vector<SizeParam> sizes;
     std::vector<Node> body;

@@ -1168,7 +1168,9 @@ private:
 
 Operator parseOperator(std::string_view text, const std::string& fileName)
 {
-    return Parser(text, fileName).run();
+    Operator op = Parser(text, fileName).run();
+    op.source = std::string(text);
+    return op;
 }
 
 Operator parseOperatorFile(const std::string& path)

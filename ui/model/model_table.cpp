@@ -70,8 +70,10 @@ QString layerLoopText(const workloads::WorkloadLayer& layer)
         text = workloads::depthwiseLoopText(sizeOf(op, "C"), sizeOf(op, "Y"), sizeOf(op, "X"),
             sizeOf(op, "R"), sizeOf(op, "S"), strideOf(layer.maestro, "Y"), strideOf(layer.maestro, "X"),
             sizeOf(op, "N"), dilationOf(layer.maestro, "Y"), dilationOf(layer.maestro, "X"));
-    else if (type == "GEMM")
+    else if (type == "GEMM" && layer.effectiveKind() == workloads::LayerKind::Gemm)
         text = workloads::gemmLoopText(sizeOf(op, "M"), sizeOf(op, "N"), sizeOf(op, "K"));
+    else
+        text = op.source; // an operator of the language: an attention product, a softmax, a user's file
     return QString::fromStdString(text);
 }
 

@@ -121,7 +121,8 @@ private:
 
 /// A short shape such as "K64 C3 Y224 X224 R3 S3 /2" from the layer's MAESTRO dimensions.
 QString layerShape(const workloads::WorkloadLayer& layer);
-/// The layer as loop-nest text of the operator language (empty for custom operators).
+/// The layer as loop-nest text of the operator language (a CNN layer written from its MAESTRO view; an
+/// operator of the language, such as a softmax part or an attention product, as it was parsed).
 QString layerLoopText(const workloads::WorkloadLayer& layer);
 
 } // namespace marvel::ui
