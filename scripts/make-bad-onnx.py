@@ -41,9 +41,11 @@ def main():
     save(conv_model([1, 0, 8, 8], [4, 0, 3, 3], "conv_zero"), "zero_dimension.onnx")
     save(conv_model([1, 3, -2, 8], [4, 3, 3, 3], "conv_negative"), "negative_dimension.onnx")
     save(conv_model([1, 3, "height", 8], [4, 3, 3, 3], "conv_symbolic"), "symbolic_dimension.onnx")
+    # Pooling only: no operator the reader models (a ReLU alone would be a layer since issue 35).
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 8, 8])
-    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="only_relu")], "relu", [x], [y])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 4, 4])
+    pool = helper.make_node("MaxPool", ["x"], ["y"], name="only_pool", kernel_shape=[2, 2], strides=[2, 2])
+    graph = helper.make_graph([pool], "pool", [x], [y])
     save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), "no_layers.onnx")
 
 

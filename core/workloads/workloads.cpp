@@ -14,6 +14,7 @@
 #include "core/util/checked_math.h"
 #include "core/util/json_text.h"
 #include "core/util/text_file.h"
+#include "core/workloads/transformer.h"
 #include "core/workloads/transformer_models.h"
 
 namespace marvel::workloads {
@@ -276,7 +277,7 @@ std::int64_t Workload::totalMacs() const
 {
     std::int64_t total = 0;
     for (const auto& l : layers)
-        if (l.ok())
+        if (l.ok() && (isMatrixProduct(l.effectiveKind()) || l.effectiveKind() == LayerKind::Operator))
             total = saturatingAdd(total,
                 saturatingMul(std::int64_t(l.repeat),
                     l.maestro.type.empty() ? operatorMacs(l.op) : maestroMacs(l.maestro)));
@@ -599,6 +600,70 @@ std::string readText(const std::string& path, const std::string& referrer, const
 
 } // namespace
 
+namespace {
+
+/// A JSON model type of the operators that are not matrix products and its builder (rows, cols).
+struct ElementType
+{
+    const char* type;
+    std::vector<WorkloadLayer> (*build)(const std::string& name, std::int64_t rows, std::int64_t cols);
+};
+
+const std::vector<ElementType>& elementTypes()
+{
+    static const std::vector<ElementType> types{{"SOFTMAX", softmaxLayers}, {"LAYERNORM", layerNormLayers},
+        {"RMSNORM", rmsNormLayers},
+        {"GELU",
+            [](const std::string& n, std::int64_t r, std::int64_t c) {
+                return std::vector<WorkloadLayer>{geluLayer(n, r, c)};
+            }},
+        {"SILU",
+            [](const std::string& n, std::int64_t r, std::int64_t c) {
+                return std::vector<WorkloadLayer>{siluLayer(n, r, c)};
+            }},
+        {"SWIGLU",
+            [](const std::string& n, std::int64_t r, std::int64_t c) {
+                return std::vector<WorkloadLayer>{swigluGateLayer(n, r, c)};
+            }},
+        {"RELU",
+            [](const std::string& n, std::int64_t r, std::int64_t c) {
+                return std::vector<WorkloadLayer>{reluLayer(n, r, c)};
+            }},
+        {"ADD",
+            [](const std::string& n, std::int64_t r, std::int64_t c) {
+                return std::vector<WorkloadLayer>{addLayer(n, r, c)};
+            }},
+        {"MUL", [](const std::string& n, std::int64_t r, std::int64_t c) {
+             return std::vector<WorkloadLayer>{mulLayer(n, r, c)};
+         }}};
+    return types;
+}
+
+const ElementType* findElementType(const std::string& type)
+{
+    for (const auto& t : elementTypes())
+        if (type == t.type) return &t;
+    return nullptr;
+}
+
+/// Same name, kind, operator sizes and statements: what a layer written to JSON must read back as.
+bool sameOperatorLayer(const WorkloadLayer& a, const WorkloadLayer& b)
+{
+    if (a.name != b.name || a.effectiveKind() != b.effectiveKind() || a.op.name != b.op.name
+        || a.op.sizes.size() != b.op.sizes.size())
+        return false;
+    for (std::size_t i = 0; i < a.op.sizes.size(); ++i)
+        if (a.op.sizes[i].name != b.op.sizes[i].name || a.op.sizes[i].value != b.op.sizes[i].value)
+            return false;
+    const auto na = ir::perfectNest(a.op), nb = ir::perfectNest(b.op);
+    if (!na || !nb || na->statements.size() != nb->statements.size()) return false;
+    for (std::size_t i = 0; i < na->statements.size(); ++i)
+        if (na->statements[i].text != nb->statements[i].text) return false;
+    return true;
+}
+
+} // namespace
+
 Workload readWorkloadJson(
     std::string_view text, const std::string& fileName, const std::string& baseDir, LayerErrors mode)
 {
@@ -671,16 +736,21 @@ Workload readWorkloadJson(
                 allowed.insert(allowed.end(), {"type", "K", "C", "R", "S", "Y", "X", "stride", "dilation"});
             } else if (type == "DSCONV") {
                 allowed.insert(allowed.end(), {"type", "C", "R", "S", "Y", "X", "stride", "dilation"});
-            } else if (type == "GEMM") {
+            } else if (type == "GEMM" || type == "ATTENTION") {
                 allowed.insert(allowed.end(), {"type", "M", "N", "K"});
+            } else if (findElementType(type)) {
+                allowed.insert(allowed.end(), {"type", "rows", "cols"});
             } else {
-                problem(at + ".type", "must be CONV, DSCONV or GEMM (or give operator_file)");
+                problem(at + ".type",
+                    "must be CONV, DSCONV, GEMM, ATTENTION, SOFTMAX, LAYERNORM, RMSNORM, GELU, SILU, SWIGLU, "
+                    "RELU, ADD or MUL (or give operator_file)");
                 return;
             }
             for (const auto& [key, value] : L.items())
                 if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
                     problem(at + "." + key, "unknown field");
             WorkloadLayer layer;
+            std::vector<WorkloadLayer> parts; // an operator of several layers (softmax: NAME.max ...)
             try {
                 if (custom) {
                     if (!L["operator_file"].is_string()) {
@@ -713,11 +783,16 @@ Workload readWorkloadJson(
                     layer.maestro.name = name;
                     for (const auto& s : layer.op.sizes)
                         layer.maestro.dims.push_back(mdc::LayerDim{s.name, s.value, 1});
-                } else if (type == "GEMM") {
+                } else if (type == "GEMM" || type == "ATTENTION") {
                     std::int64_t m = integer("M", true, 1), n = integer("N", true, 1),
                                  k = integer("K", true, 1);
                     if (problems.size() != before) return;
-                    layer = gemmLayer(name, m, n, k);
+                    // An attention product's batch is its repeat, set below.
+                    layer = type == "GEMM" ? gemmLayer(name, m, n, k) : attentionLayer(name, m, n, k, 1);
+                } else if (const ElementType* element = findElementType(type)) {
+                    std::int64_t rows = integer("rows", true, 1), cols = integer("cols", true, 1);
+                    if (problems.size() != before) return;
+                    parts = element->build(name, rows, cols);
                 } else {
                     std::int64_t k = type == "CONV" ? integer("K", true, 1) : 1;
                     std::int64_t c = integer("C", true, 1), r = integer("R", true, 1),
@@ -741,10 +816,15 @@ Workload readWorkloadJson(
                 }
                 return;
             }
-            layer.name = name;
-            layer.maestro.name = name;
-            layer.repeat = int(std::min<std::int64_t>(repeat, 1'000'000));
-            w.layers.push_back(std::move(layer));
+            if (parts.empty()) {
+                layer.name = name;
+                layer.maestro.name = name;
+                parts.push_back(std::move(layer));
+            }
+            for (auto& part : parts) {
+                part.repeat = int(std::min<std::int64_t>(repeat, 1'000'000));
+                w.layers.push_back(std::move(part));
+            }
         }();
         if (problems.size() != firstProblem && mode == LayerErrors::Keep) {
             // Kept with its errors, in file order, so that the good layers around it are still reported.
@@ -783,17 +863,51 @@ bool hasModelFileReader(const std::string& extension)
 std::string writeWorkloadJson(const Workload& workload, const std::string& fileName)
 {
     nlohmann::ordered_json layers = nlohmann::ordered_json::array();
-    for (const WorkloadLayer& l : workload.layers) {
+    for (std::size_t i = 0; i < workload.layers.size(); ++i) {
+        const WorkloadLayer& l = workload.layers[i];
         const mdc::Layer& m = l.maestro;
         auto fail = [&](const std::string& why) {
             throw InputError(Diagnostic{fileName, {}, "", "layer " + l.name + ": " + why});
         };
         if (!l.ok()) fail("has errors");
-        if (m.type != "CONV" && m.type != "DSCONV" && m.type != "GEMM")
-            fail("the JSON model format holds CONV, DSCONV and GEMM layers only");
         nlohmann::ordered_json j;
+        if (m.type.empty() && l.effectiveKind() != LayerKind::Operator) {
+            // One entry per operator: the builder of its type, given its rows and columns, must give
+            // back these layers (a softmax's four parts, with one repeat).
+            const auto nest = ir::perfectNest(l.op);
+            bool written = false;
+            for (const ElementType& type : elementTypes()) {
+                if (!nest || nest->loops.size() != 2) break;
+                const std::int64_t rows = nest->loops[0].extent, cols = nest->loops[1].extent;
+                for (const std::string& base : {l.name, l.name.substr(0, l.name.rfind('.'))}) {
+                    const std::vector<WorkloadLayer> built = type.build(base, rows, cols);
+                    bool same = i + built.size() <= workload.layers.size();
+                    for (std::size_t k = 0; same && k < built.size(); ++k)
+                        same = workload.layers[i + k].ok() && workload.layers[i + k].repeat == l.repeat
+                            && sameOperatorLayer(built[k], workload.layers[i + k]);
+                    if (!same) continue;
+                    j["name"] = base;
+                    j["type"] = type.type;
+                    j["rows"] = rows;
+                    j["cols"] = cols;
+                    i += built.size() - 1;
+                    written = true;
+                    break;
+                }
+                if (written) break;
+            }
+            if (!written)
+                fail("is no operator the JSON model format holds (SOFTMAX, LAYERNORM, RMSNORM: every part in "
+                     "order with one repeat; GELU, SILU, SWIGLU, RELU, ADD, MUL)");
+            if (l.repeat != 1) j["repeat"] = l.repeat;
+            layers.push_back(std::move(j));
+            continue;
+        }
+        if (m.type != "CONV" && m.type != "DSCONV" && m.type != "GEMM")
+            fail("the JSON model format holds the CONV, DSCONV, GEMM, ATTENTION and transformer operator "
+                 "layers only");
         j["name"] = l.name;
-        j["type"] = m.type;
+        j["type"] = l.effectiveKind() == LayerKind::Attention ? "ATTENTION" : m.type;
         if (m.type == "GEMM") {
             for (const char* d : {"M", "N", "K"})
                 j[d] = dimSize(m, d, 1);

@@ -49,11 +49,18 @@
 //      {"name": "c1", "type": "CONV", "K": 16, "C": 3, "R": 3, "S": 3, "Y": 32, "X": 32, "stride": 1},
 //      {"name": "dw", "type": "DSCONV", "C": 16, "R": 3, "S": 3, "Y": 16, "X": 16, "stride": 2},
 //      {"name": "fc", "type": "GEMM", "M": 1, "N": 10, "K": 256},
+//      {"name": "qk", "type": "ATTENTION", "M": 128, "N": 128, "K": 64, "repeat": 12},
+//      {"name": "sm", "type": "SOFTMAX", "rows": 1536, "cols": 128},
 //      {"name": "op", "operator_file": "ops/x.loop", "sizes": {"N": 64}}]}
 // Y, X are output sizes; "stride" and "dilation" (default 1; written only when not 1) apply to both;
 // a dilation d spreads the filter taps d apart (DeepLab's atrous convolutions); every layer may carry
 // "repeat" (default 1). `operator_file` is relative to the JSON file; `sizes` overrides the operator's size
 // parameters (each must exist). Unknown fields are errors; every error names the file and field.
+// Transformers (core/workloads/transformer.h): "ATTENTION" is a product of two activations, M x K by
+// K x N, its batch (sequences x heads) the "repeat"; "SOFTMAX", "LAYERNORM", "RMSNORM", "GELU", "SILU",
+// "SWIGLU" (the gate), "RELU", "ADD" and "MUL" take "rows" (every leading dimension) and "cols" (the last;
+// a norm's width), and one entry stands for all the layers of its operator (a softmax's NAME.max,
+// NAME.exp, NAME.sum, NAME.div, each with the entry's repeat).
 
 #include <cstdint>
 #include <functional>
@@ -152,7 +159,8 @@ struct Workload
     /// Usable layers counted with their repeats.
     std::int64_t layerCount() const;
     /// MACs of all layers, with repeats (from the MAESTRO dims; the operator's own count for custom
-    /// operators).
+    /// operators). The layers that are no matrix product (softmax, norms, activations, element-wise)
+    /// multiply-accumulate nothing: their work is workloads::elementOps.
     std::int64_t totalMacs() const;
 };
 
@@ -209,9 +217,10 @@ void registerModelFileReader(const std::string& extension, ModelFileReader reade
 /// Whether a reader for `extension` (lower case, with the dot) is registered.
 bool hasModelFileReader(const std::string& extension);
 
-/// The JSON model format of the layers of a workload built of CONV, DSCONV and GEMM layers (what an
-/// importer produces). Throws InputError naming `fileName` and the layer for one the format cannot
-/// hold: a custom operator, a batch above 1, different strides (or dilations) on Y and X.
+/// The JSON model format of the layers of a workload built of CONV, DSCONV, GEMM, attention and
+/// transformer operator layers (what an importer produces). Throws InputError naming `fileName` and the
+/// layer for one the format cannot hold: a custom operator, a batch above 1, different strides (or
+/// dilations) on Y and X, an operator whose parts are not together with one repeat.
 std::string writeWorkloadJson(const Workload& workload, const std::string& fileName);
 
 /// Merges layers of the same kind with the same MAESTRO type, dims, strides and dilations (or, without a

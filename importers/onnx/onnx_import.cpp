@@ -1,6 +1,7 @@
 #include "importers/onnx/onnx_import.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,11 +16,13 @@
 #include <set>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
 #include "core/util/checked_math.h"
+#include "core/workloads/transformer.h"
 
 namespace marvel::onnx_import {
 
@@ -88,6 +91,38 @@ private:
     void mapGemm(const onnx::NodeProto& node, int index, std::vector<WorkloadLayer>& out) const;
     void mapMatMul(const onnx::NodeProto& node, int index, std::vector<WorkloadLayer>& out) const;
 
+    /// Several nodes that make one operator (a LayerNorm written out, GELU's Erf form, SiLU, a MatMul and
+    /// its bias): `input` is the tensor the operator reads (its rows and columns), `nodes` in file order.
+    struct Group
+    {
+        enum class Kind { LayerNorm, RmsNorm, Gelu, Silu, SwiGlu, Bias };
+        Kind kind;
+        std::vector<int> nodes;
+        std::string input;
+        std::string reduced; ///< the norms: the ReduceMean whose axes give the normalised width
+    };
+    void indexGraph();
+    bool runtime(const std::string& tensor) const { return m_runtime.count(tensor) != 0; }
+    bool anyRuntimeInput(const onnx::NodeProto& node) const;
+    /// The node reading `tensor`, when it is the only reader, has op type `op` and `tensor` is no graph
+    /// output (a fused operator's intermediate values must not be seen elsewhere); else -1.
+    int soleConsumer(const std::string& tensor, const char* op) const;
+    /// The scalar value of a constant float tensor (a Constant node's or an initializer).
+    std::optional<double> scalar(const std::string& tensor) const;
+    /// The other input of a two-input node, when one of them is `tensor`; else empty.
+    static std::string otherInput(const onnx::NodeProto& node, const std::string& tensor);
+    bool constantOperand(const onnx::NodeProto& node, const std::string& tensor) const;
+    std::optional<Group> matchLayerNorm(int index) const;
+    std::optional<Group> matchRmsNorm(int index) const;
+    std::optional<Group> matchGelu(int index) const;
+    std::optional<Group> matchSigmoid(int index) const;
+    std::optional<Group> matchBias(int index) const;
+    std::vector<Group> matchGroups() const;
+    std::string groupName(const Group& group) const;
+    void mapGroup(const Group& group, std::vector<WorkloadLayer>& out) const;
+    /// Softmax, LayerNormalization, Gelu, Relu and the element-wise Add/Sub/Mul/Div of activations.
+    void mapElementwise(const onnx::NodeProto& node, int index, std::vector<WorkloadLayer>& out) const;
+
     std::string m_file;
     ImportOptions m_options;
     workloads::LayerErrors m_mode;
@@ -96,6 +131,12 @@ private:
     std::unordered_map<std::string, IntTensor> m_constants;
     int m_folded = 0;
     std::vector<std::string> m_opTypes; ///< each node's op type as in the file (folding replaces nodes)
+    std::set<std::string> m_dataInputs; ///< graph inputs holding the data (not weights)
+    std::unordered_map<std::string, int> m_producer; ///< tensor -> the node writing it
+    std::unordered_map<std::string, std::vector<int>> m_consumers; ///< tensor -> the nodes reading it
+    std::unordered_set<std::string> m_runtime; ///< tensors computed from a data input
+    std::set<std::string> m_graphOutputs;
+    std::unordered_map<std::string, const onnx::TensorProto*> m_floatConstants;
 };
 
 std::int64_t attrInt(const onnx::NodeProto& node, const char* name, std::int64_t fallback)
@@ -178,21 +219,34 @@ void Importer::fixInputs()
     std::set<std::string> initializers;
     for (const auto& t : m_model.graph().initializer())
         initializers.insert(t.name());
+    bool first = true;
     for (auto& input : *m_model.mutable_graph()->mutable_input()) {
         if (initializers.count(input.name()) || !input.type().has_tensor_type()) continue;
         auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+        // The data: the first input, and any of a size given at run time (weights have fixed shapes).
+        bool data = first;
+        first = false;
+        for (int i = 0; i < shape->dim_size(); ++i)
+            data = data || !shape->dim(i).has_dim_value();
+        if (data) m_dataInputs.insert(input.name());
         for (int i = 0; i < shape->dim_size(); ++i) {
             auto* d = shape->mutable_dim(i);
             const std::string field = "graph input " + input.name() + " dimension " + std::to_string(i);
             if (!d->has_dim_value()) {
-                // The batch: symbolic ("batch", "N") or missing. Other symbolic sizes have no value here.
+                const std::string symbol = d->dim_param().empty() ? "" : " ('" + d->dim_param() + "')";
+                // The batch: symbolic ("batch", "N") or missing.
                 if (i == 0) {
                     d->set_dim_value(m_options.batch);
                     continue;
                 }
-                fail(field,
-                    "is symbolic ('" + d->dim_param()
-                        + "'); only the batch (first) dimension may be, export with fixed sizes");
+                // Any other: the sequence (tokens), set by --seq-len.
+                if (!m_options.seqLen)
+                    fail(field,
+                        "is symbolic" + symbol
+                            + " and no value is given: --seq-len sets the sequence dimensions (--batch the "
+                              "first, the batch)");
+                d->set_dim_value(*m_options.seqLen);
+                continue;
             }
             if (d->dim_value() <= 0) fail(field, "is " + std::to_string(d->dim_value()) + ", not positive");
             if (d->dim_value() > kMaxDimension)
@@ -624,10 +678,477 @@ void Importer::mapMatMul(const onnx::NodeProto& node, int index, std::vector<Wor
     }
     if (rows > kMaxDimension || batch > kMaxRepeat)
         fail(field, "is too large (" + shapeText(a) + " x " + shapeText(b) + ")");
-    WorkloadLayer l = workloads::gemmLayer(nodeName(node, index), rows, n, k);
+    // Two activations (Q·Kᵀ, A·V): neither operand is loaded once like weights.
+    WorkloadLayer l = runtime(node.input(0)) && runtime(node.input(1))
+        ? workloads::attentionLayer(nodeName(node, index), m, n, k, batch)
+        : workloads::gemmLayer(nodeName(node, index), rows, n, k);
     l.repeat = int(batch);
     l.sources = {l.name};
     out.push_back(std::move(l));
+}
+
+void Importer::indexGraph()
+{
+    const auto& g = m_model.graph();
+    for (const auto& o : g.output())
+        m_graphOutputs.insert(o.name());
+    for (const auto& t : g.initializer())
+        if (t.dims_size() == 0 || (t.dims_size() == 1 && t.dims(0) == 1)) m_floatConstants[t.name()] = &t;
+    m_runtime.insert(m_dataInputs.begin(), m_dataInputs.end());
+    // The graph is in topological order (ONNX requires it; the checker ran).
+    for (int i = 0; i < g.node_size(); ++i) {
+        const auto& node = g.node(i);
+        for (const auto& in : node.input())
+            if (!in.empty()) m_consumers[in].push_back(i);
+        for (const auto& out : node.output())
+            m_producer[out] = i;
+        if (node.op_type() == "Constant")
+            for (const auto& a : node.attribute())
+                if (a.name() == "value" && node.output_size() == 1) m_floatConstants[node.output(0)] = &a.t();
+        // Shape and Size read a tensor's sizes, not its values: what they compute is known before run time.
+        const std::string& op = node.op_type();
+        if (op == "Shape" || op == "Size" || !anyRuntimeInput(node)) continue;
+        for (const auto& out : node.output())
+            m_runtime.insert(out);
+    }
+}
+
+bool Importer::anyRuntimeInput(const onnx::NodeProto& node) const
+{
+    return std::any_of(
+        node.input().begin(), node.input().end(), [&](const std::string& in) { return runtime(in); });
+}
+
+int Importer::soleConsumer(const std::string& tensor, const char* op) const
+{
+    auto it = m_consumers.find(tensor);
+    if (it == m_consumers.end() || it->second.size() != 1 || m_graphOutputs.count(tensor)) return -1;
+    const auto& node = m_model.graph().node(it->second[0]);
+    // The inputs and the output the matchers read exist (a hostile graph may have a Div of one input).
+    static const std::set<std::string> unary{"Sqrt", "Reciprocal", "ReduceMean", "Erf", "Tanh", "Sigmoid"};
+    const int inputs = unary.count(op) ? 1 : 2;
+    if (node.op_type() != op || node.input_size() < inputs || node.output_size() < 1) return -1;
+    return it->second[0];
+}
+
+std::optional<double> Importer::scalar(const std::string& tensor) const
+{
+    auto it = m_floatConstants.find(tensor);
+    if (it == m_floatConstants.end()) return std::nullopt;
+    const onnx::TensorProto& t = *it->second;
+    if (product({t.dims().begin(), t.dims().end()}) != 1) return std::nullopt;
+    if (t.data_type() == onnx::TensorProto::FLOAT) {
+        if (t.float_data_size() == 1) return t.float_data(0);
+        if (t.raw_data().size() != sizeof(float)) return std::nullopt;
+        float v;
+        std::memcpy(&v, t.raw_data().data(), sizeof v);
+        return v;
+    }
+    if (t.data_type() == onnx::TensorProto::DOUBLE) {
+        if (t.double_data_size() == 1) return t.double_data(0);
+        if (t.raw_data().size() != sizeof(double)) return std::nullopt;
+        double v;
+        std::memcpy(&v, t.raw_data().data(), sizeof v);
+        return v;
+    }
+    return std::nullopt;
+}
+
+std::string Importer::otherInput(const onnx::NodeProto& node, const std::string& tensor)
+{
+    if (node.input_size() != 2) return {};
+    if (node.input(0) == tensor) return node.input(1);
+    if (node.input(1) == tensor) return node.input(0);
+    return {};
+}
+
+bool Importer::constantOperand(const onnx::NodeProto& node, const std::string& tensor) const
+{
+    const std::string other = otherInput(node, tensor);
+    return !other.empty() && !runtime(other);
+}
+
+// ReduceMean(x), Sub(x, mean), Pow(d, 2), ReduceMean, Add eps, Sqrt, Div(d, std) [, Mul w] [, Add b].
+std::optional<Importer::Group> Importer::matchLayerNorm(int index) const
+{
+    const auto& nodes = m_model.graph().node();
+    const auto& mean = nodes[index];
+    if (mean.input_size() < 1 || !runtime(mean.input(0))) return std::nullopt;
+    const std::string x = mean.input(0);
+    const int sub = soleConsumer(mean.output(0), "Sub");
+    if (sub < 0 || nodes[sub].input(0) != x || nodes[sub].input(1) != mean.output(0)) return std::nullopt;
+    const std::string d = nodes[sub].output(0);
+    auto readers = m_consumers.find(d);
+    if (readers == m_consumers.end() || readers->second.size() != 2 || m_graphOutputs.count(d))
+        return std::nullopt;
+    int pow = -1, div = -1;
+    for (int r : readers->second) {
+        if (nodes[r].input_size() != 2 || nodes[r].output_size() < 1 || nodes[r].input(0) != d) continue;
+        if (nodes[r].op_type() == "Pow") pow = r;
+        if (nodes[r].op_type() == "Div") div = r;
+    }
+    if (pow < 0 || div < 0 || scalar(nodes[pow].input(1)).value_or(0) != 2) return std::nullopt;
+    const int var = soleConsumer(nodes[pow].output(0), "ReduceMean");
+    const int eps = var < 0 ? -1 : soleConsumer(nodes[var].output(0), "Add");
+    if (eps < 0 || !constantOperand(nodes[eps], nodes[var].output(0))) return std::nullopt;
+    const int sqrt = soleConsumer(nodes[eps].output(0), "Sqrt");
+    if (sqrt < 0 || nodes[div].input(1) != nodes[sqrt].output(0)
+        || soleConsumer(nodes[sqrt].output(0), "Div") != div)
+        return std::nullopt;
+    Group g{Group::Kind::LayerNorm, {index, sub, pow, var, eps, sqrt, div}, x, mean.output(0)};
+    int last = div;
+    const int mul = soleConsumer(nodes[last].output(0), "Mul");
+    if (mul >= 0 && constantOperand(nodes[mul], nodes[last].output(0))) g.nodes.push_back(last = mul);
+    const int add = soleConsumer(nodes[last].output(0), "Add");
+    if (add >= 0 && constantOperand(nodes[add], nodes[last].output(0))) g.nodes.push_back(add);
+    return g;
+}
+
+// Pow(x, 2), ReduceMean, Add eps, Sqrt, then Div(1, s) or Reciprocal and Mul(x, .), or Div(x, s);
+// [, Mul w].
+std::optional<Importer::Group> Importer::matchRmsNorm(int index) const
+{
+    const auto& nodes = m_model.graph().node();
+    const auto& pow = nodes[index];
+    if (pow.input_size() != 2 || !runtime(pow.input(0)) || scalar(pow.input(1)).value_or(0) != 2)
+        return std::nullopt;
+    const std::string x = pow.input(0);
+    const int mean = soleConsumer(pow.output(0), "ReduceMean");
+    const int eps = mean < 0 ? -1 : soleConsumer(nodes[mean].output(0), "Add");
+    if (eps < 0 || !constantOperand(nodes[eps], nodes[mean].output(0))) return std::nullopt;
+    const int sqrt = soleConsumer(nodes[eps].output(0), "Sqrt");
+    if (sqrt < 0) return std::nullopt;
+    Group g{Group::Kind::RmsNorm, {index, mean, eps, sqrt}, x, nodes[mean].output(0)};
+    const std::string s = nodes[sqrt].output(0);
+    int last = -1; // the node whose output is x / rms
+    const int div = soleConsumer(s, "Div");
+    const int reciprocal = soleConsumer(s, "Reciprocal");
+    if (div >= 0 && nodes[div].input(0) == x && nodes[div].input(1) == s) {
+        g.nodes.push_back(last = div);
+    } else {
+        // 1 / rms, then times x.
+        int inverse = reciprocal;
+        if (div >= 0 && nodes[div].input(1) == s && !runtime(nodes[div].input(0))
+            && scalar(nodes[div].input(0)).value_or(0) == 1)
+            inverse = div;
+        if (inverse < 0) return std::nullopt;
+        const int mul = soleConsumer(nodes[inverse].output(0), "Mul");
+        if (mul < 0 || otherInput(nodes[mul], nodes[inverse].output(0)) != x) return std::nullopt;
+        g.nodes.push_back(inverse);
+        g.nodes.push_back(last = mul);
+    }
+    const int weight = soleConsumer(nodes[last].output(0), "Mul");
+    if (weight >= 0 && constantOperand(nodes[weight], nodes[last].output(0))) g.nodes.push_back(weight);
+    std::sort(g.nodes.begin(), g.nodes.end());
+    return g;
+}
+
+// GELU: Div(x, sqrt 2) or Mul(x, 1/sqrt 2) and Erf, or the tanh approximation (GPT-2's): Mul(c, x + Mul(
+// 0.044715, x^3)) (x^3 a Pow or two Mul) and Tanh; then Add 1, and Mul(x, .) and Mul 0.5, or Mul(0.5 x, .).
+std::optional<Importer::Group> Importer::matchGelu(int index) const
+{
+    const auto& nodes = m_model.graph().node();
+    const auto& anchor = nodes[index];
+    const std::string& op = anchor.op_type();
+    if (anchor.input_size() != 1) return std::nullopt;
+    auto pre = m_producer.find(anchor.input(0));
+    if (pre == m_producer.end()) return std::nullopt;
+    const auto& scale = nodes[pre->second];
+    if ((scale.op_type() != "Div" && scale.op_type() != "Mul") || scale.input_size() != 2
+        || soleConsumer(anchor.input(0), op.c_str()) != index)
+        return std::nullopt;
+    Group g{Group::Kind::Gelu, {pre->second, index}, {}, {}};
+    if (op == "Erf") {
+        g.input = scale.input(0);
+        if (!runtime(g.input) || runtime(scale.input(1))) return std::nullopt;
+    } else {
+        // c * (x + 0.044715 x^3): the scaled operand is an Add of x and the cubic term.
+        if (scale.op_type() != "Mul" || runtime(scale.input(0)) == runtime(scale.input(1)))
+            return std::nullopt;
+        const std::string sum = runtime(scale.input(0)) ? scale.input(0) : scale.input(1);
+        auto add = m_producer.find(sum);
+        if (add == m_producer.end() || nodes[add->second].op_type() != "Add"
+            || soleConsumer(sum, "Mul") != pre->second)
+            return std::nullopt;
+        const auto& addNode = nodes[add->second];
+        for (int k = 0; k < 2 && g.input.empty(); ++k) {
+            const std::string x = addNode.input(k), cubic = addNode.input(1 - k);
+            auto term = m_producer.find(cubic);
+            if (!runtime(x) || term == m_producer.end() || nodes[term->second].op_type() != "Mul"
+                || soleConsumer(cubic, "Add") != add->second || nodes[term->second].input_size() != 2
+                || runtime(nodes[term->second].input(0)) == runtime(nodes[term->second].input(1)))
+                continue;
+            const auto& termNode = nodes[term->second];
+            const std::string cube = runtime(termNode.input(0)) ? termNode.input(0) : termNode.input(1);
+            auto c = m_producer.find(cube);
+            if (c == m_producer.end() || soleConsumer(cube, "Mul") != term->second) continue;
+            const auto& cubeNode = nodes[c->second];
+            std::vector<int> found{c->second};
+            if (cubeNode.op_type() == "Pow") {
+                if (cubeNode.input_size() != 2 || cubeNode.input(0) != x
+                    || scalar(cubeNode.input(1)).value_or(0) != 3)
+                    continue;
+            } else if (cubeNode.op_type() == "Mul" && cubeNode.input_size() == 2) {
+                // x * (x * x), either way round.
+                const std::string square = otherInput(cubeNode, x);
+                auto sq = m_producer.find(square);
+                if (square.empty() || sq == m_producer.end() || nodes[sq->second].op_type() != "Mul"
+                    || nodes[sq->second].input_size() != 2 || nodes[sq->second].input(0) != x
+                    || nodes[sq->second].input(1) != x || soleConsumer(square, "Mul") != c->second)
+                    continue;
+                found.push_back(sq->second);
+            } else {
+                continue;
+            }
+            g.input = x;
+            g.nodes.insert(g.nodes.end(), found.begin(), found.end());
+            g.nodes.push_back(term->second);
+            g.nodes.push_back(add->second);
+        }
+        if (g.input.empty()) return std::nullopt;
+    }
+    const std::string& x = g.input;
+    const int one = soleConsumer(anchor.output(0), "Add");
+    if (one < 0 || scalar(otherInput(nodes[one], anchor.output(0))).value_or(0) != 1) return std::nullopt;
+    const int mul = soleConsumer(nodes[one].output(0), "Mul");
+    if (mul < 0) return std::nullopt;
+    g.nodes.push_back(one);
+    g.nodes.push_back(mul);
+    const std::string factor = otherInput(nodes[mul], nodes[one].output(0));
+    if (factor == x) {
+        const int half = soleConsumer(nodes[mul].output(0), "Mul");
+        if (half < 0 || scalar(otherInput(nodes[half], nodes[mul].output(0))).value_or(0) != 0.5)
+            return std::nullopt;
+        g.nodes.push_back(half);
+    } else {
+        auto h = m_producer.find(factor);
+        if (h == m_producer.end() || nodes[h->second].op_type() != "Mul" || soleConsumer(factor, "Mul") != mul
+            || otherInput(nodes[h->second], x).empty()
+            || scalar(otherInput(nodes[h->second], x)).value_or(0) != 0.5)
+            return std::nullopt;
+        g.nodes.push_back(h->second);
+    }
+    std::sort(g.nodes.begin(), g.nodes.end());
+    return g;
+}
+
+// Sigmoid(g), Mul(g, .): SiLU; times another activation: the SwiGLU gate.
+std::optional<Importer::Group> Importer::matchSigmoid(int index) const
+{
+    const auto& nodes = m_model.graph().node();
+    const auto& sigmoid = nodes[index];
+    if (sigmoid.input_size() != 1 || !runtime(sigmoid.input(0))) return std::nullopt;
+    const std::string x = sigmoid.input(0);
+    const int mul = soleConsumer(sigmoid.output(0), "Mul");
+    if (mul < 0 || otherInput(nodes[mul], sigmoid.output(0)) != x) return std::nullopt;
+    Group g{Group::Kind::Silu, {index, mul}, x, {}};
+    const int gate = soleConsumer(nodes[mul].output(0), "Mul");
+    if (gate >= 0) {
+        const std::string up = otherInput(nodes[gate], nodes[mul].output(0));
+        const Shape *a = shapeOf(x), *b = shapeOf(up);
+        if (runtime(up) && a && b && *a == *b) {
+            g.kind = Group::Kind::SwiGlu;
+            g.nodes.push_back(gate);
+        }
+    }
+    return g;
+}
+
+// MatMul(x, W), Add(., bias): the bias belongs to the product.
+std::optional<Importer::Group> Importer::matchBias(int index) const
+{
+    const auto& nodes = m_model.graph().node();
+    const auto& matmul = nodes[index];
+    if (matmul.input_size() != 2 || matmul.output_size() != 1) return std::nullopt;
+    const int add = soleConsumer(matmul.output(0), "Add");
+    if (add < 0 || !constantOperand(nodes[add], matmul.output(0))) return std::nullopt;
+    // The bias broadcasts along the product's columns: its shape is [N] (or [1, N]...).
+    const Shape *out = shapeOf(matmul.output(0)), *bias = shapeOf(otherInput(nodes[add], matmul.output(0)));
+    if (!out || !bias || out->empty() || bias->empty() || product(*bias) != out->back()) return std::nullopt;
+    return Group{Group::Kind::Bias, {index, add}, matmul.input(0), {}};
+}
+
+std::vector<Importer::Group> Importer::matchGroups() const
+{
+    const auto& nodes = m_model.graph().node();
+    std::vector<Group> groups;
+    std::vector<bool> taken(std::size_t(nodes.size()), false);
+    for (int i = 0; i < nodes.size(); ++i) {
+        const std::string& op = nodes[i].op_type();
+        if (taken[std::size_t(i)] || nodes[i].output_size() != 1) continue;
+        std::optional<Group> g;
+        if (op == "ReduceMean") g = matchLayerNorm(i);
+        if (op == "Pow") g = matchRmsNorm(i);
+        if (op == "Erf" || op == "Tanh") g = matchGelu(i);
+        if (op == "Sigmoid") g = matchSigmoid(i);
+        if (op == "MatMul") g = matchBias(i);
+        if (!g || std::any_of(g->nodes.begin(), g->nodes.end(), [&](int n) { return taken[std::size_t(n)]; }))
+            continue;
+        for (int n : g->nodes)
+            taken[std::size_t(n)] = true;
+        groups.push_back(std::move(*g));
+    }
+    return groups;
+}
+
+// The common path of the nodes' names ("/blocks/blocks.0/norm1" for its ReduceMean, Sub...), else the
+// first node's name.
+std::string Importer::groupName(const Group& group) const
+{
+    const auto& nodes = m_model.graph().node();
+    std::string prefix = nodeName(nodes[group.nodes.front()], group.nodes.front());
+    for (int n : group.nodes) {
+        const std::string name = nodeName(nodes[n], n);
+        std::size_t i = 0;
+        while (i < prefix.size() && i < name.size() && prefix[i] == name[i])
+            ++i;
+        prefix.resize(i);
+    }
+    const std::size_t slash = prefix.rfind('/');
+    prefix = slash == std::string::npos ? std::string() : prefix.substr(0, slash);
+    return prefix.empty() ? nodeName(nodes[group.nodes.front()], group.nodes.front()) : prefix;
+}
+
+namespace {
+
+/// Rows (every leading dimension) and columns (the last) of a tensor.
+std::pair<std::int64_t, std::int64_t> rowsCols(const Shape& s)
+{
+    if (s.empty()) return {1, 1};
+    return {product(s, 0, s.size() - 1), s.back()};
+}
+
+std::vector<std::int64_t> reducedAxes(const onnx::NodeProto& reduce, std::size_t rank)
+{
+    std::vector<std::int64_t> axes = attrInts(reduce, "axes");
+    if (axes.empty())
+        for (std::size_t i = 0; i < rank; ++i)
+            axes.push_back(std::int64_t(i));
+    for (auto& a : axes)
+        a = a < 0 ? a + std::int64_t(rank) : a;
+    return axes;
+}
+
+} // namespace
+
+void Importer::mapGroup(const Group& group, std::vector<WorkloadLayer>& out) const
+{
+    const auto& nodes = m_model.graph().node();
+    const int first = group.nodes.front();
+    const auto& anchor = nodes[first];
+    std::vector<std::string> sources;
+    for (int n : group.nodes)
+        sources.push_back(nodeName(nodes[n], n));
+    std::vector<WorkloadLayer> layers;
+    if (group.kind == Group::Kind::Bias) {
+        mapMatMul(anchor, first, layers);
+    } else {
+        const Shape x = known(anchor, first, group.input, "input");
+        auto [rows, cols] = rowsCols(x);
+        if (group.kind == Group::Kind::LayerNorm || group.kind == Group::Kind::RmsNorm) {
+            // The normalised width: the dimensions the mean runs over.
+            const auto& reduce = nodes[m_producer.at(group.reduced)];
+            std::int64_t width = 1;
+            for (std::int64_t a : reducedAxes(reduce, x.size())) {
+                if (a < 0 || a >= std::int64_t(x.size()))
+                    fail(nodeField(reduce, m_producer.at(group.reduced)),
+                        "reduces an axis the input " + shapeText(x) + " does not have");
+                width = saturatingMul(width, x[std::size_t(a)]);
+            }
+            cols = width;
+            rows = product(x) / width;
+        }
+        const std::string name = groupName(group);
+        if (rows > kMaxDimension || cols > kMaxDimension)
+            fail(nodeField(anchor, first), "is too large (" + shapeText(x) + ")");
+        switch (group.kind) {
+        case Group::Kind::LayerNorm:
+            layers = workloads::layerNormLayers(name, rows, cols);
+            break;
+        case Group::Kind::RmsNorm:
+            layers = workloads::rmsNormLayers(name, rows, cols);
+            break;
+        case Group::Kind::Gelu:
+            layers = {workloads::geluLayer(name, rows, cols)};
+            break;
+        case Group::Kind::Silu:
+            layers = {workloads::siluLayer(name, rows, cols)};
+            break;
+        case Group::Kind::SwiGlu:
+            layers = {workloads::swigluGateLayer(name, rows, cols)};
+            break;
+        case Group::Kind::Bias:
+            break;
+        }
+    }
+    for (auto& l : layers) {
+        l.sources = sources;
+        out.push_back(std::move(l));
+    }
+}
+
+void Importer::mapElementwise(const onnx::NodeProto& node, int index, std::vector<WorkloadLayer>& out) const
+{
+    const std::string& op = node.op_type();
+    const std::string name = nodeName(node, index);
+    if (node.input_size() < 1 || node.output_size() < 1)
+        fail(nodeField(node, index), "needs an input and an output");
+    const Shape y = known(node, index, node.output(0), "output");
+    auto [rows, cols] = rowsCols(y);
+    std::vector<WorkloadLayer> layers;
+    if (op == "Softmax" || op == "LayerNormalization") {
+        // Along `axis`: Softmax since opset 13 that one axis (the last by default), before it every axis
+        // from `axis` (1 by default) on, flattened; LayerNormalization every axis from `axis` on.
+        std::int64_t opset = 13;
+        for (const auto& o : m_model.opset_import())
+            if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+        const bool flattened = op == "LayerNormalization" || opset < 13;
+        const std::int64_t rank = std::int64_t(y.size());
+        const std::int64_t given = attrInt(node, "axis", op == "Softmax" && opset < 13 ? 1 : -1);
+        const std::int64_t axis = given < 0 ? given + rank : given;
+        if (axis < 0 || axis >= rank)
+            fail(nodeField(node, index),
+                "axis " + std::to_string(given) + " is outside the output " + shapeText(y));
+        cols = flattened ? product(y, std::size_t(axis)) : y[std::size_t(axis)];
+        rows = product(y) / cols;
+    }
+    // Rows and columns are loop sizes of the operator language.
+    if (rows > kMaxDimension || cols > kMaxDimension)
+        fail(nodeField(node, index), "is too large (output " + shapeText(y) + ")");
+    if (op == "Softmax" || op == "LayerNormalization") {
+        layers = op == "Softmax" ? workloads::softmaxLayers(name, rows, cols)
+                                 : workloads::layerNormLayers(name, rows, cols);
+    } else if (op == "Gelu") {
+        layers = {workloads::geluLayer(name, rows, cols)};
+    } else if (op == "Relu") {
+        layers = {workloads::reluLayer(name, rows, cols)};
+    } else if (op == "Add" || op == "Sub") {
+        layers = {workloads::addLayer(name, rows, cols)};
+    } else {
+        layers = {workloads::mulLayer(name, rows, cols)};
+    }
+    for (auto& l : layers) {
+        l.sources = {name};
+        out.push_back(std::move(l));
+    }
+}
+
+// Whether two layers compute the same (they merge): products of the same kind and MAESTRO shape, other
+// operators of the same kind, sizes and statements.
+bool sameLayer(const WorkloadLayer& a, const WorkloadLayer& b)
+{
+    if (!a.ok() || !b.ok() || a.effectiveKind() != b.effectiveKind() || a.maestro.type != b.maestro.type)
+        return false;
+    if (!a.maestro.type.empty()) return a.maestro.dims == b.maestro.dims;
+    if (a.op.sizes.size() != b.op.sizes.size()) return false;
+    for (std::size_t i = 0; i < a.op.sizes.size(); ++i)
+        if (a.op.sizes[i].name != b.op.sizes[i].name || a.op.sizes[i].value != b.op.sizes[i].value)
+            return false;
+    const auto na = ir::perfectNest(a.op), nb = ir::perfectNest(b.op);
+    if (!na || !nb || na->statements.size() != nb->statements.size()) return false;
+    for (std::size_t i = 0; i < na->statements.size(); ++i)
+        if (na->statements[i].text != nb->statements[i].text) return false;
+    return true;
 }
 
 Workload Importer::run(std::string_view bytes)
@@ -642,6 +1163,15 @@ Workload Importer::run(std::string_view bytes)
     if (!m_model.has_graph() || m_model.graph().node_size() == 0)
         fail("graph", "the model has no graph nodes");
     if (m_options.batch < 1 || m_options.batch > kMaxDimension) fail("batch", "must be a positive size");
+    if (m_options.seqLen && (*m_options.seqLen < 1 || *m_options.seqLen > kMaxDimension))
+        fail("seq-len", "must be a positive size, not " + std::to_string(*m_options.seqLen));
+    if (m_options.kvLen && (*m_options.kvLen < 1 || *m_options.kvLen > kMaxDimension))
+        fail("kv-len", "must be a positive size, not " + std::to_string(*m_options.kvLen));
+    if (m_options.phase == workloads::Phase::Decode)
+        fail("phase",
+            "decode is not modelled for ONNX models: a decoding step needs a graph with KV-cache inputs "
+            "(past keys and values), which the reader does not map; import the prefill graph (--phase "
+            "prefill) or use a built-in LLM for decode");
     fixInputs();
     for (const auto& node : m_model.graph().node())
         m_opTypes.push_back(node.op_type());
@@ -657,21 +1187,51 @@ Workload Importer::run(std::string_view bytes)
     Workload w;
     // The file name: exporters name every graph alike (PyTorch: "torch_jit").
     w.name = std::filesystem::path(m_file).stem().string();
+    indexGraph();
+    const std::vector<Group> groups = matchGroups();
+    const auto& nodes = m_model.graph().node();
+    std::vector<int> groupOf(std::size_t(nodes.size()), -1);
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        for (int n : groups[g].nodes)
+            groupOf[std::size_t(n)] = int(g);
+    // Nodes that only move, select or re-type data: no arithmetic to model.
+    static const std::set<std::string> dataMovement{"Reshape", "Transpose", "Flatten", "Squeeze", "Unsqueeze",
+        "Concat", "Split", "Slice", "Gather", "GatherElements", "GatherND", "Identity", "Cast", "Shape",
+        "Size", "Constant", "ConstantOfShape", "Expand", "Tile", "Pad", "Dropout", "Range", "DepthToSpace",
+        "SpaceToDepth"};
+    static const std::set<std::string> elementwise{
+        "Softmax", "LayerNormalization", "Gelu", "Relu", "Add", "Sub", "Mul", "Div"};
     std::vector<WorkloadLayer> layers;
     std::vector<Diagnostic> problems;
-    const auto& nodes = m_model.graph().node();
+    std::map<std::string, std::vector<std::string>> notModelled;
+    int biases = 0;
     for (int i = 0; i < nodes.size(); ++i) {
         const auto& node = nodes[i];
         const std::string& op = node.op_type();
-        if (op != "Conv" && op != "Gemm" && op != "MatMul") {
+        const int group = groupOf[std::size_t(i)];
+        // A group maps at its first node; the others are its sources.
+        if (group >= 0 && groups[std::size_t(group)].nodes.front() != i) continue;
+        const bool computes = anyRuntimeInput(node);
+        if (group < 0 && op != "Conv" && op != "Gemm" && op != "MatMul"
+            && !(computes && elementwise.count(op))) {
             // Listed with the op type of the file: folded shape arithmetic is a Constant node by now.
             w.notMapped.push_back({nodeName(node, i), m_opTypes[std::size_t(i)]});
+            if (computes && !dataMovement.count(op)) notModelled[op].push_back(nodeName(node, i));
             continue;
         }
         try {
-            if (op == "Conv") mapConv(node, i, layers);
-            if (op == "Gemm") mapGemm(node, i, layers);
-            if (op == "MatMul") mapMatMul(node, i, layers);
+            if (group >= 0) {
+                mapGroup(groups[std::size_t(group)], layers);
+                if (groups[std::size_t(group)].kind == Group::Kind::Bias) ++biases;
+            } else if (op == "Conv") {
+                mapConv(node, i, layers);
+            } else if (op == "Gemm") {
+                mapGemm(node, i, layers);
+            } else if (op == "MatMul") {
+                mapMatMul(node, i, layers);
+            } else {
+                mapElementwise(node, i, layers);
+            }
         } catch (const InputError& e) {
             if (m_mode == workloads::LayerErrors::Throw) {
                 problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
@@ -688,15 +1248,30 @@ Workload Importer::run(std::string_view bytes)
     if (!problems.empty()) throw InputError(problems);
     if (layers.empty())
         fail("graph",
-            "no node maps to a layer (Conv, Gemm or MatMul); " + std::to_string(w.notMapped.size())
-                + " nodes are not mapped");
+            "no node maps to a layer (Conv, Gemm, MatMul or a transformer operator); "
+                + std::to_string(w.notMapped.size()) + " nodes are not mapped");
+    if (!notModelled.empty()) {
+        std::string list;
+        std::size_t count = 0;
+        for (const auto& [type, names] : notModelled) {
+            list += (list.empty() ? "" : ", ") + type + " x" + std::to_string(names.size());
+            count += names.size();
+        }
+        w.notes.push_back(std::to_string(count)
+            + " nodes compute on activations but are not modelled (not in "
+              "the totals): "
+            + list);
+    }
+    if (biases > 0)
+        w.notes.push_back(std::to_string(biases)
+            + " bias additions belong to their matrix products (their "
+              "element operations are not counted)");
     if (m_folded > 0)
         w.notes.push_back(std::to_string(m_folded) + " nodes of shape arithmetic folded into constants");
     // Identical shapes merge into the first layer; repeats add up (64-bit, then bounded).
     for (WorkloadLayer& l : layers) {
-        auto same = std::find_if(w.layers.begin(), w.layers.end(), [&](const WorkloadLayer& o) {
-            return l.ok() && o.ok() && o.maestro.type == l.maestro.type && o.maestro.dims == l.maestro.dims;
-        });
+        auto same = std::find_if(
+            w.layers.begin(), w.layers.end(), [&](const WorkloadLayer& o) { return sameLayer(l, o); });
         if (same == w.layers.end()) {
             w.layers.push_back(std::move(l));
             continue;
@@ -709,9 +1284,26 @@ Workload Importer::run(std::string_view bytes)
     return w;
 }
 
+// CONV, DSCONV, GEMM; ATTENTION; the other kinds in capitals (SOFTMAX, NORM, ACTIVATION, ELEMENTWISE).
+std::string typeText(const WorkloadLayer& l)
+{
+    const workloads::LayerKind kind = l.effectiveKind();
+    if (kind != workloads::LayerKind::Attention && !l.maestro.type.empty()) return l.maestro.type;
+    std::string out = workloads::toString(kind);
+    for (char& c : out)
+        c = char(std::toupper(static_cast<unsigned char>(c)));
+    return out;
+}
+
 std::string dimsText(const WorkloadLayer& l)
 {
     std::string out;
+    if (l.maestro.type.empty()) {
+        // An operator's sizes: R=rows L=cols (softmax), R D (norms), R C (element-wise).
+        for (const auto& s : l.op.sizes)
+            out += (out.empty() ? "" : " ") + s.name + "=" + std::to_string(s.value);
+        return out;
+    }
     for (const auto& d : l.maestro.dims)
         if (d.name != "N" || d.size != 1)
             out += (out.empty() ? "" : " ") + d.name + "=" + std::to_string(d.size);
@@ -765,6 +1357,9 @@ void registerOnnxReader(const ImportOptions& options)
             const workloads::SequenceOptions& sequence) {
             ImportOptions o = options;
             if (sequence.batch) o.batch = *sequence.batch;
+            if (sequence.seqLen) o.seqLen = sequence.seqLen;
+            if (sequence.kvLen) o.kvLen = sequence.kvLen;
+            if (sequence.phase != workloads::Phase::Prefill) o.phase = sequence.phase;
             return importOnnxFile(path, o, mode);
         });
 }
@@ -779,7 +1374,10 @@ std::string formatLayerTable(const Workload& workload)
     auto pad = [](const std::string& s, std::size_t w) {
         return s + std::string(w > s.size() ? w - s.size() : 1, ' ');
     };
-    out << pad("name", nameWidth + 2) << pad("type", 8) << pad("dimensions", 44) << pad("stride", 8)
+    std::size_t typeWidth = 8;
+    for (const auto& l : workload.layers)
+        typeWidth = std::max(typeWidth, typeText(l).size() + 2);
+    out << pad("name", nameWidth + 2) << pad("type", typeWidth) << pad("dimensions", 44) << pad("stride", 8)
         << pad("repeat", 8) << "source nodes\n";
     for (const auto& l : workload.layers) {
         std::string sources;
@@ -789,9 +1387,10 @@ std::string formatLayerTable(const Workload& workload)
             out << pad(l.name, nameWidth + 2) << "error: " << formatDiagnostics(l.errors);
             continue;
         }
-        out << pad(l.name, nameWidth + 2) << pad(l.maestro.type, 8) << pad(dimsText(l), 44)
-            << pad(l.maestro.type == "GEMM" ? "-" : strideText(l), 8) << pad(std::to_string(l.repeat), 8)
-            << sources << "\n";
+        const bool convolution = l.maestro.type == "CONV" || l.maestro.type == "DSCONV";
+        out << pad(l.name, nameWidth + 2) << pad(typeText(l), typeWidth) << pad(dimsText(l), 44)
+            << pad(convolution ? strideText(l) : "-", 8) << pad(std::to_string(l.repeat), 8) << sources
+            << "\n";
     }
     return out.str();
 }
@@ -801,9 +1400,11 @@ std::string formatImportSummary(const Workload& workload, bool brief)
     std::map<std::string, std::vector<std::string>> byType;
     for (const auto& n : workload.notMapped)
         byType[n.opType].push_back(n.name);
-    std::int64_t mapped = 0;
+    // Distinct: the layers of one operator (softmax's four, a norm's) share its nodes.
+    std::set<std::string> mappedNodes;
     for (const auto& l : workload.layers)
-        mapped += std::int64_t(l.sources.size());
+        mappedNodes.insert(l.sources.begin(), l.sources.end());
+    const std::size_t mapped = mappedNodes.size();
     std::ostringstream out;
     out << mapped << " nodes mapped to " << workload.layers.size() << " layers (" << workload.layerCount()
         << " with repeats, " << workload.totalMacs() << " MACs); " << workload.notMapped.size()
@@ -813,6 +1414,9 @@ std::string formatImportSummary(const Workload& workload, bool brief)
         for (const auto& [type, names] : byType)
             counts += (counts.empty() ? "" : ", ") + type + " x" + std::to_string(names.size());
         out << (counts.empty() ? "" : ": " + counts) << "\n";
+        // What the totals leave out is said here too.
+        for (const auto& note : workload.notes)
+            if (note.find("not modelled") != std::string::npos) out << "  note: " << note << "\n";
         return out.str();
     }
     out << "\n";

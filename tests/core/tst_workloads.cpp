@@ -229,7 +229,16 @@ private slots:
                        .arg(d)
                 << "layers[0].dilation: must be an integer between 1 and";
         QTest::newRow("type") << "{\"layers\": [{\"type\":\"POOL\"}]}"
-                              << "layers[0].type: must be CONV, DSCONV or GEMM";
+                              << "layers[0].type: must be CONV, DSCONV, GEMM, ATTENTION, SOFTMAX";
+        QTest::newRow("softmax cols") << "{\"layers\": [{\"type\":\"SOFTMAX\",\"rows\":4}]}"
+                                      << "layers[0].cols: missing integer field";
+        QTest::newRow("gelu rows") << "{\"layers\": [{\"type\":\"GELU\",\"rows\":0,\"cols\":4}]}"
+                                   << "layers[0].rows: must be an integer between 1 and";
+        QTest::newRow("attention rows")
+            << "{\"layers\": [{\"type\":\"ATTENTION\",\"M\":2,\"N\":2,\"K\":2,\"rows\":3}]}"
+            << "layers[0].rows: unknown field";
+        QTest::newRow("add M") << "{\"layers\": [{\"type\":\"ADD\",\"rows\":2,\"cols\":2,\"M\":3}]}"
+                               << "layers[0].M: unknown field";
         QTest::newRow("operator file") << "{\"layers\": [{\"operator_file\":\"missing.loop\"}]}"
                                        << "layers[0].operator_file: " + QDir::tempPath();
         QTest::newRow("bad size") << "{\"layers\": [{\"operator_file\":\"g.loop\",\"sizes\":{\"Z\":4}}]}"
@@ -323,6 +332,56 @@ private slots:
         QVERIFY(workloadError([&] {
             workloads::writeWorkloadJson(uneven, "u.json");
         }).contains("u.json: layer a: the JSON model format has one dilation for Y and X"));
+    }
+
+    // The transformer layers in the JSON model format (issue 35): an attention product with its batch as
+    // repeat, one entry per operator of several layers (softmax: four), read back to the builders' layers.
+    void jsonTransformerLayers()
+    {
+        const std::string text = R"({"schema_version": 1, "name": "t", "layers": [
+            {"name": "qk", "type": "ATTENTION", "M": 16, "N": 16, "K": 8, "repeat": 6},
+            {"name": "sm", "type": "SOFTMAX", "rows": 96, "cols": 16},
+            {"name": "ln", "type": "LAYERNORM", "rows": 16, "cols": 48},
+            {"name": "rms", "type": "RMSNORM", "rows": 16, "cols": 48, "repeat": 2},
+            {"name": "g", "type": "GELU", "rows": 16, "cols": 192},
+            {"name": "s", "type": "SILU", "rows": 16, "cols": 8},
+            {"name": "sw", "type": "SWIGLU", "rows": 16, "cols": 128},
+            {"name": "r", "type": "RELU", "rows": 3, "cols": 5},
+            {"name": "a", "type": "ADD", "rows": 16, "cols": 48},
+            {"name": "m", "type": "MUL", "rows": 16, "cols": 48}]})";
+        const workloads::Workload w = workloads::readWorkloadJson(text, "t.json");
+        QCOMPARE(w.layers.size(), std::size_t(1 + 4 + 4 + 3 + 6));
+        QCOMPARE(w.layers[0].effectiveKind(), workloads::LayerKind::Attention);
+        QCOMPARE(w.layers[0].repeat, 6);
+        QCOMPARE(workloads::maestroMacs(w.layers[0].maestro), std::int64_t(16 * 16 * 8));
+        QCOMPARE(w.layers[1].name, std::string("sm.max"));
+        QCOMPARE(w.layers[9].name, std::string("rms.sumsq"));
+        QCOMPARE(w.layers[9].repeat, 2);
+        // Element operations by the spec's counts: softmax 5 per element, LayerNorm 8 per element and 6
+        // per row, RMSNorm 4 and 3 (twice), GELU 5, SiLU 2, SwiGLU 3, ReLU, add and product 1.
+        std::int64_t ops = 0;
+        for (const auto& l : w.layers)
+            if (!workloads::isMatrixProduct(l.effectiveKind())) ops += workloads::elementOps(l) * l.repeat;
+        QCOMPARE(ops,
+            std::int64_t(5 * 96 * 16 + (8 * 16 * 48 + 6 * 16) + 2 * (4 * 16 * 48 + 3 * 16) + 5 * 16 * 192
+                + 2 * 16 * 8 + 3 * 16 * 128 + 15 + 16 * 48 + 16 * 48));
+        // Written back: the same entries.
+        const std::string json = workloads::writeWorkloadJson(w, "t2.json");
+        const workloads::Workload back = workloads::readWorkloadJson(json, "t2.json");
+        QCOMPARE(back.layers.size(), w.layers.size());
+        for (std::size_t i = 0; i < w.layers.size(); ++i) {
+            QCOMPARE(back.layers[i].name, w.layers[i].name);
+            QCOMPARE(back.layers[i].repeat, w.layers[i].repeat);
+            QCOMPARE(back.layers[i].effectiveKind(), w.layers[i].effectiveKind());
+            QCOMPARE(workloads::elementOps(back.layers[i]), workloads::elementOps(w.layers[i]));
+        }
+        QCOMPARE(QString::fromStdString(json).count("\"type\""), 10);
+        // A softmax missing a part is no operator the format holds.
+        workloads::Workload partial = w;
+        partial.layers.erase(partial.layers.begin() + 2);
+        QVERIFY(workloadError([&] {
+            workloads::writeWorkloadJson(partial, "p.json");
+        }).contains("p.json: layer sm.max: is no operator the JSON model format holds"));
     }
 
     // Operator-file layers keep their own loops, with sizes overridden before parsing.
