@@ -19,6 +19,7 @@ class QPlainTextEdit;
 class QTableWidget;
 class QDockWidget;
 class QComboBox;
+class QSpinBox;
 class QMenu;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -380,6 +381,15 @@ private:
     QSortFilterProxyModel* m_modelProxy = nullptr;
     QTableView* m_modelView = nullptr;
     QComboBox* m_modelCombo = nullptr;
+    /// A transformer's context (phase, tokens), shown for the models that take one.
+    QWidget* m_contextBox = nullptr;
+    QComboBox* m_phaseCombo = nullptr;
+    QSpinBox* m_tokensSpin = nullptr;
+    /// The context the model view's model is instantiated at (empty: the model's defaults).
+    workloads::SequenceOptions m_sequence;
+    /// Shows the context controls for `nameOrPath` (a built-in transformer or an ONNX file) at the context
+    /// `workload` was loaded with, hides them for the others.
+    void showContext(const QString& nameOrPath);
     QLabel* m_modelTotals = nullptr;
     ElidedLabel* m_layerBanner = nullptr;
     QPushButton* m_editCopy = nullptr;

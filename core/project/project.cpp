@@ -39,11 +39,25 @@ void readWorkload(
         fields.string("file", out.file);
     } else if (kind == "model") {
         out.kind = ProjectWorkload::Kind::Model;
-        fields.rejectUnknown({"kind", "model", "layer"});
+        fields.rejectUnknown({"kind", "model", "layer", "seq_len", "batch", "phase", "kv_len"});
         fields.string("model", out.model, true);
         if (object.contains("model") && object["model"].is_string() && out.model.empty())
             fields.error("model", "must name a built-in model or a model file");
         fields.string("layer", out.layer);
+        for (auto [key, value] : {std::pair{"seq_len", &out.sequence.seqLen},
+                 std::pair{"batch", &out.sequence.batch}, std::pair{"kv_len", &out.sequence.kvLen}}) {
+            if (!fields.member(key)) continue;
+            std::int64_t v = 0;
+            fields.integer(key, v);
+            if (v < 1 && fields.diagnostics().empty()) fields.error(key, "must be a positive integer");
+            *value = v;
+        }
+        std::string phase;
+        fields.string("phase", phase);
+        if (phase == "decode")
+            out.sequence.phase = workloads::Phase::Decode;
+        else if (!phase.empty() && phase != "prefill")
+            fields.error("phase", "must be \"prefill\" or \"decode\", not \"" + phase + "\"");
     } else if (object.contains("kind") && object["kind"].is_string()) {
         fields.error("kind", "must be \"operator\" or \"model\", not \"" + kind + "\"");
     }
@@ -229,6 +243,11 @@ std::string writeProject(const Project& project)
         w["kind"] = "model";
         w["model"] = pw.model;
         if (!pw.layer.empty()) w["layer"] = pw.layer;
+        const workloads::SequenceOptions& s = pw.sequence;
+        if (s.seqLen) w["seq_len"] = *s.seqLen;
+        if (s.batch) w["batch"] = *s.batch;
+        if (s.phase == workloads::Phase::Decode) w["phase"] = "decode";
+        if (s.kvLen) w["kv_len"] = *s.kvLen;
     }
     j["workload"] = std::move(w);
     j["accelerator"] = arch::acceleratorToJson(project.accelerator);
@@ -346,7 +365,20 @@ workloads::Workload loadProjectWorkload(const Project& project, const std::strin
             "'" + w.model + "' is neither a built-in model (" + known + ") nor a model file"
                 + (path != w.model ? " (looked for " + path + ")" : std::string())));
     }
-    workloads::Workload model = workloads::loadWorkload(path);
+    workloads::Workload model;
+    try {
+        model = workloads::loadWorkload(path, workloads::LayerErrors::Throw, w.sequence);
+    } catch (const InputError& e) {
+        // A context the model does not take (a CNN's seq_len, a kv_len without decode): the project's field.
+        if (w.sequence.empty()) throw;
+        std::vector<Diagnostic> d = e.diagnostics();
+        for (Diagnostic& x : d)
+            if (x.file.empty() || x.file == path) {
+                x.file = fileName;
+                x.field = "workload";
+            }
+        throw InputError(std::move(d));
+    }
     if (w.layer.empty()) return model;
     const auto it = std::find_if(model.layers.begin(), model.layers.end(),
         [&](const workloads::WorkloadLayer& l) { return l.name == w.layer; });

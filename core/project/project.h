@@ -16,7 +16,10 @@
 //      "model": "vgg16",                    string, required: a built-in model name (alexnet, vgg16, ...)
 //                                           or a MAESTRO (.m) / JSON (.json) model file; a relative path
 //                                           is relative to the project file's folder
-//      "layer": "CONV2_1"}                  string, optional: one layer of the model; absent: every layer
+//      "layer": "CONV2_1",                  string, optional: one layer of the model; absent: every layer
+//      "seq_len": 1024, "batch": 1,         optional positive integers, a transformer's context (built-in
+//      "phase": "decode", "kv_len": 2048}   LLMs, ONNX models with a symbolic sequence): tokens, sequences,
+//                                           "prefill" or "decode", cached tokens (workloads::SequenceOptions)
 //   "accelerator": {...}                    required: an accelerator in the JSON format of
 //                                           core/arch/accelerator_io.h (errors name accelerator.<field>)
 //   "search": {                             optional, and so is each field (defaults as shown, those of
@@ -75,6 +78,7 @@ struct ProjectWorkload
     std::string file; ///< Operator: the file the text came from; may be empty
     std::string model; ///< Model: built-in name or model file path (relative: to the project's folder)
     std::string layer; ///< Model: the one layer to map; empty: the whole model
+    workloads::SequenceOptions sequence; ///< Model: a transformer's context; empty: the model's defaults
     friend bool operator==(const ProjectWorkload&, const ProjectWorkload&) = default;
 };
 

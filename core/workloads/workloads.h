@@ -111,6 +111,7 @@ struct SequenceOptions
     Phase phase = Phase::Prefill;
     std::optional<std::int64_t> kvLen; ///< cached tokens a decode step attends to
     bool empty() const { return !seqLen && !batch && !kvLen && phase == Phase::Prefill; }
+    friend bool operator==(const SequenceOptions&, const SequenceOptions&) = default;
 };
 
 /// One layer: the MAESTRO view and the operator view of the same computation.

@@ -210,6 +210,41 @@ private slots:
         QVERIFY(!minimal.search.constraint.dataflowFilter);
         QCOMPARE(minimal.search.constraint.tileRules.maxParallelLoops, 0);
         QVERIFY(!minimal.selectedMapping);
+        QVERIFY(minimal.workload.sequence.empty());
+        QVERIFY(!j["workload"].contains("seq_len") && !j["workload"].contains("phase"));
+    }
+
+    // A transformer's context is kept with the model and instantiates it: GPT-2's decode step at 16 cached
+    // tokens attends over N = 16; a CNN has no context, and the error names the project file.
+    void modelContextRoundTripsAndApplies()
+    {
+        Project p;
+        p.workload.kind = ProjectWorkload::Kind::Model;
+        p.workload.model = "gpt2";
+        p.workload.sequence.phase = marvel::workloads::Phase::Decode;
+        p.workload.sequence.kvLen = 16;
+        p.workload.sequence.batch = 2;
+        const std::string text = marvel::project::writeProject(p);
+        const json j = json::parse(text);
+        QCOMPARE(j["workload"]["phase"].get<std::string>(), std::string("decode"));
+        QCOMPARE(j["workload"]["kv_len"].get<int>(), 16);
+        QVERIFY(!j["workload"].contains("seq_len"));
+        const Project q = marvel::project::readProject(text, "p.json");
+        QVERIFY(q.workload.sequence == p.workload.sequence);
+        const marvel::workloads::Workload w = marvel::project::loadProjectWorkload(q, "p.json");
+        const auto qk = std::find_if(w.layers.begin(), w.layers.end(),
+            [](const auto& l) { return l.effectiveKind() == marvel::workloads::LayerKind::Attention; });
+        QVERIFY(qk != w.layers.end());
+        QCOMPARE(qk->op.sizeValue("N").value_or(0), std::int64_t(16)); // Q·Kᵀ, the first: N = T
+        QCOMPARE(qk->repeat, 2 * 12 * 12); // B sequences x 12 heads x 12 blocks
+        Project cnn = p;
+        cnn.workload.model = "vgg16";
+        try {
+            marvel::project::loadProjectWorkload(cnn, "p.json");
+            QFAIL("a CNN took a decode context");
+        } catch (const marvel::InputError& e) {
+            QCOMPARE(QString::fromStdString(e.diagnostics().at(0).file), QStringLiteral("p.json"));
+        }
     }
 
     void malformedFieldIsNamed_data()
@@ -237,6 +272,18 @@ private slots:
         row(
             "no workload", [](json& j) { j.erase("workload"); },
             "p.json: workload: missing required field\n");
+        row(
+            "zero tokens",
+            [](json& j) {
+                j["workload"] = {{"kind", "model"}, {"model", "gpt2"}, {"seq_len", 0}};
+            },
+            "p.json: workload.seq_len: must be a positive integer\n");
+        row(
+            "unknown phase",
+            [](json& j) {
+                j["workload"] = {{"kind", "model"}, {"model", "gpt2"}, {"phase", "beam"}};
+            },
+            "p.json: workload.phase: must be \"prefill\" or \"decode\", not \"beam\"\n");
         row(
             "workload not object", [](json& j) { j["workload"] = 3; },
             "p.json: workload: must be an object, not number\n");

@@ -56,12 +56,17 @@ bool MainWindow::openFile(const QString& path)
         QFile json(path);
         if (json.open(QIODevice::ReadOnly)) {
             const QJsonObject top = QJsonDocument::fromJson(json.read(1 << 24)).object();
-            if (top.contains(QStringLiteral("layers")) && !top.contains(QStringLiteral("workload")))
+            if (top.contains(QStringLiteral("layers")) && !top.contains(QStringLiteral("workload"))) {
+                m_sequence = {};
                 return loadModel(path);
+            }
         }
         return openProject(path);
     }
-    if (path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive)) return loadModel(path);
+    if (path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive)) {
+        m_sequence = {};
+        return loadModel(path);
+    }
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, file.errorString()));

@@ -11,13 +11,16 @@
 #include <QLabel>
 #include <QMimeData>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTableView>
 #include <QUrl>
 #include <QVBoxLayout>
 
 #include "core/tech/technology.h"
+#include "core/workloads/transformer_models.h"
 #include "core/workloads/workloads.h"
 #include "importers/onnx/onnx_import.h"
 #include "ui/accelerator/accelerator_panel.h"
@@ -47,6 +50,7 @@ QWidget* MainWindow::buildModelPanel()
     m_modelCombo->setToolTip(tr("A built-in model: its layers fill the table below"));
     connect(m_modelCombo, &QComboBox::activated, this, [this](int i) {
         const QString name = m_modelCombo->itemData(i).toString();
+        m_sequence = {}; // another model: its own default context
         if (name.isEmpty()) {
             loadModel({});
         } else {
@@ -60,11 +64,52 @@ QWidget* MainWindow::buildModelPanel()
     connect(open, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Open model"), {}, tr("Models (*.onnx *.m *.json);;All files (*)"));
-        if (!path.isEmpty() && loadModel(path)) markSettingsDirty(tr("model"));
+        if (path.isEmpty()) return;
+        m_sequence = {}; // another model: its own default context
+        if (loadModel(path)) markSettingsDirty(tr("model"));
     });
     auto* searchAll = new QPushButton(tr("Search whole model"));
     searchAll->setToolTip(tr("Search every layer in the background; the table fills layer by layer"));
     connect(searchAll, &QPushButton::clicked, this, &MainWindow::searchModel);
+    // A transformer's context: prefill of N tokens, or one decode step attending to N cached tokens.
+    m_contextBox = new QWidget;
+    auto* context = new QHBoxLayout(m_contextBox);
+    context->setContentsMargins(0, 0, 0, 0);
+    m_phaseCombo = new QComboBox;
+    m_phaseCombo->setObjectName(QStringLiteral("phase"));
+    m_phaseCombo->addItem(tr("prefill"), int(workloads::Phase::Prefill));
+    m_phaseCombo->addItem(tr("decode"), int(workloads::Phase::Decode));
+    m_phaseCombo->setToolTip(tr("Prefill: the whole prompt at once, N tokens per sequence. Decode: one new "
+                                "token per sequence attending to N cached tokens (the KV cache read from "
+                                "DRAM each step: decode is bound by DRAM)."));
+    m_tokensSpin = new QSpinBox;
+    m_tokensSpin->setObjectName(QStringLiteral("tokens"));
+    m_tokensSpin->setRange(1, 1 << 20);
+    m_tokensSpin->setSuffix(tr(" tokens"));
+    m_tokensSpin->setGroupSeparatorShown(true);
+    m_tokensSpin->setKeyboardTracking(false); // one reload when the number is typed, not per digit
+    m_tokensSpin->setToolTip(tr("Prefill: the sequence length (--seq-len). Decode: the tokens in the KV "
+                                "cache the new token attends to (--kv-len)."));
+    auto applyContext = [this] {
+        const auto phase = workloads::Phase(m_phaseCombo->currentData().toInt());
+        workloads::SequenceOptions s;
+        s.batch = m_sequence.batch;
+        s.phase = phase;
+        (phase == workloads::Phase::Decode ? s.kvLen : s.seqLen) = m_tokensSpin->value();
+        if (s == m_sequence || m_modelName.isEmpty()) return;
+        const workloads::SequenceOptions before = m_sequence;
+        m_sequence = s;
+        if (loadModel(m_modelName))
+            markSettingsDirty(tr("model context"));
+        else
+            m_sequence = before; // the model refused it (said why): the controls go back
+        showContext(m_modelName);
+    };
+    connect(m_phaseCombo, &QComboBox::activated, this, applyContext);
+    connect(m_tokensSpin, &QSpinBox::valueChanged, this, applyContext);
+    context->addWidget(m_phaseCombo);
+    context->addWidget(m_tokensSpin);
+    m_contextBox->setVisible(false);
     m_modelTotals = new QLabel;
     // Long totals wrap instead of widening the window beyond the screen.
     m_modelTotals->setWordWrap(true);
@@ -72,6 +117,7 @@ QWidget* MainWindow::buildModelPanel()
     row->addWidget(new QLabel(tr("Model")));
     row->addWidget(m_modelCombo, 1);
     row->addWidget(open);
+    row->addWidget(m_contextBox);
     row->addWidget(searchAll);
     row->addWidget(m_modelTotals, 2);
     layout->addLayout(row);
@@ -110,18 +156,27 @@ bool MainWindow::loadModel(const QString& nameOrPath)
         m_modelName.clear();
         selectLayer(-1);
         m_modelCombo->setCurrentIndex(0);
+        m_sequence = {};
+        showContext({});
         updateModelTotals();
         return true;
     }
     workloads::Workload w;
     try {
         // A bad layer does not hide the good ones: it is listed with its error and left out of searches.
-        w = workloads::loadWorkload(nameOrPath.toStdString(), workloads::LayerErrors::Keep);
+        const bool onnx = nameOrPath.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive);
+        const bool transformer = workloads::findTransformerConfig(nameOrPath.toStdString()).has_value();
+        workloads::SequenceOptions sequence = onnx || transformer ? m_sequence : workloads::SequenceOptions{};
+        // An ONNX graph's symbolic sequence has no default: the context's tokens (128 to start with).
+        if (onnx && sequence.phase == workloads::Phase::Prefill && !sequence.seqLen)
+            sequence.seqLen = m_tokensSpin->value() > 1 ? m_tokensSpin->value() : 128;
+        w = workloads::loadWorkload(nameOrPath.toStdString(), workloads::LayerErrors::Keep, sequence);
     } catch (const InputError& e) {
         reportError(tr("Cannot open model"), QString::fromStdString(e.what()).trimmed());
         return false;
     }
     m_modelName = nameOrPath;
+    showContext(nameOrPath);
     const int i = m_modelCombo->findData(nameOrPath);
     if (i >= 0) {
         m_modelCombo->setCurrentIndex(i);
@@ -219,6 +274,7 @@ void MainWindow::dropEvent(QDropEvent* event)
     const QString suffix = QFileInfo(path).suffix().toLower();
     event->acceptProposedAction();
     if (suffix == "onnx" || suffix == "m") {
+        m_sequence = {};
         if (loadModel(path)) markSettingsDirty(tr("model"));
     } else {
         openFile(path);
@@ -295,6 +351,22 @@ void MainWindow::updateModelTotals()
         QStringLiteral("<span style='color:%1'>%2</span> <span style='color:%3'><b>%4</b></span>")
             .arg(QLatin1String(kStaleGrey), totals, QLatin1String(kStaleNote), note));
     m_modelTotals->setToolTip(imported.isEmpty() ? note : note + QStringLiteral("\n\n") + imported);
+}
+
+void MainWindow::showContext(const QString& nameOrPath)
+{
+    const auto config = workloads::findTransformerConfig(nameOrPath.toStdString());
+    const bool onnx = nameOrPath.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive);
+    m_contextBox->setVisible(config.has_value() || onnx);
+    if (!config && !onnx) return;
+    // What the model was loaded with: the context set, else its default length.
+    const bool decode = m_sequence.phase == workloads::Phase::Decode;
+    const std::int64_t fallback = config ? config->defaultSeqLen : 128;
+    const std::int64_t tokens
+        = decode ? m_sequence.kvLen.value_or(fallback) : m_sequence.seqLen.value_or(fallback);
+    const QSignalBlocker blockPhase(m_phaseCombo), blockTokens(m_tokensSpin);
+    m_phaseCombo->setCurrentIndex(decode ? 1 : 0);
+    m_tokensSpin->setValue(int(std::min<std::int64_t>(tokens, m_tokensSpin->maximum())));
 }
 
 } // namespace marvel::ui

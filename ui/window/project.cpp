@@ -48,6 +48,7 @@ void MainWindow::applyProject(const project::Project& p)
     m_selected.reset(); // of the work this project replaces
     m_accelerator->setAccelerator(p.accelerator);
     if (p.workload.kind == project::ProjectWorkload::Kind::Model) {
+        m_sequence = p.workload.sequence;
         loadModel(QString::fromStdString(project::resolvedModelPath(p)));
         m_modelName = QString::fromStdString(p.workload.model);
         for (int i = 0; i < m_model->rowCount(); ++i)
@@ -75,6 +76,7 @@ project::Project MainWindow::currentProject() const
     if (!m_modelName.isEmpty()) {
         p.workload.kind = project::ProjectWorkload::Kind::Model;
         p.workload.model = m_modelName.toStdString();
+        if (m_contextBox->isVisibleTo(m_contextBox->parentWidget())) p.workload.sequence = m_sequence;
         if (m_layer >= 0)
             p.workload.layer = m_model->workload().layers[static_cast<std::size_t>(m_layer)].name;
     } else {
