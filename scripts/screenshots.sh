@@ -17,6 +17,7 @@ shot() {
 shot tuning-loop samples/operators/gemm.loop --search
 shot model-view samples/projects/mobilenetv2_p2.json --search
 shot onnx-model samples/projects/resnet50_onnx_p2.json --search
+shot gpt2-model samples/projects/gpt2_edge_vector_45nm.json --search
 shot styles-compared samples/projects/vgg16_conv_p2.json --search
 shot sweep samples/projects/vgg16_conv_p2.json --sweep pes=64,128,256,512,1024 --sweep l2=32K:512K:x2
 shot dram-front samples/projects/vgg16_conv_eyeriss_dram.json --search
