@@ -1018,6 +1018,42 @@ std::pair<std::int64_t, std::int64_t> rowsCols(const Shape& s)
     return {product(s, 0, s.size() - 1), s.back()};
 }
 
+/// One decoding step from the layers of a prefill graph instantiated at `tokens` tokens: every layer's
+/// token rows (a matrix product's M: B·S for a projection, g·S for an attention product; an operator's R:
+/// B·S or B·H·S rows) become one token's, while what the new token attends to (an attention product's N or
+/// K, a softmax's columns) stays `tokens`, the KV cache's length. Layers whose rows do not scale with the
+/// tokens (a classifier on one token) stay as they are.
+void toDecodeStep(std::vector<WorkloadLayer>& layers, std::int64_t tokens)
+{
+    for (WorkloadLayer& l : layers) {
+        if (!l.ok()) continue;
+        const workloads::LayerKind kind = l.effectiveKind();
+        if (kind == workloads::LayerKind::Gemm || kind == workloads::LayerKind::Attention) {
+            std::int64_t m = 0, n = 0, k = 0;
+            for (const mdc::LayerDim& d : l.maestro.dims)
+                (d.name == "M" ? m : d.name == "N" ? n : k) = d.size;
+            if (m < tokens || m % tokens != 0) continue;
+            WorkloadLayer one = kind == workloads::LayerKind::Gemm
+                ? workloads::gemmLayer(l.name, m / tokens, n, k)
+                : workloads::attentionLayer(l.name, m / tokens, n, k, l.repeat);
+            one.repeat = l.repeat;
+            one.sources = std::move(l.sources);
+            l = std::move(one);
+            continue;
+        }
+        if (!l.maestro.type.empty()) continue; // a convolution: no tokens
+        const auto rows = l.op.sizeValue("R");
+        if (!rows || *rows < tokens || *rows % tokens != 0) continue;
+        // The builders' text with its row count replaced (core/workloads/transformer.h: "(R = rows").
+        const std::string from = "(R = " + std::to_string(*rows);
+        std::string text = l.op.source;
+        const std::size_t at = text.find(from);
+        if (at == std::string::npos) continue;
+        text.replace(at, from.size(), "(R = " + std::to_string(*rows / tokens));
+        l.op = ir::parseOperator(text, l.name);
+    }
+}
+
 std::vector<std::int64_t> reducedAxes(const onnx::NodeProto& reduce, std::size_t rank)
 {
     std::vector<std::int64_t> axes = attrInts(reduce, "axes");
@@ -1167,11 +1203,21 @@ Workload Importer::run(std::string_view bytes)
         fail("seq-len", "must be a positive size, not " + std::to_string(*m_options.seqLen));
     if (m_options.kvLen && (*m_options.kvLen < 1 || *m_options.kvLen > kMaxDimension))
         fail("kv-len", "must be a positive size, not " + std::to_string(*m_options.kvLen));
-    if (m_options.phase == workloads::Phase::Decode)
-        fail("phase",
-            "decode is not modelled for ONNX models: a decoding step needs a graph with KV-cache inputs "
-            "(past keys and values), which the reader does not map; import the prefill graph (--phase "
-            "prefill) or use a built-in LLM for decode");
+    // A decoding step is read from the prefill graph at the cache's length, its token rows then one token's
+    // (toDecodeStep): the graph needs no KV-cache inputs.
+    std::optional<std::int64_t> decodeTokens;
+    if (m_options.phase == workloads::Phase::Decode) {
+        if (m_options.seqLen)
+            fail("seq-len",
+                "applies to --phase prefill: a decode step has one new token per sequence (--kv-len "
+                "sets the cached tokens it attends to)");
+        if (!m_options.kvLen)
+            fail("kv-len",
+                "--phase decode needs --kv-len: the cached tokens a step attends to (an ONNX graph "
+                "gives no default)");
+        decodeTokens = m_options.kvLen;
+        m_options.seqLen = m_options.kvLen;
+    }
     fixInputs();
     for (const auto& node : m_model.graph().node())
         m_opTypes.push_back(node.op_type());
@@ -1268,6 +1314,7 @@ Workload Importer::run(std::string_view bytes)
               "element operations are not counted)");
     if (m_folded > 0)
         w.notes.push_back(std::to_string(m_folded) + " nodes of shape arithmetic folded into constants");
+    if (decodeTokens) toDecodeStep(layers, *decodeTokens);
     // Identical shapes merge into the first layer; repeats add up (64-bit, then bounded).
     for (WorkloadLayer& l : layers) {
         auto same = std::find_if(

@@ -4,8 +4,9 @@
 // info, ONNX's shape inference and, where that leaves gaps behind shape arithmetic on statically known
 // sizes (Shape/Gather/Div/Mul/Slice/Concat chains), a small constant folder over int64 tensors. Symbolic
 // dimensions of the graph inputs: the first (the batch) takes `batch`, every other one `seqLen` (an
-// error naming the dimension when it is not given: --seq-len). Only prefill is modelled: decode is
-// refused (a graph exported without KV-cache inputs has no decoding step to cost).
+// error naming the dimension when it is not given: --seq-len). A decode step (--phase decode --kv-len L)
+// is read from the same prefill graph at L tokens, each layer's token rows then one token's while the
+// attention keeps attending to L (no KV-cache inputs needed).
 //
 // Mapping: Conv 2-D and 1-D (a 1-D convolution is a 2-D one with Y = R = 1); group 1 a CONV, group =
 // input channels = output channels a DSCONV, any other group count one group's CONV with repeat =
@@ -49,8 +50,10 @@ struct ImportOptions
     std::int64_t batch = 1; ///< the size of a symbolic or missing batch (first) input dimension
     /// The size of every other symbolic input dimension (the sequence); none: such a dimension is an error.
     std::optional<std::int64_t> seqLen{};
-    workloads::Phase phase = workloads::Phase::Prefill; ///< decode is refused (no KV-cache modelling)
-    std::optional<std::int64_t> kvLen{}; ///< checked to be positive; only decode would use it
+    /// Decode: one step read from the prefill graph at kvLen tokens, each layer's token rows then one
+    /// token's while the attention products and softmax keep attending to kvLen (no KV-cache inputs needed).
+    workloads::Phase phase = workloads::Phase::Prefill;
+    std::optional<std::int64_t> kvLen{}; ///< the cached tokens of a decode step (required with decode)
     /// Files above this size are refused before being read (protobuf's own limit is 2 GiB; an ONNX
     /// graph exported without its weights is tens of KB, with them up to a few hundred MB).
     std::uintmax_t maxFileBytes = std::uintmax_t(1) << 30;

@@ -1,7 +1,9 @@
 // The built-in transformers on the command line (issue 35): a decode step's attention product searched
 // with --phase decode --kv-len --batch, the sequence options' errors (exit 2 naming the option), and a
 // sweep over the prompt length whose rows carry a seq column and grow with it.
+#include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
@@ -35,6 +37,40 @@ private slots:
         QCOMPARE(layer["macs"].toInteger(), qint64(1 * 16 * 64));
         QCOMPARE(layer["repeat"].toInteger(), qint64(2 * 12 * 12));
         QCOMPARE(layer["status"].toString(), QString("ok"));
+    }
+
+    // On the vector unit of the 45 nm sample: softmax's exponent runs there (kind softmax, its compute the
+    // element operations at the lanes' 0.315 pJ: 1 x 16 rows x 16 x 2 operations per element); a unit
+    // without exp cannot run it, and the search says why (exit 2).
+    void vectorUnit()
+    {
+        const QString hw = kSamples + "/accelerators/edge1024_45nm_vector.json";
+        const auto run = runMarvel({"search", "--model", "gpt2", "--seq-len", "16", "--layer",
+            "h.0.attn.softmax.exp", "--hw", hw, "--json", "--threads", "2"});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject layer = clitest::parse(run.out)["layers"].toArray().at(0).toObject();
+        QCOMPARE(layer["kind"].toString(), QString("softmax"));
+        QCOMPARE(layer["element_ops"].toInteger(), qint64(12 * 16 * 16 * 2));
+        QVERIFY(
+            std::abs(layer["energy_parts"].toObject()["mac"].toDouble() - 12 * 16 * 16 * 2 * 0.315) < 1e-6);
+        QTemporaryDir dir;
+        QFile in(hw);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject acc = QJsonDocument::fromJson(in.readAll()).object();
+        QJsonObject unit = acc["vector_unit"].toObject();
+        unit["functions"] = QJsonArray{"rsqrt", "sigmoid"};
+        acc["vector_unit"] = unit;
+        QFile out(dir.filePath("no_exp.json"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(acc).toJson());
+        out.close();
+        const auto refused = runMarvel({"search", "--model", "gpt2", "--seq-len", "16", "--layer",
+            "h.0.attn.softmax.exp", "--hw", dir.filePath("no_exp.json"), "--threads", "2"});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(
+            refused.err.contains("operator 'softmax_exp' calls exp, which the accelerator's vector unit does "
+                                 "not compute (vector_unit.functions: rsqrt, sigmoid)"),
+            qPrintable(refused.err));
     }
 
     void badSequenceOptions()

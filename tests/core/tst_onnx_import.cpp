@@ -302,6 +302,24 @@ private slots:
         QCOMPARE(work(importSequence("llama_like", 3, 8)).op("softmax"), std::int64_t(3 * 40 * 64));
     }
 
+    // One decoding step of the same graph (no KV-cache inputs): one token per sequence attending to L cached
+    // ones. From the prefill counts above with one query token and L keys: the projections' 108544 MACs, the
+    // attention 256 L; softmax 40 L; RMSNorm 5 x 259; SwiGLU 1056; residual adds 256 and the scaling and
+    // mask 16 L.
+    void decodeStepFromThePrefillGraph()
+    {
+        for (std::int64_t kv : {8, 64}) {
+            const Work got = work(onnx_import::importOnnxFile(
+                kData + "llama_like.onnx", {.batch = 1, .phase = workloads::Phase::Decode, .kvLen = kv}));
+            QCOMPARE(got.macs, 108544 + 256 * kv);
+            QCOMPARE(got.attentionMacs, 256 * kv);
+            QCOMPARE(got.op("softmax"), 40 * kv);
+            QCOMPARE(got.op("norm"), std::int64_t(5 * 259));
+            QCOMPARE(got.op("activation"), std::int64_t(1056));
+            QCOMPARE(got.op("elementwise"), 256 + 16 * kv);
+        }
+    }
+
     void symbolicDimensionsNeedTheirOption()
     {
         const std::string path = kData + "bert_like.onnx";
@@ -322,12 +340,16 @@ private slots:
         QCOMPARE(error({.seqLen = 0}), path + ": seq-len: must be a positive size, not 0\n");
         QCOMPARE(error({.seqLen = -3}), path + ": seq-len: must be a positive size, not -3\n");
         QCOMPARE(error({.seqLen = 4, .kvLen = 0}), path + ": kv-len: must be a positive size, not 0\n");
-        const std::string decode = error({.seqLen = 4, .phase = workloads::Phase::Decode, .kvLen = 64});
-        QVERIFY2(decode.find(path
-                     + ": phase: decode is not modelled for ONNX models: a decoding step needs a "
-                       "graph with KV-cache inputs")
-                == 0,
-            decode.c_str());
+        QCOMPARE(error({.seqLen = 4, .phase = workloads::Phase::Decode, .kvLen = 64}),
+            path
+                + ": seq-len: applies to --phase prefill: a decode step has one new token per sequence "
+                  "(--kv-len "
+                  "sets the cached tokens it attends to)\n");
+        QCOMPARE(error({.phase = workloads::Phase::Decode}),
+            path
+                + ": kv-len: --phase decode needs --kv-len: the cached tokens a step attends to (an ONNX "
+                  "graph "
+                  "gives no default)\n");
         QCOMPARE(error({.seqLen = 4}), std::string("no error"));
     }
 
