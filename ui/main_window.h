@@ -373,6 +373,8 @@ private:
     std::optional<ResultBasis> m_sweepBasis;
     std::shared_ptr<const sweep::Grid> m_sweepGrid; ///< of the shown sweep
     bool m_sweepOfModel = false; ///< the shown sweep is of the whole model
+    /// The model a shown sweep over the context (seq, kv) instantiated at each value; empty otherwise.
+    QString m_sweepContextModel;
     sweep::PointSearch m_sweepPointSearch
         = sweep::PointSearch::Full; ///< the search that made the shown sweep
     QTimer* m_rerunTimer = nullptr; ///< a search again after a pause in changing the search settings

@@ -213,6 +213,19 @@ void retune(MainWindow& w, const char* key, int value, int shownRow)
 }
 } // namespace
 
+namespace {
+
+// What is checked here is that every figure follows the panels, whichever search made it: without the
+// refinement (tst_refine's subject) each search costs a fraction, above all under the sanitizers.
+void withoutRefinement(MainWindow& w)
+{
+    search::SearchOptions options = w.searchPanel()->options();
+    options.refine = false;
+    w.searchPanel()->setOptions(options);
+}
+
+} // namespace
+
 class TestRetuneFigures : public QObject
 {
     Q_OBJECT
@@ -232,6 +245,7 @@ private slots:
             QStringLiteral(MARVEL_SAMPLES_DIR "/accelerators/P2_edge.json")));
         QVERIFY(w.loadModel(kModel));
         w.searchPanel()->setCompareStyles(false); // until the last step: they search several times more
+        withoutRefinement(w);
         w.modelView()->selectRow(row);
         QSignalSpy finished(&w, &MainWindow::searchFinished);
         w.searchPanel()->runButton()->click();
@@ -308,6 +322,7 @@ private slots:
     {
         MainWindow w;
         w.searchPanel()->setCompareStyles(false);
+        withoutRefinement(w);
         w.editor()->setPlainText(QString::fromStdString(workloads::gemmLoopText(16, 16, 16)));
         QSignalSpy finished(&w, &MainWindow::searchFinished);
         QVERIFY(w.runSearch());
@@ -329,6 +344,7 @@ private slots:
     {
         MainWindow w;
         w.searchPanel()->setCompareStyles(false);
+        withoutRefinement(w);
         w.editor()->setPlainText(QString::fromStdString(workloads::gemmLoopText(16, 16, 16)));
         QSignalSpy finished(&w, &MainWindow::searchFinished);
         QVERIFY(w.runSearch());
@@ -358,6 +374,7 @@ private slots:
     {
         MainWindow w;
         w.searchPanel()->setCompareStyles(false);
+        withoutRefinement(w);
         QVERIFY(w.loadModel(kModel));
         w.sweepPanel()->setAxes(
             QStringLiteral("pes"), QStringLiteral("64,128"), QStringLiteral("l2"), QStringLiteral("32K,64K"));
@@ -395,6 +412,7 @@ private slots:
         const workloads::Workload model = workloads::loadWorkload(kModel.toStdString());
         MainWindow w;
         w.searchPanel()->setCompareStyles(false);
+        withoutRefinement(w);
         QVERIFY(w.loadModel(kModel));
         QSignalSpy finished(&w, &MainWindow::searchFinished);
         QPushButton* searchAll = nullptr;

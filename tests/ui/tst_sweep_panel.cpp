@@ -17,6 +17,7 @@
 #include "tests/ui/ui_samples.h"
 #include "ui/accelerator/accelerator_panel.h"
 #include "ui/main_window.h"
+#include "ui/model/model_table.h"
 #include "ui/search/search_controller.h"
 #include "ui/search/search_panel.h"
 #include "ui/sweep/sweep_controller.h"
@@ -263,6 +264,18 @@ private slots:
         const QByteArray app = a.readAll();
         QVERIFY(app.startsWith("kv,pes,"));
         QCOMPARE(app, b.readAll());
+
+        // A cell of kv 32 loads its accelerator and its context: the Model panel's model becomes the decode
+        // step over 32 cached tokens, and the sweep, which studied every length, stays current.
+        QVERIFY(w.loadDesignPoint(3));
+        QCOMPARE(w.acceleratorPanel()->accelerator().numPes, std::int64_t(1024));
+        QCOMPARE(w.findChild<QComboBox*>(QStringLiteral("phase"))->currentText(), QStringLiteral("decode"));
+        QCOMPARE(w.findChild<QSpinBox*>(QStringLiteral("tokens"))->value(), 32);
+        for (const workloads::WorkloadLayer& l : w.modelTable()->workload().layers)
+            if (l.effectiveKind() == workloads::LayerKind::Attention && l.name.ends_with("scores"))
+                QCOMPARE(l.op.sizeValue("N").value_or(0), std::int64_t(32));
+        QVERIFY2(panel->staleNote().isEmpty(), qPrintable(panel->staleNote()));
+        w.cancelSearch();
     }
 
     /// Cancel returns at once; the stopped worker is joined by the next run, which alone reaches the map.

@@ -56,7 +56,11 @@ QString MainWindow::designStudyChange(
     // The workload studied: a model's study describes the model whichever layer is picked since (a design
     // point's search picks the first); a layer's or an operator's, the one the tab would take now.
     workloads::Workload workload;
-    if (ofModel) {
+    if (ofModel && grid.context() && !m_sweepContextModel.isEmpty() && m_modelName == m_sweepContextModel) {
+        // A sweep over the context studied this model at every length: another length (a cell's) leaves it
+        // current.
+        now.workload = basis.workload;
+    } else if (ofModel) {
         for (const workloads::WorkloadLayer& l : m_model->workload().layers)
             if (l.ok()) workload.layers.push_back(l);
         now.workload = workloadKey(workload);

@@ -246,6 +246,7 @@ bool MainWindow::runSweep()
     m_sweepPointSearch = request.options.pointSearch;
     m_sweepGrid = request.grid;
     m_sweepOfModel = wholeModel;
+    m_sweepContextModel = request.grid->context() ? m_modelName : QString();
     m_sweepController->start(std::move(request));
     m_sweepPanel->setRunning(true);
     refreshStaleness();
@@ -263,15 +264,30 @@ bool MainWindow::loadDesignPoint(std::size_t index)
         options.objective = m_sweepPanel->objective();
         m_searchPanel->setOptions(options);
     }
-    if (grid->context())
+    if (grid->context()) {
+        // The cell's context too: the Model panel's model at the cell's length, searched whole, so that
+        // the totals are the cell's figures.
+        workloads::SequenceOptions sequence;
+        sequence.batch = m_sequence.batch;
+        if (grid->context()->parameter == sweep::ContextParameter::Kv) {
+            sequence.phase = workloads::Phase::Decode;
+            sequence.kvLen = grid->contextValue(index);
+        } else {
+            sequence.seqLen = grid->contextValue(index);
+        }
+        if (!(sequence == m_sequence)) {
+            m_sequence = sequence;
+            if (!loadModel(m_modelName)) return false;
+            markSettingsDirty(tr("model context"));
+        }
         statusBar()->showMessage(
-            tr("Design point %1 loaded into the accelerator panel; the tuner searches the "
-               "model view's model at its own sequence length, not the cell's %2 = %3")
+            tr("Design point %1 loaded into the accelerator panel and the model's context "
+               "(%2 = %3)")
                 .arg(index + 1)
                 .arg(QString::fromUtf8(sweep::contextName(grid->context()->parameter).data()))
                 .arg(grid->contextValue(index)),
             8000);
-    else
+    } else
         statusBar()->showMessage(m_sweepPointSearch == sweep::PointSearch::Quick
                 ? tr("Design point %1 loaded into the accelerator panel; the tuner runs the full search, "
                      "which "
