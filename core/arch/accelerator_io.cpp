@@ -282,8 +282,8 @@ nlohmann::ordered_json acceleratorToJson(const Accelerator& acc)
     else
         j["multicast"] = acc.multicast == Multicast::Elements;
     j["spatial_reduction"] = acc.spatialReduction;
-    // Only when there is one, so the files of accelerators without it read back unchanged.
-    if (acc.vectorUnit.lanes > 0) {
+    // Only when it is not the default (none), so the files of accelerators without one read back unchanged.
+    if (acc.vectorUnit != VectorUnit{}) {
         j["vector_unit"] = {{"lanes", acc.vectorUnit.lanes}, {"ops_per_cycle", acc.vectorUnit.opsPerCycle},
             {"register_bytes", acc.vectorUnit.registerBytes}};
         if (acc.vectorUnit.functions != arch::VectorUnit::kAllFunctions) {
@@ -302,7 +302,8 @@ nlohmann::ordered_json acceleratorToJson(const Accelerator& acc)
     j["energy"]
         = {{"mac", acc.energy.mac}, {"l1_access", acc.energy.l1Access}, {"l2_access", acc.energy.l2Access},
             {"dram_access", acc.energy.dramAccess}, {"mac_energy_nj", acc.energy.macEnergyNanojoule}};
-    if (acc.vectorUnit.lanes > 0) j["energy"]["vector_op"] = acc.energy.vectorOp;
+    // Likewise the vector unit's energy, when it is not the default (a MAC's).
+    if (acc.energy.vectorOp != EnergyModel{}.vectorOp) j["energy"]["vector_op"] = acc.energy.vectorOp;
     return j;
 }
 
