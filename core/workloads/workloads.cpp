@@ -284,10 +284,6 @@ std::int64_t Workload::totalMacs() const
     return total;
 }
 
-namespace {
-
-// Whether two operators are the same computation: name, sizes and the nest's loops and statements as
-// written (a custom operator, or a transformer layer that is not a matrix product).
 bool sameOperator(const ir::Operator& a, const ir::Operator& b)
 {
     if (a.name != b.name || a.sizes.size() != b.sizes.size()) return false;
@@ -305,7 +301,7 @@ bool sameOperator(const ir::Operator& a, const ir::Operator& b)
     return true;
 }
 
-} // namespace
+namespace { } // namespace
 
 std::vector<WorkloadLayer> mergeRepeats(std::vector<WorkloadLayer> layers)
 {
@@ -649,17 +645,7 @@ const ElementType* findElementType(const std::string& type)
 /// Same name, kind, operator sizes and statements: what a layer written to JSON must read back as.
 bool sameOperatorLayer(const WorkloadLayer& a, const WorkloadLayer& b)
 {
-    if (a.name != b.name || a.effectiveKind() != b.effectiveKind() || a.op.name != b.op.name
-        || a.op.sizes.size() != b.op.sizes.size())
-        return false;
-    for (std::size_t i = 0; i < a.op.sizes.size(); ++i)
-        if (a.op.sizes[i].name != b.op.sizes[i].name || a.op.sizes[i].value != b.op.sizes[i].value)
-            return false;
-    const auto na = ir::perfectNest(a.op), nb = ir::perfectNest(b.op);
-    if (!na || !nb || na->statements.size() != nb->statements.size()) return false;
-    for (std::size_t i = 0; i < na->statements.size(); ++i)
-        if (na->statements[i].text != nb->statements[i].text) return false;
-    return true;
+    return a.name == b.name && a.effectiveKind() == b.effectiveKind() && sameOperator(a.op, b.op);
 }
 
 } // namespace

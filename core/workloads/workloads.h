@@ -224,6 +224,10 @@ bool hasModelFileReader(const std::string& extension);
 /// dilations) on Y and X, an operator whose parts are not together with one repeat.
 std::string writeWorkloadJson(const Workload& workload, const std::string& fileName);
 
+/// Whether two operators are the same computation: name, sizes and the nest's loops and statements as
+/// written (a custom operator, or a transformer layer that is not a matrix product).
+bool sameOperator(const ir::Operator& a, const ir::Operator& b);
+
 /// Merges layers of the same kind with the same MAESTRO type, dims, strides and dilations (or, without a
 /// MAESTRO type, the same operator: name, sizes, loops and statements) into the first, adding up
 /// `repeat`. Layers with errors never merge.

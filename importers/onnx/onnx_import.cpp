@@ -1176,15 +1176,7 @@ bool sameLayer(const WorkloadLayer& a, const WorkloadLayer& b)
     if (!a.ok() || !b.ok() || a.effectiveKind() != b.effectiveKind() || a.maestro.type != b.maestro.type)
         return false;
     if (!a.maestro.type.empty()) return a.maestro.dims == b.maestro.dims;
-    if (a.op.sizes.size() != b.op.sizes.size()) return false;
-    for (std::size_t i = 0; i < a.op.sizes.size(); ++i)
-        if (a.op.sizes[i].name != b.op.sizes[i].name || a.op.sizes[i].value != b.op.sizes[i].value)
-            return false;
-    const auto na = ir::perfectNest(a.op), nb = ir::perfectNest(b.op);
-    if (!na || !nb || na->statements.size() != nb->statements.size()) return false;
-    for (std::size_t i = 0; i < na->statements.size(); ++i)
-        if (na->statements[i].text != nb->statements[i].text) return false;
-    return true;
+    return workloads::sameOperator(a.op, b.op);
 }
 
 Workload Importer::run(std::string_view bytes)
