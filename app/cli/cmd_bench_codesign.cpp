@@ -38,15 +38,19 @@ const cli::Command kCommand{"bench-codesign",
     "edge1024_45nm) with the technology table (default 45nm), over the grid of marvel codesign's default\n"
     "axes (pes=64:4096:x2 l1=64:2K:x2 l2=16K:4M:x2 noc_bw=16:512:x2: 2268 designs; --vary replaces\n"
     "them), prints for each area budget (default 0.5,1.5,4 mm^2):\n"
-    "  the exhaustive best: every design within the budget searched as marvel sweep searches a point\n"
+    "  the exhaustive best: the best of every design within the budget searched as marvel sweep\n"
+    "  searches a point, found by branch and bound for the runtime objective (a design takes at least\n"
+    "  its layers' roofline cycles: designs in ascending order of that bound, dropped once their\n"
+    "  searched layers and the others' bounds exceed the best so far; a layer search below its\n"
+    "  roofline would void the proof and is reported); other objectives search every design\n"
     "  the co-design's best, its distance to the exhaustive best, and its layer searches (the share of\n"
     "  the whole grid's); goal: within 1%, at most 10% of the grid's\n"
     "then the wall and CPU time of one whole co-design (the middle budget) searching every design it\n"
     "proposes (goal for resnet50: at most 600 s on 2 cores), whose rows must equal the exhaustive ones.\n"
-    "The exhaustive grid is the expensive part: --cache PREFIX keeps its layer searches in\n"
-    "PREFIX.MODEL.txt (a later run searches only the missing ones); the quality figures take the\n"
-    "co-design's layer searches from them (the same search's results). Only designs within the largest\n"
-    "budget are searched. --first-layer K and --layers N keep N layers of each model from its K-th (from 0;\n"
+    "The exhaustive grid is the expensive part: --cache PREFIX keeps every layer search in\n"
+    "PREFIX.MODEL.txt (a later run searches only the missing ones); the co-design takes its layer\n"
+    "searches from the same table (the same search's results). --first-layer K and --layers N keep N\n"
+    "layers of each model from its K-th (from 0;\n"
     "a cheaper run whose figures are those of that part of the model); --no-exhaustive prints only the "
     "co-design's figures;\n"
     "--no-timing skips the timed run. The other options are marvel codesign's. Ctrl+C stops (the cache\n"
@@ -184,133 +188,132 @@ int run(const std::vector<std::string>& argv)
         }
         const codesign::CoDesigner& largest = *problems.back();
 
-        // The exhaustive layer outcomes: from the cache, the missing ones searched (within the largest
-        // budget).
+        // Every layer search goes through one table, filled from the cache file and by searching what is
+        // missing (appended to the cache as it goes, so that Ctrl+C loses little).
         std::map<std::pair<std::size_t, std::size_t>, sweep::LayerOutcome> table;
         const std::size_t layerCount = workload.layers.size();
-        if (exhaustive) {
-            const auto start = std::chrono::steady_clock::now();
-            const std::clock_t cpu0 = std::clock();
-            std::string cachePath;
-            std::ofstream cacheOut;
-            if (auto prefix = args.value("cache")) {
-                std::string stem = model;
-                std::replace(stem.begin(), stem.end(), '/', '_');
-                cachePath
-                    = *prefix + "." + stem + (layers ? ".layers" + std::to_string(*layers) : "") + ".txt";
-                // One line per layer search: "POINT LAYER OUTCOME" (sweep::formatLayerOutcome); the first
-                // line says what they depend on, so that a cache of another grid or search is refused.
-                const std::string settings = axesText + " | "
-                    + cli::acceleratorArgPath(args.valueOr("hw", "edge1024_45nm")) + " | "
-                    + sweep::sweepSettings(workload, largest.options().sweep);
-                std::string header = settings;
-                std::replace(header.begin(), header.end(), '\n', ';');
-                std::ifstream in(cachePath);
-                std::string line;
-                if (in && std::getline(in, line)) {
-                    if (line != header) {
-                        std::cerr << "marvel bench-codesign: " << cachePath
-                                  << ": written for another grid, model or search; remove it or give another "
-                                     "--cache\n";
-                        return cli::InputError;
-                    }
-                    while (std::getline(in, line)) {
-                        std::istringstream fields(line);
-                        std::size_t point = 0, layer = 0;
-                        fields >> point >> layer;
-                        const std::streamoff at = fields.tellg();
-                        if (!fields || at < 0) continue; // a cut last line
-                        const std::optional<sweep::LayerOutcome> o = sweep::parseLayerOutcome(
-                            std::string_view(line).substr(static_cast<std::size_t>(at) + 1));
-                        if (o && point < grid->size() && layer < layerCount) table[{point, layer}] = *o;
-                    }
-                    cacheOut.open(cachePath, std::ios::app);
-                } else {
-                    cacheOut.open(cachePath, std::ios::trunc);
-                    cacheOut << header << '\n';
-                }
-                if (!cacheOut) {
-                    std::cerr << "marvel bench-codesign: " << cachePath << ": cannot write the cache\n";
+        std::ofstream cacheOut;
+        if (auto prefix = args.value("cache"); prefix && exhaustive) {
+            std::string stem = model;
+            std::replace(stem.begin(), stem.end(), '/', '_');
+            const std::string cachePath = *prefix + "." + stem
+                + (firstLayer ? ".from" + std::to_string(*firstLayer) : "")
+                + (layers ? ".layers" + std::to_string(*layers) : "") + ".txt";
+            // One line per layer search: "POINT LAYER OUTCOME" (sweep::formatLayerOutcome); the first
+            // line says what they depend on, so that a cache of another grid or search is refused.
+            const std::string settings = axesText + " | "
+                + cli::acceleratorArgPath(args.valueOr("hw", "edge1024_45nm")) + " | "
+                + sweep::sweepSettings(workload, largest.options().sweep);
+            std::string header = settings;
+            std::replace(header.begin(), header.end(), '\n', ';');
+            std::ifstream in(cachePath);
+            std::string line;
+            if (in && std::getline(in, line)) {
+                if (line != header) {
+                    std::cerr << "marvel bench-codesign: " << cachePath
+                              << ": written for another grid, model or search; remove it or give another "
+                                 "--cache\n";
                     return cli::InputError;
                 }
-            }
-            std::vector<codesign::Unit> todo;
-            for (std::size_t i : largest.withinArea())
-                for (std::size_t l = 0; l < layerCount; ++l)
-                    if (!table.count({i, l})) todo.push_back({i, l});
-            const std::size_t all = largest.withinArea().size() * layerCount;
-            std::fprintf(stderr,
-                "%s: exhaustive: %zu designs within %.3g mm^2 x %zu layers, %zu cached, %zu to search\n",
-                model.c_str(), largest.withinArea().size(), budgets.back(), layerCount, all - todo.size(),
-                todo.size());
-            // In chunks, so that the cache grows as it goes and Ctrl+C loses little.
-            const std::size_t chunk = 64;
-            for (std::size_t from = 0; from < todo.size() && !stop.stop_requested(); from += chunk) {
-                const std::vector<codesign::Unit> part(todo.begin() + static_cast<std::ptrdiff_t>(from),
-                    todo.begin() + static_cast<std::ptrdiff_t>(std::min(todo.size(), from + chunk)));
-                const std::vector<std::optional<sweep::LayerOutcome>> got
-                    = largest.evaluateUnits(part, stop.get_token());
-                for (std::size_t u = 0; u < part.size(); ++u) {
-                    if (!got[u]) continue;
-                    table[{part[u].index, part[u].layer}] = *got[u];
-                    if (cacheOut)
-                        cacheOut << part[u].index << ' ' << part[u].layer << ' '
-                                 << sweep::formatLayerOutcome(*got[u]) << '\n';
+                while (std::getline(in, line)) {
+                    std::istringstream fields(line);
+                    std::size_t point = 0, layer = 0;
+                    fields >> point >> layer;
+                    const std::streamoff at = fields.tellg();
+                    if (!fields || at < 0) continue; // a cut last line
+                    const std::optional<sweep::LayerOutcome> o = sweep::parseLayerOutcome(
+                        std::string_view(line).substr(static_cast<std::size_t>(at) + 1));
+                    if (o && point < grid->size() && layer < layerCount) table[{point, layer}] = *o;
                 }
-                cacheOut.flush();
-                const double t = seconds(start);
-                const std::size_t done = std::min(todo.size(), from + chunk);
-                std::fprintf(stderr, "%s: exhaustive: %zu/%zu layer searches, %.0f s, eta %.0f s\n",
-                    model.c_str(), done, todo.size(), t, t / double(done) * double(todo.size() - done));
+                cacheOut.open(cachePath, std::ios::app);
+            } else {
+                cacheOut.open(cachePath, std::ios::trunc);
+                cacheOut << header << '\n';
             }
-            if (stop.stop_requested()) {
-                std::printf("interrupted: the cache keeps the %zu layer searches done\n", table.size());
-                return 130;
+            if (!cacheOut) {
+                std::cerr << "marvel bench-codesign: " << cachePath << ": cannot write the cache\n";
+                return cli::InputError;
             }
-            std::printf(
-                "  exhaustive: %zu designs within the largest budget x %zu layers (%zu layer searches "
-                "from the cache, %zu run in %.1f s, cpu %.1f s)\n",
-                largest.withinArea().size(), layerCount, all - todo.size(), todo.size(), seconds(start),
-                double(std::clock() - cpu0) / CLOCKS_PER_SEC);
-            std::fflush(stdout);
+            std::fprintf(
+                stderr, "%s: %zu layer searches from %s\n", model.c_str(), table.size(), cachePath.c_str());
         }
-
-        // Quality: each budget's co-design, its layer searches taken from the exhaustive ones.
-        const codesign::UnitEvaluator fromTable
-            = [&](const std::vector<codesign::Unit>& units, std::stop_token) {
-                  std::vector<std::optional<sweep::LayerOutcome>> out;
+        std::size_t searched = 0;
+        const codesign::UnitEvaluator throughTable
+            = [&](const std::vector<codesign::Unit>& units, std::stop_token stopToken) {
+                  std::vector<codesign::Unit> missing;
                   for (const codesign::Unit& u : units)
-                      out.push_back(table.at({u.index, u.layer}));
+                      if (!table.count({u.index, u.layer})) missing.push_back(u);
+                  const std::vector<std::optional<sweep::LayerOutcome>> got
+                      = largest.evaluateUnits(missing, stopToken);
+                  for (std::size_t k = 0; k < missing.size(); ++k) {
+                      if (!got[k]) continue;
+                      table[{missing[k].index, missing[k].layer}] = *got[k];
+                      ++searched;
+                      if (cacheOut)
+                          cacheOut << missing[k].index << ' ' << missing[k].layer << ' '
+                                   << sweep::formatLayerOutcome(*got[k]) << '\n';
+                  }
+                  cacheOut.flush();
+                  std::vector<std::optional<sweep::LayerOutcome>> out;
+                  for (const codesign::Unit& u : units) {
+                      const auto it = table.find({u.index, u.layer});
+                      out.push_back(it == table.end() ? std::nullopt : std::optional(it->second));
+                  }
                   return out;
               };
-        auto wholeRow = [&](const codesign::CoDesigner& cd, std::size_t index) {
+        auto wholeRow
+            = [&](const codesign::CoDesigner& cd, std::size_t index) -> std::optional<sweep::PointResult> {
             std::vector<sweep::LayerOutcome> outcomes;
             for (std::size_t l = 0; l < layerCount; ++l) {
-                outcomes.push_back(table.at({index, l}));
+                const auto it = table.find({index, l});
+                if (it == table.end()) return std::nullopt;
+                outcomes.push_back(it->second);
                 if (!outcomes.back().ok) break;
             }
             return cd.combine(index, outcomes);
         };
+
+        // Quality, per budget: the exhaustive grid's best (branch and bound: every design within the
+        // budget that its roofline bound does not rule out), then the co-design's with the same layer
+        // searches.
+        const std::size_t gridSearches = grid->size() * layerCount;
         for (std::size_t b = 0; exhaustive && b < budgets.size(); ++b) {
             const codesign::CoDesigner& cd = *problems[b];
-            codesign::Result every;
-            every.gridSize = grid->size();
-            for (std::size_t i : cd.withinArea())
-                every.designs.push_back(cd.judge(wholeRow(cd, i), every.designs.size(), "exhaustive"));
-            cd.summarise(every);
-            const codesign::Result r = cd.run({}, {}, {}, fromTable);
-            const double cost = 100.0 * double(r.layerSearches) / double(grid->size() * layerCount);
+            const auto start = std::chrono::steady_clock::now();
+            const std::clock_t cpu0 = std::clock();
+            const std::size_t searchedBefore = searched;
+            cli::CodesignProgress progress;
+            const codesign::Result every = cd.boundedExhaustive(
+                stop.get_token(), [&](const codesign::Progress& p) { progress.update(p); }, throughTable);
+            progress.finish();
+            if (every.cancelled) {
+                std::printf("interrupted: the cache keeps the %zu layer searches done\n", table.size());
+                return 130;
+            }
+            std::printf("  budget %g mm^2: %zu designs within it; exhaustive best %s\n", budgets[b],
+                cd.withinArea().size(), every.best ? designText(*every.best).c_str() : "none");
+            std::printf(
+                "    exhaustive by branch and bound: %zu designs searched whole, %zu dropped part-searched, "
+                "%zu ruled out by their roofline bound; %zu layer searches (%zu new, %.1f s, cpu %.1f s), "
+                "%zu below their roofline%s\n",
+                every.designs.size(), every.stoppedByBound, every.ruledOutByBound, every.layerSearches,
+                searched - searchedBefore, seconds(start), double(std::clock() - cpu0) / CLOCKS_PER_SEC,
+                every.boundViolations, every.boundViolations ? " (the bound failed: not proven)" : "");
+            std::fflush(stdout);
+            const codesign::Result r = cd.run(stop.get_token(), {}, {}, throughTable);
+            if (r.cancelled) {
+                std::printf("interrupted: the cache keeps the %zu layer searches done\n", table.size());
+                return 130;
+            }
+            const double cost = 100.0 * double(r.layerSearches) / double(gridSearches);
             if (!every.best || !r.best) {
-                std::printf("  budget %g mm^2: %s\n", budgets[b],
-                    every.best ? "the co-design found no design within budget" : "no design within budget");
+                if (every.best) std::printf("    the co-design found no design within budget\n");
                 allMet = allMet && !every.best;
                 continue;
             }
             const double gap = 100.0 * (r.best->objective - every.best->objective) / every.best->objective;
-            const bool met = gap <= 1.0 && cost <= 10.0;
+            const bool met = gap <= 1.0 && cost <= 10.0 && every.boundViolations == 0;
             allMet = allMet && met;
-            std::printf("  budget %g mm^2: %zu designs within it; exhaustive best %s\n", budgets[b],
-                cd.withinArea().size(), designText(*every.best).c_str());
             std::printf(
                 "    codesign best %s: %+.2f%%; %zu designs scored on %zu probe layers, %zu searched whole; "
                 "%zu layer searches = %.1f%% of the whole grid's (%.1f designs' worth): %s\n",
@@ -336,8 +339,8 @@ int run(const std::vector<std::string>& argv)
             }
             bool same = true;
             for (const codesign::Design& d : r.designs)
-                if (table.count({d.point.index, 0}))
-                    same = same && sweep::formatRow(wholeRow(cd, d.point.index)) == sweep::formatRow(d.point);
+                if (const std::optional<sweep::PointResult> row = wholeRow(cd, d.point.index))
+                    same = same && sweep::formatRow(*row) == sweep::formatRow(d.point);
             std::printf(
                 "  timed codesign (budget %g mm^2): %zu designs probed, %zu searched whole, %zu layer "
                 "searches in %.1f s, cpu %.1f s; best %s",

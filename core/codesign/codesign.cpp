@@ -399,6 +399,20 @@ public:
 
     bool completed(std::size_t index) const { return m_completed.count(index) != 0; }
 
+    // For the bounded exhaustive search, which picks its own layers per round.
+    const std::vector<std::optional<sweep::LayerOutcome>>& known(std::size_t index)
+    {
+        return outcomes(index);
+    }
+    static bool hasFailed(const std::vector<std::optional<sweep::LayerOutcome>>& known)
+    {
+        return failed(known);
+    }
+    Design finishDesign(std::size_t index, const std::string& phase) { return addComplete(index, phase); }
+    void replan(std::size_t plannedSearches) { m_plannedSearches = plannedSearches; }
+    void report(const std::string& phase) { progress(phase); }
+    Result& result() { return m_result; }
+
     Result finish()
     {
         m_owner.summarise(m_result);
@@ -505,6 +519,88 @@ Result CoDesigner::exhaustive(std::stop_token stop, const std::function<void(con
             std::vector<std::size_t>(m_within.begin() + static_cast<std::ptrdiff_t>(from),
                 m_within.begin() + static_cast<std::ptrdiff_t>(std::min(m_within.size(), from + chunk))),
             "exhaustive");
+    return run.finish();
+}
+
+Result CoDesigner::boundedExhaustive(std::stop_token stop,
+    const std::function<void(const Progress&)>& onProgress, const UnitEvaluator& evaluator) const
+{
+    if (m_options.objective != Objective::Runtime)
+        return exhaustive(std::move(stop), {}, onProgress, evaluator);
+    const Impl& im = *m_impl;
+    const std::size_t layers = im.layers;
+    std::unordered_map<std::size_t, std::vector<std::int64_t>> bound;
+    std::unordered_map<std::size_t, std::int64_t> total;
+    for (std::size_t i : m_within) {
+        std::vector<std::int64_t>& b = bound[i];
+        for (std::size_t l = 0; l < layers; ++l)
+            b.push_back(im.sweeper.layerRoofline(i, l));
+        std::int64_t sum = 0;
+        for (std::int64_t v : b)
+            sum += v;
+        total[i] = sum;
+    }
+    std::vector<std::size_t> order = m_within;
+    std::stable_sort(
+        order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return total[a] < total[b]; });
+    // The heaviest layers first (on the base accelerator), in four stages: most designs that cannot win
+    // show it on their heaviest layers.
+    std::vector<std::pair<std::int64_t, std::size_t>> weight;
+    for (std::size_t l = 0; l < layers; ++l)
+        weight.emplace_back(bound[order.front()][l], l);
+    std::stable_sort(
+        weight.begin(), weight.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    const std::size_t stageSize = std::max<std::size_t>(1, (layers + 3) / 4);
+    std::vector<std::vector<std::size_t>> stages;
+    for (std::size_t k = 0; k < weight.size(); ++k) {
+        if (k % stageSize == 0) stages.emplace_back();
+        stages.back().push_back(weight[k].second);
+    }
+
+    const std::function<void(const Design&)> noDesigns; // Run keeps a reference
+    Run run(*this, std::move(stop), noDesigns, onProgress, evaluator, m_within.size() * layers, layers);
+    double incumbent = std::numeric_limits<double>::infinity();
+    const std::size_t batch = std::max<std::size_t>(m_options.batch, 8);
+    std::size_t next = 0;
+    while (next < order.size() && !run.stopped()) {
+        if (static_cast<double>(total[order[next]]) > incumbent) break; // so is every later design's
+        std::vector<std::size_t> active;
+        while (next < order.size() && active.size() < batch
+            && static_cast<double>(total[order[next]]) <= incumbent)
+            active.push_back(order[next++]);
+        for (const std::vector<std::size_t>& stage : stages) {
+            if (active.empty() || !run.search(active, stage)) break;
+            std::vector<std::size_t> still;
+            for (std::size_t i : active) {
+                const std::vector<std::optional<sweep::LayerOutcome>>& known = run.known(i);
+                if (Run::hasFailed(known)) {
+                    run.finishDesign(i, "exhaustive");
+                    continue;
+                }
+                for (std::size_t l : stage)
+                    if (known[l]->runtime < bound[i][l]) ++run.result().boundViolations;
+                double atLeast = 0.0;
+                for (std::size_t l = 0; l < layers; ++l)
+                    atLeast += static_cast<double>(known[l] ? known[l]->runtime : bound[i][l]);
+                if (atLeast > incumbent)
+                    ++run.result().stoppedByBound;
+                else
+                    still.push_back(i);
+            }
+            active = std::move(still);
+        }
+        if (run.stopped()) break;
+        for (std::size_t i : active) {
+            const Design d = run.finishDesign(i, "exhaustive");
+            if (d.withinBudget) incumbent = std::min(incumbent, d.objective);
+        }
+        std::size_t planned = run.result().layerSearches;
+        for (std::size_t k = next; k < order.size(); ++k)
+            if (static_cast<double>(total[order[k]]) <= incumbent) planned += layers;
+        run.replan(planned);
+        run.report("exhaustive");
+    }
+    if (!run.stopped()) run.result().ruledOutByBound = order.size() - next;
     return run.finish();
 }
 

@@ -131,6 +131,11 @@ struct Result
     std::size_t probeLayers = 0, layers = 0; ///< layers on the probe, in the workload
     std::size_t layerSearches = 0; ///< layer searches run (cost: gridSize x layers for the whole grid)
     bool cancelled = false;
+    /// CoDesigner::boundedExhaustive only: designs never searched because their roofline bound exceeds
+    /// the best, designs dropped part-searched (their searched layers plus the others' bounds exceed
+    /// it), and layer searches that came out below their roofline (0: every bound held, so the best is
+    /// the exhaustive grid's).
+    std::size_t ruledOutByBound = 0, stoppedByBound = 0, boundViolations = 0;
 };
 
 /// The designs of `withinBudget` no other beats on both objective and area, area ascending (areas equal
@@ -189,6 +194,18 @@ public:
     /// Every design within the area budget, every layer searched (the exhaustive reference of `marvel
     /// bench codesign`); otherwise as run().
     Result exhaustive(std::stop_token stop = {}, const std::function<void(const Design&)>& onDesign = {},
+        const std::function<void(const Progress&)>& onProgress = {},
+        const UnitEvaluator& evaluator = {}) const;
+
+    /// The exhaustive grid's best without searching every design (branch and bound). For the runtime
+    /// objective a design takes at least the sum of its layers' roofline cycles
+    /// (sweep::Sweeper::layerRoofline), so the designs within budget are searched in ascending order of
+    /// that bound, the heaviest layers first, a design is dropped once its searched layers plus the
+    /// others' bounds exceed the best so far, and the search ends at the first design whose bound exceeds
+    /// it. The best is exhaustive()'s (ties included) when Result::boundViolations is 0; `designs` holds
+    /// the designs searched whole, so the front is theirs. Other objectives have no such bound:
+    /// exhaustive().
+    Result boundedExhaustive(std::stop_token stop = {},
         const std::function<void(const Progress&)>& onProgress = {},
         const UnitEvaluator& evaluator = {}) const;
 

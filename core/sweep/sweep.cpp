@@ -616,6 +616,12 @@ std::optional<LayerOutcome> Sweeper::evaluateLayer(
     return out;
 }
 
+std::int64_t Sweeper::layerRoofline(std::size_t index, std::size_t layer) const
+{
+    const Layer& l = m_layers.at(m_grid.contextIndex(index)).at(layer);
+    return search::roofline(l.nest, l.layer.op.sizes, m_grid.point(index)).cycles * l.layer.repeat;
+}
+
 PointResult Sweeper::combine(std::size_t index, const std::vector<LayerOutcome>& layers) const
 {
     const arch::Accelerator acc = m_grid.point(index);

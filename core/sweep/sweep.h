@@ -244,6 +244,9 @@ public:
     /// Point `index`'s row from its layers' outcomes (all of them, in layer order): the same row
     /// evaluate() gives, whoever searched the layers. A failed point takes the first failed layer's status.
     PointResult combine(std::size_t index, const std::vector<LayerOutcome>& layers) const;
+    /// Layer `layer`'s roofline cycles at point `index` times its repeat: no search of that layer can
+    /// report a lower LayerOutcome::runtime (the per-layer terms of PointResult::roofline).
+    std::int64_t layerRoofline(std::size_t index, std::size_t layer) const;
 
     /// Evaluates `indices` on options().threads threads (several points at once, or one at a time with
     /// several search threads when there are fewer points than threads). `onPoint` gets every finished

@@ -215,6 +215,19 @@ private slots:
             QVERIFY(r.front[i].objective < r.front[i - 1].objective);
         }
         QCOMPARE(r.front.back().point.index, best->index);
+
+        // The bounded exhaustive search finds the same best; for runtime without searching every design.
+        const codesign::Result b = cd.boundedExhaustive();
+        QVERIFY(b.best);
+        QCOMPARE(b.best->point.index, best->index);
+        QCOMPARE(b.best->objective, bestValue);
+        QCOMPARE(b.boundViolations, std::size_t{0});
+        if (options.objective == codesign::Objective::Runtime) {
+            QVERIFY(b.ruledOutByBound + b.stoppedByBound > 0);
+            QVERIFY(b.layerSearches < cd.withinArea().size() * w.layers.size());
+        } else {
+            QCOMPARE(b.designs.size(), cd.withinArea().size());
+        }
     }
 
     void twoRungsScoreOnTheHeaviestLayerThenSearchTheBestWhole()
