@@ -436,6 +436,11 @@ struct Evaluator::Impl
 
     Diagnostic diagnostic() const;
     std::vector<DirectiveId> scratchFlow;
+    /// PEs of different sub-units of level l holding identical tiles (its spatial map's tiles overlap):
+    /// the share of the sub-units' summed child counts of tensor t that leaves the L2, num / den, when
+    /// the PEs' ranges on the map's dimension stay put through the child execution; false otherwise.
+    bool overlapShare(const Level& L, int l, int t, const i64* childDims, i64 n, i64& num, i64& den);
+    std::vector<Span> shareSpans, shareNext;
     /// Corrected fidelity: whether the NoC sends a tensor to each receiving sub-unit separately (no
     /// multicast, or multicast of identical tiles only and `spatiallyIndexed`: the level's spatial maps
     /// give the sub-units different tiles of it).
@@ -1403,7 +1408,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     childConst[t] = childConst[t] && r.gbConst[t];
                 }
             };
-            if (!sps.edge || !sps.edgeEdge) {
+            const bool uniformChildren = !sps.edge || !sps.edgeEdge;
+            if (uniformChildren) {
                 childDimsFor(false);
                 const LevelOut* r = child(l + 1, childDims);
                 if (!r) return res;
@@ -1431,6 +1437,20 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // elements (halos between the PEs included). With one that multicasts identical tiles only, each
             // PE of a halo takes its own copy: the ingress grows by the PEs' tiles over their sub-unit's.
             const bool peLevel = corrected && !aboveGb;
+            // PEs of different sub-units holding identical tiles fetch (and return) them once.
+            if (peLevel && uniformChildren) {
+                const i64 n = sps.edge ? L.E : L.P;
+                auto share = [&](int t, i64& v) {
+                    i64 num = 0, den = 1;
+                    if (overlapShare(L, l, t, childDims, n, num, den))
+                        v = i64(static_cast<__int128>(v) * num / den);
+                };
+                for (int t = 0; t < nInputs; ++t) {
+                    share(t, gbIn[t]);
+                    share(t, freshIn[t]);
+                }
+                share(o, gbOut);
+            }
             // A step along a dimension a level below spreads over its sub-units by at least their tile leaves
             // no PE anything of its new tile, whatever the clusters' tiles share: they fetch it whole.
             auto peKeepsNothing = [&](int t) {
@@ -1601,6 +1621,67 @@ constexpr i64 kStepWalkLimit = i64(1) << 12;
 constexpr i64 kFrameCountLimit = i64(1) << 16;
 
 } // namespace
+
+// The sub-units of a level whose spatial map's tiles overlap (offset below size) hold some rows of that
+// dimension in common, and so do their PEs when a level below spreads the rows over them and none steps
+// through them in time: at every frame the PEs of different sub-units on the same rows hold identical
+// tiles (their other dimensions move in lock-step), which the NoC sends once (elements: the union of the
+// rows; tiles: one send per distinct range) and whose partial sums count once. A sub-unit's child count is
+// then its PEs' rows times what each row fetches, and the sub-units' together the union's: num / den of
+// their sum (row-stationary: 6 clusters of 3 input rows, one a PE, 8 rows in all, 8 / 18).
+bool Evaluator::Impl::overlapShare(
+    const Level& L, int l, int t, const i64* childDims, i64 n, i64& num, i64& den)
+{
+    const bool outputs = t == nt - 1;
+    if (!outputs && acc.multicast == arch::Multicast::None) return false;
+    int k = -1;
+    for (int j = 0; j < L.n; ++j) {
+        if (!L.d[j].spatial || !(tmask[t] >> L.d[j].dim & 1u)) continue;
+        if (k >= 0) return false; // two maps spread it: the PEs' ranges are not one dimension's
+        k = j;
+    }
+    if (k < 0 || n < 2 || L.d[k].sz <= L.d[k].of) return false;
+    const int v = L.d[k].dim;
+    // A window's output rows are not the PEs' rows: leave the outputs of a window's rows alone.
+    if (outputs && outOf[v] >= 0) return false;
+    // The PEs' ranges in one sub-unit, each level below spreading (or keeping) them.
+    shareSpans.assign(1, Span{0, childDims[v]});
+    for (int b = l + 1; b < nLevels; ++b) {
+        const Level& B = lv[b];
+        const int j = B.dirOf[v];
+        if (j < 0) return false;
+        const Dir& d = B.d[j];
+        shareNext.clear();
+        for (const Span& r : shareSpans) {
+            const i64 tiles = tileCount(d.sz, d.of, r.size());
+            if (tiles > (d.spatial ? B.P : 1)) return false; // the PEs step through the rows
+            for (i64 i = 0; i < tiles; ++i)
+                shareNext.push_back(
+                    Span{r.begin + i * d.of, std::min(r.begin + i * d.of + std::min(d.sz, r.size()), r.end)});
+            if (shareNext.size() > 4096) return false;
+        }
+        shareSpans.swap(shareNext);
+    }
+    const bool distinct = !outputs && acc.multicast == arch::Multicast::Tiles;
+    auto measure = [&](std::vector<Span>& spans) {
+        if (!distinct) return unionSize(spans);
+        std::sort(spans.begin(), spans.end(),
+            [](Span a, Span b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
+        i64 c = 0;
+        for (size_t i = 0; i < spans.size(); ++i)
+            c += (i == 0 || spans[i].begin != spans[i - 1].begin || spans[i].end != spans[i - 1].end) ? 1 : 0;
+        return c;
+    };
+    const size_t per = shareSpans.size();
+    if (satMul(i64(per), n) > 1 << 16) return false;
+    shareNext.clear();
+    for (i64 i = 0; i < n; ++i)
+        for (size_t p = 0; p < per; ++p)
+            shareNext.push_back(Span{shareSpans[p].begin + i * L.d[k].of, shareSpans[p].end + i * L.d[k].of});
+    den = satMul(measure(shareSpans), n);
+    num = measure(shareNext);
+    return den > 0 && num < den;
+}
 
 i64 Evaluator::Impl::GbCarry::drained(const Span* oc)
 {

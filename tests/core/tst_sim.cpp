@@ -207,6 +207,21 @@ private slots:
         // needs 3 input rows, neighbours share 2. Multicast of elements sends the 6 rows once per channel
         // (12); of identical tiles only, every PE its 3 rows (24, Timeloop's count); the taps go to all
         // four PEs (6, without multicast 24); 8 outputs.
+        // Overlapping clusters (gap (a) of the per-case tables, closed): GEMM M 2 N 3 K 2 on 2 clusters of 2
+        // PEs, the clusters' columns of N [0, 2) and [1, 3), a column per PE, so PE 1 of cluster 0 and PE 0
+        // of cluster 1 both hold column 1 (and compute its outputs twice). B: the 3 columns of 2 once (6),
+        // kept through the 2 rows of M; each PE's own copy without multicast (8); tile multicast sends the
+        // two identical tiles once (6). A: the row's 2 elements to all four PEs per row of M, 4 (16).
+        // Outputs: the 3 columns per row, the two copies of column 1 reduced in the frame: 6. Until
+        // 2026-11-29 the tables added the clusters' counts up, as if their tiles were disjoint: B 8 and 8
+        // updates.
+        QTest::newRow("overlapping clusters")
+            << "Network n { Layer G { Type: GEMM Dimensions { M: 2, N: 3, K: 2 } Dataflow {"
+               " TemporalMap(1,1) M; SpatialMap(2,1) N; TemporalMap(2,2) K; Cluster(2,P); SpatialMap(1,1) N;"
+               " } } }"
+            << "4 6 6"
+            << "4 6 6"
+            << "16 8 6";
         QTest::newRow("halo")
             << "Network n { Layer D { Type: DSCONV Dimensions { C: 2, R: 3, S: 1, Y: 6, X: 1 } Dataflow {"
                " TemporalMap(1,1) C; SpatialMap(1,1) Y'; TemporalMap(3,3) R; TemporalMap(1,1) S;"
