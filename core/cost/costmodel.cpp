@@ -440,7 +440,19 @@ struct Evaluator::Impl
     /// the share of the sub-units' summed child counts of tensor t that leaves the L2, num / den, when
     /// the PEs' ranges on the map's dimension stay put through the child execution; false otherwise.
     bool overlapShare(const Level& L, int l, int t, const i64* childDims, i64 n, i64& num, i64& den);
-    std::vector<Span> shareSpans, shareNext;
+    /// What the PEs below level l fetch of tensor t when the step advanced only along one dimension of t
+    /// that the levels below spread over their PEs without stepping through it: each PE's range moves with
+    /// its sub-unit's and keeps only its own overlap (multicast of elements); false when that is not so.
+    bool peShiftFetch(const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched);
+    /// The ranges on dimension v of the PEs of one sub-unit of level l over `ext` rows, one slot per PE
+    /// (empty for a PE without a tile), in `out`; false when a level below steps through the rows.
+    bool peSpans(int l, int v, i64 ext, std::vector<Span>& out);
+    std::vector<Span> shareSpans, shareNext, shiftPrev, shiftCur;
+    std::vector<std::pair<Span, Span>> shiftPairs;
+    /// What the PEs of one child execution (level l + 1, the innermost, over `childDims`) still hold of
+    /// tensor t from the previous step's execution, which the child's count fetches (inputs) or returns
+    /// (outputs) again at its first step: 0 when they hold nothing or the tables cannot tell.
+    i64 keptAcross(const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims) const;
     /// Corrected fidelity: whether the NoC sends a tensor to each receiving sub-unit separately (no
     /// multicast, or multicast of identical tiles only and `spatiallyIndexed`: the level's spatial maps
     /// give the sub-units different tiles of it).
@@ -1391,10 +1403,15 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     sum = aboveGb || copies || L.nCoupledSpatial[t] > 0 ? satAdd(sum, satMul(times, count))
                                                                         : std::max(sum, count);
                 };
+                // What the PEs kept from the previous step's execution, which the child's count takes again.
+                auto less = [&](i64 count, int t) {
+                    return corrected ? std::max<i64>(0, count - keptAcross(L, l, ch, moving, t, childDims))
+                                     : count;
+                };
                 for (int t = 0; t < nInputs; ++t) {
                     writes[t] = satAdd(writes[t], satMul(times, r.peWrites[t]));
                     const bool copies = acc.multicast == arch::Multicast::None;
-                    gather(gbIn[t], r.gbIn[t], t, copies, gbKept(t, r));
+                    gather(gbIn[t], less(r.gbIn[t], t), t, copies, gbKept(t, r));
                     if (acc.multicast == arch::Multicast::None || aboveGb) continue;
                     gather(freshIn[t], r.gbIn[t], t, copies, false);
                     i64 tile = 1;
@@ -1402,7 +1419,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         tile = satMul(tile, childDims[tdims[t][k]]);
                     gather(subTiles[t], tile, t, copies, false);
                 }
-                gather(gbOut, r.gbOut, o, false, gbKept(o, r));
+                gather(gbOut, less(r.gbOut, o), o, false, gbKept(o, r));
                 for (int t = 0; t < nt; ++t) {
                     res.gbConst[t] = res.gbConst[t] && r.gbConst[t];
                     childConst[t] = childConst[t] && r.gbConst[t];
@@ -1471,6 +1488,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 if (peLevel && childConst[t] && acc.multicast != arch::Multicast::None && tileMoves(t)
                     && peKeepsNothing(t))
                     g = freshIn[t];
+                else if (peLevel && childConst[t] && uniformChildren && tileMoves(t)
+                    && peShiftFetch(L, l, t, ch, childDims, sps.edge ? L.E : L.P, g))
+                    ;
                 else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Elements)
                     g = in[t];
                 else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Tiles
@@ -1644,24 +1664,7 @@ bool Evaluator::Impl::overlapShare(
     const int v = L.d[k].dim;
     // A window's output rows are not the PEs' rows: leave the outputs of a window's rows alone.
     if (outputs && outOf[v] >= 0) return false;
-    // The PEs' ranges in one sub-unit, each level below spreading (or keeping) them.
-    shareSpans.assign(1, Span{0, childDims[v]});
-    for (int b = l + 1; b < nLevels; ++b) {
-        const Level& B = lv[b];
-        const int j = B.dirOf[v];
-        if (j < 0) return false;
-        const Dir& d = B.d[j];
-        shareNext.clear();
-        for (const Span& r : shareSpans) {
-            const i64 tiles = tileCount(d.sz, d.of, r.size());
-            if (tiles > (d.spatial ? B.P : 1)) return false; // the PEs step through the rows
-            for (i64 i = 0; i < tiles; ++i)
-                shareNext.push_back(
-                    Span{r.begin + i * d.of, std::min(r.begin + i * d.of + std::min(d.sz, r.size()), r.end)});
-            if (shareNext.size() > 4096) return false;
-        }
-        shareSpans.swap(shareNext);
-    }
+    if (!peSpans(l, v, childDims[v], shareSpans)) return false;
     const bool distinct = !outputs && acc.multicast == arch::Multicast::Tiles;
     auto measure = [&](std::vector<Span>& spans) {
         if (!distinct) return unionSize(spans);
@@ -1669,7 +1672,10 @@ bool Evaluator::Impl::overlapShare(
             [](Span a, Span b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
         i64 c = 0;
         for (size_t i = 0; i < spans.size(); ++i)
-            c += (i == 0 || spans[i].begin != spans[i - 1].begin || spans[i].end != spans[i - 1].end) ? 1 : 0;
+            c += spans[i].size() > 0
+                    && (i == 0 || spans[i].begin != spans[i - 1].begin || spans[i].end != spans[i - 1].end)
+                ? 1
+                : 0;
         return c;
     };
     const size_t per = shareSpans.size();
@@ -1681,6 +1687,189 @@ bool Evaluator::Impl::overlapShare(
     den = satMul(measure(shareSpans), n);
     num = measure(shareNext);
     return den > 0 && num < den;
+}
+
+bool Evaluator::Impl::peSpans(int l, int v, i64 ext, std::vector<Span>& out)
+{
+    out.assign(1, Span{0, ext});
+    for (int b = l + 1; b < nLevels; ++b) {
+        const Level& B = lv[b];
+        const int j = B.dirOf[v];
+        if (j < 0) return false;
+        const Dir& d = B.d[j];
+        const i64 slots = d.spatial ? B.P : 1;
+        if (satMul(i64(out.size()), slots) > 4096) return false;
+        shareNext.clear();
+        for (const Span& r : out) {
+            const i64 tiles = r.size() > 0 ? tileCount(d.sz, d.of, r.size()) : 0;
+            if (tiles > slots) return false; // the PEs step through the rows
+            for (i64 i = 0; i < slots; ++i)
+                shareNext.push_back(i < tiles ? Span{r.begin + i * d.of,
+                                        std::min(r.begin + i * d.of + std::min(d.sz, r.size()), r.end)}
+                                              : Span{});
+        }
+        out.swap(shareNext);
+    }
+    return true;
+}
+
+// A step along dimension v (a new fold of the sub-units, or a temporal step) moves every PE's range on v
+// with its sub-unit's, so a PE keeps of its previous tile only the overlap with its own new one, not the
+// part its sub-unit's previous tile shares (a neighbouring PE held that): three rows at offset 2 over PEs
+// of 2 and 1 rows keep nothing, where the sub-unit keeps one row. What leaves the L2 is the union of the
+// PEs' new parts (multicast of elements), one per distinct tile and part kept (of tiles), or every PE's
+// (none), times their full tiles on t's other dimensions.
+bool Evaluator::Impl::peShiftFetch(
+    const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched)
+{
+    if (ch < 0) return false;
+    const Dir& a = L.d[ch];
+    const int v = a.dim;
+    if (!(tmask[t] >> v & 1u)) return false;
+    for (int k = 0; k < L.n; ++k) {
+        const Dir& d = L.d[k];
+        if (k == ch || !(tmask[t] >> d.dim & 1u)) continue;
+        if (d.spatial) return false; // the sub-units' tiles differ on another dimension of t
+        if (k > ch && tileCount(d.sz, d.of, L.D[d.dim]) > 1) return false; // an inner loop wrapped around
+    }
+    // Below, the PEs hold their sub-unit's whole tile on t's other dimensions (and, to count every copy,
+    // no PEs but those spread along v).
+    const bool copies = acc.multicast == arch::Multicast::None;
+    for (int b = l + 1; b < nLevels; ++b)
+        for (int j = 0; j < lv[b].n; ++j) {
+            const Dir& d = lv[b].d[j];
+            if (d.spatial && d.dim != v && ((tmask[t] >> d.dim & 1u) || copies)) return false;
+        }
+    const i64 advance = a.spatial ? L.P * a.of : a.of;
+    const i64 groups = a.spatial ? n : 1; // sub-units apart on v (the others hold the same tiles of t)
+    if (!peSpans(l, v, std::min(a.sz, L.D[v]), shiftPrev) || !peSpans(l, v, childDims[v], shiftCur)
+        || shiftPrev.size() != shiftCur.size())
+        return false;
+    if (satMul(i64(shiftCur.size()), groups) > 1 << 16) return false;
+    shiftPairs.clear();
+    for (i64 i = 0; i < groups; ++i) {
+        const i64 at = i * a.of;
+        for (size_t p = 0; p < shiftCur.size(); ++p) {
+            const Span c = shiftCur[p], q = shiftPrev[p];
+            if (c.size() > 0)
+                shiftPairs.emplace_back(Span{at + advance + c.begin, at + advance + c.end},
+                    q.size() > 0 ? Span{at + q.begin, at + q.end} : Span{});
+        }
+    }
+    i64 along = 0;
+    if (acc.multicast == arch::Multicast::Elements) {
+        shareNext.clear();
+        for (const auto& [cur, prev] : shiftPairs)
+            pushDifference(shareNext, cur, prev);
+        along = unionSize(shareNext);
+    } else {
+        auto key = [](const std::pair<Span, Span>& x) {
+            return std::array<i64, 4>{x.first.begin, x.first.end, x.second.begin, x.second.end};
+        };
+        if (!copies)
+            std::sort(shiftPairs.begin(), shiftPairs.end(),
+                [&](const auto& x, const auto& y) { return key(x) < key(y); });
+        for (size_t i = 0; i < shiftPairs.size(); ++i) {
+            if (!copies && i > 0 && key(shiftPairs[i]) == key(shiftPairs[i - 1])) continue;
+            const auto& [cur, prev] = shiftPairs[i];
+            along += cur.size() - intersect(cur, prev).size();
+        }
+    }
+    i64 rest = 1;
+    for (int k = 0; k < tcount[t]; ++k)
+        if (tdims[t][k] != v) rest = satMul(rest, childDims[tdims[t][k]]);
+    // Without multicast the sub-units holding the same tiles of t each take their own.
+    fetched = satMul(satMul(along, rest), copies && !a.spatial ? n : 1);
+    return true;
+}
+
+// A child execution starts with the PEs' buffers as the previous step's execution left them: a PE keeps
+// the overlap of its last tile there (moved by the step, when the step's dimension indexes t) with its
+// first tile here (a PE past the last tile of the previous execution's last fold holds nothing). The
+// child's count, which starts from empty buffers, takes that overlap again: this is what it takes too
+// many (the PEs' tiles identical: once, when every PE of the first fold kept it; disjoint: the sum).
+i64 Evaluator::Impl::keptAcross(
+    const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims) const
+{
+    if (ch < 0 || l + 1 != nLevels - 1) return 0;
+    const Level& C = lv[l + 1];
+    const bool outputs = t == nt - 1;
+    // Inner loops of t that wrapped around put the previous execution elsewhere.
+    for (int k = ch + 1; k < L.n; ++k)
+        if ((moving >> k & 1u) && (tmask[t] >> L.d[k].dim & 1u)) return 0;
+    const Dir& a = L.d[ch];
+    const int v = a.dim;
+    const i64 delta = (tmask[t] >> v & 1u) ? (a.spatial ? L.P * a.of : a.of) : 0;
+    i64 common = 1;
+    int spread = -1; // the child's spatial directive indexing t
+    int nSpatial = 0;
+    for (int j = 0; j < C.n; ++j)
+        nSpatial += C.d[j].spatial ? 1 : 0;
+    if (nSpatial != 1) return 0;
+    for (int k = 0; k < tcount[t]; ++k) {
+        const int u = tdims[t][k];
+        if (outputs && outOf[u] >= 0) return 0; // a window's outputs are not its rows
+        const int j = C.dirOf[u];
+        if (j < 0) return 0;
+        const Dir& d = C.d[j];
+        if (d.spatial) {
+            if (d.sz > d.of) return 0; // overlapping PE tiles: their union is not a sum
+            spread = j;
+            continue;
+        }
+        const i64 x = childDims[u];
+        const i64 xp = u == v && delta > 0 ? std::min(a.sz, L.D[v]) : x;
+        const i64 du = u == v ? delta : 0;
+        const i64 tl = tileCount(d.sz, d.of, xp);
+        const Span first{0, std::min(d.sz, x)};
+        const Span last{(tl - 1) * d.of - du, std::min((tl - 1) * d.of + d.sz, xp) - du};
+        common = satMul(common, intersect(first, last).size());
+        if (common == 0) return 0;
+    }
+    // The child's spatial map: PE p's first tile, and its tile at the previous execution's last fold.
+    const int sj = spread >= 0 ? spread : [&] {
+        for (int j = 0; j < C.n; ++j)
+            if (C.d[j].spatial) return j;
+        return -1;
+    }();
+    const Dir& d = C.d[sj];
+    const int u = d.dim;
+    const i64 x = childDims[u];
+    const i64 xp = u == v && delta > 0 ? std::min(a.sz, L.D[v]) : x;
+    const i64 du = spread >= 0 && u == v ? delta : 0;
+    const i64 tilesF = tileCount(d.sz, d.of, x), tilesL = tileCount(d.sz, d.of, xp);
+    const i64 fold = (tilesL - 1) / C.P;
+    const i64 activeF = std::min(C.P, tilesF), activeL = tilesL - fold * C.P;
+    if (spread < 0) {
+        // Identical tiles: a PE of the first fold that held nothing fetches the whole tile for all.
+        if (activeL < activeF) return 0;
+        const bool copies = !outputs && acc.multicast == arch::Multicast::None;
+        return copies ? satMul(common, activeF) : common;
+    }
+    const i64 both = std::min(activeF, activeL);
+    auto at = [&](i64 p) {
+        const i64 q = fold * C.P + p;
+        const Span first{p * d.of, std::min(p * d.of + d.sz, x)};
+        const Span last{q * d.of - du, std::min(q * d.of + d.sz, xp) - du};
+        return intersect(first, last).size();
+    };
+    // Only the last tile of a map is clipped: every other PE keeps the same overlap.
+    const i64 special[2] = {tilesF - 1, tilesL - 1 - fold * C.P};
+    i64 sum = 0;
+    if (both <= 3) {
+        for (i64 p = 0; p < both; ++p)
+            sum += at(p);
+    } else {
+        i64 regular = 0;
+        while (regular == special[0] || regular == special[1])
+            ++regular;
+        const i64 g = at(regular);
+        sum = satMul(both, g);
+        for (int k = 0; k < 2; ++k)
+            if (special[k] >= 0 && special[k] < both && (k == 0 || special[1] != special[0]))
+                sum += at(special[k]) - g;
+    }
+    return satMul(common, sum);
 }
 
 i64 Evaluator::Impl::GbCarry::drained(const Span* oc)

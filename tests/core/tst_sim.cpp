@@ -222,6 +222,30 @@ private slots:
             << "4 6 6"
             << "4 6 6"
             << "16 8 6";
+        // Gap (b): GEMM M 2 N 4 K 2, level 0 the whole array stepping a window of 2 columns of N by 1, a K
+        // per PE (2 of the 4 busy). Each step's child execution starts with what the PEs held at the last:
+        // B, each PE keeps one of its 2 columns, 2 x 2 at the first step and 2 at each of the 2 others, 8; A,
+        // each PE's column of 2 stays, 4; outputs, the PEs' partial sums of a column return when the window
+        // leaves it (2 and 2, then the last 4 at the end), 8. Until 2026-11-29 the tables counted each child
+        // execution from empty buffers: B 12 and 12 updates.
+        QTest::newRow("kept across executions")
+            << "Network n { Layer G { Type: GEMM Dimensions { M: 2, N: 4, K: 2 } Dataflow {"
+               " TemporalMap(2,1) N; SpatialMap(2,2) K; Cluster(4,P); SpatialMap(1,1) K; } } }"
+            << "4 8 8"
+            << "4 8 8"
+            << "4 8 8";
+        // Gap (c): GEMM M 1 N 1 K 5 on 2 clusters of 2 PEs, the clusters' K tiles of 3 at offset 1 (2 folds),
+        // in each 2 and 1 to the PEs. Fold 0: PE tiles [0,2), [2,3), [1,3), [3,4), 4 elements of A and of B;
+        // fold 1 (cluster 0 only, [2,5)): its PEs take [2,4) and [4,5), keeping nothing of [0,2) and [2,3),
+        // 3 more: 7 each. The cluster's tile keeps [2,3), which its PEs do not: until 2026-11-29 the tables
+        // counted 6. Each PE its own tiles (no multicast; none identical): 6 + 3 = 9. The outputs' partial
+        // sums (one output) return once.
+        QTest::newRow("PE tiles under a moving cluster tile")
+            << "Network n { Layer G { Type: GEMM Dimensions { M: 1, N: 1, K: 5 } Dataflow {"
+               " SpatialMap(3,1) K; Cluster(2,P); SpatialMap(2,2) K; } } }"
+            << "7 7 1"
+            << "9 9 1"
+            << "9 9 1";
         QTest::newRow("halo")
             << "Network n { Layer D { Type: DSCONV Dimensions { C: 2, R: 3, S: 1, Y: 6, X: 1 } Dataflow {"
                " TemporalMap(1,1) C; SpatialMap(1,1) Y'; TemporalMap(3,3) R; TemporalMap(1,1) S;"
