@@ -90,6 +90,11 @@ struct Level
     // Per tensor: coupled spatial directives in coupling order (for ee = last one).
     int nCoupledSpatial[kMaxTensors];
     int lastCoupledSpatial[kMaxTensors];
+    /// Per tensor: the directives (bits by index) over its dimensions.
+    std::uint32_t tensorDirs[kMaxTensors];
+    int nSpatial = 0;
+    bool overlappingSpatial = false; ///< a spatial map's tiles overlap (offset below size)
+    bool overlappingAny = false; ///< a map's tiles overlap
 };
 
 struct LevelOut
@@ -452,7 +457,8 @@ struct Evaluator::Impl
     /// What the PEs of one child execution (level l + 1, the innermost, over `childDims`) still hold of
     /// tensor t from the previous step's execution, which the child's count fetches (inputs) or returns
     /// (outputs) again at its first step: 0 when they hold nothing or the tables cannot tell.
-    i64 keptAcross(const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims) const;
+    i64 keptAcross(const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims,
+        bool childMoves) const;
     /// Corrected fidelity: whether the NoC sends a tensor to each receiving sub-unit separately (no
     /// multicast, or multicast of identical tiles only and `spatiallyIndexed`: the level's spatial maps
     /// give the sub-units different tiles of it).
@@ -749,7 +755,16 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         for (int i = 0; i < nd; ++i)
             if ((ivMask >> i & 1u) && L.dirOf[i] < 0) return fail(Err::NotInInner, -1, i, l);
         edgeUnits(L); // from the first spatial map and the static extent (§3.4)
+        L.nSpatial = nSpatial;
+        L.overlappingSpatial = L.overlappingAny = false;
+        for (int k = 0; k < L.n; ++k) {
+            L.overlappingSpatial = L.overlappingSpatial || (L.d[k].spatial && L.d[k].sz > L.d[k].of);
+            L.overlappingAny = L.overlappingAny || L.d[k].sz > L.d[k].of;
+        }
         for (int t = 0; t < nt; ++t) {
+            L.tensorDirs[t] = 0;
+            for (int k = 0; k < L.n; ++k)
+                if (tmask[t] >> L.d[k].dim & 1u) L.tensorDirs[t] |= 1u << k;
             L.nCoupledSpatial[t] = 0;
             L.lastCoupledSpatial[t] = -1;
             for (int k = 0; k < tcount[t]; ++k) {
@@ -1337,6 +1352,13 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                           });
         };
         if (peCount && !skipped && tileMoves(o)) addMul(res.gbOut, occ, outReduced(), ovf);
+        // A fold of fewer sub-units than the previous one, along a dimension the outputs do not have: the
+        // PEs without a tile in it hold nothing afterwards, so they return their partial sums of the output
+        // tile the others keep (which return theirs when it moves on). Not so over filter taps, where
+        // the sub-units' outputs are their taps' (the step walk's).
+        if (peCount && !skipped && ch >= 0 && ch == L.sp && L.nSpatial == 1 && s[ch]->pos == PosE && L.E < L.P
+            && !tileMoves(o) && !(slidingMask >> L.d[ch].dim & 1u))
+            addMul(res.gbOut, occ, outReduced(), ovf);
         // FIX Q-EDGE-1: in corrected fidelity a skipped case adds nothing.
         if (isTop && !(corrected && skipped)) {
             addMul(top.t[o].l2Write, occ, out, ovf);
@@ -1404,14 +1426,17 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                                                                         : std::max(sum, count);
                 };
                 // What the PEs kept from the previous step's execution, which the child's count takes again.
+                const bool mayKeep = corrected && ch >= 0 && l + 1 == nLevels - 1 && lv[l + 1].nSpatial == 1;
                 auto less = [&](i64 count, int t) {
-                    return corrected ? std::max<i64>(0, count - keptAcross(L, l, ch, moving, t, childDims))
-                                     : count;
+                    return mayKeep && count > 0
+                        ? std::max<i64>(0, count - keptAcross(L, l, ch, moving, t, childDims, !r.gbConst[t]))
+                        : count;
                 };
                 for (int t = 0; t < nInputs; ++t) {
                     writes[t] = satAdd(writes[t], satMul(times, r.peWrites[t]));
                     const bool copies = acc.multicast == arch::Multicast::None;
-                    gather(gbIn[t], less(r.gbIn[t], t), t, copies, gbKept(t, r));
+                    const bool kept = gbKept(t, r);
+                    gather(gbIn[t], kept ? 0 : less(r.gbIn[t], t), t, copies, kept);
                     if (acc.multicast == arch::Multicast::None || aboveGb) continue;
                     gather(freshIn[t], r.gbIn[t], t, copies, false);
                     i64 tile = 1;
@@ -1419,7 +1444,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         tile = satMul(tile, childDims[tdims[t][k]]);
                     gather(subTiles[t], tile, t, copies, false);
                 }
-                gather(gbOut, less(r.gbOut, o), o, false, gbKept(o, r));
+                const bool keptO = gbKept(o, r);
+                gather(gbOut, keptO ? 0 : less(r.gbOut, o), o, false, keptO);
                 for (int t = 0; t < nt; ++t) {
                     res.gbConst[t] = res.gbConst[t] && r.gbConst[t];
                     childConst[t] = childConst[t] && r.gbConst[t];
@@ -1455,7 +1481,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // PE of a halo takes its own copy: the ingress grows by the PEs' tiles over their sub-unit's.
             const bool peLevel = corrected && !aboveGb;
             // PEs of different sub-units holding identical tiles fetch (and return) them once.
-            if (peLevel && uniformChildren) {
+            if (peLevel && uniformChildren && L.overlappingSpatial) {
                 const i64 n = sps.edge ? L.E : L.P;
                 auto share = [&](int t, i64& v) {
                     i64 num = 0, den = 1;
@@ -1653,7 +1679,7 @@ bool Evaluator::Impl::overlapShare(
     const Level& L, int l, int t, const i64* childDims, i64 n, i64& num, i64& den)
 {
     const bool outputs = t == nt - 1;
-    if (!outputs && acc.multicast == arch::Multicast::None) return false;
+    if (!L.overlappingSpatial || (!outputs && acc.multicast == arch::Multicast::None)) return false;
     int k = -1;
     for (int j = 0; j < L.n; ++j) {
         if (!L.d[j].spatial || !(tmask[t] >> L.d[j].dim & 1u)) continue;
@@ -1789,25 +1815,30 @@ bool Evaluator::Impl::peShiftFetch(
 // child's count, which starts from empty buffers, takes that overlap again: this is what it takes too
 // many (the PEs' tiles identical: once, when every PE of the first fold kept it; disjoint: the sum).
 i64 Evaluator::Impl::keptAcross(
-    const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims) const
+    const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves) const
 {
     if (ch < 0 || l + 1 != nLevels - 1) return 0;
     const Level& C = lv[l + 1];
     const bool outputs = t == nt - 1;
     // Inner loops of t that wrapped around put the previous execution elsewhere.
-    for (int k = ch + 1; k < L.n; ++k)
-        if ((moving >> k & 1u) && (tmask[t] >> L.d[k].dim & 1u)) return 0;
+    if (moving & L.tensorDirs[t] & ~((2u << ch) - 1u)) return 0;
+    if (C.nSpatial != 1) return 0;
     const Dir& a = L.d[ch];
     const int v = a.dim;
-    const i64 delta = (tmask[t] >> v & 1u) ? (a.spatial ? L.P * a.of : a.of) : 0;
+    const bool shifted = tmask[t] >> v & 1u;
+    // In the same region, a child whose tiles of t move and never overlap ends on other tiles than it starts.
+    if (!shifted && childMoves && !C.overlappingAny) return 0;
+    const i64 delta = shifted ? (a.spatial ? L.P * a.of : a.of) : 0;
     i64 common = 1;
     int spread = -1; // the child's spatial directive indexing t
-    int nSpatial = 0;
-    for (int j = 0; j < C.n; ++j)
-        nSpatial += C.d[j].spatial ? 1 : 0;
-    if (nSpatial != 1) return 0;
-    for (int k = 0; k < tcount[t]; ++k) {
-        const int u = tdims[t][k];
+    // The step's dimension first: it usually leaves nothing.
+    int order[kMaxDims], n = 0;
+    for (int k = 0; k < tcount[t]; ++k)
+        if (tdims[t][k] == v) order[n++] = v;
+    for (int k = 0; k < tcount[t]; ++k)
+        if (tdims[t][k] != v) order[n++] = tdims[t][k];
+    for (int i = 0; i < n; ++i) {
+        const int u = order[i];
         if (outputs && outOf[u] >= 0) return 0; // a window's outputs are not its rows
         const int j = C.dirOf[u];
         if (j < 0) return 0;
@@ -1827,11 +1858,7 @@ i64 Evaluator::Impl::keptAcross(
         if (common == 0) return 0;
     }
     // The child's spatial map: PE p's first tile, and its tile at the previous execution's last fold.
-    const int sj = spread >= 0 ? spread : [&] {
-        for (int j = 0; j < C.n; ++j)
-            if (C.d[j].spatial) return j;
-        return -1;
-    }();
+    const int sj = spread >= 0 ? spread : C.sp;
     const Dir& d = C.d[sj];
     const int u = d.dim;
     const i64 x = childDims[u];
@@ -1841,8 +1868,9 @@ i64 Evaluator::Impl::keptAcross(
     const i64 fold = (tilesL - 1) / C.P;
     const i64 activeF = std::min(C.P, tilesF), activeL = tilesL - fold * C.P;
     if (spread < 0) {
-        // Identical tiles: a PE of the first fold that held nothing fetches the whole tile for all.
-        if (activeL < activeF) return 0;
+        // Identical tiles: a PE of the first fold that held nothing fetches the whole tile for all; a PE
+        // of the previous last fold without a tile here returns its partial sums now, the others later.
+        if (outputs ? activeL > activeF : activeL < activeF) return 0;
         const bool copies = !outputs && acc.multicast == arch::Multicast::None;
         return copies ? satMul(common, activeF) : common;
     }

@@ -246,6 +246,16 @@ private slots:
             << "7 7 1"
             << "9 9 1"
             << "9 9 1";
+        // GEMM M 1 N 2 K 5 on 4 PEs, a K per PE in 2 folds (4, then 1): in the second fold PEs 1-3 hold
+        // nothing and return their partial sums of the output, PE 0 keeps its own until N moves on: 2
+        // updates per output (until 2026-11-29 the tables counted 1). A and B: 5 elements per column of N,
+        // none repeated (a PE keeps only its last element, which the next column does not reuse): 10 each.
+        QTest::newRow("partial sums of an idle PE")
+            << "Network n { Layer G { Type: GEMM Dimensions { M: 1, N: 2, K: 5 } Dataflow {"
+               " TemporalMap(1,1) N; SpatialMap(1,1) K; } } }"
+            << "10 10 4"
+            << "10 10 4"
+            << "10 10 4";
         QTest::newRow("halo")
             << "Network n { Layer D { Type: DSCONV Dimensions { C: 2, R: 3, S: 1, Y: 6, X: 1 } Dataflow {"
                " TemporalMap(1,1) C; SpatialMap(1,1) Y'; TemporalMap(3,3) R; TemporalMap(1,1) S;"
