@@ -457,8 +457,16 @@ struct Evaluator::Impl
     /// What the PEs of one child execution (level l + 1, the innermost, over `childDims`) still hold of
     /// tensor t from the previous step's execution, which the child's count fetches (inputs) or returns
     /// (outputs) again at its first step: 0 when they hold nothing or the tables cannot tell.
-    i64 keptAcross(const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims,
-        bool childMoves) const;
+    i64 keptAcross(
+        const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves);
+    /// keptAcross when level l + 1 has levels below it: every PE enumerated.
+    i64 keptDeep(const Level& L, int l, int ch, int t, const i64* childDims);
+    struct DeepPe
+    {
+        Span first[kMaxDims];
+        i64 kept = 0;
+    };
+    std::vector<DeepPe> deepPes;
     /// Corrected fidelity: whether the NoC sends a tensor to each receiving sub-unit separately (no
     /// multicast, or multicast of identical tiles only and `spatiallyIndexed`: the level's spatial maps
     /// give the sub-units different tiles of it).
@@ -740,12 +748,16 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         int nSpatial = 0;
         L.sp = L.lastSp = -1;
         i64 prod = L.P; // bounds every per-case volume, aggregated over the sub-units
+        L.overlappingSpatial = L.overlappingAny = false;
         for (int k = 0; k < L.n; ++k) {
             L.dirOf[L.d[k].dim] = k;
+            const bool overlapping = L.d[k].sz > L.d[k].of;
+            L.overlappingAny = L.overlappingAny || overlapping;
             if (L.d[k].spatial) {
                 ++nSpatial;
                 if (L.sp < 0) L.sp = k;
                 L.lastSp = k;
+                L.overlappingSpatial = L.overlappingSpatial || overlapping;
             }
             prod = satMul(prod, std::max(L.d[k].sz, L.D[L.d[k].dim]));
         }
@@ -756,19 +768,13 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
             if ((ivMask >> i & 1u) && L.dirOf[i] < 0) return fail(Err::NotInInner, -1, i, l);
         edgeUnits(L); // from the first spatial map and the static extent (§3.4)
         L.nSpatial = nSpatial;
-        L.overlappingSpatial = L.overlappingAny = false;
-        for (int k = 0; k < L.n; ++k) {
-            L.overlappingSpatial = L.overlappingSpatial || (L.d[k].spatial && L.d[k].sz > L.d[k].of);
-            L.overlappingAny = L.overlappingAny || L.d[k].sz > L.d[k].of;
-        }
         for (int t = 0; t < nt; ++t) {
             L.tensorDirs[t] = 0;
-            for (int k = 0; k < L.n; ++k)
-                if (tmask[t] >> L.d[k].dim & 1u) L.tensorDirs[t] |= 1u << k;
             L.nCoupledSpatial[t] = 0;
             L.lastCoupledSpatial[t] = -1;
             for (int k = 0; k < tcount[t]; ++k) {
                 int j = L.dirOf[tdims[t][k]];
+                if (j >= 0) L.tensorDirs[t] |= 1u << j;
                 if (j >= 0 && L.d[j].spatial) {
                     ++L.nCoupledSpatial[t];
                     L.lastCoupledSpatial[t] = j;
@@ -1426,7 +1432,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                                                                         : std::max(sum, count);
                 };
                 // What the PEs kept from the previous step's execution, which the child's count takes again.
-                const bool mayKeep = corrected && ch >= 0 && l + 1 == nLevels - 1 && lv[l + 1].nSpatial == 1;
+                const bool mayKeep = corrected && ch >= 0 && l + 1 < nLevels && lv[l + 1].nSpatial == 1;
                 auto less = [&](i64 count, int t) {
                     return mayKeep && count > 0
                         ? std::max<i64>(0, count - keptAcross(L, l, ch, moving, t, childDims, !r.gbConst[t]))
@@ -1483,16 +1489,15 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // PEs of different sub-units holding identical tiles fetch (and return) them once.
             if (peLevel && uniformChildren && L.overlappingSpatial) {
                 const i64 n = sps.edge ? L.E : L.P;
-                auto share = [&](int t, i64& v) {
+                auto share = [&](int t, i64& v, i64* also) {
                     i64 num = 0, den = 1;
-                    if (overlapShare(L, l, t, childDims, n, num, den))
-                        v = i64(static_cast<__int128>(v) * num / den);
+                    if (!overlapShare(L, l, t, childDims, n, num, den)) return;
+                    v = i64(static_cast<__int128>(v) * num / den);
+                    if (also) *also = i64(static_cast<__int128>(*also) * num / den);
                 };
-                for (int t = 0; t < nInputs; ++t) {
-                    share(t, gbIn[t]);
-                    share(t, freshIn[t]);
-                }
-                share(o, gbOut);
+                for (int t = 0; t < nInputs; ++t)
+                    share(t, gbIn[t], &freshIn[t]);
+                share(o, gbOut, nullptr);
             }
             // A step along a dimension a level below spreads over its sub-units by at least their tile leaves
             // no PE anything of its new tile, whatever the clusters' tiles share: they fetch it whole.
@@ -1665,6 +1670,9 @@ constexpr i64 kStepWalkLimit = i64(1) << 12;
 /// Element visits the walk may spend on counting the PEs' frames (about 0.1 ms); beyond, the per-case
 /// tables' count stands (the random sets' mappings stay far below it).
 constexpr i64 kFrameCountLimit = i64(1) << 16;
+/// PEs under a cluster level beyond which the tables leave out what they keep across its executions (the
+/// rule enumerates them at every step; searches on arrays of hundreds of PEs stay as fast).
+constexpr i64 kKeepPes = 64;
 
 } // namespace
 
@@ -1752,6 +1760,8 @@ bool Evaluator::Impl::peShiftFetch(
     const Dir& a = L.d[ch];
     const int v = a.dim;
     if (!(tmask[t] >> v & 1u)) return false;
+    const i64 advance = a.spatial ? L.P * a.of : a.of;
+    if (std::min(a.sz, L.D[v]) <= advance) return false; // the sub-units kept nothing on v: nor did the PEs
     for (int k = 0; k < L.n; ++k) {
         const Dir& d = L.d[k];
         if (k == ch || !(tmask[t] >> d.dim & 1u)) continue;
@@ -1766,7 +1776,6 @@ bool Evaluator::Impl::peShiftFetch(
             const Dir& d = lv[b].d[j];
             if (d.spatial && d.dim != v && ((tmask[t] >> d.dim & 1u) || copies)) return false;
         }
-    const i64 advance = a.spatial ? L.P * a.of : a.of;
     const i64 groups = a.spatial ? n : 1; // sub-units apart on v (the others hold the same tiles of t)
     if (!peSpans(l, v, std::min(a.sz, L.D[v]), shiftPrev) || !peSpans(l, v, childDims[v], shiftCur)
         || shiftPrev.size() != shiftCur.size())
@@ -1815,20 +1824,23 @@ bool Evaluator::Impl::peShiftFetch(
 // child's count, which starts from empty buffers, takes that overlap again: this is what it takes too
 // many (the PEs' tiles identical: once, when every PE of the first fold kept it; disjoint: the sum).
 i64 Evaluator::Impl::keptAcross(
-    const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves) const
+    const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves)
 {
-    if (ch < 0 || l + 1 != nLevels - 1) return 0;
+    if (ch < 0 || l + 1 >= nLevels) return 0;
     const Level& C = lv[l + 1];
     const bool outputs = t == nt - 1;
     // Inner loops of t that wrapped around put the previous execution elsewhere.
     if (moving & L.tensorDirs[t] & ~((2u << ch) - 1u)) return 0;
     if (C.nSpatial != 1) return 0;
+    if (l + 1 != nLevels - 1) return keptDeep(L, l, ch, t, childDims);
     const Dir& a = L.d[ch];
     const int v = a.dim;
     const bool shifted = tmask[t] >> v & 1u;
     // In the same region, a child whose tiles of t move and never overlap ends on other tiles than it starts.
     if (!shifted && childMoves && !C.overlappingAny) return 0;
     const i64 delta = shifted ? (a.spatial ? L.P * a.of : a.of) : 0;
+    // The previous region lies wholly before this one along v: nothing of it is here.
+    if (shifted && std::min(a.sz, L.D[v]) <= delta) return 0;
     i64 common = 1;
     int spread = -1; // the child's spatial directive indexing t
     // The step's dimension first: it usually leaves nothing.
@@ -1898,6 +1910,141 @@ i64 Evaluator::Impl::keptAcross(
                 sum += at(special[k]) - g;
     }
     return satMul(common, sum);
+}
+
+// The same over more levels: each PE's first tile of the child execution (every level at its first step)
+// and its tile at the previous execution's last frame (every level at its last step; a PE past the last
+// tile of the innermost level's last fold holds nothing, one whose cluster does not run in a last fold
+// keeps the fold before's), PE by PE. PEs holding identical first tiles take them once: what all of them
+// kept is not taken again.
+i64 Evaluator::Impl::keptDeep(const Level& L, int l, int ch, int t, const i64* childDims)
+{
+    const Dir& a = L.d[ch];
+    const int v = a.dim;
+    const bool outputs = t == nt - 1;
+    const bool shifted = tmask[t] >> v & 1u;
+    const i64 delta = shifted ? (a.spatial ? L.P * a.of : a.of) : 0;
+    if (shifted && std::min(a.sz, L.D[v]) <= delta) return 0;
+    for (int k = 0; k < tcount[t] && outputs; ++k)
+        if (outOf[tdims[t][k]] >= 0) return 0; // a window's outputs are not its rows
+    i64 pes = 1;
+    for (int b = l + 1; b < nLevels; ++b) {
+        if (lv[b].nSpatial != 1) return 0;
+        const Dir& d = lv[b].d[lv[b].sp];
+        if ((tmask[t] >> d.dim & 1u) && d.sz > d.of) return 0; // overlapping PE tiles: not a sum
+        pes *= lv[b].P;
+        if (pes > kKeepPes) return 0;
+    }
+    // Down to the first level that spreads a dimension of t, every PE's first and last ranges on it are the
+    // same: when they already share nothing, no PE kept anything.
+    for (int k = 0; k < tcount[t]; ++k) {
+        const int u = tdims[t][k];
+        Span fr{0, childDims[u]};
+        Span lr{0, u == v && delta > 0 ? std::min(a.sz, L.D[v]) : childDims[u]};
+        const i64 du = u == v ? delta : 0;
+        for (int b = l + 1; b < nLevels; ++b) {
+            const int j = lv[b].dirOf[u];
+            if (j < 0 || lv[b].d[j].spatial || lr.size() <= 0) break;
+            const Dir& d = lv[b].d[j];
+            const i64 tl = tileCount(d.sz, d.of, lr.size());
+            fr = Span{fr.begin, fr.begin + std::min(d.sz, fr.size())};
+            lr = Span{lr.begin + (tl - 1) * d.of, std::min(lr.begin + (tl - 1) * d.of + d.sz, lr.end)};
+            if (intersect(fr, Span{lr.begin - du, lr.end - du}).size() == 0) return 0;
+        }
+    }
+    // The dimensions followed: t's, then the levels' spatial ones (a PE idle on them holds nothing new).
+    int dims[kMaxDims + kMaxLevels], nDims = 0;
+    for (int k = 0; k < tcount[t]; ++k)
+        dims[nDims++] = tdims[t][k];
+    for (int b = l + 1; b < nLevels; ++b)
+        if (!(tmask[t] >> lv[b].d[lv[b].sp].dim & 1u)) dims[nDims++] = lv[b].d[lv[b].sp].dim;
+    deepPes.clear();
+    for (i64 p = 0; p < pes; ++p) {
+        DeepPe e;
+        e.kept = 1;
+        bool activeFirst = true, activeLast = true;
+        for (int k = 0; k < nDims; ++k) {
+            const int u = dims[k];
+            Span fr{0, childDims[u]};
+            Span lr{0, u == v && delta > 0 ? std::min(a.sz, L.D[v]) : childDims[u]};
+            i64 rest = p, index[kMaxLevels] = {}; // this PE's sub-unit at each level
+            for (int b = nLevels - 1; b > l; --b) {
+                index[b] = rest % lv[b].P;
+                rest /= lv[b].P;
+            }
+            for (int b = l + 1; b < nLevels; ++b) {
+                const Level& B = lv[b];
+                const int j = B.dirOf[u];
+                if (j < 0) return 0;
+                const Dir& d = B.d[j];
+                if (lr.size() <= 0) activeLast = false;
+                if (!d.spatial) {
+                    fr = Span{fr.begin, fr.begin + std::min(d.sz, fr.size())};
+                    if (activeLast) {
+                        const i64 tl = tileCount(d.sz, d.of, lr.size());
+                        const i64 at = lr.begin + (tl - 1) * d.of;
+                        lr = Span{at, std::min(at + d.sz, lr.end)};
+                    }
+                    continue;
+                }
+                const i64 jb = index[b];
+                const i64 tilesF = tileCount(d.sz, d.of, fr.size());
+                if (jb >= tilesF)
+                    activeFirst = false;
+                else
+                    fr = Span{fr.begin + jb * d.of, std::min(fr.begin + jb * d.of + d.sz, fr.end)};
+                if (activeLast) {
+                    const i64 tilesL = tileCount(d.sz, d.of, lr.size());
+                    const i64 fold = (tilesL - 1) / B.P;
+                    i64 q = fold * B.P + jb;
+                    if (q >= tilesL) {
+                        if (b == nLevels - 1 || fold == 0)
+                            activeLast = false;
+                        else
+                            q -= B.P;
+                    }
+                    if (activeLast)
+                        lr = Span{lr.begin + q * d.of, std::min(lr.begin + q * d.of + d.sz, lr.end)};
+                }
+            }
+            if (!activeFirst) break;
+            if (k < tcount[t]) {
+                e.first[k] = fr;
+                const i64 du = u == v ? delta : 0;
+                e.kept
+                    = activeLast ? satMul(e.kept, intersect(fr, Span{lr.begin - du, lr.end - du}).size()) : 0;
+            }
+        }
+        // A PE that held partial sums and has no tile now returns them at this frame.
+        if (!activeFirst && activeLast && outputs) return 0;
+        if (!activeFirst) continue;
+        if (!activeLast) e.kept = 0;
+        deepPes.push_back(e);
+    }
+    const int tc = tcount[t];
+    auto key = [&](const DeepPe& x, const DeepPe& y) {
+        for (int k = 0; k < tc; ++k) {
+            if (x.first[k].begin != y.first[k].begin) return x.first[k].begin < y.first[k].begin;
+            if (x.first[k].end != y.first[k].end) return x.first[k].end < y.first[k].end;
+        }
+        return false;
+    };
+    i64 saving = 0;
+    if (!outputs && acc.multicast == arch::Multicast::None) {
+        for (const DeepPe& e : deepPes)
+            saving = satAdd(saving, e.kept);
+        return saving;
+    }
+    std::sort(deepPes.begin(), deepPes.end(), key);
+    for (size_t i = 0; i < deepPes.size();) {
+        size_t j = i + 1;
+        i64 least = deepPes[i].kept;
+        while (j < deepPes.size() && !key(deepPes[i], deepPes[j])) // identical first tiles
+            least = std::min(least, deepPes[j++].kept);
+        saving = satAdd(saving, least);
+        i = j;
+    }
+    return saving;
 }
 
 i64 Evaluator::Impl::GbCarry::drained(const Span* oc)

@@ -234,6 +234,17 @@ private slots:
             << "4 8 8"
             << "4 8 8"
             << "4 8 8";
+        // The same over three levels: a K per cluster of 2 PEs, a row of M per PE. B: the 2 PEs of a cluster
+        // share their row of K (one send), each keeps one of its 2 columns at each step: 4, then 2 and 2, 8;
+        // A: each PE's element stays, 4; outputs: 2 rows of the column the window leaves at each step, the
+        // last 2 columns at the end, 8 (the two clusters' partial sums reduced).
+        QTest::newRow("kept across executions, three levels")
+            << "Network n { Layer G { Type: GEMM Dimensions { M: 2, N: 4, K: 2 } Dataflow {"
+               " TemporalMap(2,1) N; SpatialMap(2,2) K; Cluster(2,P); SpatialMap(1,1) K; Cluster(2,P);"
+               " SpatialMap(1,1) M; } } }"
+            << "4 8 8"
+            << "4 8 8"
+            << "4 16 8";
         // Gap (c): GEMM M 1 N 1 K 5 on 2 clusters of 2 PEs, the clusters' K tiles of 3 at offset 1 (2 folds),
         // in each 2 and 1 to the PEs. Fold 0: PE tiles [0,2), [2,3), [1,3), [3,4), 4 elements of A and of B;
         // fold 1 (cluster 0 only, [2,5)): its PEs take [2,4) and [4,5), keeping nothing of [0,2) and [2,3),
