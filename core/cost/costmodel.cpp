@@ -46,6 +46,9 @@ namespace {
 using i64 = std::int64_t;
 constexpr i64 kMaxI64 = std::numeric_limits<i64>::max();
 constexpr i64 kProductLimit = i64(1) << 52;
+/// PEs under a cluster level beyond which the tables leave out what they keep across its executions (the
+/// rule enumerates them at every step; searches on arrays of hundreds of PEs stay as fast).
+constexpr i64 kKeepPes = 64;
 
 enum Pos : std::uint8_t { PosI = 0, PosS = 1, PosE = 2 };
 
@@ -95,6 +98,7 @@ struct Level
     int nSpatial = 0;
     bool overlappingSpatial = false; ///< a spatial map's tiles overlap (offset below size)
     bool overlappingAny = false; ///< a map's tiles overlap
+    std::uint32_t unevenDims = 0; ///< dimensions whose map's tiles overlap or end in a partial one
 };
 
 struct LevelOut
@@ -228,6 +232,9 @@ struct Evaluator::Impl
     /// data its sub-units receive at each of their steps leave the L2 at that step: counting only at level
     /// 0 would charge the L2 once per DRAM tile however often the PEs fetch it (doc/timeloop.md).
     int gbLevel = 0;
+    /// Corrected: per level l, a bit per tensor the PEs below can keep something of across its steps'
+    /// child executions (keptAcross is 0 for the others).
+    std::uint32_t keepFrom[kMaxLevels] = {};
     Level lv[kMaxLevels];
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
@@ -749,10 +756,14 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         L.sp = L.lastSp = -1;
         i64 prod = L.P; // bounds every per-case volume, aggregated over the sub-units
         L.overlappingSpatial = L.overlappingAny = false;
+        L.unevenDims = 0;
         for (int k = 0; k < L.n; ++k) {
             L.dirOf[L.d[k].dim] = k;
             const bool overlapping = L.d[k].sz > L.d[k].of;
             L.overlappingAny = L.overlappingAny || overlapping;
+            const i64 D = L.D[L.d[k].dim];
+            if (overlapping || (L.d[k].sz < D && (D - L.d[k].sz) % L.d[k].of != 0))
+                L.unevenDims |= 1u << L.d[k].dim;
             if (L.d[k].spatial) {
                 ++nSpatial;
                 if (L.sp < 0) L.sp = k;
@@ -782,6 +793,27 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
             }
         }
         tileTables(L);
+    }
+    for (int l = 0; l < nLevels; ++l) {
+        keepFrom[l] = 0;
+        if (!corrected || l + 1 >= nLevels || lv[l + 1].nSpatial != 1) continue;
+        // A tensor's tiles can stay put from one child execution to the next only where a map of its
+        // dimensions overlaps or ends in a partial tile (a smaller region, where a tile that moves elsewhere
+        // may stay), or a cluster level idles sub-units in a last fold (they keep the fold before's).
+        std::uint32_t uneven = 0;
+        bool idle = false;
+        i64 pes = 1;
+        for (int b = l; b < nLevels; ++b) {
+            uneven |= lv[b].unevenDims;
+            if (b == l) continue;
+            pes = satMul(pes, lv[b].P);
+            const Dir& d = lv[b].d[lv[b].sp];
+            idle = idle || (b < nLevels - 1 && tileCount(d.sz, d.of, lv[b].D[d.dim]) > lv[b].P);
+        }
+        const bool deep = l + 1 < nLevels - 1;
+        if (deep && pes > kKeepPes) continue;
+        for (int t = 0; t < nt; ++t)
+            if ((uneven & tmask[t]) || (deep && idle)) keepFrom[l] |= 1u << t;
     }
     gbLevel = 0;
     if (corrected) {
@@ -1432,9 +1464,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                                                                         : std::max(sum, count);
                 };
                 // What the PEs kept from the previous step's execution, which the child's count takes again.
-                const bool mayKeep = corrected && ch >= 0 && l + 1 < nLevels && lv[l + 1].nSpatial == 1;
+                const std::uint32_t mayKeep = ch >= 0 ? keepFrom[l] : 0;
                 auto less = [&](i64 count, int t) {
-                    return mayKeep && count > 0
+                    return (mayKeep >> t & 1u) && count > 0
                         ? std::max<i64>(0, count - keptAcross(L, l, ch, moving, t, childDims, !r.gbConst[t]))
                         : count;
                 };
@@ -1670,9 +1702,6 @@ constexpr i64 kStepWalkLimit = i64(1) << 12;
 /// Element visits the walk may spend on counting the PEs' frames (about 0.1 ms); beyond, the per-case
 /// tables' count stands (the random sets' mappings stay far below it).
 constexpr i64 kFrameCountLimit = i64(1) << 16;
-/// PEs under a cluster level beyond which the tables leave out what they keep across its executions (the
-/// rule enumerates them at every step; searches on arrays of hundreds of PEs stay as fast).
-constexpr i64 kKeepPes = 64;
 
 } // namespace
 
