@@ -46,6 +46,9 @@ namespace {
 using i64 = std::int64_t;
 constexpr i64 kMaxI64 = std::numeric_limits<i64>::max();
 constexpr i64 kProductLimit = i64(1) << 52;
+/// PEs under a cluster level beyond which the tables leave out what they keep across its executions (the
+/// rule enumerates them at every step; searches on arrays of hundreds of PEs stay as fast).
+constexpr i64 kKeepPes = 64;
 
 enum Pos : std::uint8_t { PosI = 0, PosS = 1, PosE = 2 };
 
@@ -90,6 +93,12 @@ struct Level
     // Per tensor: coupled spatial directives in coupling order (for ee = last one).
     int nCoupledSpatial[kMaxTensors];
     int lastCoupledSpatial[kMaxTensors];
+    /// Per tensor: the directives (bits by index) over its dimensions.
+    std::uint32_t tensorDirs[kMaxTensors];
+    int nSpatial = 0;
+    bool overlappingSpatial = false; ///< a spatial map's tiles overlap (offset below size)
+    bool overlappingAny = false; ///< a map's tiles overlap
+    std::uint32_t unevenDims = 0; ///< dimensions whose map's tiles overlap or end in a partial one
 };
 
 struct LevelOut
@@ -223,6 +232,9 @@ struct Evaluator::Impl
     /// data its sub-units receive at each of their steps leave the L2 at that step: counting only at level
     /// 0 would charge the L2 once per DRAM tile however often the PEs fetch it (doc/timeloop.md).
     int gbLevel = 0;
+    /// Corrected: per level l, a bit per tensor the PEs below can keep something of across its steps'
+    /// child executions (keptAcross is 0 for the others).
+    std::uint32_t keepFrom[kMaxLevels] = {};
     Level lv[kMaxLevels];
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
@@ -436,6 +448,32 @@ struct Evaluator::Impl
 
     Diagnostic diagnostic() const;
     std::vector<DirectiveId> scratchFlow;
+    /// PEs of different sub-units of level l holding identical tiles (its spatial map's tiles overlap):
+    /// the share of the sub-units' summed child counts of tensor t that leaves the L2, num / den, when
+    /// the PEs' ranges on the map's dimension stay put through the child execution; false otherwise.
+    bool overlapShare(const Level& L, int l, int t, const i64* childDims, i64 n, i64& num, i64& den);
+    /// What the PEs below level l fetch of tensor t when the step advanced only along one dimension of t
+    /// that the levels below spread over their PEs without stepping through it: each PE's range moves with
+    /// its sub-unit's and keeps only its own overlap (multicast of elements); false when that is not so.
+    bool peShiftFetch(const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched);
+    /// The ranges on dimension v of the PEs of one sub-unit of level l over `ext` rows, one slot per PE
+    /// (empty for a PE without a tile), in `out`; false when a level below steps through the rows.
+    bool peSpans(int l, int v, i64 ext, std::vector<Span>& out);
+    std::vector<Span> shareSpans, shareNext, shiftPrev, shiftCur;
+    std::vector<std::pair<Span, Span>> shiftPairs;
+    /// What the PEs of one child execution (level l + 1, the innermost, over `childDims`) still hold of
+    /// tensor t from the previous step's execution, which the child's count fetches (inputs) or returns
+    /// (outputs) again at its first step: 0 when they hold nothing or the tables cannot tell.
+    i64 keptAcross(
+        const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves);
+    /// keptAcross when level l + 1 has levels below it: every PE enumerated.
+    i64 keptDeep(const Level& L, int l, int ch, int t, const i64* childDims);
+    struct DeepPe
+    {
+        Span first[kMaxDims];
+        i64 kept = 0;
+    };
+    std::vector<DeepPe> deepPes;
     /// Corrected fidelity: whether the NoC sends a tensor to each receiving sub-unit separately (no
     /// multicast, or multicast of identical tiles only and `spatiallyIndexed`: the level's spatial maps
     /// give the sub-units different tiles of it).
@@ -717,12 +755,20 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         int nSpatial = 0;
         L.sp = L.lastSp = -1;
         i64 prod = L.P; // bounds every per-case volume, aggregated over the sub-units
+        L.overlappingSpatial = L.overlappingAny = false;
+        L.unevenDims = 0;
         for (int k = 0; k < L.n; ++k) {
             L.dirOf[L.d[k].dim] = k;
+            const bool overlapping = L.d[k].sz > L.d[k].of;
+            L.overlappingAny = L.overlappingAny || overlapping;
+            const i64 D = L.D[L.d[k].dim];
+            if (overlapping || (L.d[k].sz < D && (D - L.d[k].sz) % L.d[k].of != 0))
+                L.unevenDims |= 1u << L.d[k].dim;
             if (L.d[k].spatial) {
                 ++nSpatial;
                 if (L.sp < 0) L.sp = k;
                 L.lastSp = k;
+                L.overlappingSpatial = L.overlappingSpatial || overlapping;
             }
             prod = satMul(prod, std::max(L.d[k].sz, L.D[L.d[k].dim]));
         }
@@ -732,11 +778,14 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         for (int i = 0; i < nd; ++i)
             if ((ivMask >> i & 1u) && L.dirOf[i] < 0) return fail(Err::NotInInner, -1, i, l);
         edgeUnits(L); // from the first spatial map and the static extent (§3.4)
+        L.nSpatial = nSpatial;
         for (int t = 0; t < nt; ++t) {
+            L.tensorDirs[t] = 0;
             L.nCoupledSpatial[t] = 0;
             L.lastCoupledSpatial[t] = -1;
             for (int k = 0; k < tcount[t]; ++k) {
                 int j = L.dirOf[tdims[t][k]];
+                if (j >= 0) L.tensorDirs[t] |= 1u << j;
                 if (j >= 0 && L.d[j].spatial) {
                     ++L.nCoupledSpatial[t];
                     L.lastCoupledSpatial[t] = j;
@@ -744,6 +793,27 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
             }
         }
         tileTables(L);
+    }
+    for (int l = 0; l < nLevels; ++l) {
+        keepFrom[l] = 0;
+        if (!corrected || l + 1 >= nLevels || lv[l + 1].nSpatial != 1) continue;
+        // A tensor's tiles can stay put from one child execution to the next only where a map of its
+        // dimensions overlaps or ends in a partial tile (a smaller region, where a tile that moves elsewhere
+        // may stay), or a cluster level idles sub-units in a last fold (they keep the fold before's).
+        std::uint32_t uneven = 0;
+        bool idle = false;
+        i64 pes = 1;
+        for (int b = l; b < nLevels; ++b) {
+            uneven |= lv[b].unevenDims;
+            if (b == l) continue;
+            pes = satMul(pes, lv[b].P);
+            const Dir& d = lv[b].d[lv[b].sp];
+            idle = idle || (b < nLevels - 1 && tileCount(d.sz, d.of, lv[b].D[d.dim]) > lv[b].P);
+        }
+        const bool deep = l + 1 < nLevels - 1;
+        if (deep && pes > kKeepPes) continue;
+        for (int t = 0; t < nt; ++t)
+            if ((uneven & tmask[t]) || (deep && idle)) keepFrom[l] |= 1u << t;
     }
     gbLevel = 0;
     if (corrected) {
@@ -1320,6 +1390,13 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                           });
         };
         if (peCount && !skipped && tileMoves(o)) addMul(res.gbOut, occ, outReduced(), ovf);
+        // A fold of fewer sub-units than the previous one, along a dimension the outputs do not have: the
+        // PEs without a tile in it hold nothing afterwards, so they return their partial sums of the output
+        // tile the others keep (which return theirs when it moves on). Not so over filter taps, where
+        // the sub-units' outputs are their taps' (the step walk's).
+        if (peCount && !skipped && ch >= 0 && ch == L.sp && L.nSpatial == 1 && s[ch]->pos == PosE && L.E < L.P
+            && !tileMoves(o) && !(slidingMask >> L.d[ch].dim & 1u))
+            addMul(res.gbOut, occ, outReduced(), ovf);
         // FIX Q-EDGE-1: in corrected fidelity a skipped case adds nothing.
         if (isTop && !(corrected && skipped)) {
             addMul(top.t[o].l2Write, occ, out, ovf);
@@ -1386,10 +1463,18 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     sum = aboveGb || copies || L.nCoupledSpatial[t] > 0 ? satAdd(sum, satMul(times, count))
                                                                         : std::max(sum, count);
                 };
+                // What the PEs kept from the previous step's execution, which the child's count takes again.
+                const std::uint32_t mayKeep = ch >= 0 ? keepFrom[l] : 0;
+                auto less = [&](i64 count, int t) {
+                    return (mayKeep >> t & 1u) && count > 0
+                        ? std::max<i64>(0, count - keptAcross(L, l, ch, moving, t, childDims, !r.gbConst[t]))
+                        : count;
+                };
                 for (int t = 0; t < nInputs; ++t) {
                     writes[t] = satAdd(writes[t], satMul(times, r.peWrites[t]));
                     const bool copies = acc.multicast == arch::Multicast::None;
-                    gather(gbIn[t], r.gbIn[t], t, copies, gbKept(t, r));
+                    const bool kept = gbKept(t, r);
+                    gather(gbIn[t], kept ? 0 : less(r.gbIn[t], t), t, copies, kept);
                     if (acc.multicast == arch::Multicast::None || aboveGb) continue;
                     gather(freshIn[t], r.gbIn[t], t, copies, false);
                     i64 tile = 1;
@@ -1397,13 +1482,15 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         tile = satMul(tile, childDims[tdims[t][k]]);
                     gather(subTiles[t], tile, t, copies, false);
                 }
-                gather(gbOut, r.gbOut, o, false, gbKept(o, r));
+                const bool keptO = gbKept(o, r);
+                gather(gbOut, keptO ? 0 : less(r.gbOut, o), o, false, keptO);
                 for (int t = 0; t < nt; ++t) {
                     res.gbConst[t] = res.gbConst[t] && r.gbConst[t];
                     childConst[t] = childConst[t] && r.gbConst[t];
                 }
             };
-            if (!sps.edge || !sps.edgeEdge) {
+            const bool uniformChildren = !sps.edge || !sps.edgeEdge;
+            if (uniformChildren) {
                 childDimsFor(false);
                 const LevelOut* r = child(l + 1, childDims);
                 if (!r) return res;
@@ -1431,6 +1518,19 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // elements (halos between the PEs included). With one that multicasts identical tiles only, each
             // PE of a halo takes its own copy: the ingress grows by the PEs' tiles over their sub-unit's.
             const bool peLevel = corrected && !aboveGb;
+            // PEs of different sub-units holding identical tiles fetch (and return) them once.
+            if (peLevel && uniformChildren && L.overlappingSpatial) {
+                const i64 n = sps.edge ? L.E : L.P;
+                auto share = [&](int t, i64& v, i64* also) {
+                    i64 num = 0, den = 1;
+                    if (!overlapShare(L, l, t, childDims, n, num, den)) return;
+                    v = i64(static_cast<__int128>(v) * num / den);
+                    if (also) *also = i64(static_cast<__int128>(*also) * num / den);
+                };
+                for (int t = 0; t < nInputs; ++t)
+                    share(t, gbIn[t], &freshIn[t]);
+                share(o, gbOut, nullptr);
+            }
             // A step along a dimension a level below spreads over its sub-units by at least their tile leaves
             // no PE anything of its new tile, whatever the clusters' tiles share: they fetch it whole.
             auto peKeepsNothing = [&](int t) {
@@ -1451,6 +1551,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 if (peLevel && childConst[t] && acc.multicast != arch::Multicast::None && tileMoves(t)
                     && peKeepsNothing(t))
                     g = freshIn[t];
+                else if (peLevel && childConst[t] && uniformChildren && tileMoves(t)
+                    && peShiftFetch(L, l, t, ch, childDims, sps.edge ? L.E : L.P, g))
+                    ;
                 else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Elements)
                     g = in[t];
                 else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Tiles
@@ -1601,6 +1704,377 @@ constexpr i64 kStepWalkLimit = i64(1) << 12;
 constexpr i64 kFrameCountLimit = i64(1) << 16;
 
 } // namespace
+
+// The sub-units of a level whose spatial map's tiles overlap (offset below size) hold some rows of that
+// dimension in common, and so do their PEs when a level below spreads the rows over them and none steps
+// through them in time: at every frame the PEs of different sub-units on the same rows hold identical
+// tiles (their other dimensions move in lock-step), which the NoC sends once (elements: the union of the
+// rows; tiles: one send per distinct range) and whose partial sums count once. A sub-unit's child count is
+// then its PEs' rows times what each row fetches, and the sub-units' together the union's: num / den of
+// their sum (row-stationary: 6 clusters of 3 input rows, one a PE, 8 rows in all, 8 / 18).
+bool Evaluator::Impl::overlapShare(
+    const Level& L, int l, int t, const i64* childDims, i64 n, i64& num, i64& den)
+{
+    const bool outputs = t == nt - 1;
+    if (!L.overlappingSpatial || (!outputs && acc.multicast == arch::Multicast::None)) return false;
+    int k = -1;
+    for (int j = 0; j < L.n; ++j) {
+        if (!L.d[j].spatial || !(tmask[t] >> L.d[j].dim & 1u)) continue;
+        if (k >= 0) return false; // two maps spread it: the PEs' ranges are not one dimension's
+        k = j;
+    }
+    if (k < 0 || n < 2 || L.d[k].sz <= L.d[k].of) return false;
+    const int v = L.d[k].dim;
+    // A window's output rows are not the PEs' rows: leave the outputs of a window's rows alone.
+    if (outputs && outOf[v] >= 0) return false;
+    if (!peSpans(l, v, childDims[v], shareSpans)) return false;
+    const bool distinct = !outputs && acc.multicast == arch::Multicast::Tiles;
+    auto measure = [&](std::vector<Span>& spans) {
+        if (!distinct) return unionSize(spans);
+        std::sort(spans.begin(), spans.end(),
+            [](Span a, Span b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
+        i64 c = 0;
+        for (size_t i = 0; i < spans.size(); ++i)
+            c += spans[i].size() > 0
+                    && (i == 0 || spans[i].begin != spans[i - 1].begin || spans[i].end != spans[i - 1].end)
+                ? 1
+                : 0;
+        return c;
+    };
+    const size_t per = shareSpans.size();
+    if (satMul(i64(per), n) > 1 << 16) return false;
+    shareNext.clear();
+    for (i64 i = 0; i < n; ++i)
+        for (size_t p = 0; p < per; ++p)
+            shareNext.push_back(Span{shareSpans[p].begin + i * L.d[k].of, shareSpans[p].end + i * L.d[k].of});
+    den = satMul(measure(shareSpans), n);
+    num = measure(shareNext);
+    return den > 0 && num < den;
+}
+
+bool Evaluator::Impl::peSpans(int l, int v, i64 ext, std::vector<Span>& out)
+{
+    out.assign(1, Span{0, ext});
+    for (int b = l + 1; b < nLevels; ++b) {
+        const Level& B = lv[b];
+        const int j = B.dirOf[v];
+        if (j < 0) return false;
+        const Dir& d = B.d[j];
+        const i64 slots = d.spatial ? B.P : 1;
+        if (satMul(i64(out.size()), slots) > 4096) return false;
+        shareNext.clear();
+        for (const Span& r : out) {
+            const i64 tiles = r.size() > 0 ? tileCount(d.sz, d.of, r.size()) : 0;
+            if (tiles > slots) return false; // the PEs step through the rows
+            for (i64 i = 0; i < slots; ++i)
+                shareNext.push_back(i < tiles ? Span{r.begin + i * d.of,
+                                        std::min(r.begin + i * d.of + std::min(d.sz, r.size()), r.end)}
+                                              : Span{});
+        }
+        out.swap(shareNext);
+    }
+    return true;
+}
+
+// A step along dimension v (a new fold of the sub-units, or a temporal step) moves every PE's range on v
+// with its sub-unit's, so a PE keeps of its previous tile only the overlap with its own new one, not the
+// part its sub-unit's previous tile shares (a neighbouring PE held that): three rows at offset 2 over PEs
+// of 2 and 1 rows keep nothing, where the sub-unit keeps one row. What leaves the L2 is the union of the
+// PEs' new parts (multicast of elements), one per distinct tile and part kept (of tiles), or every PE's
+// (none), times their full tiles on t's other dimensions.
+bool Evaluator::Impl::peShiftFetch(
+    const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched)
+{
+    if (ch < 0) return false;
+    const Dir& a = L.d[ch];
+    const int v = a.dim;
+    if (!(tmask[t] >> v & 1u)) return false;
+    const i64 advance = a.spatial ? L.P * a.of : a.of;
+    if (std::min(a.sz, L.D[v]) <= advance) return false; // the sub-units kept nothing on v: nor did the PEs
+    for (int k = 0; k < L.n; ++k) {
+        const Dir& d = L.d[k];
+        if (k == ch || !(tmask[t] >> d.dim & 1u)) continue;
+        if (d.spatial) return false; // the sub-units' tiles differ on another dimension of t
+        if (k > ch && tileCount(d.sz, d.of, L.D[d.dim]) > 1) return false; // an inner loop wrapped around
+    }
+    // Below, the PEs hold their sub-unit's whole tile on t's other dimensions (and, to count every copy,
+    // no PEs but those spread along v).
+    const bool copies = acc.multicast == arch::Multicast::None;
+    for (int b = l + 1; b < nLevels; ++b)
+        for (int j = 0; j < lv[b].n; ++j) {
+            const Dir& d = lv[b].d[j];
+            if (d.spatial && d.dim != v && ((tmask[t] >> d.dim & 1u) || copies)) return false;
+        }
+    const i64 groups = a.spatial ? n : 1; // sub-units apart on v (the others hold the same tiles of t)
+    if (!peSpans(l, v, std::min(a.sz, L.D[v]), shiftPrev) || !peSpans(l, v, childDims[v], shiftCur)
+        || shiftPrev.size() != shiftCur.size())
+        return false;
+    if (satMul(i64(shiftCur.size()), groups) > 1 << 16) return false;
+    shiftPairs.clear();
+    for (i64 i = 0; i < groups; ++i) {
+        const i64 at = i * a.of;
+        for (size_t p = 0; p < shiftCur.size(); ++p) {
+            const Span c = shiftCur[p], q = shiftPrev[p];
+            if (c.size() > 0)
+                shiftPairs.emplace_back(Span{at + advance + c.begin, at + advance + c.end},
+                    q.size() > 0 ? Span{at + q.begin, at + q.end} : Span{});
+        }
+    }
+    i64 along = 0;
+    if (acc.multicast == arch::Multicast::Elements) {
+        shareNext.clear();
+        for (const auto& [cur, prev] : shiftPairs)
+            pushDifference(shareNext, cur, prev);
+        along = unionSize(shareNext);
+    } else {
+        auto key = [](const std::pair<Span, Span>& x) {
+            return std::array<i64, 4>{x.first.begin, x.first.end, x.second.begin, x.second.end};
+        };
+        if (!copies)
+            std::sort(shiftPairs.begin(), shiftPairs.end(),
+                [&](const auto& x, const auto& y) { return key(x) < key(y); });
+        for (size_t i = 0; i < shiftPairs.size(); ++i) {
+            if (!copies && i > 0 && key(shiftPairs[i]) == key(shiftPairs[i - 1])) continue;
+            const auto& [cur, prev] = shiftPairs[i];
+            along += cur.size() - intersect(cur, prev).size();
+        }
+    }
+    i64 rest = 1;
+    for (int k = 0; k < tcount[t]; ++k)
+        if (tdims[t][k] != v) rest = satMul(rest, childDims[tdims[t][k]]);
+    // Without multicast the sub-units holding the same tiles of t each take their own.
+    fetched = satMul(satMul(along, rest), copies && !a.spatial ? n : 1);
+    return true;
+}
+
+// A child execution starts with the PEs' buffers as the previous step's execution left them: a PE keeps
+// the overlap of its last tile there (moved by the step, when the step's dimension indexes t) with its
+// first tile here (a PE past the last tile of the previous execution's last fold holds nothing). The
+// child's count, which starts from empty buffers, takes that overlap again: this is what it takes too
+// many (the PEs' tiles identical: once, when every PE of the first fold kept it; disjoint: the sum).
+i64 Evaluator::Impl::keptAcross(
+    const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves)
+{
+    if (ch < 0 || l + 1 >= nLevels) return 0;
+    const Level& C = lv[l + 1];
+    const bool outputs = t == nt - 1;
+    // Inner loops of t that wrapped around put the previous execution elsewhere.
+    if (moving & L.tensorDirs[t] & ~((2u << ch) - 1u)) return 0;
+    if (C.nSpatial != 1) return 0;
+    if (l + 1 != nLevels - 1) return keptDeep(L, l, ch, t, childDims);
+    const Dir& a = L.d[ch];
+    const int v = a.dim;
+    const bool shifted = tmask[t] >> v & 1u;
+    // In the same region, a child whose tiles of t move and never overlap ends on other tiles than it starts.
+    if (!shifted && childMoves && !C.overlappingAny) return 0;
+    const i64 delta = shifted ? (a.spatial ? L.P * a.of : a.of) : 0;
+    // The previous region lies wholly before this one along v: nothing of it is here.
+    if (shifted && std::min(a.sz, L.D[v]) <= delta) return 0;
+    i64 common = 1;
+    int spread = -1; // the child's spatial directive indexing t
+    // The step's dimension first: it usually leaves nothing.
+    int order[kMaxDims], n = 0;
+    for (int k = 0; k < tcount[t]; ++k)
+        if (tdims[t][k] == v) order[n++] = v;
+    for (int k = 0; k < tcount[t]; ++k)
+        if (tdims[t][k] != v) order[n++] = tdims[t][k];
+    for (int i = 0; i < n; ++i) {
+        const int u = order[i];
+        if (outputs && outOf[u] >= 0) return 0; // a window's outputs are not its rows
+        const int j = C.dirOf[u];
+        if (j < 0) return 0;
+        const Dir& d = C.d[j];
+        if (d.spatial) {
+            if (d.sz > d.of) return 0; // overlapping PE tiles: their union is not a sum
+            spread = j;
+            continue;
+        }
+        const i64 x = childDims[u];
+        const i64 xp = u == v && delta > 0 ? std::min(a.sz, L.D[v]) : x;
+        const i64 du = u == v ? delta : 0;
+        const i64 tl = tileCount(d.sz, d.of, xp);
+        const Span first{0, std::min(d.sz, x)};
+        const Span last{(tl - 1) * d.of - du, std::min((tl - 1) * d.of + d.sz, xp) - du};
+        common = satMul(common, intersect(first, last).size());
+        if (common == 0) return 0;
+    }
+    // The child's spatial map: PE p's first tile, and its tile at the previous execution's last fold.
+    const int sj = spread >= 0 ? spread : C.sp;
+    const Dir& d = C.d[sj];
+    const int u = d.dim;
+    const i64 x = childDims[u];
+    const i64 xp = u == v && delta > 0 ? std::min(a.sz, L.D[v]) : x;
+    const i64 du = spread >= 0 && u == v ? delta : 0;
+    const i64 tilesF = tileCount(d.sz, d.of, x), tilesL = tileCount(d.sz, d.of, xp);
+    const i64 fold = (tilesL - 1) / C.P;
+    const i64 activeF = std::min(C.P, tilesF), activeL = tilesL - fold * C.P;
+    if (spread < 0) {
+        // Identical tiles: a PE of the first fold that held nothing fetches the whole tile for all; a PE
+        // of the previous last fold without a tile here returns its partial sums now, the others later.
+        if (outputs ? activeL > activeF : activeL < activeF) return 0;
+        const bool copies = !outputs && acc.multicast == arch::Multicast::None;
+        return copies ? satMul(common, activeF) : common;
+    }
+    const i64 both = std::min(activeF, activeL);
+    auto at = [&](i64 p) {
+        const i64 q = fold * C.P + p;
+        const Span first{p * d.of, std::min(p * d.of + d.sz, x)};
+        const Span last{q * d.of - du, std::min(q * d.of + d.sz, xp) - du};
+        return intersect(first, last).size();
+    };
+    // Only the last tile of a map is clipped: every other PE keeps the same overlap.
+    const i64 special[2] = {tilesF - 1, tilesL - 1 - fold * C.P};
+    i64 sum = 0;
+    if (both <= 3) {
+        for (i64 p = 0; p < both; ++p)
+            sum += at(p);
+    } else {
+        i64 regular = 0;
+        while (regular == special[0] || regular == special[1])
+            ++regular;
+        const i64 g = at(regular);
+        sum = satMul(both, g);
+        for (int k = 0; k < 2; ++k)
+            if (special[k] >= 0 && special[k] < both && (k == 0 || special[1] != special[0]))
+                sum += at(special[k]) - g;
+    }
+    return satMul(common, sum);
+}
+
+// The same over more levels: each PE's first tile of the child execution (every level at its first step)
+// and its tile at the previous execution's last frame (every level at its last step; a PE past the last
+// tile of the innermost level's last fold holds nothing, one whose cluster does not run in a last fold
+// keeps the fold before's), PE by PE. PEs holding identical first tiles take them once: what all of them
+// kept is not taken again.
+i64 Evaluator::Impl::keptDeep(const Level& L, int l, int ch, int t, const i64* childDims)
+{
+    const Dir& a = L.d[ch];
+    const int v = a.dim;
+    const bool outputs = t == nt - 1;
+    const bool shifted = tmask[t] >> v & 1u;
+    const i64 delta = shifted ? (a.spatial ? L.P * a.of : a.of) : 0;
+    if (shifted && std::min(a.sz, L.D[v]) <= delta) return 0;
+    for (int k = 0; k < tcount[t] && outputs; ++k)
+        if (outOf[tdims[t][k]] >= 0) return 0; // a window's outputs are not its rows
+    i64 pes = 1;
+    for (int b = l + 1; b < nLevels; ++b) {
+        if (lv[b].nSpatial != 1) return 0;
+        const Dir& d = lv[b].d[lv[b].sp];
+        if ((tmask[t] >> d.dim & 1u) && d.sz > d.of) return 0; // overlapping PE tiles: not a sum
+        pes *= lv[b].P;
+        if (pes > kKeepPes) return 0;
+    }
+    // Down to the first level that spreads a dimension of t, every PE's first and last ranges on it are the
+    // same: when they already share nothing, no PE kept anything.
+    for (int k = 0; k < tcount[t]; ++k) {
+        const int u = tdims[t][k];
+        Span fr{0, childDims[u]};
+        Span lr{0, u == v && delta > 0 ? std::min(a.sz, L.D[v]) : childDims[u]};
+        const i64 du = u == v ? delta : 0;
+        for (int b = l + 1; b < nLevels; ++b) {
+            const int j = lv[b].dirOf[u];
+            if (j < 0 || lv[b].d[j].spatial || lr.size() <= 0) break;
+            const Dir& d = lv[b].d[j];
+            const i64 tl = tileCount(d.sz, d.of, lr.size());
+            fr = Span{fr.begin, fr.begin + std::min(d.sz, fr.size())};
+            lr = Span{lr.begin + (tl - 1) * d.of, std::min(lr.begin + (tl - 1) * d.of + d.sz, lr.end)};
+            if (intersect(fr, Span{lr.begin - du, lr.end - du}).size() == 0) return 0;
+        }
+    }
+    // The dimensions followed: t's, then the levels' spatial ones (a PE idle on them holds nothing new).
+    int dims[kMaxDims + kMaxLevels], nDims = 0;
+    for (int k = 0; k < tcount[t]; ++k)
+        dims[nDims++] = tdims[t][k];
+    for (int b = l + 1; b < nLevels; ++b)
+        if (!(tmask[t] >> lv[b].d[lv[b].sp].dim & 1u)) dims[nDims++] = lv[b].d[lv[b].sp].dim;
+    deepPes.clear();
+    for (i64 p = 0; p < pes; ++p) {
+        DeepPe e;
+        e.kept = 1;
+        bool activeFirst = true, activeLast = true;
+        for (int k = 0; k < nDims; ++k) {
+            const int u = dims[k];
+            Span fr{0, childDims[u]};
+            Span lr{0, u == v && delta > 0 ? std::min(a.sz, L.D[v]) : childDims[u]};
+            i64 rest = p, index[kMaxLevels] = {}; // this PE's sub-unit at each level
+            for (int b = nLevels - 1; b > l; --b) {
+                index[b] = rest % lv[b].P;
+                rest /= lv[b].P;
+            }
+            for (int b = l + 1; b < nLevels; ++b) {
+                const Level& B = lv[b];
+                const int j = B.dirOf[u];
+                if (j < 0) return 0;
+                const Dir& d = B.d[j];
+                if (lr.size() <= 0) activeLast = false;
+                if (!d.spatial) {
+                    fr = Span{fr.begin, fr.begin + std::min(d.sz, fr.size())};
+                    if (activeLast) {
+                        const i64 tl = tileCount(d.sz, d.of, lr.size());
+                        const i64 at = lr.begin + (tl - 1) * d.of;
+                        lr = Span{at, std::min(at + d.sz, lr.end)};
+                    }
+                    continue;
+                }
+                const i64 jb = index[b];
+                const i64 tilesF = tileCount(d.sz, d.of, fr.size());
+                if (jb >= tilesF)
+                    activeFirst = false;
+                else
+                    fr = Span{fr.begin + jb * d.of, std::min(fr.begin + jb * d.of + d.sz, fr.end)};
+                if (activeLast) {
+                    const i64 tilesL = tileCount(d.sz, d.of, lr.size());
+                    const i64 fold = (tilesL - 1) / B.P;
+                    i64 q = fold * B.P + jb;
+                    if (q >= tilesL) {
+                        if (b == nLevels - 1 || fold == 0)
+                            activeLast = false;
+                        else
+                            q -= B.P;
+                    }
+                    if (activeLast)
+                        lr = Span{lr.begin + q * d.of, std::min(lr.begin + q * d.of + d.sz, lr.end)};
+                }
+            }
+            if (!activeFirst) break;
+            if (k < tcount[t]) {
+                e.first[k] = fr;
+                const i64 du = u == v ? delta : 0;
+                e.kept
+                    = activeLast ? satMul(e.kept, intersect(fr, Span{lr.begin - du, lr.end - du}).size()) : 0;
+            }
+        }
+        // A PE that held partial sums and has no tile now returns them at this frame.
+        if (!activeFirst && activeLast && outputs) return 0;
+        if (!activeFirst) continue;
+        if (!activeLast) e.kept = 0;
+        deepPes.push_back(e);
+    }
+    const int tc = tcount[t];
+    auto key = [&](const DeepPe& x, const DeepPe& y) {
+        for (int k = 0; k < tc; ++k) {
+            if (x.first[k].begin != y.first[k].begin) return x.first[k].begin < y.first[k].begin;
+            if (x.first[k].end != y.first[k].end) return x.first[k].end < y.first[k].end;
+        }
+        return false;
+    };
+    i64 saving = 0;
+    if (!outputs && acc.multicast == arch::Multicast::None) {
+        for (const DeepPe& e : deepPes)
+            saving = satAdd(saving, e.kept);
+        return saving;
+    }
+    std::sort(deepPes.begin(), deepPes.end(), key);
+    for (size_t i = 0; i < deepPes.size();) {
+        size_t j = i + 1;
+        i64 least = deepPes[i].kept;
+        while (j < deepPes.size() && !key(deepPes[i], deepPes[j])) // identical first tiles
+            least = std::min(least, deepPes[j++].kept);
+        saving = satAdd(saving, least);
+        i = j;
+    }
+    return saving;
+}
 
 i64 Evaluator::Impl::GbCarry::drained(const Span* oc)
 {

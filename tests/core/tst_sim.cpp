@@ -207,6 +207,66 @@ private slots:
         // needs 3 input rows, neighbours share 2. Multicast of elements sends the 6 rows once per channel
         // (12); of identical tiles only, every PE its 3 rows (24, Timeloop's count); the taps go to all
         // four PEs (6, without multicast 24); 8 outputs.
+        // Overlapping clusters (gap (a) of the per-case tables, closed): GEMM M 2 N 3 K 2 on 2 clusters of 2
+        // PEs, the clusters' columns of N [0, 2) and [1, 3), a column per PE, so PE 1 of cluster 0 and PE 0
+        // of cluster 1 both hold column 1 (and compute its outputs twice). B: the 3 columns of 2 once (6),
+        // kept through the 2 rows of M; each PE's own copy without multicast (8); tile multicast sends the
+        // two identical tiles once (6). A: the row's 2 elements to all four PEs per row of M, 4 (16).
+        // Outputs: the 3 columns per row, the two copies of column 1 reduced in the frame: 6. Until
+        // 2026-11-29 the tables added the clusters' counts up, as if their tiles were disjoint: B 8 and 8
+        // updates.
+        QTest::newRow("overlapping clusters")
+            << "Network n { Layer G { Type: GEMM Dimensions { M: 2, N: 3, K: 2 } Dataflow {"
+               " TemporalMap(1,1) M; SpatialMap(2,1) N; TemporalMap(2,2) K; Cluster(2,P); SpatialMap(1,1) N;"
+               " } } }"
+            << "4 6 6"
+            << "4 6 6"
+            << "16 8 6";
+        // Gap (b): GEMM M 2 N 4 K 2, level 0 the whole array stepping a window of 2 columns of N by 1, a K
+        // per PE (2 of the 4 busy). Each step's child execution starts with what the PEs held at the last:
+        // B, each PE keeps one of its 2 columns, 2 x 2 at the first step and 2 at each of the 2 others, 8; A,
+        // each PE's column of 2 stays, 4; outputs, the PEs' partial sums of a column return when the window
+        // leaves it (2 and 2, then the last 4 at the end), 8. Until 2026-11-29 the tables counted each child
+        // execution from empty buffers: B 12 and 12 updates.
+        QTest::newRow("kept across executions")
+            << "Network n { Layer G { Type: GEMM Dimensions { M: 2, N: 4, K: 2 } Dataflow {"
+               " TemporalMap(2,1) N; SpatialMap(2,2) K; Cluster(4,P); SpatialMap(1,1) K; } } }"
+            << "4 8 8"
+            << "4 8 8"
+            << "4 8 8";
+        // The same over three levels: a K per cluster of 2 PEs, a row of M per PE. B: the 2 PEs of a cluster
+        // share their row of K (one send), each keeps one of its 2 columns at each step: 4, then 2 and 2, 8;
+        // A: each PE's element stays, 4; outputs: 2 rows of the column the window leaves at each step, the
+        // last 2 columns at the end, 8 (the two clusters' partial sums reduced).
+        QTest::newRow("kept across executions, three levels")
+            << "Network n { Layer G { Type: GEMM Dimensions { M: 2, N: 4, K: 2 } Dataflow {"
+               " TemporalMap(2,1) N; SpatialMap(2,2) K; Cluster(2,P); SpatialMap(1,1) K; Cluster(2,P);"
+               " SpatialMap(1,1) M; } } }"
+            << "4 8 8"
+            << "4 8 8"
+            << "4 16 8";
+        // Gap (c): GEMM M 1 N 1 K 5 on 2 clusters of 2 PEs, the clusters' K tiles of 3 at offset 1 (2 folds),
+        // in each 2 and 1 to the PEs. Fold 0: PE tiles [0,2), [2,3), [1,3), [3,4), 4 elements of A and of B;
+        // fold 1 (cluster 0 only, [2,5)): its PEs take [2,4) and [4,5), keeping nothing of [0,2) and [2,3),
+        // 3 more: 7 each. The cluster's tile keeps [2,3), which its PEs do not: until 2026-11-29 the tables
+        // counted 6. Each PE its own tiles (no multicast; none identical): 6 + 3 = 9. The outputs' partial
+        // sums (one output) return once.
+        QTest::newRow("PE tiles under a moving cluster tile")
+            << "Network n { Layer G { Type: GEMM Dimensions { M: 1, N: 1, K: 5 } Dataflow {"
+               " SpatialMap(3,1) K; Cluster(2,P); SpatialMap(2,2) K; } } }"
+            << "7 7 1"
+            << "9 9 1"
+            << "9 9 1";
+        // GEMM M 1 N 2 K 5 on 4 PEs, a K per PE in 2 folds (4, then 1): in the second fold PEs 1-3 hold
+        // nothing and return their partial sums of the output, PE 0 keeps its own until N moves on: 2
+        // updates per output (until 2026-11-29 the tables counted 1). A and B: 5 elements per column of N,
+        // none repeated (a PE keeps only its last element, which the next column does not reuse): 10 each.
+        QTest::newRow("partial sums of an idle PE")
+            << "Network n { Layer G { Type: GEMM Dimensions { M: 1, N: 2, K: 5 } Dataflow {"
+               " TemporalMap(1,1) N; SpatialMap(1,1) K; } } }"
+            << "10 10 4"
+            << "10 10 4"
+            << "10 10 4";
         QTest::newRow("halo")
             << "Network n { Layer D { Type: DSCONV Dimensions { C: 2, R: 3, S: 1, Y: 6, X: 1 } Dataflow {"
                " TemporalMap(1,1) C; SpatialMap(1,1) Y'; TemporalMap(3,3) R; TemporalMap(1,1) S;"

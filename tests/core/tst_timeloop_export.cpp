@@ -361,18 +361,19 @@ private slots:
                " TemporalMap(3,3) S; TemporalMap(3,1) X; } } }"
             << 18 << "pe: S=3 | x: R=3 | y: C=4 | gb: Q=6 | dram: P=6"
             << "macs=1296 gb:Inputs=576 gb:Weights=36 updates=144";
-        // The same over 6 clusters of one output row each (K 4 in time at the top, C 2 in the PE): 18 PEs x 2
-        // channels x 8 columns of one row per K step: 1152. The per-case tables (two SpatialMaps in a level:
-        // no step walk) add the clusters' fetches up; the simulator finds PEs of neighbouring clusters that
-        // hold the same input row (cluster c's PE j and cluster c+1's PE j-1) and sends those once, 512, as
-        // Timeloop's multicast of identical tiles does. 72 weights; 144 updates.
+        // The same over 6 clusters of one output row each (K 4 in time at the top, C 2 in the PE): PE j of
+        // cluster c holds input row c + j, so PEs of neighbouring clusters hold identical rows (cluster c's
+        // PE j and cluster c+1's PE j-1), sent once as Timeloop's multicast of identical tiles does: 8 rows x
+        // 2 channels x 8 columns (3, then one a step) x 4 K steps = 512, the simulator's count. The per-case
+        // tables (two SpatialMaps in a level: no step walk) take the clusters' fetches over the union of
+        // their PEs' rows, 8 of the 18 (until 2026-11-29 they added them up: 1152). 72 weights; 144 updates.
         QTest::newRow("row-stationary")
             << "Network n { Layer RS { Type: CONV Dimensions { K: 4, C: 2, R: 3, S: 3, Y: 8, X: 8 } Dataflow "
                "{"
                " TemporalMap(1,1) K; TemporalMap(2,2) C; SpatialMap(3,1) Y; Cluster(3,P); SpatialMap(1,1) Y;"
                " SpatialMap(1,1) R; TemporalMap(3,3) S; TemporalMap(3,1) X; } } }"
             << 18 << "pe: C=2 S=3 | x: R=3 | y: P=6 | gb: Q=6 | dram: K=4"
-            << "macs=2592 gb:Inputs=1152 gb:Weights=72 updates=144";
+            << "macs=2592 gb:Inputs=512 gb:Weights=72 updates=144";
         // The PEs' level steps K by 2 over the 8 a cluster holds, the PE's tile has 2: K=2 in the PE buffer,
         // K=4 in the global buffer. Per channel 9 + 3 x 3 inputs a row (18 x 4 x 4 = 288); the PE holds 2 of
         // the 8 filters at a time, so each output position fetches all 72 of its channel again (16 positions
