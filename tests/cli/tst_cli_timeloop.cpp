@@ -132,6 +132,9 @@ private slots:
         }
         QCOMPARE(layers, 20);
         qInfo("global-buffer counts equal to Timeloop's on %d of %d layers", gbEqual, layers);
+        // Every layer but res3a_branch2b, whose PE credits what it still holds across an inner loop's wrap
+        // (doc/timeloop.md, "Reuse across an inner loop's wrap").
+        QVERIFY2(gbEqual >= layers - 1, "fewer layers agree than the one definitional difference allows");
     }
 
     // The forms exported since issue 33 (tst_timeloop_export's newForms, by hand) through Timeloop itself:
