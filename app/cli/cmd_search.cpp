@@ -41,7 +41,8 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
     "                     [--max-seconds S] [--no-refine] [--genetic-evaluations N] [--genetic-seed S]\n"
     "                     [--offchip-candidates K] [--export-timeloop DIR]\n"
     "                     [--seq-len N] [--batch B] [--phase prefill|decode] [--kv-len L]\n"
-    "                     [--timeloop-compatible] [--timeloop-buffering 1|2] [--technology NAME|FILE]\n"
+    "                     [--timeloop-compatible [--timeloop-space narrow|wide]]\n"
+    "                     [--timeloop-buffering 1|2] [--technology NAME|FILE]\n"
     "                     [--style rs|ws|os|interstellar|dmazerunner|genetic | --compare-styles]\n\n"
     "Solves the off-chip subspace with the distinct-block model, then explores level-2 orders, level-2\n"
     "and level-1 tiles with the MDC cost model (paper Algorithm 1), then refines the result with the\n"
@@ -110,6 +111,10 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
           "                        our counts Timeloop defines the same way, or why not (doc/timeloop.md)\n"
           "  --timeloop-compatible search only mappings Timeloop can express, so that every layer's best\n"
           "                        mapping exports\n"
+          "  --timeloop-space S    with --timeloop-compatible: narrow (default: at most two loops over the\n"
+          "                        PEs, filter rows and columns whole in each PE) or wide (every mapping "
+          "the\n"
+          "                        export writes; doc/timeloop.md compares the two against Timeloop)\n"
           "  --timeloop-buffering B  with --export-timeloop or --timeloop-compatible: the Timeloop buffers'\n"
           "                        multiple_buffering, 2 (default: our cost model's double-buffered "
           "requirement,\n"
@@ -180,7 +185,7 @@ int run(const std::vector<std::string>& argv)
     std::vector<std::string> valueOptions{"op", "model", "layer", "project", "hw", "objective", "threads",
         "export-mdc", "pareto-csv", "pe-util-bound", "near-tie", "fidelity", "max-seconds", "style",
         "widen-above", "genetic-evaluations", "genetic-seed", "offchip-candidates", "export-timeloop",
-        "timeloop-buffering", "technology"};
+        "timeloop-buffering", "timeloop-space", "technology"};
     for (std::string& name : cli::sequenceOptionNames())
         valueOptions.push_back(std::move(name));
     cli::Args args(argv, valueOptions,
@@ -217,8 +222,17 @@ int run(const std::vector<std::string>& argv)
     if (args.has("timeloop-buffering") && !args.has("export-timeloop") && !args.has("timeloop-compatible"))
         return cli::usageError(
             kCommand, "--timeloop-buffering goes with --export-timeloop or --timeloop-compatible");
+    timeloop::SearchSpace space = timeloop::SearchSpace::Narrow;
+    if (auto name = args.value("timeloop-space")) {
+        if (!args.has("timeloop-compatible"))
+            return cli::usageError(kCommand, "--timeloop-space goes with --timeloop-compatible");
+        if (*name == "wide")
+            space = timeloop::SearchSpace::Wide;
+        else if (*name != "narrow")
+            return cli::usageError(kCommand, "--timeloop-space takes narrow or wide, got '" + *name + "'");
+    }
     // Only the mappings Timeloop can express (core/export/timeloop.h), on every search path.
-    if (args.has("timeloop-compatible")) timeloop::restrictSearch(options.constraint, timeloopOptions);
+    if (args.has("timeloop-compatible")) timeloop::restrictSearch(options.constraint, timeloopOptions, space);
     std::optional<styles::Style> style;
     if (auto name = args.value("style")) {
         style = styles::styleFromString(*name);

@@ -869,16 +869,18 @@ search::DataflowFilterFactory searchFilter(const Options& options)
     };
 }
 
-void restrictSearch(search::SearchConstraint& constraint, const Options& options)
+void restrictSearch(search::SearchConstraint& constraint, const Options& options, SearchSpace space)
 {
     Options searched = options;
-    searched.searchSpaceOnly = true;
+    searched.searchSpaceOnly = space == SearchSpace::Narrow;
     constraint.dataflowFilter = searchFilter(searched);
-    // What the filter refuses from the tiles alone: more than two loops over the PEs, filter rows or
-    // columns spread over them (both exported, not searched: Options::searchSpaceOnly), a tile that does
-    // not divide its parent.
-    constraint.tileRules.maxParallelLoops = 2;
-    constraint.tileRules.wholeLoopsUnsplit = true;
+    // What the filter refuses from the tiles alone: a tile that does not divide its parent; in the narrow
+    // space also more than two loops over the PEs and filter rows or columns spread over them (both
+    // exported, not searched: Options::searchSpaceOnly).
+    if (space == SearchSpace::Narrow) {
+        constraint.tileRules.maxParallelLoops = 2;
+        constraint.tileRules.wholeLoopsUnsplit = true;
+    }
     constraint.tileRules.dividingTilesOnly = true;
     constraint.expressibleIn = "timeloop";
 }

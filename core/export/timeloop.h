@@ -50,11 +50,11 @@ struct Options
     /// buffer keeps the innermost top-level loops while their tile fits (MAESTRO files, which have no DRAM
     /// level: `marvel evaluate --mapping F.m --export-timeloop`, the worked case's translation).
     bool topLevelInDram = true;
-    /// The search's space (`--timeloop-compatible`, restrictSearch): what the export takes, less the
-    /// mappings with more than two loops over the PEs or filter rows or columns spread over them. Those
-    /// export, but our global-buffer input reads stop at the first level of sub-units (doc/cost-model.md),
-    /// below Timeloop's for such mappings, so a search over them ranks by reads Timeloop does not grant
-    /// (doc/timeloop.md, "What the search keeps to").
+    /// The narrow search space (`--timeloop-compatible`, restrictSearch with SearchSpace::Narrow): what
+    /// the export takes, less the mappings with more than two loops over the PEs or filter rows or columns
+    /// spread over them. Those export, but for some of them the per-case tables' global-buffer counts are
+    /// not Timeloop's (doc/timeloop.md, "What the search keeps to"), so a search over them can rank by
+    /// traffic Timeloop does not grant.
     bool searchSpaceOnly = false;
 };
 
@@ -132,11 +132,17 @@ private:
 
 /// The search's filter (SearchConstraint::dataflowFilter) of the mappings Timeloop can express.
 search::DataflowFilterFactory searchFilter(const Options& options = {});
-/// Restricts a search to the mappings Timeloop can express (`--timeloop-compatible`): searchFilter in the
-/// search's space (Options::searchSpaceOnly), the tile rules that let the enumeration skip what it refuses
-/// whatever the order (at most two loops over the PEs, filter rows and columns whole in each PE, dividing
-/// tiles only), and expressibleIn = "timeloop".
-void restrictSearch(search::SearchConstraint& constraint, const Options& options = {});
+/// Which of the mappings Timeloop can express a restricted search takes (`--timeloop-space`): Narrow
+/// (the default) leaves out more than two loops over the PEs and filter rows or columns spread over them
+/// (Options::searchSpaceOnly); Wide takes every mapping the export writes.
+enum class SearchSpace { Narrow, Wide };
+
+/// Restricts a search to the mappings Timeloop can express (`--timeloop-compatible`): searchFilter of the
+/// space, the tile rules that let the enumeration skip what it refuses whatever the order (dividing tiles
+/// only; in the narrow space also at most two loops over the PEs and filter rows and columns whole in each
+/// PE), and expressibleIn = "timeloop".
+void restrictSearch(search::SearchConstraint& constraint, const Options& options = {},
+    SearchSpace space = SearchSpace::Narrow);
 
 /// The counts Timeloop defines as our cost model does, from our cost model (corrected fidelity): MACs,
 /// per data space (Timeloop's names) the global buffer's reads of the input-class tensors (our L2 reads)

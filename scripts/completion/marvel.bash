@@ -39,6 +39,9 @@ _marvel()
         --timeloop-buffering)
             mapfile -t COMPREPLY < <(compgen -W "1 2" -- "$cur")
             return ;;
+        --timeloop-space)
+            mapfile -t COMPREPLY < <(compgen -W "narrow wide" -- "$cur")
+            return ;;
         --model)
             mapfile -t COMPREPLY < <(compgen -W "alexnet vgg16 resnet50 mobilenetv2 gemm mlp-m mlp-l lstm-m \
                 lstm-l rhn bert-base bert-base-512 gpt2 llama-7b llama-7b-block llama3-8b llama3-8b-block" \

@@ -596,6 +596,11 @@ private slots:
         QTest::newRow("no source") << QStringList{"search", "--hw", kP1} << 2
                                    << "exactly one of --op and --model";
         QTest::newRow("no hw") << QStringList{"search", "--op", conv} << 2 << "missing --hw";
+        QTest::newRow("timeloop space alone") << QStringList{"search", "--op", conv, "--hw", kP1,
+            "--timeloop-space", "wide"} << 2 << "--timeloop-space goes with --timeloop-compatible";
+        QTest::newRow("bad timeloop space") << QStringList{"search", "--op", conv, "--hw", kP1,
+            "--timeloop-compatible", "--timeloop-space", "huge"}
+                                            << 2 << "--timeloop-space takes narrow or wide";
         QTest::newRow("bad objective") << QStringList{"search", "--op", conv, "--hw", kP1, "--objective",
             "speed"} << 2 << "--objective must be runtime, energy or edp";
         QTest::newRow("bad bound") << QStringList{"search", "--op", conv, "--hw", kP1, "--pe-util-bound", "2"}

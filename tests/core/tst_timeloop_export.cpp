@@ -470,6 +470,45 @@ private slots:
         }
     }
 
+    // The wide space (`--timeloop-space wide`): every mapping the export writes, dividing tiles only. Its
+    // tile rule skips only what the export's filter refuses, so the search finds the filter's best, and it
+    // exports. K 2, C 2, 2x2 outputs, 3x3 taps (144 MACs) on 16 PEs: two loops of these over the PEs (the
+    // narrow space's most, filter rows whole in each PE) fill at most 4 of them; the wide space spreads
+    // three, and its best is faster.
+    void wideSpaceKeepsTheExportsBest()
+    {
+        const ir::Operator op
+            = ir::parseOperator(workloads::conv2dLoopText(2, 2, 2, 2, 3, 3, 1, 1), "tl.loop");
+        arch::Accelerator acc;
+        acc.numPes = 16;
+        acc.l1Bytes = 256;
+        acc.l2Bytes = 8192;
+        acc.nocBandwidth = 8;
+        search::SearchOptions filterOnly;
+        filterOnly.refine = false;
+        filterOnly.widenAboveRoofline = 0;
+        filterOnly.threads = 1;
+        filterOnly.constraint.dataflowFilter = timeloop::searchFilter(); // what the export takes
+        filterOnly.constraint.tileRules.dividingTilesOnly = true;
+        search::SearchOptions wide = filterOnly, narrow = filterOnly;
+        timeloop::restrictSearch(wide.constraint, {}, timeloop::SearchSpace::Wide);
+        timeloop::restrictSearch(narrow.constraint);
+        const auto a = search::searchLayer(op, acc, filterOnly).result;
+        const auto w = search::searchLayer(op, acc, wide).result;
+        const auto n = search::searchLayer(op, acc, narrow).result;
+        QVERIFY(a.bestRuntime && w.bestRuntime && n.bestRuntime);
+        QCOMPARE(w.bestRuntime->metrics.runtime, a.bestRuntime->metrics.runtime);
+        QVERIFY(w.bestRuntime->metrics.runtime < n.bestRuntime->metrics.runtime);
+        QVERIFY(w.stats.evaluated > n.stats.evaluated); // it searched mappings the narrow space leaves out
+        qInfo("wide %lld cycles (%llu mappings), narrow %lld (%llu)",
+            static_cast<long long>(w.bestRuntime->metrics.runtime),
+            static_cast<unsigned long long>(w.stats.evaluated),
+            static_cast<long long>(n.bestRuntime->metrics.runtime),
+            static_cast<unsigned long long>(n.stats.evaluated));
+        const cost::Problem problem = cost::fromOperator(op);
+        QVERIFY(timeloop::translateMdc("tl", problem, w.bestRuntime->dataflow, acc).ok());
+    }
+
     // A dilated convolution (dilation 2; MAESTRO's text has no dilation, so it is set on Y and X after
     // reading): K 2, C 1, 3x3 taps over 7x7 (3x3 outputs), a K per PE, one output per step, rows outer.
     // Weights 9 per PE (18); inputs, sent once to both PEs: the 5x5 patch of the first output (25), then 5
