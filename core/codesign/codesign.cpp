@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <thread>
@@ -535,16 +536,13 @@ Result CoDesigner::boundedExhaustive(std::stop_token stop,
         std::vector<std::int64_t>& b = bound[i];
         for (std::size_t l = 0; l < layers; ++l)
             b.push_back(im.sweeper.layerRoofline(i, l));
-        std::int64_t sum = 0;
-        for (std::int64_t v : b)
-            sum += v;
-        total[i] = sum;
+        total[i] = std::accumulate(b.begin(), b.end(), std::int64_t{0});
     }
     std::vector<std::size_t> order = m_within;
     std::stable_sort(
         order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return total[a] < total[b]; });
-    // The heaviest layers first (on the base accelerator), in four stages: most designs that cannot win
-    // show it on their heaviest layers.
+    // The heaviest layers first (by their bounds on the design searched first), in four stages: most
+    // designs that cannot win show it on their heaviest layers.
     std::vector<std::pair<std::int64_t, std::size_t>> weight;
     for (std::size_t l = 0; l < layers; ++l)
         weight.emplace_back(bound[order.front()][l], l);

@@ -148,6 +148,17 @@ void checkTimeloopStructure(const YAML::Node& all, i64 pesUsed)
 }
 #endif
 
+// The small array the restricted-search tests search on: 16 PEs, a 256-byte L1, an 8 KiB L2, NoC 8.
+arch::Accelerator sixteenPes()
+{
+    arch::Accelerator acc;
+    acc.numPes = 16;
+    acc.l1Bytes = 256;
+    acc.l2Bytes = 8192;
+    acc.nocBandwidth = 8;
+    return acc;
+}
+
 } // namespace
 
 class TstTimeloopExport : public QObject
@@ -436,11 +447,7 @@ private slots:
     {
         const ir::Operator op
             = ir::parseOperator(workloads::conv2dLoopText(4, 4, 4, 4, 3, 3, 1, 1), "tl.loop");
-        arch::Accelerator acc;
-        acc.numPes = 16;
-        acc.l1Bytes = 256;
-        acc.l2Bytes = 8192;
-        acc.nocBandwidth = 8;
+        const arch::Accelerator acc = sixteenPes();
         for (auto objective : {search::Objective::Runtime, search::Objective::Edp}) {
             search::SearchOptions filterOnly;
             filterOnly.objective = objective;
@@ -479,11 +486,7 @@ private slots:
     {
         const ir::Operator op
             = ir::parseOperator(workloads::conv2dLoopText(2, 2, 2, 2, 3, 3, 1, 1), "tl.loop");
-        arch::Accelerator acc;
-        acc.numPes = 16;
-        acc.l1Bytes = 256;
-        acc.l2Bytes = 8192;
-        acc.nocBandwidth = 8;
+        const arch::Accelerator acc = sixteenPes();
         search::SearchOptions filterOnly;
         filterOnly.refine = false;
         filterOnly.widenAboveRoofline = 0;
