@@ -39,7 +39,7 @@ _marvel()
         --timeloop-buffering)
             mapfile -t COMPREPLY < <(compgen -W "1 2" -- "$cur")
             return ;;
-        --timeloop-space)
+        --timeloop-space | --exportable)
             mapfile -t COMPREPLY < <(compgen -W "narrow wide" -- "$cur")
             return ;;
         --model)

@@ -23,6 +23,7 @@ expect "--no-refine" marvel search --no-r
 expect "--timeloop-compatible" marvel search --timeloop-c
 expect "--timeloop-buffering --timeloop-compatible --timeloop-space" marvel search --timel
 expect "narrow wide" marvel search --timeloop-compatible --timeloop-space ""
+expect "narrow wide" marvel bench sim --exportable ""
 expect "1 2" marvel evaluate --export-timeloop out --timeloop-buffering ""
 expect "energy edp" marvel search --objective e
 expect "--json --help" marvel check --
