@@ -417,6 +417,9 @@ private slots:
                     qPrintable(w.mappingView()->metricsText()));
             QVERIFY2(finished.wait(60000), s.name); // reran on its own
             QVERIFY(w.selectedCandidate());
+            // Under the sanitizers the app reruns every setting and the CLI runs once: its other runs
+            // exercise the CLI's code again and only compare figures, which the optimised build does.
+            if (kAddressSanitizer && i > 0) continue;
             QProcess cli;
             cli.start(QStringLiteral(MARVEL_CLI_PATH),
                 QStringList{"search", "--op", kGemm, "--hw",
