@@ -516,6 +516,11 @@ struct Sweeper::Layer
     workloads::WorkloadLayer layer;
     std::optional<search::PreparedLayer> prepared; ///< with reuse
     ir::PerfectNest nest; ///< for the roofline
+    /// The layer's roofline cycles on `acc`, its repeats included.
+    std::int64_t roofline(const arch::Accelerator& acc) const
+    {
+        return search::roofline(nest, layer.op.sizes, acc).cycles * layer.repeat;
+    }
 };
 
 namespace {
@@ -618,8 +623,7 @@ std::optional<LayerOutcome> Sweeper::evaluateLayer(
 
 std::int64_t Sweeper::layerRoofline(std::size_t index, std::size_t layer) const
 {
-    const Layer& l = m_layers.at(m_grid.contextIndex(index)).at(layer);
-    return search::roofline(l.nest, l.layer.op.sizes, m_grid.point(index)).cycles * l.layer.repeat;
+    return m_layers.at(m_grid.contextIndex(index)).at(layer).roofline(m_grid.point(index));
 }
 
 PointResult Sweeper::combine(std::size_t index, const std::vector<LayerOutcome>& layers) const
@@ -636,7 +640,7 @@ PointResult Sweeper::combine(std::size_t index, const std::vector<LayerOutcome>&
     r.power = ap.power;
     r.areaMm2 = tech::physical(acc, {}, 0).areaMm2;
     for (const Layer& l : m_layers[m_grid.contextIndex(index)])
-        r.roofline += search::roofline(l.nest, l.layer.op.sizes, acc).cycles * l.layer.repeat;
+        r.roofline += l.roofline(acc);
     std::int64_t runtime = 0, dramBytes = 0;
     double energy = 0.0, busy = 0.0, dramEnergy = 0.0;
     for (const LayerOutcome& o : layers) {
