@@ -455,7 +455,10 @@ struct Evaluator::Impl
     /// What the PEs below level l fetch of tensor t when the step advanced only along one dimension of t
     /// that the levels below spread over their PEs without stepping through it: each PE's range moves with
     /// its sub-unit's and keeps only its own overlap (multicast of elements); false when that is not so.
-    bool peShiftFetch(const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched);
+    /// `summed` (sub-units of unequal tiles, counted kind by kind): set to whether the kinds' counts add up
+    /// (else they are the same PEs' tiles, counted once); a map along the step's dimension is then refused.
+    bool peShiftFetch(const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched,
+        bool* summed = nullptr);
     /// The ranges on dimension v of the PEs of one sub-unit of level l over `ext` rows, one slot per PE
     /// (empty for a PE without a tile), in `out`; false when a level below steps through the rows.
     bool peSpans(int l, int v, i64 ext, std::vector<Span>& out);
@@ -1061,7 +1064,10 @@ i64 Evaluator::Impl::ingressExact(
             if (j < ch || (j > ch && nStates[l][j] == 1))
                 o = c;
             else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
-                o = std::min(c, std::max<i64>(0, d.sz - L.P * d.of));
+                // Each sub-unit's new rows are the tail of its tile, its neighbour's the same tail moved by
+                // the offset: what a non-first one adds to their union is its part beyond its neighbour's
+                // tile (c), whatever it kept of its own previous tile.
+                o = unique ? 0 : std::min(c, std::max<i64>(0, d.sz - L.P * d.of));
         }
         cur *= c;
         kept *= o;
@@ -1216,7 +1222,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     const i64 H = acc.nocLatency;
     const i64 BW = acc.nocBandwidth;
     auto delay = [&](i64 elems) { return H + ceilDiv(elems, BW) - 1; };
-    i64 childDims[kMaxDims];
+    i64 childDims[kMaxDims], eeDims[kMaxDims];
 
     for (i64 c = 0; c < total; ++c) {
         i64 occ = 1;
@@ -1499,6 +1505,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 takeChild(*r, sps.edge ? L.E : L.P);
             } else {
                 childDimsFor(true);
+                std::copy(childDims, childDims + nd, eeDims);
                 const LevelOut* r = child(l + 1, childDims);
                 if (!r) return res;
                 comp = r->runtime;
@@ -1545,14 +1552,24 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 }
                 return false;
             };
+            // Unequal sub-units (the last one's tile partial): the edge one's and the others' counts, added
+            // up when their tiles of t differ.
+            auto shiftFetch = [&](int t, i64& g) {
+                if (uniformChildren) return peShiftFetch(L, l, t, ch, childDims, sps.edge ? L.E : L.P, g);
+                i64 a = 0, b = 0;
+                bool summed = false;
+                if (!peShiftFetch(L, l, t, ch, eeDims, 1, a, &summed)) return false;
+                if (L.E > 1 && !peShiftFetch(L, l, t, ch, childDims, L.E - 1, b, &summed)) return false;
+                g = summed ? satAdd(a, b) : std::max(a, b);
+                return true;
+            };
             for (int t = 0; t < nInputs; ++t) {
                 addMul(res.peWrites[t], occ, writes[t], ovf);
                 i64 g = gbIn[t];
                 if (peLevel && childConst[t] && acc.multicast != arch::Multicast::None && tileMoves(t)
                     && peKeepsNothing(t))
                     g = freshIn[t];
-                else if (peLevel && childConst[t] && uniformChildren && tileMoves(t)
-                    && peShiftFetch(L, l, t, ch, childDims, sps.edge ? L.E : L.P, g))
+                else if (peLevel && childConst[t] && tileMoves(t) && shiftFetch(t, g))
                     ;
                 else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Elements)
                     g = in[t];
@@ -1783,30 +1800,55 @@ bool Evaluator::Impl::peSpans(int l, int v, i64 ext, std::vector<Span>& out)
 // PEs' new parts (multicast of elements), one per distinct tile and part kept (of tiles), or every PE's
 // (none), times their full tiles on t's other dimensions.
 bool Evaluator::Impl::peShiftFetch(
-    const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched)
+    const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched, bool* summed)
 {
     if (ch < 0) return false;
-    const Dir& a = L.d[ch];
+    // The directive whose step moved t's tile: the advancing one, or an inner loop of t that wrapped
+    // around from its last tile to its first (the advancing one not indexing t).
+    int mk = (tmask[t] >> L.d[ch].dim & 1u) ? ch : -1;
+    for (int k = ch + 1; k < L.n; ++k) {
+        const Dir& d = L.d[k];
+        if (!(tmask[t] >> d.dim & 1u) || tileCount(d.sz, d.of, L.D[d.dim]) <= 1) continue;
+        if (mk >= 0 || d.spatial) return false; // two ranges of t moved
+        mk = k;
+    }
+    if (mk < 0) return false;
+    const Dir& a = L.d[mk];
     const int v = a.dim;
-    if (!(tmask[t] >> v & 1u)) return false;
-    const i64 advance = a.spatial ? L.P * a.of : a.of;
-    if (std::min(a.sz, L.D[v]) <= advance) return false; // the sub-units kept nothing on v: nor did the PEs
+    const bool wrapped = mk != ch;
+    if (summed && a.spatial) return false;
+    // Sub-unit 0's range on v before and after the step: an advance moves it by the fold's or the step's
+    // offset, a wrap brings it back from its last tile.
+    i64 advance = a.spatial ? L.P * a.of : a.of;
+    i64 prevExt = std::min(a.sz, L.D[v]);
+    if (wrapped) {
+        const i64 last = (tileCount(a.sz, a.of, L.D[v]) - 1) * a.of;
+        advance = -last;
+        prevExt = std::min(a.sz, L.D[v] - last);
+    }
+    // The sub-units kept nothing on v: nor did the PEs.
+    if (intersect(Span{0, prevExt}, Span{advance, advance + childDims[v]}).size() <= 0) return false;
+    // Other spatial maps of t at this level give the sub-units disjoint tiles of it: each fetches its own.
+    bool apart = false;
     for (int k = 0; k < L.n; ++k) {
         const Dir& d = L.d[k];
-        if (k == ch || !(tmask[t] >> d.dim & 1u)) continue;
-        if (d.spatial) return false; // the sub-units' tiles differ on another dimension of t
-        if (k > ch && tileCount(d.sz, d.of, L.D[d.dim]) > 1) return false; // an inner loop wrapped around
+        if (k == mk || !(tmask[t] >> d.dim & 1u) || !d.spatial) continue;
+        if (a.spatial || d.sz > d.of) return false; // the sub-units' tiles are not apart on one dimension
+        apart = true;
     }
-    // Below, the PEs hold their sub-unit's whole tile on t's other dimensions (and, to count every copy,
-    // no PEs but those spread along v).
+    // Below, the PEs hold their sub-unit's whole tile on t's other dimensions, or (with a NoC that
+    // multicasts elements) spread them: the PEs' new parts along v are then the same over each of their
+    // ranges there. To count every copy, no PEs but those spread along v.
     const bool copies = acc.multicast == arch::Multicast::None;
     for (int b = l + 1; b < nLevels; ++b)
         for (int j = 0; j < lv[b].n; ++j) {
             const Dir& d = lv[b].d[j];
-            if (d.spatial && d.dim != v && ((tmask[t] >> d.dim & 1u) || copies)) return false;
+            if (!d.spatial || d.dim == v) continue;
+            if (copies || ((tmask[t] >> d.dim & 1u) && acc.multicast != arch::Multicast::Elements))
+                return false;
         }
     const i64 groups = a.spatial ? n : 1; // sub-units apart on v (the others hold the same tiles of t)
-    if (!peSpans(l, v, std::min(a.sz, L.D[v]), shiftPrev) || !peSpans(l, v, childDims[v], shiftCur)
+    if (!peSpans(l, v, prevExt, shiftPrev) || !peSpans(l, v, childDims[v], shiftCur)
         || shiftPrev.size() != shiftCur.size())
         return false;
     if (satMul(i64(shiftCur.size()), groups) > 1 << 16) return false;
@@ -1843,7 +1885,8 @@ bool Evaluator::Impl::peShiftFetch(
     for (int k = 0; k < tcount[t]; ++k)
         if (tdims[t][k] != v) rest = satMul(rest, childDims[tdims[t][k]]);
     // Without multicast the sub-units holding the same tiles of t each take their own.
-    fetched = satMul(satMul(along, rest), copies && !a.spatial ? n : 1);
+    fetched = satMul(satMul(along, rest), (copies && !a.spatial) || apart ? n : 1);
+    if (summed) *summed = (copies && !a.spatial) || apart;
     return true;
 }
 
@@ -1871,6 +1914,7 @@ i64 Evaluator::Impl::keptAcross(
     // The previous region lies wholly before this one along v: nothing of it is here.
     if (shifted && std::min(a.sz, L.D[v]) <= delta) return 0;
     i64 common = 1;
+    bool whole = true; // every PE keeps its whole first tile on t's dimensions but the spread one
     int spread = -1; // the child's spatial directive indexing t
     // The step's dimension first: it usually leaves nothing.
     int order[kMaxDims], n = 0;
@@ -1885,7 +1929,6 @@ i64 Evaluator::Impl::keptAcross(
         if (j < 0) return 0;
         const Dir& d = C.d[j];
         if (d.spatial) {
-            if (d.sz > d.of) return 0; // overlapping PE tiles: their union is not a sum
             spread = j;
             continue;
         }
@@ -1895,7 +1938,9 @@ i64 Evaluator::Impl::keptAcross(
         const i64 tl = tileCount(d.sz, d.of, xp);
         const Span first{0, std::min(d.sz, x)};
         const Span last{(tl - 1) * d.of - du, std::min((tl - 1) * d.of + d.sz, xp) - du};
-        common = satMul(common, intersect(first, last).size());
+        const i64 both = intersect(first, last).size();
+        common = satMul(common, both);
+        whole = whole && both == first.size();
         if (common == 0) return 0;
     }
     // The child's spatial map: PE p's first tile, and its tile at the previous execution's last fold.
@@ -1916,12 +1961,28 @@ i64 Evaluator::Impl::keptAcross(
         return copies ? satMul(common, activeF) : common;
     }
     const i64 both = std::min(activeF, activeL);
-    auto at = [&](i64 p) {
+    auto firstOf = [&](i64 p) { return Span{p * d.of, std::min(p * d.of + d.sz, x)}; };
+    auto lastOf = [&](i64 p) {
         const i64 q = fold * C.P + p;
-        const Span first{p * d.of, std::min(p * d.of + d.sz, x)};
-        const Span last{q * d.of - du, std::min(q * d.of + d.sz, xp) - du};
-        return intersect(first, last).size();
+        return Span{q * d.of - du, std::min(q * d.of + d.sz, xp) - du};
     };
+    auto at = [&](i64 p) { return intersect(firstOf(p), lastOf(p)).size(); };
+    if (d.sz > d.of && (tilesF > 1 || tilesL > 1)) {
+        // Overlapping PE tiles: their union is not a sum. With a NoC that multicasts elements, and every
+        // PE keeping its whole tile on t's other dimensions, the child fetched the union of the PEs' first
+        // tiles where the union of their parts not kept was due.
+        if (outputs || !whole || acc.multicast != arch::Multicast::Elements || activeF > 64) return 0;
+        shareNext.clear();
+        shiftCur.clear();
+        for (i64 p = 0; p < activeF; ++p) {
+            shiftCur.push_back(firstOf(p));
+            if (p < activeL)
+                pushDifference(shareNext, firstOf(p), lastOf(p));
+            else
+                shareNext.push_back(firstOf(p));
+        }
+        return satMul(common, unionSize(shiftCur) - unionSize(shareNext));
+    }
     // Only the last tile of a map is clipped: every other PE keeps the same overlap.
     const i64 special[2] = {tilesF - 1, tilesL - 1 - fold * C.P};
     i64 sum = 0;
