@@ -469,8 +469,18 @@ struct Evaluator::Impl
     /// (outputs) again at its first step: 0 when they hold nothing or the tables cannot tell.
     i64 keptAcross(
         const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves);
+    /// How a step of level L moved the region of tensor t its child execution covers: along `v` by `delta`
+    /// (a previous position p is p - delta here), the previous region `prevExt` long on v; not `shifted`
+    /// when the step left t's region where it was. `ok` false when it moved along two dimensions.
+    struct StepShift
+    {
+        bool ok = true, shifted = false;
+        int v = -1;
+        i64 delta = 0, prevExt = 0;
+    };
+    StepShift stepShift(const Level& L, int ch, std::uint32_t moving, int t) const;
     /// keptAcross when level l + 1 has levels below it: every PE enumerated.
-    i64 keptDeep(const Level& L, int l, int ch, int t, const i64* childDims);
+    i64 keptDeep(int l, int t, const i64* childDims, const StepShift& sh);
     struct DeepPe
     {
         Span first[kMaxDims];
@@ -1895,24 +1905,55 @@ bool Evaluator::Impl::peShiftFetch(
 // first tile here (a PE past the last tile of the previous execution's last fold holds nothing). The
 // child's count, which starts from empty buffers, takes that overlap again: this is what it takes too
 // many (the PEs' tiles identical: once, when every PE of the first fold kept it; disjoint: the sum).
+// The advancing directive moves t's region by its step (its fold's, spatial); an inner loop of an input's
+// dimension that wrapped around brings it back from its last tile to its first: that is a move by minus
+// the last tile's start (a window's rows then overlap). Both at once, or two inner loops, move it along
+// two dimensions.
+Evaluator::Impl::StepShift Evaluator::Impl::stepShift(
+    const Level& L, int ch, std::uint32_t moving, int t) const
+{
+    StepShift r;
+    const Dir& a = L.d[ch];
+    const std::uint32_t inner = moving & L.tensorDirs[t] & ~((2u << ch) - 1u);
+    if (inner == 0) {
+        r.v = a.dim;
+        r.shifted = tmask[t] >> a.dim & 1u;
+        r.delta = r.shifted ? (a.spatial ? L.P * a.of : a.of) : 0;
+        r.prevExt = std::min(a.sz, L.D[a.dim]);
+        return r;
+    }
+    const int mk = std::countr_zero(inner);
+    const Dir& w = L.d[mk];
+    if (t == nt - 1 || (tmask[t] >> a.dim & 1u) || (inner & (inner - 1u)) != 0 || w.spatial) {
+        r.ok = false;
+        return r;
+    }
+    const i64 last = (tileCount(w.sz, w.of, L.D[w.dim]) - 1) * w.of;
+    r.v = w.dim;
+    r.shifted = true;
+    r.delta = -last;
+    r.prevExt = std::min(w.sz, L.D[w.dim] - last);
+    return r;
+}
+
 i64 Evaluator::Impl::keptAcross(
     const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves)
 {
     if (ch < 0 || l + 1 >= nLevels) return 0;
     const Level& C = lv[l + 1];
     const bool outputs = t == nt - 1;
-    // Inner loops of t that wrapped around put the previous execution elsewhere.
-    if (moving & L.tensorDirs[t] & ~((2u << ch) - 1u)) return 0;
+    // Inner loops of t that wrapped around put the previous execution elsewhere (along two dimensions).
+    const StepShift sh = stepShift(L, ch, moving, t);
+    if (!sh.ok) return 0;
     if (C.nSpatial != 1) return 0;
-    if (l + 1 != nLevels - 1) return keptDeep(L, l, ch, t, childDims);
-    const Dir& a = L.d[ch];
-    const int v = a.dim;
-    const bool shifted = tmask[t] >> v & 1u;
+    if (l + 1 != nLevels - 1) return keptDeep(l, t, childDims, sh);
+    const int v = sh.v;
+    const bool shifted = sh.shifted;
     // In the same region, a child whose tiles of t move and never overlap ends on other tiles than it starts.
     if (!shifted && childMoves && !C.overlappingAny) return 0;
-    const i64 delta = shifted ? (a.spatial ? L.P * a.of : a.of) : 0;
-    // The previous region lies wholly before this one along v: nothing of it is here.
-    if (shifted && std::min(a.sz, L.D[v]) <= delta) return 0;
+    const i64 delta = sh.delta;
+    // The previous region lies wholly apart from this one along v: nothing of it is here.
+    if (shifted && intersect(Span{-delta, sh.prevExt - delta}, Span{0, childDims[v]}).size() <= 0) return 0;
     i64 common = 1;
     bool whole = true; // every PE keeps its whole first tile on t's dimensions but the spread one
     int spread = -1; // the child's spatial directive indexing t
@@ -1933,7 +1974,7 @@ i64 Evaluator::Impl::keptAcross(
             continue;
         }
         const i64 x = childDims[u];
-        const i64 xp = u == v && delta > 0 ? std::min(a.sz, L.D[v]) : x;
+        const i64 xp = u == v && shifted ? sh.prevExt : x;
         const i64 du = u == v ? delta : 0;
         const i64 tl = tileCount(d.sz, d.of, xp);
         const Span first{0, std::min(d.sz, x)};
@@ -1948,7 +1989,7 @@ i64 Evaluator::Impl::keptAcross(
     const Dir& d = C.d[sj];
     const int u = d.dim;
     const i64 x = childDims[u];
-    const i64 xp = u == v && delta > 0 ? std::min(a.sz, L.D[v]) : x;
+    const i64 xp = u == v && shifted ? sh.prevExt : x;
     const i64 du = spread >= 0 && u == v ? delta : 0;
     const i64 tilesF = tileCount(d.sz, d.of, x), tilesL = tileCount(d.sz, d.of, xp);
     const i64 fold = (tilesL - 1) / C.P;
@@ -2007,14 +2048,13 @@ i64 Evaluator::Impl::keptAcross(
 // tile of the innermost level's last fold holds nothing, one whose cluster does not run in a last fold
 // keeps the fold before's), PE by PE. PEs holding identical first tiles take them once: what all of them
 // kept is not taken again.
-i64 Evaluator::Impl::keptDeep(const Level& L, int l, int ch, int t, const i64* childDims)
+i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShift& sh)
 {
-    const Dir& a = L.d[ch];
-    const int v = a.dim;
+    const int v = sh.v;
     const bool outputs = t == nt - 1;
-    const bool shifted = tmask[t] >> v & 1u;
-    const i64 delta = shifted ? (a.spatial ? L.P * a.of : a.of) : 0;
-    if (shifted && std::min(a.sz, L.D[v]) <= delta) return 0;
+    const bool shifted = sh.shifted;
+    const i64 delta = sh.delta;
+    if (shifted && intersect(Span{-delta, sh.prevExt - delta}, Span{0, childDims[v]}).size() <= 0) return 0;
     for (int k = 0; k < tcount[t] && outputs; ++k)
         if (outOf[tdims[t][k]] >= 0) return 0; // a window's outputs are not its rows
     i64 pes = 1;
@@ -2030,7 +2070,7 @@ i64 Evaluator::Impl::keptDeep(const Level& L, int l, int ch, int t, const i64* c
     for (int k = 0; k < tcount[t]; ++k) {
         const int u = tdims[t][k];
         Span fr{0, childDims[u]};
-        Span lr{0, u == v && delta > 0 ? std::min(a.sz, L.D[v]) : childDims[u]};
+        Span lr{0, u == v && shifted ? sh.prevExt : childDims[u]};
         const i64 du = u == v ? delta : 0;
         for (int b = l + 1; b < nLevels; ++b) {
             const int j = lv[b].dirOf[u];
@@ -2056,7 +2096,7 @@ i64 Evaluator::Impl::keptDeep(const Level& L, int l, int ch, int t, const i64* c
         for (int k = 0; k < nDims; ++k) {
             const int u = dims[k];
             Span fr{0, childDims[u]};
-            Span lr{0, u == v && delta > 0 ? std::min(a.sz, L.D[v]) : childDims[u]};
+            Span lr{0, u == v && shifted ? sh.prevExt : childDims[u]};
             i64 rest = p, index[kMaxLevels] = {}; // this PE's sub-unit at each level
             for (int b = nLevels - 1; b > l; --b) {
                 index[b] = rest % lv[b].P;
