@@ -1505,7 +1505,14 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     childConst[t] = childConst[t] && r.gbConst[t];
                 }
             };
-            const bool uniformChildren = !sps.edge || !sps.edgeEdge;
+            // The sub-units of a last fold are unequal when the last one's tile is partial.
+            bool uniformChildren = !sps.edge || !sps.edgeEdge;
+            if (!uniformChildren) {
+                childDimsFor(true);
+                std::copy(childDims, childDims + nd, eeDims);
+                childDimsFor(false);
+                uniformChildren = std::equal(childDims, childDims + nd, eeDims);
+            }
             if (uniformChildren) {
                 childDimsFor(false);
                 const LevelOut* r = child(l + 1, childDims);
