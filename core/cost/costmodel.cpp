@@ -1073,7 +1073,12 @@ i64 Evaluator::Impl::ingressExact(
                        : (edgeTile ? L.ME[v] : L.M[v]);
             if (j < ch || (j > ch && nStates[l][j] == 1))
                 o = c;
-            else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
+            else if (j > ch && L.P == 1) {
+                // A single sub-unit steps through the map in time: it wrapped around from its last tile,
+                // which overlaps its first one as a temporal map's does.
+                const i64 start = (tileCount(d.sz, d.of, L.D[v]) - 1) * d.of;
+                o = std::max<i64>(0, std::min(c, std::min(start + d.sz, L.D[v])) - start);
+            } else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
                 // Each sub-unit's new rows are the tail of its tile, its neighbour's the same tail moved by
                 // the offset: what a non-first one adds to their union is its part beyond its neighbour's
                 // tile (c), whatever it kept of its own previous tile.
