@@ -1967,7 +1967,6 @@ i64 Evaluator::Impl::keptAcross(
     // The previous region lies wholly apart from this one along v: nothing of it is here.
     if (shifted && intersect(Span{-delta, sh.prevExt - delta}, Span{0, childDims[v]}).size() <= 0) return 0;
     i64 common = 1;
-    bool whole = true; // every PE keeps its whole first tile on t's dimensions but the spread one
     int spread = -1; // the child's spatial directive indexing t
     // The step's dimension first: it usually leaves nothing.
     int order[kMaxDims], n = 0;
@@ -1991,9 +1990,7 @@ i64 Evaluator::Impl::keptAcross(
         const i64 tl = tileCount(d.sz, d.of, xp);
         const Span first{0, std::min(d.sz, x)};
         const Span last{(tl - 1) * d.of - du, std::min((tl - 1) * d.of + d.sz, xp) - du};
-        const i64 both = intersect(first, last).size();
-        common = satMul(common, both);
-        whole = whole && both == first.size();
+        common = satMul(common, intersect(first, last).size());
         if (common == 0) return 0;
     }
     // The child's spatial map: PE p's first tile, and its tile at the previous execution's last fold.
@@ -2021,10 +2018,11 @@ i64 Evaluator::Impl::keptAcross(
     };
     auto at = [&](i64 p) { return intersect(firstOf(p), lastOf(p)).size(); };
     if (d.sz > d.of && (tilesF > 1 || tilesL > 1)) {
-        // Overlapping PE tiles: their union is not a sum. With a NoC that multicasts elements, and every
-        // PE keeping its whole tile on t's other dimensions, the child fetched the union of the PEs' first
-        // tiles where the union of their parts not kept was due.
-        if (outputs || !whole || acc.multicast != arch::Multicast::Elements || activeF > 64) return 0;
+        // Overlapping PE tiles: their union is not a sum. With a NoC that multicasts elements the child
+        // fetched the union of the PEs' first tiles; an element of it stays where every PE holding it kept
+        // it: its range on the spread dimension lies in no PE's part not kept, its others in the common
+        // part (which no PE's range changes).
+        if (outputs || acc.multicast != arch::Multicast::Elements || activeF > 64) return 0;
         shareNext.clear();
         shiftCur.clear();
         for (i64 p = 0; p < activeF; ++p) {
