@@ -1831,7 +1831,7 @@ bool Evaluator::Impl::peShiftFetch(
     for (int k = ch + 1; k < L.n; ++k) {
         const Dir& d = L.d[k];
         if (!(tmask[t] >> d.dim & 1u) || tileCount(d.sz, d.of, L.D[d.dim]) <= 1) continue;
-        if (mk >= 0 || d.spatial) return false; // two ranges of t moved
+        if (mk >= 0 || (d.spatial && L.P > 1)) return false; // two ranges of t moved
         mk = k;
     }
     if (mk < 0) return false;
@@ -1936,7 +1936,8 @@ Evaluator::Impl::StepShift Evaluator::Impl::stepShift(
     }
     const int mk = std::countr_zero(inner);
     const Dir& w = L.d[mk];
-    if (t == nt - 1 || (tmask[t] >> a.dim & 1u) || (inner & (inner - 1u)) != 0 || w.spatial) {
+    // (A spatial map over a single sub-unit steps in time.)
+    if (t == nt - 1 || (tmask[t] >> a.dim & 1u) || (inner & (inner - 1u)) != 0 || (w.spatial && L.P > 1)) {
         r.ok = false;
         return r;
     }
