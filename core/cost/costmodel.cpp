@@ -469,14 +469,18 @@ struct Evaluator::Impl
     /// (outputs) again at its first step: 0 when they hold nothing or the tables cannot tell.
     i64 keptAcross(
         const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves);
-    /// How a step of level L moved the region of tensor t its child execution covers: along `v` by `delta`
-    /// (a previous position p is p - delta here), the previous region `prevExt` long on v; not `shifted`
-    /// when the step left t's region where it was. `ok` false when it moved along two dimensions.
+    /// How a step of level L moved the region of tensor t its child execution covers: along each dimension
+    /// u of `moved` by delta[u] (a previous position p is p - delta[u] here), the previous region
+    /// prevExt[u] long on u; `moved` 0 when the step left t's region where it was. `ok` false when the
+    /// tables cannot tell (an output's loops wrapped around, a spatial map over sub-units wrapped).
     struct StepShift
     {
-        bool ok = true, shifted = false;
-        int v = -1;
-        i64 delta = 0, prevExt = 0;
+        bool ok = true;
+        std::uint32_t moved = 0;
+        int v = -1; ///< the advancing directive's dimension
+        i64 delta[kMaxDims], prevExt[kMaxDims];
+        bool shifted(int u) const { return moved >> u & 1u; }
+        i64 du(int u) const { return shifted(u) ? delta[u] : 0; }
     };
     StepShift stepShift(const Level& L, int ch, std::uint32_t moving, int t) const;
     /// keptAcross when level l + 1 has levels below it: every PE enumerated.
@@ -1926,26 +1930,25 @@ Evaluator::Impl::StepShift Evaluator::Impl::stepShift(
 {
     StepShift r;
     const Dir& a = L.d[ch];
-    const std::uint32_t inner = moving & L.tensorDirs[t] & ~((2u << ch) - 1u);
-    if (inner == 0) {
-        r.v = a.dim;
-        r.shifted = tmask[t] >> a.dim & 1u;
-        r.delta = r.shifted ? (a.spatial ? L.P * a.of : a.of) : 0;
-        r.prevExt = std::min(a.sz, L.D[a.dim]);
-        return r;
+    r.v = a.dim;
+    if (tmask[t] >> a.dim & 1u) {
+        r.moved |= 1u << a.dim;
+        r.delta[a.dim] = a.spatial ? L.P * a.of : a.of;
+        r.prevExt[a.dim] = std::min(a.sz, L.D[a.dim]);
     }
-    const int mk = std::countr_zero(inner);
-    const Dir& w = L.d[mk];
-    // (A spatial map over a single sub-unit steps in time.)
-    if (t == nt - 1 || (tmask[t] >> a.dim & 1u) || (inner & (inner - 1u)) != 0 || (w.spatial && L.P > 1)) {
-        r.ok = false;
-        return r;
+    for (std::uint32_t inner = moving & L.tensorDirs[t] & ~((2u << ch) - 1u); inner != 0;
+         inner &= inner - 1u) {
+        const Dir& w = L.d[std::countr_zero(inner)];
+        // (A spatial map over a single sub-unit steps in time.)
+        if (t == nt - 1 || (w.spatial && L.P > 1)) {
+            r.ok = false;
+            return r;
+        }
+        const i64 last = (tileCount(w.sz, w.of, L.D[w.dim]) - 1) * w.of;
+        r.moved |= 1u << w.dim;
+        r.delta[w.dim] = -last;
+        r.prevExt[w.dim] = std::min(w.sz, L.D[w.dim] - last);
     }
-    const i64 last = (tileCount(w.sz, w.of, L.D[w.dim]) - 1) * w.of;
-    r.v = w.dim;
-    r.shifted = true;
-    r.delta = -last;
-    r.prevExt = std::min(w.sz, L.D[w.dim] - last);
     return r;
 }
 
@@ -1961,12 +1964,13 @@ i64 Evaluator::Impl::keptAcross(
     if (C.nSpatial != 1) return 0;
     if (l + 1 != nLevels - 1) return keptDeep(l, t, childDims, sh);
     const int v = sh.v;
-    const bool shifted = sh.shifted;
     // In the same region, a child whose tiles of t move and never overlap ends on other tiles than it starts.
-    if (!shifted && childMoves && !C.overlappingAny) return 0;
-    const i64 delta = sh.delta;
-    // The previous region lies wholly apart from this one along v: nothing of it is here.
-    if (shifted && intersect(Span{-delta, sh.prevExt - delta}, Span{0, childDims[v]}).size() <= 0) return 0;
+    if (sh.moved == 0 && childMoves && !C.overlappingAny) return 0;
+    // The previous region lies wholly apart from this one along a dimension: nothing of it is here.
+    for (int u = 0; u < nd; ++u)
+        if (sh.shifted(u)
+            && intersect(Span{-sh.delta[u], sh.prevExt[u] - sh.delta[u]}, Span{0, childDims[u]}).size() <= 0)
+            return 0;
     i64 common = 1;
     int spread = -1; // the child's spatial directive indexing t
     // The step's dimension first: it usually leaves nothing.
@@ -1986,8 +1990,8 @@ i64 Evaluator::Impl::keptAcross(
             continue;
         }
         const i64 x = childDims[u];
-        const i64 xp = u == v && shifted ? sh.prevExt : x;
-        const i64 du = u == v ? delta : 0;
+        const i64 xp = sh.shifted(u) ? sh.prevExt[u] : x;
+        const i64 du = sh.du(u);
         const i64 tl = tileCount(d.sz, d.of, xp);
         const Span first{0, std::min(d.sz, x)};
         const Span last{(tl - 1) * d.of - du, std::min((tl - 1) * d.of + d.sz, xp) - du};
@@ -1999,8 +2003,8 @@ i64 Evaluator::Impl::keptAcross(
     const Dir& d = C.d[sj];
     const int u = d.dim;
     const i64 x = childDims[u];
-    const i64 xp = u == v && shifted ? sh.prevExt : x;
-    const i64 du = spread >= 0 && u == v ? delta : 0;
+    const i64 xp = sh.shifted(u) ? sh.prevExt[u] : x;
+    const i64 du = spread >= 0 ? sh.du(u) : 0;
     const i64 tilesF = tileCount(d.sz, d.of, x), tilesL = tileCount(d.sz, d.of, xp);
     const i64 fold = (tilesL - 1) / C.P;
     const i64 activeF = std::min(C.P, tilesF), activeL = tilesL - fold * C.P;
@@ -2061,11 +2065,11 @@ i64 Evaluator::Impl::keptAcross(
 // kept is not taken again.
 i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShift& sh)
 {
-    const int v = sh.v;
     const bool outputs = t == nt - 1;
-    const bool shifted = sh.shifted;
-    const i64 delta = sh.delta;
-    if (shifted && intersect(Span{-delta, sh.prevExt - delta}, Span{0, childDims[v]}).size() <= 0) return 0;
+    for (int u = 0; u < nd; ++u)
+        if (sh.shifted(u)
+            && intersect(Span{-sh.delta[u], sh.prevExt[u] - sh.delta[u]}, Span{0, childDims[u]}).size() <= 0)
+            return 0;
     for (int k = 0; k < tcount[t] && outputs; ++k)
         if (outOf[tdims[t][k]] >= 0) return 0; // a window's outputs are not its rows
     i64 pes = 1;
@@ -2081,8 +2085,8 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
     for (int k = 0; k < tcount[t]; ++k) {
         const int u = tdims[t][k];
         Span fr{0, childDims[u]};
-        Span lr{0, u == v && shifted ? sh.prevExt : childDims[u]};
-        const i64 du = u == v ? delta : 0;
+        Span lr{0, sh.shifted(u) ? sh.prevExt[u] : childDims[u]};
+        const i64 du = sh.du(u);
         for (int b = l + 1; b < nLevels; ++b) {
             const int j = lv[b].dirOf[u];
             if (j < 0 || lv[b].d[j].spatial || lr.size() <= 0) break;
@@ -2107,7 +2111,7 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
         for (int k = 0; k < nDims; ++k) {
             const int u = dims[k];
             Span fr{0, childDims[u]};
-            Span lr{0, u == v && shifted ? sh.prevExt : childDims[u]};
+            Span lr{0, sh.shifted(u) ? sh.prevExt[u] : childDims[u]};
             i64 rest = p, index[kMaxLevels] = {}; // this PE's sub-unit at each level
             for (int b = nLevels - 1; b > l; --b) {
                 index[b] = rest % lv[b].P;
@@ -2151,7 +2155,7 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
             if (!activeFirst) break;
             if (k < tcount[t]) {
                 e.first[k] = fr;
-                const i64 du = u == v ? delta : 0;
+                const i64 du = sh.du(u);
                 e.kept
                     = activeLast ? satMul(e.kept, intersect(fr, Span{lr.begin - du, lr.end - du}).size()) : 0;
             }
