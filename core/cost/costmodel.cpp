@@ -2076,7 +2076,8 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
     for (int b = l + 1; b < nLevels; ++b) {
         if (lv[b].nSpatial != 1) return 0;
         const Dir& d = lv[b].d[lv[b].sp];
-        if ((tmask[t] >> d.dim & 1u) && d.sz > d.of) return 0; // overlapping PE tiles: not a sum
+        // Overlapping PE tiles: not a sum (unless a single one is ever held).
+        if ((tmask[t] >> d.dim & 1u) && d.sz > d.of && tileCount(d.sz, d.of, lv[b].D[d.dim]) > 1) return 0;
         pes *= lv[b].P;
         if (pes > kKeepPes) return 0;
     }
