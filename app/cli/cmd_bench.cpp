@@ -10,7 +10,6 @@
 #include "app/cli/search_args.h"
 #include "core/arch/accelerator_io.h"
 #include "core/cost/costmodel.h"
-#include "core/export/timeloop.h"
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
 #include "core/search/search.h"
@@ -70,12 +69,9 @@ int runSim(const std::vector<std::string>& argv)
     if (!exportable.empty() && exportable != "narrow" && exportable != "wide")
         return cli::usageError(kCommand, "--exportable: narrow or wide, not " + exportable);
     // The exporter's space: what Checker::expressible takes (the search's --timeloop-compatible filter).
-    auto expressible = [&](const sim::RandomCase& c) {
-        if (exportable.empty()) return true;
-        timeloop::Options o;
-        o.searchSpaceOnly = exportable == "narrow";
-        return timeloop::Checker(c.problem, c.acc, o).expressible(c.dataflow);
-    };
+    const sim::Exportable space = exportable.empty() ? sim::Exportable::Any
+        : exportable == "narrow"                     ? sim::Exportable::Narrow
+                                                     : sim::Exportable::Wide;
     // metric -> levels -> (agreeing, total); a traffic metric agrees when it does for every tensor.
     using Tally = std::map<std::string, std::map<int, std::pair<int, int>>>;
     Tally tally, perCase;
@@ -96,7 +92,7 @@ int runSim(const std::vector<std::string>& argv)
     int kept = 0;
     for (int i = only.value_or(0); kept < n && i < (only ? *only + 1 : n * 1000); ++i) {
         const sim::RandomCase c = sim::randomCase(std::uint64_t(seed.value_or(1)), i);
-        if (!expressible(c)) continue;
+        if (!sim::keeps(space, c)) continue;
         ++kept;
         std::vector<sim::MetricCheck> checks, tablesOnly;
         try {
