@@ -1516,11 +1516,13 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             };
             // The sub-units of a last fold are unequal when the last one's tile is partial.
             bool uniformChildren = !sps.edge || !sps.edgeEdge;
-            if (!uniformChildren) {
-                childDimsFor(true);
-                std::copy(childDims, childDims + nd, eeDims);
-                childDimsFor(false);
-                uniformChildren = std::equal(childDims, childDims + nd, eeDims);
+            if (!uniformChildren && corrected) {
+                uniformChildren = true;
+                for (int k = 0; k < L.n && uniformChildren && L.E > 1; ++k) {
+                    const int v = L.d[k].dim;
+                    uniformChildren = !L.d[k].spatial || !(ivMask >> v & 1u)
+                        || !((s[k]->pos == PosI && s[k]->edge) || s[k]->pos == PosE) || L.ME[v] == L.M[v];
+                }
             }
             if (uniformChildren) {
                 childDimsFor(false);
