@@ -489,6 +489,8 @@ struct Evaluator::Impl
     {
         Span first[kMaxDims];
         i64 kept = 0;
+        Span keptOn; ///< over PEs of overlapping tiles: the part kept on their spread dimension
+        i64 keptRest = 1; ///< and the product of the others' parts kept
     };
     std::vector<DeepPe> deepPes;
     /// Corrected fidelity: whether the NoC sends a tensor to each receiving sub-unit separately (no
@@ -2075,11 +2077,18 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
     for (int k = 0; k < tcount[t] && outputs; ++k)
         if (outOf[tdims[t][k]] >= 0) return 0; // a window's outputs are not its rows
     i64 pes = 1;
+    int overlapDim = -1; // the dimension of t spread over PEs of overlapping tiles
     for (int b = l + 1; b < nLevels; ++b) {
         if (lv[b].nSpatial != 1) return 0;
         const Dir& d = lv[b].d[lv[b].sp];
-        // Overlapping PE tiles: not a sum (unless a single one is ever held).
-        if ((tmask[t] >> d.dim & 1u) && d.sz > d.of && tileCount(d.sz, d.of, lv[b].D[d.dim]) > 1) return 0;
+        // Overlapping PE tiles: not a sum (unless a single one is ever held); with a NoC that multicasts
+        // elements, along one dimension, the union of what they did not keep (below).
+        if ((tmask[t] >> d.dim & 1u) && d.sz > d.of && tileCount(d.sz, d.of, lv[b].D[d.dim]) > 1) {
+            if (outputs || acc.multicast != arch::Multicast::Elements
+                || (overlapDim >= 0 && overlapDim != d.dim))
+                return 0;
+            overlapDim = d.dim;
+        }
         pes *= lv[b].P;
         if (pes > kKeepPes) return 0;
     }
@@ -2159,8 +2168,12 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
             if (k < tcount[t]) {
                 e.first[k] = fr;
                 const i64 du = sh.du(u);
-                e.kept
-                    = activeLast ? satMul(e.kept, intersect(fr, Span{lr.begin - du, lr.end - du}).size()) : 0;
+                const Span kept = activeLast ? intersect(fr, Span{lr.begin - du, lr.end - du}) : Span{};
+                e.kept = satMul(e.kept, std::max<i64>(0, kept.size()));
+                if (u == overlapDim)
+                    e.keptOn = kept;
+                else
+                    e.keptRest = satMul(e.keptRest, std::max<i64>(0, kept.size()));
             }
         }
         // A PE that held partial sums and has no tile now returns them at this frame.
@@ -2178,6 +2191,31 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
         return false;
     };
     i64 saving = 0;
+    if (overlapDim >= 0) {
+        // An element the child fetched from empty buffers stays where every PE holding it kept it: the union
+        // of the PEs' ranges on the spread dimension less the union of their parts not kept, times what they
+        // keep of the others (the same for every PE, which holds the same ranges there).
+        int at = 0;
+        while (tdims[t][at] != overlapDim)
+            ++at;
+        shiftCur.clear();
+        shareNext.clear();
+        for (const DeepPe& e : deepPes) {
+            for (int k = 0; k < tcount[t]; ++k)
+                if (k != at
+                    && (e.first[k].begin != deepPes[0].first[k].begin
+                        || e.first[k].end != deepPes[0].first[k].end))
+                    return 0;
+            if (e.keptRest != deepPes[0].keptRest) return 0;
+            shiftCur.push_back(e.first[at]);
+            if (e.keptOn.size() > 0)
+                pushDifference(shareNext, e.first[at], e.keptOn);
+            else
+                shareNext.push_back(e.first[at]);
+        }
+        if (deepPes.empty()) return 0;
+        return satMul(unionSize(shiftCur) - unionSize(shareNext), deepPes[0].keptRest);
+    }
     if (!outputs && acc.multicast == arch::Multicast::None) {
         for (const DeepPe& e : deepPes)
             saving = satAdd(saving, e.kept);

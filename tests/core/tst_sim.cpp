@@ -391,6 +391,18 @@ private slots:
                " SpatialMap(1,1) X; TemporalMap(3,3) S; Cluster(4,P); TemporalMap(3,3) S; TemporalMap(1,1) C;"
                " SpatialMap(1,1) K;"
             << 48 << "5 3 3";
+        // Seed 1, case 2930. The whole array steps X by 4 outputs (input rows 0-5, then 4-9); inside, a step
+        // of 2 outputs (4 rows at offset 2) over 2 PEs of 3 rows at offset 1. Rows 0-3 (4); rows 2-5: PE 0
+        // keeps 2 and takes 3, 4, PE 1 keeps 3 and takes 4, 5 (3); the next top step, rows 4-7: PE 0 held 2-4
+        // and takes 5, 6, PE 1 held 3-5 and takes 6, 7 (3, where the PEs' keeps added up say 2); rows 6-9
+        // (3):
+        // 13. W 3; 8 outputs. Before: 14 (over two levels of overlapping PE tiles the keep was left out).
+        QTest::newRow("keep over overlapping PE tiles, two levels")
+            << conv1d.arg(1).arg(1).arg(8).arg(3)
+            << "TemporalMap(4,4) X; TemporalMap(3,3) S; TemporalMap(1,1) C; SpatialMap(1,1) K; Cluster(4,P);"
+               " TemporalMap(1,1) C; SpatialMap(1,1) K; TemporalMap(2,2) X; TemporalMap(3,3) S; Cluster(3,P);"
+               " SpatialMap(1,1) X; TemporalMap(1,1) C; TemporalMap(3,3) S;"
+            << 12 << "13 3 8";
         // Seed 1, case 8083 without its stride: the whole array spreads Y over itself (3 folds of 2 input
         // rows at offset 1), X in 2 steps inside (2 input columns at offset 1); a channel per PE. Per
         // channel: (y0, x0) 4; (y0, x1) keeps column 1, 2; (y1, x0): rows 1-2 x columns 0-1, it holds rows
