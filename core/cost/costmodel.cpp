@@ -2026,12 +2026,14 @@ i64 Evaluator::Impl::keptAcross(
         return Span{q * d.of - du, std::min(q * d.of + d.sz, xp) - du};
     };
     auto at = [&](i64 p) { return intersect(firstOf(p), lastOf(p)).size(); };
-    if (d.sz > d.of && (tilesF > 1 || tilesL > 1)) {
-        // Overlapping PE tiles: their union is not a sum. With a NoC that multicasts elements the child
+    if (d.sz > d.of && (tilesF > 1 || tilesL > 1)
+        && (outputs || acc.multicast == arch::Multicast::Elements)) {
+        // Overlapping PE tiles: their union is not a sum (a NoC that multicasts identical tiles or nothing
+        // sends each PE its own, so their keeps add up, below). With one that multicasts elements the child
         // fetched the union of the PEs' first tiles; an element of it stays where every PE holding it kept
         // it: its range on the spread dimension lies in no PE's part not kept, its others in the common
         // part (which no PE's range changes).
-        if (outputs || acc.multicast != arch::Multicast::Elements || activeF > 64) return 0;
+        if (outputs || activeF > 64) return 0;
         shareNext.clear();
         shiftCur.clear();
         for (i64 p = 0; p < activeF; ++p) {
@@ -2082,12 +2084,11 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
         if (lv[b].nSpatial != 1) return 0;
         const Dir& d = lv[b].d[lv[b].sp];
         // Overlapping PE tiles: not a sum (unless a single one is ever held); with a NoC that multicasts
-        // elements, along one dimension, the union of what they did not keep (below).
+        // elements, along one dimension, the union of what they did not keep (below); with one that sends
+        // each PE its own copy (identical tiles only, or none), the sum.
         if ((tmask[t] >> d.dim & 1u) && d.sz > d.of && tileCount(d.sz, d.of, lv[b].D[d.dim]) > 1) {
-            if (outputs || acc.multicast != arch::Multicast::Elements
-                || (overlapDim >= 0 && overlapDim != d.dim))
-                return 0;
-            overlapDim = d.dim;
+            if (outputs || (overlapDim >= 0 && overlapDim != d.dim)) return 0;
+            if (acc.multicast == arch::Multicast::Elements) overlapDim = d.dim;
         }
         pes *= lv[b].P;
         if (pes > kKeepPes) return 0;
