@@ -2116,53 +2116,86 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
         dims[nDims++] = tdims[t][k];
     for (int b = l + 1; b < nLevels; ++b)
         if (!(tmask[t] >> lv[b].d[lv[b].sp].dim & 1u)) dims[nDims++] = lv[b].d[lv[b].sp].dim;
+    // A dimension no level below spreads has the same first and last ranges in every PE: followed once.
+    struct Chain
+    {
+        bool spread = false, alive = true;
+        Span fr, lr;
+    } chain[kMaxDims + kMaxLevels];
+    for (int k = 0; k < nDims; ++k) {
+        const int u = dims[k];
+        Chain& c = chain[k];
+        for (int b = l + 1; b < nLevels; ++b)
+            c.spread = c.spread || lv[b].d[lv[b].sp].dim == u;
+        if (c.spread) continue;
+        c.fr = Span{0, childDims[u]};
+        c.lr = Span{0, sh.shifted(u) ? sh.prevExt[u] : childDims[u]};
+        for (int b = l + 1; b < nLevels; ++b) {
+            const int j = lv[b].dirOf[u];
+            if (j < 0) return 0;
+            const Dir& d = lv[b].d[j];
+            if (c.lr.size() <= 0) c.alive = false;
+            c.fr = Span{c.fr.begin, c.fr.begin + std::min(d.sz, c.fr.size())};
+            if (c.alive) {
+                const i64 tl = tileCount(d.sz, d.of, c.lr.size());
+                const i64 at = c.lr.begin + (tl - 1) * d.of;
+                c.lr = Span{at, std::min(at + d.sz, c.lr.end)};
+            }
+        }
+    }
     deepPes.clear();
     for (i64 p = 0; p < pes; ++p) {
         DeepPe e;
         e.kept = 1;
         bool activeFirst = true, activeLast = true;
+        i64 rest = p, index[kMaxLevels] = {}; // this PE's sub-unit at each level
+        for (int b = nLevels - 1; b > l; --b) {
+            index[b] = rest % lv[b].P;
+            rest /= lv[b].P;
+        }
         for (int k = 0; k < nDims; ++k) {
             const int u = dims[k];
             Span fr{0, childDims[u]};
             Span lr{0, sh.shifted(u) ? sh.prevExt[u] : childDims[u]};
-            i64 rest = p, index[kMaxLevels] = {}; // this PE's sub-unit at each level
-            for (int b = nLevels - 1; b > l; --b) {
-                index[b] = rest % lv[b].P;
-                rest /= lv[b].P;
-            }
-            for (int b = l + 1; b < nLevels; ++b) {
-                const Level& B = lv[b];
-                const int j = B.dirOf[u];
-                if (j < 0) return 0;
-                const Dir& d = B.d[j];
-                if (lr.size() <= 0) activeLast = false;
-                if (!d.spatial) {
-                    fr = Span{fr.begin, fr.begin + std::min(d.sz, fr.size())};
+            if (!chain[k].spread) {
+                fr = chain[k].fr;
+                lr = chain[k].lr;
+                activeLast = activeLast && chain[k].alive;
+            } else {
+                for (int b = l + 1; b < nLevels; ++b) {
+                    const Level& B = lv[b];
+                    const int j = B.dirOf[u];
+                    if (j < 0) return 0;
+                    const Dir& d = B.d[j];
+                    if (lr.size() <= 0) activeLast = false;
+                    if (!d.spatial) {
+                        fr = Span{fr.begin, fr.begin + std::min(d.sz, fr.size())};
+                        if (activeLast) {
+                            const i64 tl = tileCount(d.sz, d.of, lr.size());
+                            const i64 at = lr.begin + (tl - 1) * d.of;
+                            lr = Span{at, std::min(at + d.sz, lr.end)};
+                        }
+                        continue;
+                    }
+                    const i64 jb = index[b];
+                    const i64 tilesF = tileCount(d.sz, d.of, fr.size());
+                    if (jb >= tilesF)
+                        activeFirst = false;
+                    else
+                        fr = Span{fr.begin + jb * d.of, std::min(fr.begin + jb * d.of + d.sz, fr.end)};
                     if (activeLast) {
-                        const i64 tl = tileCount(d.sz, d.of, lr.size());
-                        const i64 at = lr.begin + (tl - 1) * d.of;
-                        lr = Span{at, std::min(at + d.sz, lr.end)};
+                        const i64 tilesL = tileCount(d.sz, d.of, lr.size());
+                        const i64 fold = (tilesL - 1) / B.P;
+                        i64 q = fold * B.P + jb;
+                        if (q >= tilesL) {
+                            if (b == nLevels - 1 || fold == 0)
+                                activeLast = false;
+                            else
+                                q -= B.P;
+                        }
+                        if (activeLast)
+                            lr = Span{lr.begin + q * d.of, std::min(lr.begin + q * d.of + d.sz, lr.end)};
                     }
-                    continue;
-                }
-                const i64 jb = index[b];
-                const i64 tilesF = tileCount(d.sz, d.of, fr.size());
-                if (jb >= tilesF)
-                    activeFirst = false;
-                else
-                    fr = Span{fr.begin + jb * d.of, std::min(fr.begin + jb * d.of + d.sz, fr.end)};
-                if (activeLast) {
-                    const i64 tilesL = tileCount(d.sz, d.of, lr.size());
-                    const i64 fold = (tilesL - 1) / B.P;
-                    i64 q = fold * B.P + jb;
-                    if (q >= tilesL) {
-                        if (b == nLevels - 1 || fold == 0)
-                            activeLast = false;
-                        else
-                            q -= B.P;
-                    }
-                    if (activeLast)
-                        lr = Span{lr.begin + q * d.of, std::min(lr.begin + q * d.of + d.sz, lr.end)};
                 }
             }
             if (!activeFirst) break;
@@ -2180,7 +2213,10 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
         // A PE that held partial sums and has no tile now returns them at this frame.
         if (!activeFirst && activeLast && outputs) return 0;
         if (!activeFirst) continue;
-        if (!activeLast) e.kept = 0;
+        if (!activeLast) {
+            e.kept = 0;
+            e.keptOn = Span{};
+        }
         deepPes.push_back(e);
     }
     const int tc = tcount[t];
