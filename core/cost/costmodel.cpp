@@ -485,6 +485,16 @@ struct Evaluator::Impl
     StepShift stepShift(const Level& L, int ch, std::uint32_t moving, int t) const;
     /// keptAcross when level l + 1 has levels below it: every PE enumerated.
     i64 keptDeep(int l, int t, const i64* childDims, const StepShift& sh);
+    /// keptDeep's answers in this evaluation: the cases of a level ask the same few again and again.
+    struct KeptDeepSeen
+    {
+        int l, t;
+        std::uint32_t moved;
+        i64 key[3 * kMaxDims];
+        i64 kept;
+    };
+    std::vector<KeptDeepSeen> keptDeepSeen;
+    i64 keptDeepMemo(int l, int t, const i64* childDims, const StepShift& sh);
     struct DeepPe
     {
         Span first[kMaxDims];
@@ -1966,7 +1976,7 @@ i64 Evaluator::Impl::keptAcross(
     const StepShift sh = stepShift(L, ch, moving, t);
     if (!sh.ok) return 0;
     if (C.nSpatial != 1) return 0;
-    if (l + 1 != nLevels - 1) return keptDeep(l, t, childDims, sh);
+    if (l + 1 != nLevels - 1) return keptDeepMemo(l, t, childDims, sh);
     const int v = sh.v;
     // In the same region, a child whose tiles of t move and never overlap ends on other tiles than it starts.
     if (sh.moved == 0 && childMoves && !C.overlappingAny) return 0;
@@ -2069,6 +2079,30 @@ i64 Evaluator::Impl::keptAcross(
 // tile of the innermost level's last fold holds nothing, one whose cluster does not run in a last fold
 // keeps the fold before's), PE by PE. PEs holding identical first tiles take them once: what all of them
 // kept is not taken again.
+i64 Evaluator::Impl::keptDeepMemo(int l, int t, const i64* childDims, const StepShift& sh)
+{
+    i64 key[3 * kMaxDims];
+    for (int u = 0; u < nd; ++u) {
+        key[3 * u] = childDims[u];
+        key[3 * u + 1] = sh.shifted(u) ? sh.delta[u] : 0;
+        key[3 * u + 2] = sh.shifted(u) ? sh.prevExt[u] : 0;
+    }
+    for (const KeptDeepSeen& e : keptDeepSeen)
+        if (e.l == l && e.t == t && e.moved == sh.moved && std::equal(key, key + 3 * nd, e.key))
+            return e.kept;
+    const i64 kept = keptDeep(l, t, childDims, sh);
+    if (keptDeepSeen.size() < 64) {
+        KeptDeepSeen e;
+        e.l = l;
+        e.t = t;
+        e.moved = sh.moved;
+        std::copy(key, key + 3 * nd, e.key);
+        e.kept = kept;
+        keptDeepSeen.push_back(e);
+    }
+    return kept;
+}
+
 i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShift& sh)
 {
     const bool outputs = t == nt - 1;
@@ -2912,6 +2946,7 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
     lastTop.valid = false;
     for (auto& m : memo)
         m.clear();
+    keptDeepSeen.clear();
     top = Top{};
     top.dinMin = top.doutMin = top.compMin = kMaxI64;
     top.dinMax = top.doutMax = top.compMax = 0;
