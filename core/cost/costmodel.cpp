@@ -1468,7 +1468,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             for (int t = 0; t < nInputs; ++t)
                 addMul(res.peWrites[t], occ, inL1[t], ovf);
         } else {
-            auto childDimsFor = [&](bool eeSub) {
+            auto childDimsFor = [&](bool eeSub) __attribute__((always_inline))
+            {
                 for (int i = 0; i < nd; ++i)
                     childDims[i] = 0;
                 for (int k = 0; k < L.n; ++k) {
