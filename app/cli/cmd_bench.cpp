@@ -10,7 +10,6 @@
 #include "app/cli/search_args.h"
 #include "core/arch/accelerator_io.h"
 #include "core/cost/costmodel.h"
-#include "core/export/timeloop.h"
 #include "core/ir/parser.h"
 #include "core/mdc/maestro_io.h"
 #include "core/search/search.h"
@@ -32,7 +31,8 @@ const marvel::cli::Command kCommand{"bench",
     "       marvel bench search ...   (the same as marvel bench-search ...)\n"
     "       marvel bench sweep ...    (the same as marvel bench-sweep ...: design points per second)\n"
     "       marvel bench codesign ... (the same as marvel bench-codesign ...: co-design against the grid)\n"
-    "       marvel bench sim [--cases N] [--seed S] [--exportable narrow|wide] [--show-disagreements]\n"
+    "       marvel bench sim [--cases N] [--seed S] [--exportable narrow|wide] [--case I] "
+    "[--show-disagreements]\n"
     "       marvel bench gamma [--case ID] [--threads N] [--genetic-seed S]\n\n"
     "gamma: runs the default search (corrected fidelity, refined) on the 34 layer/accelerator cases on\n"
     "which GAMMA, a genetic mapper over MAESTRO, was measured (doc/search.md, \"Against GAMMA\") and prints\n"
@@ -45,7 +45,8 @@ const marvel::cli::Command kCommand{"bench",
     "every tensor), then the same for the per-case tables alone (with the general DRAM sums), which\n"
     "corrected fidelity uses for mappings too large to walk step by step. --exportable keeps to the\n"
     "random mappings the Timeloop export writes (narrow: the space --timeloop-compatible searches by\n"
-    "default; wide: --timeloop-space wide), drawn from the same stream until N are found.\n\n"
+    "default; wide: --timeloop-space wide), drawn from the same stream until N are found. --case I runs\n"
+    "case I of the stream alone (the number --show-disagreements prints).\n\n"
     "costmodel: "
     "Evaluates every layer of every mapping in DIR/mappings on DIR/hw/P1_eyeriss.m and P2_edge.m\n"
     "(MAESTRO's reference data, default " MARVEL_DEFAULT_REFERENCE_DIR ") repeatedly for about S seconds\n"
@@ -56,9 +57,10 @@ const marvel::cli::Command kCommand{"bench",
 int runSim(const std::vector<std::string>& argv)
 {
     using namespace marvel;
-    cli::Args args(argv, {"cases", "seed", "exportable"}, {"show-disagreements"});
+    cli::Args args(argv, {"cases", "seed", "exportable", "case"}, {"show-disagreements"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     auto cases = args.integer("cases", 1, 1000000);
+    auto only = args.integer("case", 0, 1LL << 30);
     auto seed = args.integer("seed", 0, 1LL << 40);
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     const int n = int(cases.value_or(600));
@@ -67,12 +69,9 @@ int runSim(const std::vector<std::string>& argv)
     if (!exportable.empty() && exportable != "narrow" && exportable != "wide")
         return cli::usageError(kCommand, "--exportable: narrow or wide, not " + exportable);
     // The exporter's space: what Checker::expressible takes (the search's --timeloop-compatible filter).
-    auto expressible = [&](const sim::RandomCase& c) {
-        if (exportable.empty()) return true;
-        timeloop::Options o;
-        o.searchSpaceOnly = exportable == "narrow";
-        return timeloop::Checker(c.problem, c.acc, o).expressible(c.dataflow);
-    };
+    const sim::Exportable space = exportable.empty() ? sim::Exportable::Any
+        : exportable == "narrow"                     ? sim::Exportable::Narrow
+                                                     : sim::Exportable::Wide;
     // metric -> levels -> (agreeing, total); a traffic metric agrees when it does for every tensor.
     using Tally = std::map<std::string, std::map<int, std::pair<int, int>>>;
     Tally tally, perCase;
@@ -91,9 +90,9 @@ int runSim(const std::vector<std::string>& argv)
     // Most random mappings are not exportable (tiles that do not divide, overlapping offsets): the stream is
     // read until n cases are kept or it has given a thousand times as many.
     int kept = 0;
-    for (int i = 0; kept < n && i < n * 1000; ++i) {
+    for (int i = only.value_or(0); kept < n && i < (only ? *only + 1 : n * 1000); ++i) {
         const sim::RandomCase c = sim::randomCase(std::uint64_t(seed.value_or(1)), i);
-        if (!expressible(c)) continue;
+        if (!sim::keeps(space, c)) continue;
         ++kept;
         std::vector<sim::MetricCheck> checks, tablesOnly;
         try {

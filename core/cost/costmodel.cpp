@@ -455,7 +455,10 @@ struct Evaluator::Impl
     /// What the PEs below level l fetch of tensor t when the step advanced only along one dimension of t
     /// that the levels below spread over their PEs without stepping through it: each PE's range moves with
     /// its sub-unit's and keeps only its own overlap (multicast of elements); false when that is not so.
-    bool peShiftFetch(const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched);
+    /// `summed` (sub-units of unequal tiles, counted kind by kind): set to whether the kinds' counts add up
+    /// (else they are the same PEs' tiles, counted once); a map along the step's dimension is then refused.
+    bool peShiftFetch(const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched,
+        bool* summed = nullptr);
     /// The ranges on dimension v of the PEs of one sub-unit of level l over `ext` rows, one slot per PE
     /// (empty for a PE without a tile), in `out`; false when a level below steps through the rows.
     bool peSpans(int l, int v, i64 ext, std::vector<Span>& out);
@@ -466,12 +469,38 @@ struct Evaluator::Impl
     /// (outputs) again at its first step: 0 when they hold nothing or the tables cannot tell.
     i64 keptAcross(
         const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves);
+    /// How a step of level L moved the region of tensor t its child execution covers: along each dimension
+    /// u of `moved` by delta[u] (a previous position p is p - delta[u] here), the previous region
+    /// prevExt[u] long on u; `moved` 0 when the step left t's region where it was. `ok` false when the
+    /// tables cannot tell (an output's loops wrapped around, a spatial map over sub-units wrapped).
+    struct StepShift
+    {
+        bool ok = true;
+        std::uint32_t moved = 0;
+        int v = -1; ///< the advancing directive's dimension
+        i64 delta[kMaxDims], prevExt[kMaxDims];
+        bool shifted(int u) const { return moved >> u & 1u; }
+        i64 du(int u) const { return shifted(u) ? delta[u] : 0; }
+    };
+    StepShift stepShift(const Level& L, int ch, std::uint32_t moving, int t) const;
     /// keptAcross when level l + 1 has levels below it: every PE enumerated.
-    i64 keptDeep(const Level& L, int l, int ch, int t, const i64* childDims);
+    i64 keptDeep(int l, int t, const i64* childDims, const StepShift& sh);
+    /// keptDeep's answers in this evaluation: the cases of a level ask the same few again and again.
+    struct KeptDeepSeen
+    {
+        int l, t;
+        std::uint32_t moved;
+        i64 key[3 * kMaxDims];
+        i64 kept;
+    };
+    std::vector<KeptDeepSeen> keptDeepSeen;
+    i64 keptDeepMemo(int l, int t, const i64* childDims, const StepShift& sh);
     struct DeepPe
     {
         Span first[kMaxDims];
         i64 kept = 0;
+        Span keptOn; ///< over PEs of overlapping tiles: the part kept on their spread dimension
+        i64 keptRest = 1; ///< and the product of the others' parts kept
     };
     std::vector<DeepPe> deepPes;
     /// Corrected fidelity: whether the NoC sends a tensor to each receiving sub-unit separately (no
@@ -1060,8 +1089,16 @@ i64 Evaluator::Impl::ingressExact(
                        : (edgeTile ? L.ME[v] : L.M[v]);
             if (j < ch || (j > ch && nStates[l][j] == 1))
                 o = c;
-            else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
-                o = std::min(c, std::max<i64>(0, d.sz - L.P * d.of));
+            else if (j > ch && L.P == 1) {
+                // A single sub-unit steps through the map in time: it wrapped around from its last tile,
+                // which overlaps its first one as a temporal map's does.
+                const i64 start = (tileCount(d.sz, d.of, L.D[v]) - 1) * d.of;
+                o = std::max<i64>(0, std::min(c, std::min(start + d.sz, L.D[v])) - start);
+            } else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
+                // Each sub-unit's new rows are the tail of its tile, its neighbour's the same tail moved by
+                // the offset: what a non-first one adds to their union is its part beyond its neighbour's
+                // tile (c), whatever it kept of its own previous tile.
+                o = unique ? 0 : std::min(c, std::max<i64>(0, d.sz - L.P * d.of));
         }
         cur *= c;
         kept *= o;
@@ -1216,7 +1253,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     const i64 H = acc.nocLatency;
     const i64 BW = acc.nocBandwidth;
     auto delay = [&](i64 elems) { return H + ceilDiv(elems, BW) - 1; };
-    i64 childDims[kMaxDims];
+    i64 childDims[kMaxDims], eeDims[kMaxDims];
 
     for (i64 c = 0; c < total; ++c) {
         i64 occ = 1;
@@ -1431,7 +1468,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             for (int t = 0; t < nInputs; ++t)
                 addMul(res.peWrites[t], occ, inL1[t], ovf);
         } else {
-            auto childDimsFor = [&](bool eeSub) {
+            // Inlined: called from three places, the compiler made it a call, which cost the evaluations of
+            // `marvel bench costmodel` 5 %.
+            auto childDimsFor = [&](bool eeSub) __attribute__((always_inline))
+            {
                 for (int i = 0; i < nd; ++i)
                     childDims[i] = 0;
                 for (int k = 0; k < L.n; ++k) {
@@ -1489,7 +1529,16 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     childConst[t] = childConst[t] && r.gbConst[t];
                 }
             };
-            const bool uniformChildren = !sps.edge || !sps.edgeEdge;
+            // The sub-units of a last fold are unequal when the last one's tile is partial.
+            bool uniformChildren = !sps.edge || !sps.edgeEdge;
+            if (!uniformChildren && corrected) {
+                uniformChildren = true;
+                for (int k = 0; k < L.n && uniformChildren && L.E > 1; ++k) {
+                    const int v = L.d[k].dim;
+                    uniformChildren = !L.d[k].spatial || !(ivMask >> v & 1u)
+                        || !((s[k]->pos == PosI && s[k]->edge) || s[k]->pos == PosE) || L.ME[v] == L.M[v];
+                }
+            }
             if (uniformChildren) {
                 childDimsFor(false);
                 const LevelOut* r = child(l + 1, childDims);
@@ -1499,6 +1548,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 takeChild(*r, sps.edge ? L.E : L.P);
             } else {
                 childDimsFor(true);
+                std::copy(childDims, childDims + nd, eeDims);
                 const LevelOut* r = child(l + 1, childDims);
                 if (!r) return res;
                 comp = r->runtime;
@@ -1545,14 +1595,24 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 }
                 return false;
             };
+            // Unequal sub-units (the last one's tile partial): the edge one's and the others' counts, added
+            // up when their tiles of t differ.
+            auto shiftFetch = [&](int t, i64& g) {
+                if (uniformChildren) return peShiftFetch(L, l, t, ch, childDims, sps.edge ? L.E : L.P, g);
+                i64 a = 0, b = 0;
+                bool summed = false;
+                if (!peShiftFetch(L, l, t, ch, eeDims, 1, a, &summed)) return false;
+                if (L.E > 1 && !peShiftFetch(L, l, t, ch, childDims, L.E - 1, b, &summed)) return false;
+                g = summed ? satAdd(a, b) : std::max(a, b);
+                return true;
+            };
             for (int t = 0; t < nInputs; ++t) {
                 addMul(res.peWrites[t], occ, writes[t], ovf);
                 i64 g = gbIn[t];
                 if (peLevel && childConst[t] && acc.multicast != arch::Multicast::None && tileMoves(t)
                     && peKeepsNothing(t))
                     g = freshIn[t];
-                else if (peLevel && childConst[t] && uniformChildren && tileMoves(t)
-                    && peShiftFetch(L, l, t, ch, childDims, sps.edge ? L.E : L.P, g))
+                else if (peLevel && childConst[t] && tileMoves(t) && shiftFetch(t, g))
                     ;
                 else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Elements)
                     g = in[t];
@@ -1783,30 +1843,55 @@ bool Evaluator::Impl::peSpans(int l, int v, i64 ext, std::vector<Span>& out)
 // PEs' new parts (multicast of elements), one per distinct tile and part kept (of tiles), or every PE's
 // (none), times their full tiles on t's other dimensions.
 bool Evaluator::Impl::peShiftFetch(
-    const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched)
+    const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched, bool* summed)
 {
     if (ch < 0) return false;
-    const Dir& a = L.d[ch];
+    // The directive whose step moved t's tile: the advancing one, or an inner loop of t that wrapped
+    // around from its last tile to its first (the advancing one not indexing t).
+    int mk = (tmask[t] >> L.d[ch].dim & 1u) ? ch : -1;
+    for (int k = ch + 1; k < L.n; ++k) {
+        const Dir& d = L.d[k];
+        if (!(tmask[t] >> d.dim & 1u) || tileCount(d.sz, d.of, L.D[d.dim]) <= 1) continue;
+        if (mk >= 0 || (d.spatial && L.P > 1)) return false; // two ranges of t moved
+        mk = k;
+    }
+    if (mk < 0) return false;
+    const Dir& a = L.d[mk];
     const int v = a.dim;
-    if (!(tmask[t] >> v & 1u)) return false;
-    const i64 advance = a.spatial ? L.P * a.of : a.of;
-    if (std::min(a.sz, L.D[v]) <= advance) return false; // the sub-units kept nothing on v: nor did the PEs
+    const bool wrapped = mk != ch;
+    if (summed && a.spatial) return false;
+    // Sub-unit 0's range on v before and after the step: an advance moves it by the fold's or the step's
+    // offset, a wrap brings it back from its last tile.
+    i64 advance = a.spatial ? L.P * a.of : a.of;
+    i64 prevExt = std::min(a.sz, L.D[v]);
+    if (wrapped) {
+        const i64 last = (tileCount(a.sz, a.of, L.D[v]) - 1) * a.of;
+        advance = -last;
+        prevExt = std::min(a.sz, L.D[v] - last);
+    }
+    // The sub-units kept nothing on v: nor did the PEs.
+    if (intersect(Span{0, prevExt}, Span{advance, advance + childDims[v]}).size() <= 0) return false;
+    // Other spatial maps of t at this level give the sub-units disjoint tiles of it: each fetches its own.
+    bool apart = false;
     for (int k = 0; k < L.n; ++k) {
         const Dir& d = L.d[k];
-        if (k == ch || !(tmask[t] >> d.dim & 1u)) continue;
-        if (d.spatial) return false; // the sub-units' tiles differ on another dimension of t
-        if (k > ch && tileCount(d.sz, d.of, L.D[d.dim]) > 1) return false; // an inner loop wrapped around
+        if (k == mk || !(tmask[t] >> d.dim & 1u) || !d.spatial) continue;
+        if (a.spatial || d.sz > d.of) return false; // the sub-units' tiles are not apart on one dimension
+        apart = true;
     }
-    // Below, the PEs hold their sub-unit's whole tile on t's other dimensions (and, to count every copy,
-    // no PEs but those spread along v).
+    // Below, the PEs hold their sub-unit's whole tile on t's other dimensions, or (with a NoC that
+    // multicasts elements) spread them: the PEs' new parts along v are then the same over each of their
+    // ranges there. To count every copy, no PEs but those spread along v.
     const bool copies = acc.multicast == arch::Multicast::None;
     for (int b = l + 1; b < nLevels; ++b)
         for (int j = 0; j < lv[b].n; ++j) {
             const Dir& d = lv[b].d[j];
-            if (d.spatial && d.dim != v && ((tmask[t] >> d.dim & 1u) || copies)) return false;
+            if (!d.spatial || d.dim == v) continue;
+            if (copies || ((tmask[t] >> d.dim & 1u) && acc.multicast != arch::Multicast::Elements))
+                return false;
         }
     const i64 groups = a.spatial ? n : 1; // sub-units apart on v (the others hold the same tiles of t)
-    if (!peSpans(l, v, std::min(a.sz, L.D[v]), shiftPrev) || !peSpans(l, v, childDims[v], shiftCur)
+    if (!peSpans(l, v, prevExt, shiftPrev) || !peSpans(l, v, childDims[v], shiftCur)
         || shiftPrev.size() != shiftCur.size())
         return false;
     if (satMul(i64(shiftCur.size()), groups) > 1 << 16) return false;
@@ -1843,7 +1928,8 @@ bool Evaluator::Impl::peShiftFetch(
     for (int k = 0; k < tcount[t]; ++k)
         if (tdims[t][k] != v) rest = satMul(rest, childDims[tdims[t][k]]);
     // Without multicast the sub-units holding the same tiles of t each take their own.
-    fetched = satMul(satMul(along, rest), copies && !a.spatial ? n : 1);
+    fetched = satMul(satMul(along, rest), (copies && !a.spatial) || apart ? n : 1);
+    if (summed) *summed = (copies && !a.spatial) || apart;
     return true;
 }
 
@@ -1852,24 +1938,56 @@ bool Evaluator::Impl::peShiftFetch(
 // first tile here (a PE past the last tile of the previous execution's last fold holds nothing). The
 // child's count, which starts from empty buffers, takes that overlap again: this is what it takes too
 // many (the PEs' tiles identical: once, when every PE of the first fold kept it; disjoint: the sum).
+// The advancing directive moves t's region by its step (its fold's, spatial); an inner loop of an input's
+// dimension that wrapped around brings it back from its last tile to its first: that is a move by minus
+// the last tile's start (a window's rows then overlap). Both at once, or two inner loops, move it along
+// two dimensions.
+Evaluator::Impl::StepShift Evaluator::Impl::stepShift(
+    const Level& L, int ch, std::uint32_t moving, int t) const
+{
+    StepShift r;
+    const Dir& a = L.d[ch];
+    r.v = a.dim;
+    if (tmask[t] >> a.dim & 1u) {
+        r.moved |= 1u << a.dim;
+        r.delta[a.dim] = a.spatial ? L.P * a.of : a.of;
+        r.prevExt[a.dim] = std::min(a.sz, L.D[a.dim]);
+    }
+    for (std::uint32_t inner = moving & L.tensorDirs[t] & ~((2u << ch) - 1u); inner != 0;
+         inner &= inner - 1u) {
+        const Dir& w = L.d[std::countr_zero(inner)];
+        // (A spatial map over a single sub-unit steps in time.)
+        if (t == nt - 1 || (w.spatial && L.P > 1)) {
+            r.ok = false;
+            return r;
+        }
+        const i64 last = (tileCount(w.sz, w.of, L.D[w.dim]) - 1) * w.of;
+        r.moved |= 1u << w.dim;
+        r.delta[w.dim] = -last;
+        r.prevExt[w.dim] = std::min(w.sz, L.D[w.dim] - last);
+    }
+    return r;
+}
+
 i64 Evaluator::Impl::keptAcross(
     const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves)
 {
     if (ch < 0 || l + 1 >= nLevels) return 0;
     const Level& C = lv[l + 1];
     const bool outputs = t == nt - 1;
-    // Inner loops of t that wrapped around put the previous execution elsewhere.
-    if (moving & L.tensorDirs[t] & ~((2u << ch) - 1u)) return 0;
+    // Inner loops of t that wrapped around put the previous execution elsewhere (along two dimensions).
+    const StepShift sh = stepShift(L, ch, moving, t);
+    if (!sh.ok) return 0;
     if (C.nSpatial != 1) return 0;
-    if (l + 1 != nLevels - 1) return keptDeep(L, l, ch, t, childDims);
-    const Dir& a = L.d[ch];
-    const int v = a.dim;
-    const bool shifted = tmask[t] >> v & 1u;
+    if (l + 1 != nLevels - 1) return keptDeepMemo(l, t, childDims, sh);
+    const int v = sh.v;
     // In the same region, a child whose tiles of t move and never overlap ends on other tiles than it starts.
-    if (!shifted && childMoves && !C.overlappingAny) return 0;
-    const i64 delta = shifted ? (a.spatial ? L.P * a.of : a.of) : 0;
-    // The previous region lies wholly before this one along v: nothing of it is here.
-    if (shifted && std::min(a.sz, L.D[v]) <= delta) return 0;
+    if (sh.moved == 0 && childMoves && !C.overlappingAny) return 0;
+    // The previous region lies wholly apart from this one along a dimension: nothing of it is here.
+    for (int u = 0; u < nd; ++u)
+        if (sh.shifted(u)
+            && intersect(Span{-sh.delta[u], sh.prevExt[u] - sh.delta[u]}, Span{0, childDims[u]}).size() <= 0)
+            return 0;
     i64 common = 1;
     int spread = -1; // the child's spatial directive indexing t
     // The step's dimension first: it usually leaves nothing.
@@ -1885,13 +2003,12 @@ i64 Evaluator::Impl::keptAcross(
         if (j < 0) return 0;
         const Dir& d = C.d[j];
         if (d.spatial) {
-            if (d.sz > d.of) return 0; // overlapping PE tiles: their union is not a sum
             spread = j;
             continue;
         }
         const i64 x = childDims[u];
-        const i64 xp = u == v && delta > 0 ? std::min(a.sz, L.D[v]) : x;
-        const i64 du = u == v ? delta : 0;
+        const i64 xp = sh.shifted(u) ? sh.prevExt[u] : x;
+        const i64 du = sh.du(u);
         const i64 tl = tileCount(d.sz, d.of, xp);
         const Span first{0, std::min(d.sz, x)};
         const Span last{(tl - 1) * d.of - du, std::min((tl - 1) * d.of + d.sz, xp) - du};
@@ -1903,8 +2020,8 @@ i64 Evaluator::Impl::keptAcross(
     const Dir& d = C.d[sj];
     const int u = d.dim;
     const i64 x = childDims[u];
-    const i64 xp = u == v && delta > 0 ? std::min(a.sz, L.D[v]) : x;
-    const i64 du = spread >= 0 && u == v ? delta : 0;
+    const i64 xp = sh.shifted(u) ? sh.prevExt[u] : x;
+    const i64 du = spread >= 0 ? sh.du(u) : 0;
     const i64 tilesF = tileCount(d.sz, d.of, x), tilesL = tileCount(d.sz, d.of, xp);
     const i64 fold = (tilesL - 1) / C.P;
     const i64 activeF = std::min(C.P, tilesF), activeL = tilesL - fold * C.P;
@@ -1916,12 +2033,31 @@ i64 Evaluator::Impl::keptAcross(
         return copies ? satMul(common, activeF) : common;
     }
     const i64 both = std::min(activeF, activeL);
-    auto at = [&](i64 p) {
+    auto firstOf = [&](i64 p) { return Span{p * d.of, std::min(p * d.of + d.sz, x)}; };
+    auto lastOf = [&](i64 p) {
         const i64 q = fold * C.P + p;
-        const Span first{p * d.of, std::min(p * d.of + d.sz, x)};
-        const Span last{q * d.of - du, std::min(q * d.of + d.sz, xp) - du};
-        return intersect(first, last).size();
+        return Span{q * d.of - du, std::min(q * d.of + d.sz, xp) - du};
     };
+    auto at = [&](i64 p) { return intersect(firstOf(p), lastOf(p)).size(); };
+    if (d.sz > d.of && (tilesF > 1 || tilesL > 1)
+        && (outputs || acc.multicast == arch::Multicast::Elements)) {
+        // Overlapping PE tiles: their union is not a sum (a NoC that multicasts identical tiles or nothing
+        // sends each PE its own, so their keeps add up, below). With one that multicasts elements the child
+        // fetched the union of the PEs' first tiles; an element of it stays where every PE holding it kept
+        // it: its range on the spread dimension lies in no PE's part not kept, its others in the common
+        // part (which no PE's range changes).
+        if (outputs || activeF > 64) return 0;
+        shareNext.clear();
+        shiftCur.clear();
+        for (i64 p = 0; p < activeF; ++p) {
+            shiftCur.push_back(firstOf(p));
+            if (p < activeL)
+                pushDifference(shareNext, firstOf(p), lastOf(p));
+            else
+                shareNext.push_back(firstOf(p));
+        }
+        return satMul(common, unionSize(shiftCur) - unionSize(shareNext));
+    }
     // Only the last tile of a map is clipped: every other PE keeps the same overlap.
     const i64 special[2] = {tilesF - 1, tilesL - 1 - fold * C.P};
     i64 sum = 0;
@@ -1946,21 +2082,51 @@ i64 Evaluator::Impl::keptAcross(
 // tile of the innermost level's last fold holds nothing, one whose cluster does not run in a last fold
 // keeps the fold before's), PE by PE. PEs holding identical first tiles take them once: what all of them
 // kept is not taken again.
-i64 Evaluator::Impl::keptDeep(const Level& L, int l, int ch, int t, const i64* childDims)
+i64 Evaluator::Impl::keptDeepMemo(int l, int t, const i64* childDims, const StepShift& sh)
 {
-    const Dir& a = L.d[ch];
-    const int v = a.dim;
+    i64 key[3 * kMaxDims];
+    for (int u = 0; u < nd; ++u) {
+        key[3 * u] = childDims[u];
+        key[3 * u + 1] = sh.shifted(u) ? sh.delta[u] : 0;
+        key[3 * u + 2] = sh.shifted(u) ? sh.prevExt[u] : 0;
+    }
+    for (const KeptDeepSeen& e : keptDeepSeen)
+        if (e.l == l && e.t == t && e.moved == sh.moved && std::equal(key, key + 3 * nd, e.key))
+            return e.kept;
+    const i64 kept = keptDeep(l, t, childDims, sh);
+    if (keptDeepSeen.size() < 64) {
+        KeptDeepSeen e;
+        e.l = l;
+        e.t = t;
+        e.moved = sh.moved;
+        std::copy(key, key + 3 * nd, e.key);
+        e.kept = kept;
+        keptDeepSeen.push_back(e);
+    }
+    return kept;
+}
+
+i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShift& sh)
+{
     const bool outputs = t == nt - 1;
-    const bool shifted = tmask[t] >> v & 1u;
-    const i64 delta = shifted ? (a.spatial ? L.P * a.of : a.of) : 0;
-    if (shifted && std::min(a.sz, L.D[v]) <= delta) return 0;
+    for (int u = 0; u < nd; ++u)
+        if (sh.shifted(u)
+            && intersect(Span{-sh.delta[u], sh.prevExt[u] - sh.delta[u]}, Span{0, childDims[u]}).size() <= 0)
+            return 0;
     for (int k = 0; k < tcount[t] && outputs; ++k)
         if (outOf[tdims[t][k]] >= 0) return 0; // a window's outputs are not its rows
     i64 pes = 1;
+    int overlapDim = -1; // the dimension of t spread over PEs of overlapping tiles
     for (int b = l + 1; b < nLevels; ++b) {
         if (lv[b].nSpatial != 1) return 0;
         const Dir& d = lv[b].d[lv[b].sp];
-        if ((tmask[t] >> d.dim & 1u) && d.sz > d.of) return 0; // overlapping PE tiles: not a sum
+        // Overlapping PE tiles: not a sum (unless a single one is ever held); with a NoC that multicasts
+        // elements, along one dimension, the union of what they did not keep (below); with one that sends
+        // each PE its own copy (identical tiles only, or none), the sum.
+        if ((tmask[t] >> d.dim & 1u) && d.sz > d.of && tileCount(d.sz, d.of, lv[b].D[d.dim]) > 1) {
+            if (outputs || (overlapDim >= 0 && overlapDim != d.dim)) return 0;
+            if (acc.multicast == arch::Multicast::Elements) overlapDim = d.dim;
+        }
         pes *= lv[b].P;
         if (pes > kKeepPes) return 0;
     }
@@ -1969,8 +2135,8 @@ i64 Evaluator::Impl::keptDeep(const Level& L, int l, int ch, int t, const i64* c
     for (int k = 0; k < tcount[t]; ++k) {
         const int u = tdims[t][k];
         Span fr{0, childDims[u]};
-        Span lr{0, u == v && delta > 0 ? std::min(a.sz, L.D[v]) : childDims[u]};
-        const i64 du = u == v ? delta : 0;
+        Span lr{0, sh.shifted(u) ? sh.prevExt[u] : childDims[u]};
+        const i64 du = sh.du(u);
         for (int b = l + 1; b < nLevels; ++b) {
             const int j = lv[b].dirOf[u];
             if (j < 0 || lv[b].d[j].spatial || lr.size() <= 0) break;
@@ -1987,67 +2153,107 @@ i64 Evaluator::Impl::keptDeep(const Level& L, int l, int ch, int t, const i64* c
         dims[nDims++] = tdims[t][k];
     for (int b = l + 1; b < nLevels; ++b)
         if (!(tmask[t] >> lv[b].d[lv[b].sp].dim & 1u)) dims[nDims++] = lv[b].d[lv[b].sp].dim;
+    // A dimension no level below spreads has the same first and last ranges in every PE: followed once.
+    struct Chain
+    {
+        bool spread = false, alive = true;
+        Span fr, lr;
+    } chain[kMaxDims + kMaxLevels];
+    for (int k = 0; k < nDims; ++k) {
+        const int u = dims[k];
+        Chain& c = chain[k];
+        for (int b = l + 1; b < nLevels; ++b)
+            c.spread = c.spread || lv[b].d[lv[b].sp].dim == u;
+        if (c.spread) continue;
+        c.fr = Span{0, childDims[u]};
+        c.lr = Span{0, sh.shifted(u) ? sh.prevExt[u] : childDims[u]};
+        for (int b = l + 1; b < nLevels; ++b) {
+            const int j = lv[b].dirOf[u];
+            if (j < 0) return 0;
+            const Dir& d = lv[b].d[j];
+            if (c.lr.size() <= 0) c.alive = false;
+            c.fr = Span{c.fr.begin, c.fr.begin + std::min(d.sz, c.fr.size())};
+            if (c.alive) {
+                const i64 tl = tileCount(d.sz, d.of, c.lr.size());
+                const i64 at = c.lr.begin + (tl - 1) * d.of;
+                c.lr = Span{at, std::min(at + d.sz, c.lr.end)};
+            }
+        }
+    }
     deepPes.clear();
     for (i64 p = 0; p < pes; ++p) {
         DeepPe e;
         e.kept = 1;
         bool activeFirst = true, activeLast = true;
+        i64 rest = p, index[kMaxLevels] = {}; // this PE's sub-unit at each level
+        for (int b = nLevels - 1; b > l; --b) {
+            index[b] = rest % lv[b].P;
+            rest /= lv[b].P;
+        }
         for (int k = 0; k < nDims; ++k) {
             const int u = dims[k];
             Span fr{0, childDims[u]};
-            Span lr{0, u == v && delta > 0 ? std::min(a.sz, L.D[v]) : childDims[u]};
-            i64 rest = p, index[kMaxLevels] = {}; // this PE's sub-unit at each level
-            for (int b = nLevels - 1; b > l; --b) {
-                index[b] = rest % lv[b].P;
-                rest /= lv[b].P;
-            }
-            for (int b = l + 1; b < nLevels; ++b) {
-                const Level& B = lv[b];
-                const int j = B.dirOf[u];
-                if (j < 0) return 0;
-                const Dir& d = B.d[j];
-                if (lr.size() <= 0) activeLast = false;
-                if (!d.spatial) {
-                    fr = Span{fr.begin, fr.begin + std::min(d.sz, fr.size())};
+            Span lr{0, sh.shifted(u) ? sh.prevExt[u] : childDims[u]};
+            if (!chain[k].spread) {
+                fr = chain[k].fr;
+                lr = chain[k].lr;
+                activeLast = activeLast && chain[k].alive;
+            } else {
+                for (int b = l + 1; b < nLevels; ++b) {
+                    const Level& B = lv[b];
+                    const int j = B.dirOf[u];
+                    if (j < 0) return 0;
+                    const Dir& d = B.d[j];
+                    if (lr.size() <= 0) activeLast = false;
+                    if (!d.spatial) {
+                        fr = Span{fr.begin, fr.begin + std::min(d.sz, fr.size())};
+                        if (activeLast) {
+                            const i64 tl = tileCount(d.sz, d.of, lr.size());
+                            const i64 at = lr.begin + (tl - 1) * d.of;
+                            lr = Span{at, std::min(at + d.sz, lr.end)};
+                        }
+                        continue;
+                    }
+                    const i64 jb = index[b];
+                    const i64 tilesF = tileCount(d.sz, d.of, fr.size());
+                    if (jb >= tilesF)
+                        activeFirst = false;
+                    else
+                        fr = Span{fr.begin + jb * d.of, std::min(fr.begin + jb * d.of + d.sz, fr.end)};
                     if (activeLast) {
-                        const i64 tl = tileCount(d.sz, d.of, lr.size());
-                        const i64 at = lr.begin + (tl - 1) * d.of;
-                        lr = Span{at, std::min(at + d.sz, lr.end)};
+                        const i64 tilesL = tileCount(d.sz, d.of, lr.size());
+                        const i64 fold = (tilesL - 1) / B.P;
+                        i64 q = fold * B.P + jb;
+                        if (q >= tilesL) {
+                            if (b == nLevels - 1 || fold == 0)
+                                activeLast = false;
+                            else
+                                q -= B.P;
+                        }
+                        if (activeLast)
+                            lr = Span{lr.begin + q * d.of, std::min(lr.begin + q * d.of + d.sz, lr.end)};
                     }
-                    continue;
-                }
-                const i64 jb = index[b];
-                const i64 tilesF = tileCount(d.sz, d.of, fr.size());
-                if (jb >= tilesF)
-                    activeFirst = false;
-                else
-                    fr = Span{fr.begin + jb * d.of, std::min(fr.begin + jb * d.of + d.sz, fr.end)};
-                if (activeLast) {
-                    const i64 tilesL = tileCount(d.sz, d.of, lr.size());
-                    const i64 fold = (tilesL - 1) / B.P;
-                    i64 q = fold * B.P + jb;
-                    if (q >= tilesL) {
-                        if (b == nLevels - 1 || fold == 0)
-                            activeLast = false;
-                        else
-                            q -= B.P;
-                    }
-                    if (activeLast)
-                        lr = Span{lr.begin + q * d.of, std::min(lr.begin + q * d.of + d.sz, lr.end)};
                 }
             }
             if (!activeFirst) break;
             if (k < tcount[t]) {
                 e.first[k] = fr;
-                const i64 du = u == v ? delta : 0;
-                e.kept
-                    = activeLast ? satMul(e.kept, intersect(fr, Span{lr.begin - du, lr.end - du}).size()) : 0;
+                const i64 du = sh.du(u);
+                const Span kept = activeLast ? intersect(fr, Span{lr.begin - du, lr.end - du}) : Span{};
+                e.kept = satMul(e.kept, std::max<i64>(0, kept.size()));
+                if (u == overlapDim)
+                    e.keptOn = kept;
+                else
+                    e.keptRest = satMul(e.keptRest, std::max<i64>(0, kept.size()));
             }
         }
         // A PE that held partial sums and has no tile now returns them at this frame.
         if (!activeFirst && activeLast && outputs) return 0;
         if (!activeFirst) continue;
-        if (!activeLast) e.kept = 0;
+        if (!activeLast) {
+            e.kept = 0;
+            e.keptOn = Span{};
+        }
         deepPes.push_back(e);
     }
     const int tc = tcount[t];
@@ -2059,6 +2265,31 @@ i64 Evaluator::Impl::keptDeep(const Level& L, int l, int ch, int t, const i64* c
         return false;
     };
     i64 saving = 0;
+    if (overlapDim >= 0) {
+        // An element the child fetched from empty buffers stays where every PE holding it kept it: the union
+        // of the PEs' ranges on the spread dimension less the union of their parts not kept, times what they
+        // keep of the others (the same for every PE, which holds the same ranges there).
+        int at = 0;
+        while (tdims[t][at] != overlapDim)
+            ++at;
+        shiftCur.clear();
+        shareNext.clear();
+        for (const DeepPe& e : deepPes) {
+            for (int k = 0; k < tcount[t]; ++k)
+                if (k != at
+                    && (e.first[k].begin != deepPes[0].first[k].begin
+                        || e.first[k].end != deepPes[0].first[k].end))
+                    return 0;
+            if (e.keptRest != deepPes[0].keptRest) return 0;
+            shiftCur.push_back(e.first[at]);
+            if (e.keptOn.size() > 0)
+                pushDifference(shareNext, e.first[at], e.keptOn);
+            else
+                shareNext.push_back(e.first[at]);
+        }
+        if (deepPes.empty()) return 0;
+        return satMul(unionSize(shiftCur) - unionSize(shareNext), deepPes[0].keptRest);
+    }
     if (!outputs && acc.multicast == arch::Multicast::None) {
         for (const DeepPe& e : deepPes)
             saving = satAdd(saving, e.kept);
@@ -2718,6 +2949,7 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
     lastTop.valid = false;
     for (auto& m : memo)
         m.clear();
+    keptDeepSeen.clear();
     top = Top{};
     top.dinMin = top.doutMin = top.compMin = kMaxI64;
     top.dinMax = top.doutMax = top.compMax = 0;

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/cost/costmodel.h"
+#include "core/export/timeloop.h"
 #include "core/ir/parser.h"
 
 namespace marvel::sim {
@@ -186,6 +187,14 @@ RandomCase randomCase(std::uint64_t seed, int index)
         cost::Metrics m;
         if (ev.evaluateMetrics(c.dataflow, m) || attempt > 1000) return c;
     }
+}
+
+bool keeps(Exportable which, const RandomCase& c)
+{
+    if (which == Exportable::Any) return true;
+    timeloop::Options o;
+    o.searchSpaceOnly = which == Exportable::Narrow;
+    return timeloop::Checker(c.problem, c.acc, o).expressible(c.dataflow);
 }
 
 std::vector<MetricCheck> compareWithCostModel(const RandomCase& c, bool stepWalk)

@@ -30,6 +30,12 @@ struct RandomCase
 /// one the cost model accepts; `levels` is 1 + index % 3.
 RandomCase randomCase(std::uint64_t seed, int index);
 
+/// Which mappings of the random set a check keeps: all, or those the Timeloop exporter writes
+/// (timeloop::Checker::expressible) in its narrow space (Options::searchSpaceOnly, the space the search's
+/// --timeloop-compatible filter takes by default) or its wide one (every exported mapping).
+enum class Exportable { Any, Narrow, Wide };
+bool keeps(Exportable which, const RandomCase& c);
+
 /// One number both sides report.
 struct MetricCheck
 {
