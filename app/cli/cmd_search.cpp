@@ -111,10 +111,9 @@ const cli::Command kCommand{"search", "find the best mappings of an operator or 
           "                        our counts Timeloop defines the same way, or why not (doc/timeloop.md)\n"
           "  --timeloop-compatible search only mappings Timeloop can express, so that every layer's best\n"
           "                        mapping exports\n"
-          "  --timeloop-space S    with --timeloop-compatible: narrow (default: at most two loops over the\n"
-          "                        PEs, filter rows and columns whole in each PE) or wide (every mapping "
-          "the\n"
-          "                        export writes; doc/timeloop.md compares the two against Timeloop)\n"
+          "  --timeloop-space S    with --timeloop-compatible: wide (default: every mapping the export\n"
+          "                        writes) or narrow (at most two loops over the PEs, filter rows and\n"
+          "                        columns whole in each PE; doc/timeloop.md compares the two)\n"
           "  --timeloop-buffering B  with --export-timeloop or --timeloop-compatible: the Timeloop buffers'\n"
           "                        multiple_buffering, 2 (default: our cost model's double-buffered "
           "requirement,\n"
@@ -222,13 +221,15 @@ int run(const std::vector<std::string>& argv)
     if (args.has("timeloop-buffering") && !args.has("export-timeloop") && !args.has("timeloop-compatible"))
         return cli::usageError(
             kCommand, "--timeloop-buffering goes with --export-timeloop or --timeloop-compatible");
-    timeloop::SearchSpace space = timeloop::SearchSpace::Narrow;
+    timeloop::SearchSpace space = timeloop::kDefaultSearchSpace;
     if (auto name = args.value("timeloop-space")) {
         if (!args.has("timeloop-compatible"))
             return cli::usageError(kCommand, "--timeloop-space goes with --timeloop-compatible");
         if (*name == "wide")
             space = timeloop::SearchSpace::Wide;
-        else if (*name != "narrow")
+        else if (*name == "narrow")
+            space = timeloop::SearchSpace::Narrow;
+        else
             return cli::usageError(kCommand, "--timeloop-space takes narrow or wide, got '" + *name + "'");
     }
     // Only the mappings Timeloop can express (core/export/timeloop.h), on every search path.

@@ -133,16 +133,20 @@ private:
 /// The search's filter (SearchConstraint::dataflowFilter) of the mappings Timeloop can express.
 search::DataflowFilterFactory searchFilter(const Options& options = {});
 /// Which of the mappings Timeloop can express a restricted search takes (`--timeloop-space`): Narrow
-/// (the default) leaves out more than two loops over the PEs and filter rows or columns spread over them
+/// leaves out more than two loops over the PEs and filter rows or columns spread over them
 /// (Options::searchSpaceOnly); Wide takes every mapping the export writes.
 enum class SearchSpace { Narrow, Wide };
+/// The space of `--timeloop-compatible` and the app's "Timeloop only": the wide one since the per-case
+/// tables count its mappings' global-buffer traffic as the simulator does (doc/timeloop.md, "What the
+/// search keeps to").
+inline constexpr SearchSpace kDefaultSearchSpace = SearchSpace::Wide;
 
 /// Restricts a search to the mappings Timeloop can express (`--timeloop-compatible`): searchFilter of the
 /// space, the tile rules that let the enumeration skip what it refuses whatever the order (dividing tiles
 /// only; in the narrow space also at most two loops over the PEs and filter rows and columns whole in each
 /// PE), and expressibleIn = "timeloop".
 void restrictSearch(search::SearchConstraint& constraint, const Options& options = {},
-    SearchSpace space = SearchSpace::Narrow);
+    SearchSpace space = kDefaultSearchSpace);
 
 /// The counts Timeloop defines as our cost model does, from our cost model (corrected fidelity): MACs,
 /// per data space (Timeloop's names) the global buffer's reads of the input-class tensors (our L2 reads)

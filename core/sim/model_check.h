@@ -31,8 +31,8 @@ struct RandomCase
 RandomCase randomCase(std::uint64_t seed, int index);
 
 /// Which mappings of the random set a check keeps: all, or those the Timeloop exporter writes
-/// (timeloop::Checker::expressible) in its narrow space (Options::searchSpaceOnly, the space the search's
-/// --timeloop-compatible filter takes by default) or its wide one (every exported mapping).
+/// (timeloop::Checker::expressible) in its narrow space (Options::searchSpaceOnly, `--timeloop-space
+/// narrow`) or its wide one (every exported mapping, the space `--timeloop-compatible` takes by default).
 enum class Exportable { Any, Narrow, Wide };
 bool keeps(Exportable which, const RandomCase& c);
 

@@ -160,8 +160,10 @@ private slots:
         QCOMPARE(j["search"].size(), std::size_t{12});
         QCOMPARE(j["search"]["near_tie"].get<double>(), 0.0025);
         QVERIFY(j["search"]["timeloop_compatible"] == true);
-        QVERIFY(q.search.constraint.dataflowFilter && q.search.constraint.tileRules.wholeLoopsUnsplit
-            && q.search.constraint.tileRules.dividingTilesOnly);
+        // The default space's rules: the wide one keeps every exported mapping, so no loop stays whole.
+        QVERIFY(q.search.constraint.dataflowFilter && q.search.constraint.tileRules.dividingTilesOnly);
+        QCOMPARE(q.search.constraint.tileRules.wholeLoopsUnsplit,
+            timeloop::kDefaultSearchSpace == timeloop::SearchSpace::Narrow);
         QCOMPARE(q.search.constraint.expressibleIn, std::string("timeloop"));
     }
 

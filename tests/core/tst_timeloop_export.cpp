@@ -495,7 +495,7 @@ private slots:
         filterOnly.constraint.tileRules.dividingTilesOnly = true;
         search::SearchOptions wide = filterOnly, narrow = filterOnly;
         timeloop::restrictSearch(wide.constraint, {}, timeloop::SearchSpace::Wide);
-        timeloop::restrictSearch(narrow.constraint);
+        timeloop::restrictSearch(narrow.constraint, {}, timeloop::SearchSpace::Narrow);
         const auto a = search::searchLayer(op, acc, filterOnly).result;
         const auto w = search::searchLayer(op, acc, wide).result;
         const auto n = search::searchLayer(op, acc, narrow).result;
