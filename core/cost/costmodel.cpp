@@ -38,6 +38,8 @@
 //   FIX STRIDE     (behind the strided MAC miscount of the reference data) a strided window tile of o
 //                  output rows spans (o-1)*stride + window input rows, and its output extent is
 //                  (rows - window) / stride + 1, so strided tiles neither drop nor invent outputs.
+//   FIX TAP-EXTENT a child level under a SpatialMap on a filter tap completes, over rows it inherited, the
+//                  outputs of the taps it holds (at most the layer's), not of its own map's taps.
 
 namespace marvel::cost {
 
