@@ -38,6 +38,8 @@
 //   FIX STRIDE     (behind the strided MAC miscount of the reference data) a strided window tile of o
 //                  output rows spans (o-1)*stride + window input rows, and its output extent is
 //                  (rows - window) / stride + 1, so strided tiles neither drop nor invent outputs.
+//   FIX TAP-EXTENT a child level under a SpatialMap on a filter tap completes, over rows it inherited, the
+//                  outputs of the taps it holds (at most the layer's), not of its own map's taps.
 
 namespace marvel::cost {
 
@@ -910,13 +912,21 @@ void Evaluator::Impl::tileTables(Level& L) const
         if (a < 0) continue;
         int w = slideOf[v];
         bool hasW = L.dirOf[w] >= 0;
-        i64 mw = hasW ? eff(L.M[w], dilation[v]) : 0;
+        // FIX TAP-EXTENT: under a SpatialMap on the taps a child level holds fewer taps than its own map
+        // of them names (one of 2 under SpatialMap(1,1) S); rows it inherited (or unrolled) complete the
+        // outputs of the taps it holds. A map of its own on the window's output keeps its output rows.
+        const bool ownRows = d.src >= 0;
+        i64 mw = hasW ? eff(corrected && !ownRows ? std::min(L.M[w], L.D[w]) : L.M[w], dilation[v]) : 0;
         i64 mew = hasW ? eff(L.ME[w], dilation[v]) : 0;
         if (corrected) {
             // FIX STRIDE / FIX Q-OUT-2: output rows of a tile and new output rows per step.
             i64 st = stride[v];
             L.M[a] = L.M[v] < mw ? 0 : (L.M[v] - mw) / st + 1;
             L.ME[a] = L.ME[v] < mew ? 0 : (L.ME[v] - mew) / st + 1;
+            if (!ownRows) { // fewer taps complete more rows' outputs, but never more than the layer has
+                L.M[a] = std::min(L.M[a], outExtent[v]);
+                L.ME[a] = std::min(L.ME[a], outExtent[v]);
+            }
             L.U[a] = std::min(std::max<i64>(d.of / st, 1), L.M[a]);
             L.UE[a] = std::min(std::max<i64>(d.of / st, 1), L.ME[a]);
         } else {

@@ -466,6 +466,65 @@ private slots:
         }
     }
 
+    // The per-case tables' rule for a child level under a SpatialMap on a filter tap (FIX TAP-EXTENT,
+    // doc/cost-model.md): the child holds one tap, fewer than its own map of the taps names, so the rows it
+    // inherits complete that one tap's outputs (at most the layer's). O[x] += W[s] * I[x + s], X = 2
+    // outputs, S = 2 taps, 3 input rows; 2 PEs, clusters of 1 (PE s holds tap s), NoC bandwidth 4, latency
+    // 1: a transfer of e elements takes ceil(e / 4) cycles. The simulator, the step walk and the tables
+    // alone count runtime, L2 reads of I and W, output updates. "Before": the tables before the rule.
+    void tapExtentRuleByHand_data()
+    {
+        QTest::addColumn<QString>("flow");
+        QTest::addColumn<QString>("want"); // runtime, L2 reads of I and W, output updates
+        // One step over all 3 rows: PE 0 computes O0, O1 from I0, I1, PE 1 from I1, I2 (4 MACs). I 3, W 2;
+        // both return O0, O1 at the end, reduced: 2. Runtime: the child (one PE) receives 3 rows and a tap,
+        // 1 cycle, and computes 2 MACs, 2: 3; the top step receives 3 + 2 elements, 2 cycles, then its child:
+        // 2 + 3 = 5. Before: O 3 (the child's 3 rows over its map's 2 taps).
+        QTest::newRow("rows unrolled")
+            << "SpatialMap(1,1) S; Cluster(1,P); SpatialMap(1,1) C; TemporalMap(2,2) S;"
+            << "5 3 2 2";
+        // TemporalMap(1,1) X: one input row r a step, r = 0, 1, 2; PE s completes output r - s when it
+        // exists: (O0), (O1, O0), (-, O1): 4 MACs. I 1 a step, 3; W 2 once. O: PE 0 returns O0 at step 1, PE
+        // 1 O0 at step 2; PE 0 computes nothing at step 2 and keeps O1, which both return at the end,
+        // reduced: 3. Runtime: the child receives 1 row and 1 tap (1 cycle) and computes 1 MAC: 2. Step 0: 3
+        // elements, 1 cycle, then the child: 3; steps 1 and 2: 1 row (1), at most 2 outputs back (1), the
+        // child 2: 2 each; 7. Before: runtime 3 (the child's 1 row over its map's 2 taps completed nothing).
+        QTest::newRow("one row a step")
+            << "SpatialMap(1,1) S; TemporalMap(1,1) X; Cluster(1,P); SpatialMap(1,1) C; TemporalMap(2,2) S;"
+            << "7 3 2 3";
+    }
+    void tapExtentRuleByHand()
+    {
+        QFETCH(QString, flow);
+        QFETCH(QString, want);
+        const cost::Problem p = cost::fromOperator(ir::parseOperator(
+            "operator conv1d(K = 1, C = 1, X = 2, S = 2) { for (k = 0; k < K; k++) for (c = 0; c < C; c++)"
+            " for (x = 0; x < X; x++) for (s = 0; s < S; s++) O[k][x] += W[k][c][s] * I[c][x + s]; }",
+            "tap.loop"));
+        std::vector<mdc::LayerDim> dims;
+        for (const auto& d : p.dims)
+            dims.push_back(mdc::LayerDim{d.name, d.size});
+        const mdc::Dataflow df = mdc::readDirectives(flow.toStdString(), dims, "tap.m");
+        const arch::Accelerator a = hw(2, 4, 1);
+        const sim::Totals t = sim::simulate(p, df, a);
+        QStringList simulated{QString::number(t.runtimeCycles)};
+        for (const auto& x : t.tensors)
+            simulated << QString::number(x.output ? x.l2Writes : x.l2Reads);
+        QCOMPARE(simulated.join(' '), want);
+        for (bool walk : {true, false}) {
+            cost::Options o;
+            o.fidelity = cost::Fidelity::Corrected;
+            o.stepWalk = walk;
+            const cost::Result r = cost::Evaluator(p, a, o).evaluate(df);
+            QStringList model{QString::number(r.m.runtimeCycles)};
+            for (int k = 0; k < r.m.numTensors; ++k) {
+                const auto& c = r.m.tensors[size_t(k)];
+                model << QString::number(k + 1 < r.m.numTensors ? c.l2Read : c.l2Write);
+            }
+            QCOMPARE(model.join(' '), want);
+        }
+    }
+
     // The per-case tables alone (what corrected fidelity uses for mappings too large to walk, so every real
     // layer a search ranks) on the random mappings the Timeloop export writes in its default, narrow space:
     // the first 500 of seed 1 (`marvel bench sim --seed 1 --exportable narrow`) count the L2 reads and L1

@@ -210,10 +210,11 @@ private slots:
     {
         // The bound is a true lower bound: corrected fidelity, exact against the simulator on these
         // random mappings (tst_sim), never goes below it. Its per-case tables alone (what it uses for
-        // mappings too large to walk) do, on a few mappings with a spatial map on a filter tap, the case
-        // they do not count exactly (doc/cost-model.md): those are flagged too (and the search's evaluator
-        // rejects them, by the same check).
-        // MAESTRO's figures are flagged on some of the mappings.
+        // mappings too large to walk) may, with a spatial map on a filter tap, the case they do not count
+        // exactly (doc/cost-model.md): such figures are flagged too (and the search's evaluator rejects them,
+        // by the same check). Since the tables' rule for a child level under a SpatialMap on a tap (FIX
+        // TAP-EXTENT) they do on 1 of 30,000 random mappings (seeds 1-3; before: 53), seed 2's case 7903
+        // below. MAESTRO's figures are flagged on some of the mappings.
         int flaggedMaestro = 0, flaggedTables = 0;
         for (int i = 0; i < 1000; ++i) {
             const sim::RandomCase c = sim::randomCase(1, i);
@@ -243,7 +244,18 @@ private slots:
             }
         }
         QVERIFY(flaggedMaestro > 0);
-        QVERIFY(flaggedTables > 0);
+        QCOMPARE(flaggedTables, 0);
+        // Two taps of R = 3 per sub-unit (SpatialMap(2,2) R), then the last one alone below.
+        const sim::RandomCase c = sim::randomCase(2, 7903);
+        QVERIFY(spatialOnTap(c));
+        cost::Options o;
+        o.fidelity = cost::Fidelity::Corrected;
+        o.stepWalk = false;
+        const cost::Result r = cost::Evaluator(c.problem, c.acc, o).evaluate(c.dataflow);
+        QVERIFY(
+            r.m.runtimeCycles < cost::computeBound(c.problem.analyticMacs(), r.m.activePes, c.acc.simdLanes));
+        QCOMPARE(why(r.undercount), why(cost::Undercount::BelowComputeBound));
+        QCOMPARE(cost::evaluationStatus(r), std::string("corrected-undercount"));
     }
 
     void searchEvaluatorsRejectImpossibleFigures()
