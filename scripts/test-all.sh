@@ -2,7 +2,7 @@
 # Builds and runs the whole test suite twice: an optimised build in build/ (and its Debian package,
 # installed, checked and purged) and an AddressSanitizer + UndefinedBehaviorSanitizer build (clang) in
 # build-asan/, then fuzzes every reader from that build for a bounded time (scripts/fuzz.sh,
-# MARVEL_FUZZ_SECONDS per target, default 6) and checks formatting. doc/reliability.md has the measured
+# MARVEL_FUZZ_SECONDS per target, default 4) and checks formatting. doc/reliability.md has the measured
 # time of each part (12 min 43 s on 2 cores on 2026-11-26 morning, 22 min 21 s and 25 min 35 s on
 # 2026-11-27's machine, 1.7 times slower at everything, 28 min 30 s with corrected fidelity the default,
 # 26 min 26 s once its search cost about what maestro fidelity's does, 33 min 39 s once every sweep
@@ -41,10 +41,10 @@ phase "sanitizer build (with the fuzz targets)"
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
 phase "sanitizer tests"
 
-# 6 s per target in CI, a smoke run: every target starts from its seeds and regression inputs (also
+# 4 s per target in CI, a smoke run: every target starts from its seeds and regression inputs (also
 # replayed by the fuzz_replay_* tests in both builds) and explores past them; the long campaigns are
 # separate runs of scripts/fuzz.sh (doc/reliability.md).
-FUZZ_BUILD_DIR=build-asan scripts/fuzz.sh "${MARVEL_FUZZ_SECONDS:-6}"
+FUZZ_BUILD_DIR=build-asan scripts/fuzz.sh "${MARVEL_FUZZ_SECONDS:-4}"
 phase "fuzzing"
 
 scripts/check-format.sh

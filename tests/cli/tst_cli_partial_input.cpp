@@ -176,18 +176,20 @@ private slots:
         QVERIFY(layers[2]["status"] == "ok");
         QCOMPARE(doc["search_space"]["layers"].get<int>(), 2);
 
-        // Each good layer has exactly the result it has when searched alone.
+        // Each good layer has exactly the result it has when searched alone (in the optimised build: under
+        // the sanitizers those searches would only run again what this run has just run, and compare).
         long long total = 0;
         for (const char* name : {"c1", "fc"}) {
+            const auto& inModel = layers[std::string(name) == "c1" ? 0 : 2];
+            total += inModel["runtime_cycles"].get<long long>();
+            if (MARVEL_ADDRESS_SANITIZER) continue;
             const Run one = runMarvel(
                 {"search", "--model", path, "--layer", name, "--hw", hw, "--json", "--threads", "2"});
             QCOMPARE(one.exitCode, 0);
             const auto alone = nlohmann::json::parse(one.out.toStdString())["layers"][0];
-            const auto& inModel = layers[std::string(name) == "c1" ? 0 : 2];
             QVERIFY(inModel["runtime_cycles"] == alone["runtime_cycles"]);
             QVERIFY(inModel["energy"] == alone["energy"]);
             QVERIFY(inModel["mapping"] == alone["mapping"]);
-            total += alone["runtime_cycles"].get<long long>();
         }
         QCOMPARE(doc["total_runtime_cycles"].get<long long>(), total);
 
