@@ -65,13 +65,12 @@ int runSim(const std::vector<std::string>& argv)
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     const int n = int(cases.value_or(600));
     const bool show = args.has("show-disagreements");
-    const std::string exportable = args.valueOr("exportable", "");
-    if (!exportable.empty() && exportable != "narrow" && exportable != "wide")
-        return cli::usageError(kCommand, "--exportable: narrow or wide, not " + exportable);
     // The exporter's space: what Checker::expressible takes (the search's --timeloop-compatible filter).
-    const sim::Exportable space = exportable.empty() ? sim::Exportable::Any
-        : exportable == "narrow"                     ? sim::Exportable::Narrow
-                                                     : sim::Exportable::Wide;
+    std::optional<timeloop::SearchSpace> space;
+    if (auto name = args.value("exportable")) {
+        space = timeloop::searchSpaceNamed(*name);
+        if (!space) return cli::usageError(kCommand, "--exportable: narrow or wide, not " + *name);
+    }
     // metric -> levels -> (agreeing, total); a traffic metric agrees when it does for every tensor.
     using Tally = std::map<std::string, std::map<int, std::pair<int, int>>>;
     Tally tally, perCase;

@@ -225,12 +225,10 @@ int run(const std::vector<std::string>& argv)
     if (auto name = args.value("timeloop-space")) {
         if (!args.has("timeloop-compatible"))
             return cli::usageError(kCommand, "--timeloop-space goes with --timeloop-compatible");
-        if (*name == "wide")
-            space = timeloop::SearchSpace::Wide;
-        else if (*name == "narrow")
-            space = timeloop::SearchSpace::Narrow;
-        else
+        const std::optional<timeloop::SearchSpace> named = timeloop::searchSpaceNamed(*name);
+        if (!named)
             return cli::usageError(kCommand, "--timeloop-space takes narrow or wide, got '" + *name + "'");
+        space = *named;
     }
     // Only the mappings Timeloop can express (core/export/timeloop.h), on every search path.
     if (args.has("timeloop-compatible")) timeloop::restrictSearch(options.constraint, timeloopOptions, space);

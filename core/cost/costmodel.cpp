@@ -69,6 +69,8 @@ struct State
     bool initEdge = false;
     bool edgeEdge = false;
     bool edge = false;
+    /// A spatial directive's sub-units hold the last fold's tiles (where the last one may be partial).
+    bool lastFold() const { return (pos == PosI && edge) || pos == PosE; }
 };
 
 struct Dir
@@ -483,6 +485,9 @@ struct Evaluator::Impl
         i64 delta[kMaxDims], prevExt[kMaxDims];
         bool shifted(int u) const { return moved >> u & 1u; }
         i64 du(int u) const { return shifted(u) ? delta[u] : 0; }
+        /// The previous region lies wholly apart from the child's `childDims` along some dimension of
+        /// the nd: nothing of it is here.
+        bool apart(const i64* childDims, int nd) const;
     };
     StepShift stepShift(const Level& L, int ch, std::uint32_t moving, int t) const;
     /// keptAcross when level l + 1 has levels below it: every PE enumerated.
@@ -1490,7 +1495,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     const State& st = *s[k];
                     if (!L.d[k].spatial)
                         childDims[v] = st.edge ? L.ME[v] : L.M[v];
-                    else if ((st.pos == PosI && st.edge) || st.pos == PosE)
+                    else if (st.lastFold())
                         childDims[v] = (L.E == 1 || eeSub) ? L.ME[v] : L.M[v];
                     else
                         childDims[v] = L.M[v];
@@ -1545,8 +1550,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 uniformChildren = true;
                 for (int k = 0; k < L.n && uniformChildren && L.E > 1; ++k) {
                     const int v = L.d[k].dim;
-                    uniformChildren = !L.d[k].spatial || !(ivMask >> v & 1u)
-                        || !((s[k]->pos == PosI && s[k]->edge) || s[k]->pos == PosE) || L.ME[v] == L.M[v];
+                    uniformChildren
+                        = !L.d[k].spatial || !(ivMask >> v & 1u) || !s[k]->lastFold() || L.ME[v] == L.M[v];
                 }
             }
             if (uniformChildren) {
@@ -1979,6 +1984,15 @@ Evaluator::Impl::StepShift Evaluator::Impl::stepShift(
     return r;
 }
 
+bool Evaluator::Impl::StepShift::apart(const i64* childDims, int nd) const
+{
+    for (int u = 0; u < nd; ++u)
+        if (shifted(u)
+            && intersect(Span{-delta[u], prevExt[u] - delta[u]}, Span{0, childDims[u]}).size() <= 0)
+            return true;
+    return false;
+}
+
 i64 Evaluator::Impl::keptAcross(
     const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves)
 {
@@ -1993,11 +2007,7 @@ i64 Evaluator::Impl::keptAcross(
     const int v = sh.v;
     // In the same region, a child whose tiles of t move and never overlap ends on other tiles than it starts.
     if (sh.moved == 0 && childMoves && !C.overlappingAny) return 0;
-    // The previous region lies wholly apart from this one along a dimension: nothing of it is here.
-    for (int u = 0; u < nd; ++u)
-        if (sh.shifted(u)
-            && intersect(Span{-sh.delta[u], sh.prevExt[u] - sh.delta[u]}, Span{0, childDims[u]}).size() <= 0)
-            return 0;
+    if (sh.apart(childDims, nd)) return 0;
     i64 common = 1;
     int spread = -1; // the child's spatial directive indexing t
     // The step's dimension first: it usually leaves nothing.
@@ -2119,10 +2129,7 @@ i64 Evaluator::Impl::keptDeepMemo(int l, int t, const i64* childDims, const Step
 i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShift& sh)
 {
     const bool outputs = t == nt - 1;
-    for (int u = 0; u < nd; ++u)
-        if (sh.shifted(u)
-            && intersect(Span{-sh.delta[u], sh.prevExt[u] - sh.delta[u]}, Span{0, childDims[u]}).size() <= 0)
-            return 0;
+    if (sh.apart(childDims, nd)) return 0;
     for (int k = 0; k < tcount[t] && outputs; ++k)
         if (outOf[tdims[t][k]] >= 0) return 0; // a window's outputs are not its rows
     i64 pes = 1;

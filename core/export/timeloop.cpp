@@ -869,6 +869,13 @@ search::DataflowFilterFactory searchFilter(const Options& options)
     };
 }
 
+std::optional<SearchSpace> searchSpaceNamed(std::string_view name)
+{
+    if (name == "narrow") return SearchSpace::Narrow;
+    if (name == "wide") return SearchSpace::Wide;
+    return std::nullopt;
+}
+
 void restrictSearch(search::SearchConstraint& constraint, const Options& options, SearchSpace space)
 {
     Options searched = options;

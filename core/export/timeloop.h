@@ -28,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/arch/accelerator.h"
@@ -140,6 +141,9 @@ enum class SearchSpace { Narrow, Wide };
 /// tables count its mappings' global-buffer traffic as the simulator does (doc/timeloop.md, "What the
 /// search keeps to").
 inline constexpr SearchSpace kDefaultSearchSpace = SearchSpace::Wide;
+/// The space named "narrow" or "wide" (`--timeloop-space`, `marvel bench sim --exportable`); nullopt for
+/// any other name.
+std::optional<SearchSpace> searchSpaceNamed(std::string_view name);
 
 /// Restricts a search to the mappings Timeloop can express (`--timeloop-compatible`): searchFilter of the
 /// space, the tile rules that let the enumeration skip what it refuses whatever the order (dividing tiles

@@ -5,7 +5,6 @@
 #include <random>
 
 #include "core/cost/costmodel.h"
-#include "core/export/timeloop.h"
 #include "core/ir/parser.h"
 
 namespace marvel::sim {
@@ -189,11 +188,11 @@ RandomCase randomCase(std::uint64_t seed, int index)
     }
 }
 
-bool keeps(Exportable which, const RandomCase& c)
+bool keeps(std::optional<timeloop::SearchSpace> space, const RandomCase& c)
 {
-    if (which == Exportable::Any) return true;
+    if (!space) return true;
     timeloop::Options o;
-    o.searchSpaceOnly = which == Exportable::Narrow;
+    o.searchSpaceOnly = *space == timeloop::SearchSpace::Narrow;
     return timeloop::Checker(c.problem, c.acc, o).expressible(c.dataflow);
 }
 

@@ -3,11 +3,13 @@
 // comparison of their numbers. Shared by the property test (tests/core/tst_sim.cpp) and `marvel bench sim`.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/arch/accelerator.h"
 #include "core/cost/problem.h"
+#include "core/export/timeloop.h"
 #include "core/mdc/dataflow.h"
 #include "core/sim/simulator.h"
 
@@ -30,11 +32,10 @@ struct RandomCase
 /// one the cost model accepts; `levels` is 1 + index % 3.
 RandomCase randomCase(std::uint64_t seed, int index);
 
-/// Which mappings of the random set a check keeps: all, or those the Timeloop exporter writes
-/// (timeloop::Checker::expressible) in its narrow space (Options::searchSpaceOnly, `--timeloop-space
-/// narrow`) or its wide one (every exported mapping, the space `--timeloop-compatible` takes by default).
-enum class Exportable { Any, Narrow, Wide };
-bool keeps(Exportable which, const RandomCase& c);
+/// Whether a check keeps a mapping of the random set: every one without a space, else those the Timeloop
+/// exporter writes (timeloop::Checker::expressible) in that space (the narrow one: Options::searchSpaceOnly,
+/// `--timeloop-space narrow`; the wide one: every exported mapping, `--timeloop-compatible`'s default).
+bool keeps(std::optional<timeloop::SearchSpace> space, const RandomCase& c);
 
 /// One number both sides report.
 struct MetricCheck

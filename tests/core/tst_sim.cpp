@@ -33,6 +33,42 @@ arch::Accelerator hw(std::int64_t pes, std::int64_t bw, std::int64_t latency)
     return a;
 }
 
+// The directives `flow` over the problem's dimensions.
+mdc::Dataflow directivesOf(const cost::Problem& p, const QString& flow, const std::string& fileName)
+{
+    std::vector<mdc::LayerDim> dims;
+    for (const auto& d : p.dims)
+        dims.push_back(mdc::LayerDim{d.name, d.size});
+    return mdc::readDirectives(flow.toStdString(), dims, fileName);
+}
+
+// The simulator, the cost model's step walk and its per-case tables alone against one hand-worked figure
+// `want`, "I W O": every input's L2 reads, then the output's L2 writes (after the runtime with
+// `withRuntime`).
+void checkTrafficByHand(const cost::Problem& p, const mdc::Dataflow& df, const arch::Accelerator& a,
+    const QString& want, bool withRuntime = false)
+{
+    const sim::Totals t = sim::simulate(p, df, a);
+    QStringList simulated;
+    if (withRuntime) simulated << QString::number(t.runtimeCycles);
+    for (const auto& x : t.tensors)
+        simulated << QString::number(x.output ? x.l2Writes : x.l2Reads);
+    QCOMPARE(simulated.join(' '), want);
+    for (bool walk : {true, false}) {
+        cost::Options o;
+        o.fidelity = cost::Fidelity::Corrected;
+        o.stepWalk = walk;
+        const cost::Result r = cost::Evaluator(p, a, o).evaluate(df);
+        QStringList model;
+        if (withRuntime) model << QString::number(r.m.runtimeCycles);
+        for (int k = 0; k < r.m.numTensors; ++k) {
+            const auto& c = r.m.tensors[size_t(k)];
+            model << QString::number(k + 1 < r.m.numTensors ? c.l2Read : c.l2Write);
+        }
+        QCOMPARE(model.join(' '), want);
+    }
+}
+
 int tensorIndex(const sim::Layout& lay, const std::string& name)
 {
     for (size_t t = 0; t < lay.tensors.size(); ++t)
@@ -289,23 +325,8 @@ private slots:
         for (const auto& [kind, want] : kinds) {
             arch::Accelerator a = hw(4, 64, 1);
             a.multicast = kind;
-            const sim::Totals t = sim::simulate(p, df, a);
-            QStringList simulated;
-            for (const auto& x : t.tensors)
-                simulated << QString::number(x.output ? x.l2Writes : x.l2Reads);
-            QCOMPARE(simulated.join(' '), want);
-            for (bool walk : {true, false}) {
-                cost::Options o;
-                o.fidelity = cost::Fidelity::Corrected;
-                o.stepWalk = walk;
-                const cost::Result r = cost::Evaluator(p, a, o).evaluate(df);
-                QStringList model;
-                for (int k = 0; k < r.m.numTensors; ++k) {
-                    const auto& c = r.m.tensors[size_t(k)];
-                    model << QString::number(k + 1 < r.m.numTensors ? c.l2Read : c.l2Write);
-                }
-                QCOMPARE(model.join(' '), want);
-            }
+            checkTrafficByHand(p, df, a, want);
+            if (QTest::currentTestFailed()) return;
         }
     }
 
@@ -441,29 +462,9 @@ private slots:
         QFETCH(QString, want);
         QFETCH(bool, copies);
         const cost::Problem p = cost::fromOperator(ir::parseOperator(loop.toStdString(), "rule.loop"));
-        std::vector<mdc::LayerDim> dims;
-        for (const auto& d : p.dims)
-            dims.push_back(mdc::LayerDim{d.name, d.size});
-        const mdc::Dataflow df = mdc::readDirectives(flow.toStdString(), dims, "rule.m");
         arch::Accelerator a = hw(pes, 4, 1);
         if (copies) a.multicast = arch::Multicast::None;
-        const sim::Totals t = sim::simulate(p, df, a);
-        QStringList simulated;
-        for (const auto& x : t.tensors)
-            simulated << QString::number(x.output ? x.l2Writes : x.l2Reads);
-        QCOMPARE(simulated.join(' '), want);
-        for (bool walk : {true, false}) {
-            cost::Options o;
-            o.fidelity = cost::Fidelity::Corrected;
-            o.stepWalk = walk;
-            const cost::Result r = cost::Evaluator(p, a, o).evaluate(df);
-            QStringList model;
-            for (int k = 0; k < r.m.numTensors; ++k) {
-                const auto& c = r.m.tensors[size_t(k)];
-                model << QString::number(k + 1 < r.m.numTensors ? c.l2Read : c.l2Write);
-            }
-            QCOMPARE(model.join(' '), want);
-        }
+        checkTrafficByHand(p, directivesOf(p, flow, "rule.m"), a, want);
     }
 
     // The per-case tables' rule for a child level under a SpatialMap on a filter tap (FIX TAP-EXTENT,
@@ -501,28 +502,7 @@ private slots:
             "operator conv1d(K = 1, C = 1, X = 2, S = 2) { for (k = 0; k < K; k++) for (c = 0; c < C; c++)"
             " for (x = 0; x < X; x++) for (s = 0; s < S; s++) O[k][x] += W[k][c][s] * I[c][x + s]; }",
             "tap.loop"));
-        std::vector<mdc::LayerDim> dims;
-        for (const auto& d : p.dims)
-            dims.push_back(mdc::LayerDim{d.name, d.size});
-        const mdc::Dataflow df = mdc::readDirectives(flow.toStdString(), dims, "tap.m");
-        const arch::Accelerator a = hw(2, 4, 1);
-        const sim::Totals t = sim::simulate(p, df, a);
-        QStringList simulated{QString::number(t.runtimeCycles)};
-        for (const auto& x : t.tensors)
-            simulated << QString::number(x.output ? x.l2Writes : x.l2Reads);
-        QCOMPARE(simulated.join(' '), want);
-        for (bool walk : {true, false}) {
-            cost::Options o;
-            o.fidelity = cost::Fidelity::Corrected;
-            o.stepWalk = walk;
-            const cost::Result r = cost::Evaluator(p, a, o).evaluate(df);
-            QStringList model{QString::number(r.m.runtimeCycles)};
-            for (int k = 0; k < r.m.numTensors; ++k) {
-                const auto& c = r.m.tensors[size_t(k)];
-                model << QString::number(k + 1 < r.m.numTensors ? c.l2Read : c.l2Write);
-            }
-            QCOMPARE(model.join(' '), want);
-        }
+        checkTrafficByHand(p, directivesOf(p, flow, "tap.m"), hw(2, 4, 1), want, true);
     }
 
     // The per-case tables alone (what corrected fidelity uses for mappings too large to walk, so every real
@@ -534,7 +514,7 @@ private slots:
         int kept = 0;
         for (int i = 0; kept < 500; ++i) {
             const sim::RandomCase c = sim::randomCase(1, i);
-            if (!sim::keeps(sim::Exportable::Narrow, c)) continue;
+            if (!sim::keeps(timeloop::SearchSpace::Narrow, c)) continue;
             ++kept;
             for (const auto& k : sim::compareWithCostModel(c, false)) {
                 if (k.metric != "l2_reads" && k.metric != "l1_writes" && k.metric != "l2_writes"
