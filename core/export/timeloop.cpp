@@ -876,6 +876,11 @@ std::optional<SearchSpace> searchSpaceNamed(std::string_view name)
     return std::nullopt;
 }
 
+const char* searchSpaceName(SearchSpace space)
+{
+    return space == SearchSpace::Narrow ? "narrow" : "wide";
+}
+
 void restrictSearch(search::SearchConstraint& constraint, const Options& options, SearchSpace space)
 {
     Options searched = options;
@@ -890,6 +895,7 @@ void restrictSearch(search::SearchConstraint& constraint, const Options& options
     }
     constraint.tileRules.dividingTilesOnly = true;
     constraint.expressibleIn = "timeloop";
+    constraint.expressibleSpace = searchSpaceName(space);
 }
 
 Counts ourCounts(const cost::Problem& problem, const mdc::Dataflow& dataflow, const arch::Accelerator& acc,

@@ -144,11 +144,13 @@ inline constexpr SearchSpace kDefaultSearchSpace = SearchSpace::Wide;
 /// The space named "narrow" or "wide" (`--timeloop-space`, `marvel bench sim --exportable`); nullopt for
 /// any other name.
 std::optional<SearchSpace> searchSpaceNamed(std::string_view name);
+/// The space's name, as searchSpaceNamed reads it.
+const char* searchSpaceName(SearchSpace space);
 
 /// Restricts a search to the mappings Timeloop can express (`--timeloop-compatible`): searchFilter of the
 /// space, the tile rules that let the enumeration skip what it refuses whatever the order (dividing tiles
 /// only; in the narrow space also at most two loops over the PEs and filter rows and columns whole in each
-/// PE), and expressibleIn = "timeloop".
+/// PE), expressibleIn = "timeloop" and expressibleSpace = the space's name.
 void restrictSearch(search::SearchConstraint& constraint, const Options& options = {},
     SearchSpace space = kDefaultSearchSpace);
 

@@ -69,7 +69,8 @@ void readSearch(const json& object, const std::string& file, search::SearchOptio
 {
     JsonFields fields(object, file, "search.");
     fields.rejectUnknown({"objective", "fidelity", "pe_util_bound", "near_tie", "divisors_only", "l1_check",
-        "l2_check", "bound_skipping", "threads", "refine", "offchip_candidates", "timeloop_compatible"});
+        "l2_check", "bound_skipping", "threads", "refine", "offchip_candidates", "timeloop_compatible",
+        "timeloop_space"});
     std::string objective;
     if (fields.member("objective")) {
         fields.string("objective", objective);
@@ -108,7 +109,14 @@ void readSearch(const json& object, const std::string& file, search::SearchOptio
     fields.boolean("refine", out.refine);
     bool timeloopOnly = out.constraint.expressibleIn == "timeloop";
     fields.boolean("timeloop_compatible", timeloopOnly);
-    if (timeloopOnly) timeloop::restrictSearch(out.constraint);
+    // Absent: the default space (a project written before the setting, or in the default space).
+    std::string spaceName = timeloop::searchSpaceName(timeloop::kDefaultSearchSpace);
+    fields.string("timeloop_space", spaceName);
+    const std::optional<timeloop::SearchSpace> space = timeloop::searchSpaceNamed(spaceName);
+    if (!space)
+        fields.error("timeloop_space", "must be \"narrow\" or \"wide\", not \"" + spaceName + "\"");
+    else if (timeloopOnly)
+        timeloop::restrictSearch(out.constraint, {}, *space);
     std::int64_t candidates = out.offChipCandidates;
     fields.integer("offchip_candidates", candidates);
     if (candidates < 1 || candidates > 64)
@@ -266,6 +274,10 @@ std::string writeProject(const Project& project)
     settings["refine"] = s.refine;
     settings["offchip_candidates"] = s.offChipCandidates;
     settings["timeloop_compatible"] = s.constraint.expressibleIn == "timeloop";
+    // Only when not the default, as near_tie: readable by the versions before the setting.
+    if (s.constraint.expressibleIn == "timeloop"
+        && s.constraint.expressibleSpace != timeloop::searchSpaceName(timeloop::kDefaultSearchSpace))
+        settings["timeloop_space"] = s.constraint.expressibleSpace;
     settings["threads"] = s.threads;
     j["search"] = std::move(settings);
     if (project.selectedMapping) {

@@ -56,6 +56,8 @@ struct SearchConstraint
     /// The tool whose expressible mappings dataflowFilter and tileRules keep to ("timeloop":
     /// timeloop::restrictSearch), which projects save; empty: none.
     std::string expressibleIn;
+    /// Which of that tool's spaces ("narrow", "wide": timeloop::SearchSpace), which projects save too.
+    std::string expressibleSpace;
 
     bool empty() const { return parallelAllowed.empty() && stationaryAlternatives.empty(); }
     bool allowsParallel(std::size_t loop) const

@@ -52,6 +52,7 @@ SearchConstraint styleConstraint(const SearchOptions& options, const LayerSpace&
     c.dataflowFilter = options.constraint.dataflowFilter;
     c.tileRules = options.constraint.tileRules;
     c.expressibleIn = options.constraint.expressibleIn;
+    c.expressibleSpace = options.constraint.expressibleSpace;
     return c;
 }
 

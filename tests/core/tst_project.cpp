@@ -106,6 +106,9 @@ void compareProjects(const Project& a, const Project& b)
     QCOMPARE(a.search.offChipCandidates, b.search.offChipCandidates);
     // "Timeloop only": the name, and the filter and tile rules it stands for.
     QCOMPARE(a.search.constraint.expressibleIn, b.search.constraint.expressibleIn);
+    QCOMPARE(a.search.constraint.expressibleSpace, b.search.constraint.expressibleSpace);
+    QCOMPARE(
+        a.search.constraint.tileRules.wholeLoopsUnsplit, b.search.constraint.tileRules.wholeLoopsUnsplit);
     QCOMPARE(bool(a.search.constraint.dataflowFilter), bool(b.search.constraint.dataflowFilter));
     QCOMPARE(a.search.constraint.tileRules.maxParallelLoops, b.search.constraint.tileRules.maxParallelLoops);
     QCOMPARE(
@@ -165,6 +168,31 @@ private slots:
         QCOMPARE(q.search.constraint.tileRules.wholeLoopsUnsplit,
             timeloop::kDefaultSearchSpace == timeloop::SearchSpace::Narrow);
         QCOMPARE(q.search.constraint.expressibleIn, std::string("timeloop"));
+    }
+
+    /// "Timeloop only" in the narrow space: saved by name and read back with its rules; the default
+    /// space is not written, so a project without the field searches it.
+    void timeloopSpaceRoundTrips()
+    {
+        Project p = fullProject();
+        p.search.constraint = {};
+        timeloop::restrictSearch(p.search.constraint, {}, timeloop::SearchSpace::Narrow);
+        const std::string text = marvel::project::writeProject(p);
+        QCOMPARE(json::parse(text)["search"]["timeloop_space"].get<std::string>(), std::string("narrow"));
+        const Project q = marvel::project::readProject(text, "p.json");
+        compareProjects(p, q);
+        QCOMPARE(q.search.constraint.expressibleSpace, std::string("narrow"));
+        QCOMPARE(q.search.constraint.tileRules.maxParallelLoops, 2);
+        QVERIFY(q.search.constraint.tileRules.wholeLoopsUnsplit);
+
+        p.search.constraint = {};
+        timeloop::restrictSearch(p.search.constraint, {}, timeloop::SearchSpace::Wide);
+        const json wide = json::parse(marvel::project::writeProject(p));
+        QVERIFY(!wide["search"].contains("timeloop_space"));
+        const Project r = marvel::project::readProject(wide.dump(), "p.json");
+        QCOMPARE(r.search.constraint.expressibleSpace,
+            std::string(timeloop::searchSpaceName(timeloop::kDefaultSearchSpace)));
+        QVERIFY(!r.search.constraint.tileRules.wholeLoopsUnsplit);
     }
 
     void roundTripModelWorkloadAndDefaults()
@@ -361,6 +389,9 @@ private slots:
         row(
             "fidelity", [](json& j) { j["search"]["fidelity"] = "exact"; },
             "p.json: search.fidelity: must be \"maestro\" or \"corrected\", not \"exact\"\n");
+        row(
+            "timeloop space", [](json& j) { j["search"]["timeloop_space"] = "medium"; },
+            "p.json: search.timeloop_space: must be \"narrow\" or \"wide\", not \"medium\"\n");
         row(
             "pe util bound range", [](json& j) { j["search"]["pe_util_bound"] = 1.5; },
             "p.json: search.pe_util_bound: must be between 0 and 1 (got 1.5)\n");

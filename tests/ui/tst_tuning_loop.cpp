@@ -405,6 +405,18 @@ private slots:
             {"refine", [&](bool on) { box("Refine")->setChecked(!on); }, {"--no-refine"}},
             {"Timeloop only", [&](bool on) { box("Timeloop only")->setChecked(on); },
                 {"--timeloop-compatible"}},
+            // The space first: unticked, the box's choice changes no option and reruns nothing.
+            {"Timeloop space",
+                [&](bool on) {
+                    QComboBox* space = combo("narrow space");
+                    if (on) space->setCurrentIndex(int(timeloop::SearchSpace::Narrow));
+                    box("Timeloop only")->setChecked(on);
+                    if (!on) space->setCurrentIndex(int(timeloop::kDefaultSearchSpace));
+                    // The gemm's best is the same in both spaces: the options say which was searched.
+                    QCOMPARE(panel->options().constraint.expressibleSpace, std::string(on ? "narrow" : ""));
+                    QCOMPARE(panel->options().constraint.tileRules.wholeLoopsUnsplit, on);
+                },
+                {"--timeloop-compatible", "--timeloop-space", "narrow"}},
         };
         for (std::size_t i = 0; i < settings.size(); ++i) {
             const Setting& s = settings[i];

@@ -111,9 +111,10 @@ bool sameResultOptions(const search::SearchOptions& a, const search::SearchOptio
 {
     // The seeds and the constraint's factory are set by core's style searches and tests, never by the
     // panels whose options the app compares; of the constraint, the panels set only the Timeloop filter
-    // (its box). The rest shapes what a search finds.
+    // (its box and space). The rest shapes what a search finds.
     return a.objective == b.objective && a.refine == b.refine
         && bool(a.constraint.dataflowFilter) == bool(b.constraint.dataflowFilter)
+        && a.constraint.expressibleSpace == b.constraint.expressibleSpace
         && a.peUtilizationBound == b.peUtilizationBound && a.nearTie == b.nearTie
         && a.divisorsOnly == b.divisorsOnly && a.everyTileSize == b.everyTileSize
         && a.l1Capacity == b.l1Capacity && a.l2Capacity == b.l2Capacity && a.boundSkipping == b.boundSkipping
@@ -174,6 +175,7 @@ QStringList optionFields(const search::SearchOptions& a, const search::SearchOpt
     add(a.offChipCandidates != b.offChipCandidates, "off-chip solutions");
     add(a.refine != b.refine, "refinement");
     add(bool(a.constraint.dataflowFilter) != bool(b.constraint.dataflowFilter), "Timeloop only");
+    add(a.constraint.expressibleSpace != b.constraint.expressibleSpace, "Timeloop space");
     return f;
 }
 } // namespace

@@ -94,6 +94,14 @@ SearchPanel::SearchPanel(QWidget* parent)
     m_timeloop = new QCheckBox(tr("Timeloop only"));
     m_timeloop->setToolTip(tr("Search only mappings Timeloop can express, so that File > Export Selected "
                               "Mapping can write the selected one as Timeloop input (doc/timeloop.md)"));
+    m_timeloopSpace = new QComboBox;
+    // Indexed by timeloop::SearchSpace.
+    m_timeloopSpace->addItem(tr("narrow space"));
+    m_timeloopSpace->addItem(tr("wide space"));
+    m_timeloopSpace->setToolTip(
+        tr("With \"Timeloop only\": the wide space (the default) keeps every mapping the export writes; the "
+           "narrow one also leaves out more than two loops over the PEs and filter rows or columns spread "
+           "over them (--timeloop-space, doc/timeloop.md)"));
     // Two columns of short labels (the tooltips explain): the panel shares the left column with the
     // operator, which needs the height more.
     auto* options = new QGridLayout;
@@ -105,6 +113,7 @@ SearchPanel::SearchPanel(QWidget* parent)
     options->addWidget(m_refine, 2, 0);
     options->addWidget(m_styles, 2, 1);
     options->addWidget(m_timeloop, 3, 0);
+    options->addWidget(m_timeloopSpace, 3, 1);
     layout->addLayout(options);
 
     auto* buttons = new QHBoxLayout;
@@ -129,7 +138,8 @@ SearchPanel::SearchPanel(QWidget* parent)
 
     connect(m_run, &QPushButton::clicked, this, &SearchPanel::runRequested);
     connect(m_cancel, &QPushButton::clicked, this, &SearchPanel::cancelRequested);
-    for (QComboBox* c : {m_objective, m_fidelity})
+    connect(m_timeloop, &QCheckBox::toggled, m_timeloopSpace, &QWidget::setEnabled);
+    for (QComboBox* c : {m_objective, m_fidelity, m_timeloopSpace})
         connect(c, &QComboBox::currentIndexChanged, this, &SearchPanel::optionsChanged);
     for (QCheckBox* c : {m_divisors, m_l1, m_l2, m_bounds, m_refine, m_timeloop})
         connect(c, &QCheckBox::toggled, this, &SearchPanel::optionsChanged);
@@ -154,7 +164,9 @@ search::SearchOptions SearchPanel::options() const
     o.refine = m_refine->isChecked();
     o.offChipCandidates = m_offChipCandidates;
     o.threads = static_cast<unsigned>(m_threads->value());
-    if (m_timeloop->isChecked()) timeloop::restrictSearch(o.constraint);
+    if (m_timeloop->isChecked())
+        timeloop::restrictSearch(
+            o.constraint, {}, static_cast<timeloop::SearchSpace>(m_timeloopSpace->currentIndex()));
     return o;
 }
 
@@ -163,7 +175,7 @@ void SearchPanel::setOptions(const search::SearchOptions& o)
     const QSignalBlocker blockers[] = {QSignalBlocker(m_objective), QSignalBlocker(m_fidelity),
         QSignalBlocker(m_utilisation), QSignalBlocker(m_nearTie), QSignalBlocker(m_divisors),
         QSignalBlocker(m_l1), QSignalBlocker(m_l2), QSignalBlocker(m_bounds), QSignalBlocker(m_refine),
-        QSignalBlocker(m_threads), QSignalBlocker(m_timeloop)};
+        QSignalBlocker(m_threads), QSignalBlocker(m_timeloop), QSignalBlocker(m_timeloopSpace)};
     m_objective->setCurrentIndex(static_cast<int>(o.objective));
     m_fidelity->setCurrentIndex(o.fidelity == search::Fidelity::Corrected ? 1 : 0);
     m_utilisation->setValue(o.peUtilizationBound);
@@ -174,6 +186,9 @@ void SearchPanel::setOptions(const search::SearchOptions& o)
     m_bounds->setChecked(o.boundSkipping);
     m_refine->setChecked(o.refine);
     m_timeloop->setChecked(o.constraint.expressibleIn == "timeloop");
+    m_timeloopSpace->setEnabled(m_timeloop->isChecked()); // the blocker keeps toggled() from doing it
+    m_timeloopSpace->setCurrentIndex(static_cast<int>(
+        timeloop::searchSpaceNamed(o.constraint.expressibleSpace).value_or(timeloop::kDefaultSearchSpace)));
     m_offChipCandidates = o.offChipCandidates;
     m_threads->setValue(static_cast<int>(o.threads));
 }

@@ -55,6 +55,7 @@ private:
     QCheckBox* m_refine = nullptr;
     QCheckBox* m_timeloop
         = nullptr; ///< only mappings Timeloop can express (SearchConstraint::dataflowFilter)
+    QComboBox* m_timeloopSpace = nullptr; ///< which of them (timeloop::SearchSpace, by index)
     /// Off-chip solutions searched (a project's "offchip_candidates"): no widget, kept as it came.
     int m_offChipCandidates = search::SearchOptions::kDefaultOffChipCandidates;
     QCheckBox* m_styles = nullptr;
