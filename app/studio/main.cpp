@@ -81,6 +81,11 @@ int main(int argc, char** argv)
     QCommandLineOption timeloopOnly(QStringLiteral("timeloop-compatible"),
         QStringLiteral("Check the search's \"Timeloop only\" option: only mappings Timeloop can express."));
     parser.addOption(timeloopOnly);
+    QCommandLineOption timeloopSpace(QStringLiteral("timeloop-space"),
+        QStringLiteral("With --timeloop-compatible: which of those mappings, narrow or wide (the default), "
+                       "as marvel search --timeloop-space."),
+        QStringLiteral("space"));
+    parser.addOption(timeloopSpace);
     QCommandLineOption sweep(QStringLiteral("sweep"),
         QStringLiteral(
             "Run a design sweep at start over two parameters, given twice as NAME=VALUES the "
@@ -162,9 +167,21 @@ int main(int argc, char** argv)
     };
     // After the opened project's settings, which it overrides, with or without --search.
     if (parser.isSet(timeloopOnly)) {
+        const std::string name = parser.isSet(timeloopSpace)
+            ? parser.value(timeloopSpace).toStdString()
+            : marvel::timeloop::searchSpaceName(marvel::timeloop::kDefaultSearchSpace);
+        const std::optional<marvel::timeloop::SearchSpace> space = marvel::timeloop::searchSpaceNamed(name);
+        if (!space) {
+            std::fprintf(
+                stderr, "marvel-studio: --timeloop-space takes narrow or wide, not '%s'\n", name.c_str());
+            return 2;
+        }
         marvel::search::SearchOptions o = window.searchPanel()->options();
-        marvel::timeloop::restrictSearch(o.constraint);
+        marvel::timeloop::restrictSearch(o.constraint, {}, *space);
         window.searchPanel()->setOptions(o);
+    } else if (parser.isSet(timeloopSpace)) {
+        std::fprintf(stderr, "marvel-studio: --timeloop-space needs --timeloop-compatible\n");
+        return 2;
     }
     if (parser.isSet(codesignBudget)) {
         bool ok = false;
