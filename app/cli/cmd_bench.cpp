@@ -33,6 +33,7 @@ const marvel::cli::Command kCommand{"bench",
     "       marvel bench codesign ... (the same as marvel bench-codesign ...: co-design against the grid)\n"
     "       marvel bench sim [--cases N] [--seed S] [--exportable narrow|wide] [--case I] "
     "[--show-disagreements]\n"
+    "                        [--export-timeloop DIR]\n"
     "       marvel bench gamma [--case ID] [--threads N] [--genetic-seed S]\n\n"
     "gamma: runs the default search (corrected fidelity, refined) on the 34 layer/accelerator cases on\n"
     "which GAMMA, a genetic mapper over MAESTRO, was measured (doc/search.md, \"Against GAMMA\") and prints\n"
@@ -46,7 +47,9 @@ const marvel::cli::Command kCommand{"bench",
     "corrected fidelity uses for mappings too large to walk step by step. --exportable keeps to the\n"
     "random mappings the Timeloop export writes (wide: every one, the space --timeloop-compatible\n"
     "searches by default; narrow: --timeloop-space narrow), drawn from the same stream until N are\n"
-    "found. --case I runs case I of the stream alone (the number --show-disagreements prints).\n\n"
+    "found. --case I runs case I of the stream alone (the number --show-disagreements prints).\n"
+    "--export-timeloop DIR also writes each kept case as Timeloop input (DIR/caseI: problem, arch, map,\n"
+    "ert .yaml) and prints our counts of it on stderr with the case, as evaluate --export-timeloop does.\n\n"
     "costmodel: "
     "Evaluates every layer of every mapping in DIR/mappings on DIR/hw/P1_eyeriss.m and P2_edge.m\n"
     "(MAESTRO's reference data, default " MARVEL_DEFAULT_REFERENCE_DIR ") repeatedly for about S seconds\n"
@@ -57,7 +60,7 @@ const marvel::cli::Command kCommand{"bench",
 int runSim(const std::vector<std::string>& argv)
 {
     using namespace marvel;
-    cli::Args args(argv, {"cases", "seed", "exportable", "case"}, {"show-disagreements"});
+    cli::Args args(argv, {"cases", "seed", "exportable", "case", "export-timeloop"}, {"show-disagreements"});
     if (!args.ok()) return cli::usageError(kCommand, args.error());
     auto cases = args.integer("cases", 1, 1000000);
     auto only = args.integer("case", 0, 1LL << 30);
@@ -104,6 +107,17 @@ int runSim(const std::vector<std::string>& argv)
             continue;
         }
         count(tally, checks, c.levels);
+        // Each kept case as Timeloop input with our counts, to check them against Timeloop itself.
+        if (auto dir = args.value("export-timeloop")) {
+            try {
+                const std::string name = "case" + std::to_string(i);
+                for (const auto& r : timeloop::exportLayers({{name, &c.problem, &c.dataflow}}, c.acc, *dir))
+                    std::cerr << "timeloop: " << r.layer << ": " << r.message << "  | " << c.text() << '\n';
+            } catch (const InputError& e) {
+                std::cerr << "marvel bench sim: " << formatDiagnostics(e.diagnostics());
+                return cli::InputError;
+            }
+        }
         if (show)
             for (auto [label, list] :
                 {std::pair{"case ", &checks}, std::pair{"per-case tables, case ", &tablesOnly}})

@@ -203,18 +203,35 @@ LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
                 pairedInput = &a;
             }
     }
+    // A directive as a message names it, built only for a refusal (the search checks many mappings).
+    auto whereOf = [&](const cost::Evaluator::DirectiveId& dir) {
+        const std::string& name = p.dims[std::size_t(dimOf(dir))].name;
+        std::string text = mdc::Directive{dir.kind, dir.size, dir.offset, name, {}}.toString();
+        for (const auto& u : userFlow)
+            if (u.kind != Kind::Cluster && u.dim == name && u.loc.line > 0)
+                return text + " (line " + std::to_string(u.loc.line) + ")";
+        return text;
+    };
+    // Spread alone, the sub-units hold the same input rows and each completes the outputs its taps reach
+    // from them: outputs shifted by the tap, clipped at the edges (the simulator's execution). Timeloop's
+    // spatial loop over the taps keeps every PE on the same outputs and shifts their input rows instead:
+    // another dataflow, other counts (doc/timeloop.md).
+    for (const auto& b : level.directives) {
+        const int w = s.slideOf[std::size_t(dimOf(b))];
+        if (b.kind == Kind::SpatialMap && w >= 0 && spreadWindow[std::size_t(w)] == 1) {
+            const std::string& name = p.dims[std::size_t(dimOf(b))].name;
+            refuse(whereOf(b) + ": the filter dimension " + name + " is spread over sub-units that hold the "
+                + "same input rows, so each completes outputs shifted by its taps; Timeloop's spatial loop "
+                + "over " + s.dims[std::size_t(s.tlOf[std::size_t(dimOf(b))])].name
+                + " keeps the outputs and shifts the input rows. Exported with the input rows spread in "
+                + "lock-step (row-stationary) or the taps in time");
+        }
+    }
     for (const auto& dir : level.directives) {
         const int d = problemDimOfId[std::size_t(dir.dim)];
         const std::string& name = p.dims[std::size_t(d)].name;
         const bool spatial = dir.kind == Kind::SpatialMap;
-        // The directive as a message names it, built only for a refusal (the search checks many mappings).
-        auto where = [&] {
-            std::string text = mdc::Directive{dir.kind, dir.size, dir.offset, name, {}}.toString();
-            for (const auto& u : userFlow)
-                if (u.kind != Kind::Cluster && u.dim == name && u.loc.line > 0)
-                    return text + " (line " + std::to_string(u.loc.line) + ")";
-            return text;
-        };
+        auto where = [&] { return whereOf(dir); };
         const bool paired = &dir == pairedInput;
         if (spatial && !paired && ++spatialMaps > 1)
             refuse(where()
@@ -247,10 +264,9 @@ LevelLoops translateLevel(const cost::Problem& p, const Shape& s,
             tlName = s.dims[std::size_t(s.tlOf[std::size_t(findDim(p, win.output))])].name;
             const i64 parentOut = par >= span ? (par - span) / win.stride + 1 : 0;
             if (spreadWindow[std::size_t(w2)] != 0) {
-                // Filter rows spread in this level: each PE computes the parent's output rows with its own
-                // filter rows, reading those output rows' input rows for them, one filter tile further per
-                // PE. The cost model writes a map on the output rows so (a map on the input rows of that
-                // size); MAESTRO's row-stationary form spreads them in lock-step with the filter rows.
+                // Filter rows spread in this level with their input rows in lock-step (spread alone was
+                // refused above): each PE computes the parent's output rows with its own filter rows,
+                // reading those output rows' input rows for them, one filter tile further per PE.
                 const i64 filterTile = std::min(
                     [&] {
                         for (const auto& b : level.directives)
@@ -452,13 +468,17 @@ std::string mapYaml(const Mapping& m)
           << "\n";
     };
     level("PEBuffer", "temporal", m.peBuffer, "one PE's tile (the innermost level's step)");
-    std::vector<Loop> spatial = m.spatialX;
-    spatial.insert(spatial.end(), m.spatialY.begin(), m.spatialY.end());
-    // Innermost first: X dimensions first, so `split` of them go to meshX.
-    std::vector<Loop> reversed(spatial.rbegin(), spatial.rend());
-    level("GlobalBuffer", "spatial", reversed,
-        "SpatialMaps: innermost fanning level on X, the outer ones on Y");
-    o << "    split: " << m.spatialX.size() << "\n";
+    // A mapping on one PE has no fan-out, and Timeloop refuses a spatial level without one (as many
+    // PEBuffer instances as GlobalBuffer ones).
+    if (m.pesUsed() > 1) {
+        std::vector<Loop> spatial = m.spatialX;
+        spatial.insert(spatial.end(), m.spatialY.begin(), m.spatialY.end());
+        // Innermost first: X dimensions first, so `split` of them go to meshX.
+        std::vector<Loop> reversed(spatial.rbegin(), spatial.rend());
+        level("GlobalBuffer", "spatial", reversed,
+            "SpatialMaps: innermost fanning level on X, the outer ones on Y");
+        o << "    split: " << m.spatialX.size() << "\n";
+    }
     level("GlobalBuffer", "temporal", m.globalBuffer, "the top level's loops the global buffer holds");
     level("DRAM", "temporal", m.dram, "level-3 (DRAM) loops in the top level's order");
     return o.str();
