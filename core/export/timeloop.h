@@ -51,11 +51,11 @@ struct Options
     /// buffer keeps the innermost top-level loops while their tile fits (MAESTRO files, which have no DRAM
     /// level: `marvel evaluate --mapping F.m --export-timeloop`, the worked case's translation).
     bool topLevelInDram = true;
-    /// The narrow search space (`--timeloop-compatible`, restrictSearch with SearchSpace::Narrow): what
+    /// The narrow search space (`--timeloop-space narrow`, restrictSearch with SearchSpace::Narrow): what
     /// the export takes, less the mappings with more than two loops over the PEs or filter rows or columns
-    /// spread over them. Those export, but for some of them the per-case tables' global-buffer counts are
-    /// not Timeloop's (doc/timeloop.md, "What the search keeps to"), so a search over them can rank by
-    /// traffic Timeloop does not grant.
+    /// spread over them (row-stationary: spread alone they are not exported at all). Those export and
+    /// count as the narrow ones do (doc/timeloop.md, "What the search keeps to"); the narrow space stays
+    /// for a shorter search and for comparison.
     bool searchSpaceOnly = false;
 };
 
