@@ -944,6 +944,15 @@ Counts ourCounts(const cost::Problem& problem, const mdc::Dataflow& dataflow, co
         else
             c.globalBufferReads.emplace_back(spaceOf(tn), tc.l2Read);
     }
+    // What each PE receives, whoever else receives it: the same fetches without multicast.
+    arch::Accelerator perPe = acc;
+    perPe.multicast = arch::Multicast::None;
+    const cost::Result f = cost::Evaluator(problem, perPe, co).evaluate(dataflow);
+    for (int t = 0; t < f.m.numTensors; ++t) {
+        const std::string& tn = f.tensorNames[std::size_t(t)];
+        if (!problem.output() || tn != problem.output()->name)
+            c.peFills.emplace_back(spaceOf(tn), f.m.tensors[std::size_t(t)].l2Read);
+    }
     arch::Accelerator one = acc;
     one.numPes = 1;
     const cost::Result d = cost::Evaluator(problem, one, co).evaluate(mapping.dramTiling);
@@ -1000,10 +1009,17 @@ std::vector<LayerReport> exportLayers(const std::vector<LayerToExport>& layers, 
         m << "exported to " << folder << " (" << e.mapping->pesUsed() << " PEs)";
         try {
             const Counts c = ourCounts(*l.problem, *l.dataflow, acc, *e.mapping);
-            m << "; our counts of what Timeloop's stats count the same way: computes " << c.macs;
+            m << "; our counts of what Timeloop's stats count the same way (PEBuffer fills over all its "
+                 "instances): computes "
+              << c.macs;
             for (const auto& [n, v] : c.globalBufferReads)
                 m << ", GlobalBuffer " << n << " reads " << v;
             m << ", GlobalBuffer Outputs updates " << c.outputUpdates;
+            for (const auto& [n, v] : c.peFills)
+                m << ", PEBuffer " << n << " fills " << v;
+            // What the global buffer takes from DRAM is what DRAM sends (outputs: partial sums read back).
+            for (const auto& [n, v] : c.dramReads)
+                m << ", GlobalBuffer " << n << " fills " << v;
             for (const auto& [n, v] : c.dramReads)
                 m << ", DRAM " << n << " reads " << v;
             m << ", DRAM Outputs updates " << c.outputDramWrites;

@@ -156,13 +156,17 @@ void restrictSearch(search::SearchConstraint& constraint, const Options& options
 
 /// The counts Timeloop defines as our cost model does, from our cost model (corrected fidelity): MACs,
 /// per data space (Timeloop's names) the global buffer's reads of the input-class tensors (our L2 reads)
-/// and the output updates (our output L2 writes), and the DRAM reads and writes of the exported level-3
-/// tiling (dramTiling). Throws InputError when the cost model rejects the mapping.
+/// and the output updates (our output L2 writes), the PE buffers' fills, and the DRAM reads and writes of
+/// the exported level-3 tiling (dramTiling). Throws InputError when the cost model rejects the mapping.
 struct Counts
 {
     std::int64_t macs = 0;
     std::vector<std::pair<std::string, std::int64_t>> globalBufferReads; ///< input-class data spaces
     std::int64_t outputUpdates = 0;
+    /// Input-class data spaces: the elements the PE buffers receive, summed over the PEs (Timeloop's
+    /// PEBuffer fills per instance times its utilized instances): our L2 reads with each PE sent its own
+    /// copy.
+    std::vector<std::pair<std::string, std::int64_t>> peFills;
     std::vector<std::pair<std::string, std::int64_t>> dramReads; ///< every data space (outputs: read back)
     std::int64_t outputDramWrites = 0;
 };

@@ -26,7 +26,8 @@ QStringList topLevelKeys(const QString& text)
 }
 
 // Timeloop's per-level, per-data-space scalar reads, updates and fills from timeloop-model.stats.txt
-// ("GlobalBuffer Inputs reads" -> n) and its MAC computes ("computes").
+// ("GlobalBuffer Inputs reads" -> n; per instance, fills over the utilized instances: "PEBuffer Inputs
+// fills" is what all the PE buffers receive) and its MAC computes ("computes").
 QMap<QString, qint64> timeloopStats(const QString& text)
 {
     QMap<QString, qint64> stats;
@@ -34,16 +35,23 @@ QMap<QString, qint64> timeloopStats(const QString& text)
     const QRegularExpression levelRe(QStringLiteral("^=== (\\w+) ===$")),
         spaceRe(QStringLiteral("^    (\\w+):$")),
         countRe(QStringLiteral("^\\s+Scalar (reads|updates|fills) \\(per-instance\\)\\s+:\\s+(\\d+)")),
-        computesRe(QStringLiteral("^\\s+Computes \\(total\\)\\s+:\\s+(\\d+)"));
+        computesRe(QStringLiteral("^\\s+Computes \\(total\\)\\s+:\\s+(\\d+)")),
+        instancesRe(QStringLiteral("^\\s+Utilized instances \\(max\\)\\s+:\\s+(\\d+)"));
+    qint64 instances = 1; // of the current data space, printed before its counts
     for (const QString& line : text.split('\n')) {
         if (auto m = levelRe.match(line); m.hasMatch()) {
             level = m.captured(1);
             space.clear();
         } else if (auto m2 = spaceRe.match(line); m2.hasMatch()) {
             space = m2.captured(1);
+            instances = 1;
+        } else if (auto m5 = instancesRe.match(line); m5.hasMatch()) {
+            instances = m5.captured(1).toLongLong();
         } else if (auto m3 = countRe.match(line); m3.hasMatch() && !space.isEmpty()) {
             const QString key = level + ' ' + space + ' ' + m3.captured(1);
-            if (!stats.contains(key)) stats[key] = m3.captured(2).toLongLong();
+            const qint64 perInstance = m3.captured(2).toLongLong();
+            if (!stats.contains(key))
+                stats[key] = m3.captured(1) == "fills" ? perInstance * instances : perInstance;
         } else if (auto m4 = computesRe.match(line); m4.hasMatch() && !stats.contains("computes")) {
             stats["computes"] = m4.captured(1).toLongLong();
         }
@@ -76,8 +84,9 @@ QMap<QString, qint64> runTimeloopModel(const QString& home, const QString& folde
 QMap<QString, qint64> ourExportCounts(const QString& line)
 {
     QMap<QString, qint64> ours;
-    const QRegularExpression pair(QStringLiteral("(computes|GlobalBuffer \\w+ (?:reads|updates)|DRAM \\w+ "
-                                                 "(?:reads|updates)) (\\d+)"));
+    const QRegularExpression pair(
+        QStringLiteral("(computes|GlobalBuffer \\w+ (?:reads|updates|fills)|PEBuffer \\w+ "
+                       "fills|DRAM \\w+ (?:reads|updates)) (\\d+)"));
     for (auto it = pair.globalMatch(line); it.hasNext();) {
         const auto m = it.next();
         ours[m.captured(1)] = m.captured(2).toLongLong();
@@ -130,13 +139,14 @@ private slots:
             for (auto it = ours.begin(); it != ours.end(); ++it) {
                 const QString where = m.captured(1) + ": " + it.key();
                 QVERIFY2(theirs.contains(it.key()), qPrintable(where + " missing in Timeloop's stats"));
-                if (!it.key().startsWith("GlobalBuffer")) {
+                if (!it.key().startsWith("GlobalBuffer") && !it.key().startsWith("PEBuffer")) {
                     QVERIFY2(theirs[it.key()] == it.value(),
                         qPrintable(where
                             + QString(": ours %1, Timeloop's %2").arg(it.value()).arg(theirs[it.key()])));
                 } else if (theirs[it.key()] != it.value()) {
                     layerGbEqual = false;
-                    QVERIFY2(axes > 1 && it.key().endsWith("reads") && it.value() < theirs[it.key()],
+                    QVERIFY2(axes > 1 && (it.key().endsWith("reads") || it.key().endsWith("fills"))
+                            && it.value() < theirs[it.key()],
                         qPrintable(where
                             + QString(": ours %1, Timeloop's %2").arg(it.value()).arg(theirs[it.key()])));
                 }
@@ -228,7 +238,7 @@ private slots:
         const auto theirs = runTimeloopModel(home, folder, error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const auto ours = ourExportCounts(line);
-        QVERIFY(ours.size() >= 8);
+        QVERIFY(ours.size() >= 13);
         for (auto it = ours.begin(); it != ours.end(); ++it) {
             const qint64 want = it.key() == "GlobalBuffer Inputs reads" && timeloopInputReads >= 0
                 ? timeloopInputReads
@@ -270,13 +280,14 @@ private slots:
             const auto theirs = runTimeloopModel(home, m.captured(2), error);
             QVERIFY2(error.isEmpty(), qPrintable(error));
             const auto ours = ourExportCounts(line.section(QStringLiteral("  | "), 0, 0));
-            QVERIFY(ours.size() >= 7);
+            QVERIFY(ours.size() >= 13);
             bool allEqual = true;
             for (auto it = ours.begin(); it != ours.end(); ++it) {
                 const qint64 tl = theirs.value(it.key(), -1);
                 if (tl == it.value()) continue;
                 allEqual = false;
-                QVERIFY2(it.key().endsWith("Inputs reads") && it.value() < tl,
+                QVERIFY2((it.key().endsWith("Inputs reads") || it.key().endsWith("Inputs fills"))
+                        && it.value() < tl,
                     qPrintable(m.captured(1) + ": " + it.key()
                         + QString(": ours %1, Timeloop's %2").arg(it.value()).arg(tl)
                         + line.section("  | ", 1)));
@@ -308,7 +319,7 @@ private slots:
             for (const char* file : {"problem.yaml", "arch.yaml", "map.yaml", "ert.yaml"})
                 QVERIFY2(QFileInfo::exists(folder + "/" + file), qPrintable(folder + "/" + file));
             QVERIFY2(line.contains(QStringLiteral("  | ")), qPrintable(line)); // the case itself
-            QVERIFY(ourExportCounts(line.section(QStringLiteral("  | "), 0, 0)).size() >= 7);
+            QVERIFY(ourExportCounts(line.section(QStringLiteral("  | "), 0, 0)).size() >= 13);
         }
         QVERIFY2(lines[0].startsWith(QStringLiteral("timeloop: case0: exported to ")), qPrintable(lines[0]));
         QVERIFY2(lines[0].contains(QStringLiteral("(1 PEs)")), qPrintable(lines[0]));

@@ -247,6 +247,8 @@ private slots:
     }
 
     // Hand-worked layers: the mapping and our counts (what Timeloop counts the same way, doc/timeloop.md).
+    // The PE buffers' fills (pe:) are what each PE receives, summed over the PEs: the global buffer's reads
+    // times the PEs a multicast reaches.
     void handWorked_data()
     {
         QTest::addColumn<QString>("text");
@@ -257,7 +259,8 @@ private slots:
         QTest::addColumn<QString>("counts");
         // Depth-wise 3x3 over 4 channels of 6x6 (4x4 outputs), a channel per PE. Weights reach each PE once
         // (9 x 4); inputs: per channel and output row 9 + 3 x 3 new elements as the window slides, rows do
-        // not overlap the previous step's columns: 18 x 4 rows x 4 channels = 288; one update per output
+        // not overlap the previous step's columns: 18 x 4 rows x 4 channels = 288, each to its own PE; one
+        // update per output
         // (64); everything fits in L2: DRAM reads the tensors once (36, 144), writes the 64 outputs.
         QTest::newRow("depthwise")
             << "Network n { Layer DW { Type: DSCONV Dimensions { C: 4, R: 3, S: 3, Y: 6, X: 6 } Dataflow {"
@@ -266,11 +269,12 @@ private slots:
             << 4 << "R=3 S=3"
             << "C=4"
             << "P=4 Q=4"
-            << "macs=576 gb:Inputs=288 gb:Weights=36 updates=64 dram:Inputs=144 dram:Weights=36 "
-               "dram:Outputs=0 writes=64";
+            << "macs=576 gb:Inputs=288 gb:Weights=36 updates=64 pe:Inputs=288 pe:Weights=36 dram:Inputs=144 "
+               "dram:Weights=36 dram:Outputs=0 writes=64";
         // Stride 2: K 2, C 2, 3x3 over 7x7 (3x3 outputs), a K per PE. Weights 18 per PE (36); inputs per
         // output row: 2 x 3 x 3 = 18, then 2 new columns x 3 rows x 2 channels = 12 per step (the windows
-        // overlap by one column): 18 + 2 x 12 = 42 per row, 126 in all, sent once to both PEs; 2 x 9 output
+        // overlap by one column): 18 + 2 x 12 = 42 per row, 126 in all, sent once to both PEs (252 fills);
+        // 2 x 9 output
         // updates; DRAM: 36, 2 x 49 = 98, 18 written.
         QTest::newRow("strided")
             << "Network n { Layer S2 { Type: CONV Stride { X: 2, Y: 2 } Dimensions { K: 2, C: 2, R: 3, S: 3, "
@@ -281,10 +285,11 @@ private slots:
             << 2 << "C=2 R=3 S=3"
             << "K=2"
             << "P=3 Q=3"
-            << "macs=324 gb:Inputs=126 gb:Weights=36 updates=18 dram:Inputs=98 dram:Weights=36 "
-               "dram:Outputs=0 writes=18";
+            << "macs=324 gb:Inputs=126 gb:Weights=36 updates=18 pe:Inputs=252 pe:Weights=36 dram:Inputs=98 "
+               "dram:Weights=36 dram:Outputs=0 writes=18";
         // GEMM M 4, N 4, K 8, a row of A per PE: A reaches each PE once (4 x 8 = 32), a column of B per N
-        // step to all four PEs at once (8 x 4 = 32), each output updated once (16); DRAM: 32, 32, 16 written.
+        // step to all four PEs at once (8 x 4 = 32; 128 fills), each output updated once (16); DRAM: 32, 32,
+        // 16 written.
         QTest::newRow("gemm")
             << "Network n { Layer G { Type: GEMM Dimensions { M: 4, N: 4, K: 8 } Dataflow { SpatialMap(1,1) "
                "M;"
@@ -292,8 +297,8 @@ private slots:
             << 4 << "K=8"
             << "M=4"
             << "N=4"
-            << "macs=128 gb:Inputs=32 gb:Weights=32 updates=16 dram:Inputs=32 dram:Weights=32 "
-               "dram:Outputs=0 writes=16";
+            << "macs=128 gb:Inputs=32 gb:Weights=32 updates=16 pe:Inputs=32 pe:Weights=128 dram:Inputs=32 "
+               "dram:Weights=32 dram:Outputs=0 writes=16";
         // The same kind on one PE (M 2, N 2, K 4; its SpatialMap folds M in time): A's row stays while N
         // steps (2 x 4 = 8), B's column changes every step (4 x 4 = 16), each output once (4); DRAM reads A
         // and B once (8, 8). Timeloop 4cf6d4c gives these counts for this export (no spatial level: Timeloop
@@ -304,8 +309,8 @@ private slots:
             << 1 << "K=4"
             << ""
             << "M=2 N=2"
-            << "macs=16 gb:Inputs=8 gb:Weights=16 updates=4 dram:Inputs=8 dram:Weights=8 dram:Outputs=0 "
-               "writes=4";
+            << "macs=16 gb:Inputs=8 gb:Weights=16 updates=4 pe:Inputs=8 pe:Weights=16 dram:Inputs=8 "
+               "dram:Weights=8 dram:Outputs=0 writes=4";
     }
     void handWorked()
     {
@@ -326,6 +331,8 @@ private slots:
         std::ostringstream got;
         got << "macs=" << c.macs << " gb:Inputs=" << countOf(c.globalBufferReads, "Inputs")
             << " gb:Weights=" << countOf(c.globalBufferReads, "Weights") << " updates=" << c.outputUpdates
+            << " pe:Inputs=" << countOf(c.peFills, "Inputs")
+            << " pe:Weights=" << countOf(c.peFills, "Weights")
             << " dram:Inputs=" << countOf(c.dramReads, "Inputs")
             << " dram:Weights=" << countOf(c.dramReads, "Weights")
             << " dram:Outputs=" << countOf(c.dramReads, "Outputs") << " writes=" << c.outputDramWrites;
