@@ -40,6 +40,10 @@
 //                  (rows - window) / stride + 1, so strided tiles neither drop nor invent outputs.
 //   FIX TAP-EXTENT a child level under a SpatialMap on a filter tap completes, over rows it inherited, the
 //                  outputs of the taps it holds (at most the layer's), not of its own map's taps.
+//   FIX TAP-COMPUTE a child level's own map on the window's outputs under fewer taps than it names returns
+//                  its output rows but computes every output its rows give the taps it holds.
+//   FIX TAP-IDLE   a sub-unit of a cluster level spreading taps whose taps complete no output of its rows
+//                  runs no child execution (no L1 writes under it).
 
 namespace marvel::cost {
 
@@ -103,6 +107,10 @@ struct Level
     bool overlappingSpatial = false; ///< a spatial map's tiles overlap (offset below size)
     bool overlappingAny = false; ///< a map's tiles overlap
     std::uint32_t unevenDims = 0; ///< dimensions whose map's tiles overlap or end in a partial one
+    /// FIX TAP-COMPUTE: window outputs whose tile, a map of the level's own on them, holds fewer taps than
+    /// the map names; MC and MEC are the outputs its rows give those taps (what a sub-unit computes).
+    std::uint32_t tapComputeDims = 0;
+    i64 MC[kMaxDims], MEC[kMaxDims];
 };
 
 struct LevelOut
@@ -239,6 +247,8 @@ struct Evaluator::Impl
     /// Corrected: per level l, a bit per tensor the PEs below can keep something of across its steps'
     /// child executions (keptAcross is 0 for the others).
     std::uint32_t keepFrom[kMaxLevels] = {};
+    /// Corrected: level l is a cluster level whose one SpatialMap spreads a window's taps (FIX TAP-IDLE).
+    bool tapLevel[kMaxLevels] = {};
     Level lv[kMaxLevels];
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
@@ -287,6 +297,12 @@ struct Evaluator::Impl
     void edgeUnits(Level& L) const;
     void buildStates(int l, const i64* Dc);
     LevelOut analyze(int l, const i64* Dc);
+    /// FIX TAP-IDLE: at a cluster level whose one SpatialMap spreads a window's taps, a sub-unit holding taps
+    /// that complete no output of its rows runs no child execution. Over the case's `occ` steps: such
+    /// sub-unit steps, `full` of whole tap tiles, `edge` of the last fold's partial one; false (both 0) when
+    /// the positions are unknown.
+    bool idleTapSubUnits(
+        const Level& L, const State* const* s, const i64* Dc, i64 occ, i64& full, i64& edge) const;
     /// Whether the step walk evaluates the mapping; `subUnitSteps`: the walk's sub-unit steps.
     bool stepWalkApplies(i64* subUnitSteps = nullptr) const;
     struct Walked
@@ -830,6 +846,9 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         }
         tileTables(L);
     }
+    for (int l = 0; l < nLevels; ++l)
+        tapLevel[l] = corrected && l + 1 < nLevels && lv[l].nSpatial == 1
+            && (slidingMask >> lv[l].d[lv[l].sp].dim & 1u);
     for (int l = 0; l < nLevels; ++l) {
         keepFrom[l] = 0;
         if (!corrected || l + 1 >= nLevels || lv[l + 1].nSpatial != 1) continue;
@@ -892,6 +911,7 @@ void Evaluator::Impl::edgeUnits(Level& L) const
 
 void Evaluator::Impl::tileTables(Level& L) const
 {
+    L.tapComputeDims = 0;
     for (int k = 0; k < L.n; ++k) {
         const Dir& d = L.d[k];
         int v = d.dim;
@@ -934,6 +954,15 @@ void Evaluator::Impl::tileTables(Level& L) const
             }
             L.U[a] = std::min(std::max<i64>(d.of / st, 1), L.M[a]);
             L.UE[a] = std::min(std::max<i64>(d.of / st, 1), L.ME[a]);
+            // FIX TAP-COMPUTE: a map of its own keeps its output rows (what the sub-unit returns), but its
+            // rows give the taps it holds more outputs, which it computes (one tap of a map's two: a tile of
+            // 2 rows, 1 output row returned, 2 computed).
+            if (ownRows && hasW && L.D[w] < L.M[w]) {
+                const i64 mc = eff(L.D[w], dilation[v]), mec = eff(std::min(L.ME[w], L.D[w]), dilation[v]);
+                L.MC[a] = std::min(L.M[v] < mc ? 0 : (L.M[v] - mc) / st + 1, outExtent[v]);
+                L.MEC[a] = std::min(L.ME[v] < mec ? 0 : (L.ME[v] - mec) / st + 1, outExtent[v]);
+                L.tapComputeDims |= 1u << a;
+            }
         } else {
             L.M[a] = L.M[v] - mw + 1;
             L.U[a] = std::min(d.of, d.sz);
@@ -1157,6 +1186,10 @@ i64 Evaluator::Impl::peout(const Level& L, const State* const* s, bool psum, boo
         if (j < 0) continue;
         int a = outOf[v] >= 0 ? outOf[v] : v;
         const State& st = *s[j];
+        if (psum && (L.tapComputeDims >> a & 1u) && !L.d[j].spatial) { // FIX TAP-COMPUTE
+            vol *= st.pos == PosS || (st.pos == PosI && !st.initEdge) ? L.MC[a] : L.MEC[a];
+            continue;
+        }
         if (!L.d[j].spatial) {
             if (st.pos == PosI)
                 vol *= st.initEdge ? L.ME[a] : L.M[a];
@@ -1194,6 +1227,59 @@ i64 Evaluator::Impl::peout(const Level& L, const State* const* s, bool psum, boo
 
 // ------------------------------------------------------------------------------------------------
 // Level analysis (§4-§5)
+
+// FIX TAP-IDLE. Sub-unit j of a SpatialMap on a window's taps holds tap tile j and the rows every sub-unit
+// holds: the outputs it can complete are those rows' outputs for its taps, shifted by its first tap and
+// clipped at the layer's edges (with a stride, only rows of the right parity). One that completes none
+// computes nothing, and the simulator runs no child execution under it (no tile reaches its PEs); the
+// per-case tables see states, not positions, so the case's rows and folds are enumerated here. Positions
+// are those of the layer only when the level holds the whole extent of the rows and the taps.
+bool Evaluator::Impl::idleTapSubUnits(
+    const Level& L, const State* const* s, const i64* Dc, i64 occ, i64& full, i64& edge) const
+{
+    full = edge = 0;
+    if (L.nSpatial != 1 || L.sp < 0) return false;
+    const Dir& sp = L.d[L.sp];
+    const int sd = sp.dim;
+    if (!(slidingMask >> sd & 1u)) return false;
+    int v = -1;
+    for (int i = 0; i < nd; ++i)
+        if (outOf[i] >= 0 && slideOf[i] == sd) v = i;
+    if (v < 0 || Dc[v] != size0[v] || Dc[sd] != size0[sd]) return false;
+    // The tiles a state covers: the first, the steady ones after it, or the last.
+    auto covered = [](const State& st, i64 tiles, i64& first, i64& count) {
+        first = st.pos == PosI ? 0 : st.pos == PosS ? 1 : tiles - 1;
+        count = st.pos == PosS ? st.occ : 1;
+    };
+    const int kr = L.dirOf[v];
+    const Dir* rows = kr >= 0 ? &L.d[kr] : nullptr;
+    if (rows && rows->spatial) return false;
+    const i64 rowTiles = rows ? tileCount(rows->sz, rows->of, Dc[v]) : 1;
+    i64 r0 = 0, nr = 1;
+    if (rows) covered(*s[kr], rowTiles, r0, nr);
+    const i64 tapTiles = tileCount(sp.sz, sp.of, Dc[sd]);
+    const i64 folds = ceilDiv(tapTiles, L.P);
+    i64 f0 = 0, nf = 1;
+    covered(*s[L.sp], folds, f0, nf);
+    if (satMul(satMul(nr, nf), std::min(L.P, tapTiles)) > (i64(1) << 14)) return false;
+    const i64 st = std::max<i64>(stride[v], 1), dil = dilation[v];
+    i64 idleFull = 0, idleEdge = 0;
+    for (i64 r = r0; r < r0 + nr; ++r) {
+        const i64 rb = rows ? r * rows->of : 0;
+        const i64 re = rows ? std::min(rb + rows->sz, Dc[v]) : Dc[v];
+        for (i64 f = f0; f < f0 + nf; ++f)
+            for (i64 k = f * L.P; k < std::min((f + 1) * L.P, tapTiles); ++k) {
+                const i64 tb = k * sp.of, te = std::min(tb + sp.sz, Dc[sd]);
+                const OutputSpan w = windowOutputs(rb, re, tb, te, st, dil, outExtent[v]);
+                if (w.end <= w.begin) ++(te - tb < sp.sz ? idleEdge : idleFull);
+            }
+    }
+    // The other directives' steps repeat each (rows, fold) pair alike.
+    const i64 rest = occ / ((rows ? s[kr]->occ : 1) * s[L.sp]->occ);
+    full = idleFull * rest;
+    edge = idleEdge * rest;
+    return true;
+}
 
 const LevelOut* Evaluator::Impl::child(int l, const i64* Dc)
 {
@@ -1512,7 +1598,11 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             i64 freshIn[kMaxTensors] = {}, subTiles[kMaxTensors] = {};
             bool childConst[kMaxTensors];
             std::fill(childConst, childConst + nt, true);
-            auto takeChild = [&](const LevelOut& r, i64 times) {
+            // FIX TAP-IDLE: the PE writes of one child execution under a whole tap tile (full) and under the
+            // last fold's partial one (edge), taken off for the idle sub-units (every execution starts from
+            // empty buffers, so none of them moves to a later one).
+            i64 fullWrites[kMaxTensors], edgeWrites[kMaxTensors];
+            auto takeChild = [&](const LevelOut& r, i64 times, bool full = true, bool edge = true) {
                 auto gather = [&](i64& sum, i64 count, int t, bool copies, bool kept) {
                     if (kept) return;
                     sum = aboveGb || copies || L.nCoupledSpatial[t] > 0 ? satAdd(sum, satMul(times, count))
@@ -1530,6 +1620,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     const bool copies = acc.multicast == arch::Multicast::None;
                     const bool kept = gbKept(t, r);
                     gather(gbIn[t], kept ? 0 : less(r.gbIn[t], t), t, copies, kept);
+                    if (tapLevel[l]) {
+                        if (full) fullWrites[t] = r.peWrites[t];
+                        if (edge) edgeWrites[t] = r.peWrites[t];
+                    }
                     if (acc.multicast == arch::Multicast::None || aboveGb) continue;
                     gather(freshIn[t], r.gbIn[t], t, copies, false);
                     i64 tile = 1;
@@ -1575,7 +1669,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     if (!r2) return res;
                     comp = std::max(comp, r2->runtime);
                     units += r2->avgUtil * double(L.E - 1);
-                    takeChild(*r2, L.E - 1);
+                    takeChild(*r2, L.E - 1, true, false);
                 }
             }
             // PEs whose tiles stay put through the child execution fetch, and return, what this level's
@@ -1621,8 +1715,15 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 g = summed ? satAdd(a, b) : std::max(a, b);
                 return true;
             };
+            i64 idleFull = 0, idleEdge = 0;
+            if (tapLevel[l]) idleTapSubUnits(L, s, Dc, occ, idleFull, idleEdge);
             for (int t = 0; t < nInputs; ++t) {
                 addMul(res.peWrites[t], occ, writes[t], ovf);
+                // FIX TAP-IDLE: a sub-unit whose taps complete nothing runs no child execution.
+                if (idleFull + idleEdge > 0)
+                    res.peWrites[t] = std::max<i64>(0,
+                        res.peWrites[t]
+                            - satAdd(satMul(idleFull, fullWrites[t]), satMul(idleEdge, edgeWrites[t])));
                 i64 g = gbIn[t];
                 if (peLevel && childConst[t] && acc.multicast != arch::Multicast::None && tileMoves(t)
                     && peKeepsNothing(t))
