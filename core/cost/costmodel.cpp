@@ -133,6 +133,7 @@ struct LevelOut
 struct MemoEntry
 {
     i64 key[kMaxDims];
+    i64 begin = -1; ///< a tap level's first row in the layer (FIX TAP-IDLE), -1 when not known
     LevelOut out;
 };
 
@@ -249,6 +250,9 @@ struct Evaluator::Impl
     std::uint32_t keepFrom[kMaxLevels] = {};
     /// Corrected: level l is a cluster level whose one SpatialMap spreads a window's taps (FIX TAP-IDLE).
     bool tapLevel[kMaxLevels] = {};
+    /// The first row in the layer of the region the next analysis of tap level l covers, -1 when not known
+    /// (its parent names it to take off the L1 writes of the sub-units that compute nothing there).
+    i64 tapBegin[kMaxLevels];
     Level lv[kMaxLevels];
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
@@ -302,7 +306,14 @@ struct Evaluator::Impl
     /// sub-unit steps, `full` of whole tap tiles, `edge` of the last fold's partial one; false (both 0) when
     /// the positions are unknown.
     bool idleTapSubUnits(
-        const Level& L, const State* const* s, const i64* Dc, i64 occ, i64& full, i64& edge) const;
+        int l, const Level& L, const State* const* s, const i64* Dc, i64 occ, i64& full, i64& edge) const;
+    /// The window's rows dimension of a tap level's taps, -1 when level l is not one.
+    int tapRows(int l) const;
+    /// FIX TAP-IDLE under level l: its child level l + 1 is a tap level over a part of the rows, which this
+    /// level steps through from the layer's first: the L1 writes, over the case's `occ` steps, that the
+    /// child's sub-units computing nothing at those rows do not make (`less`); false when not so.
+    bool tapIdleBelow(const Level& L, int l, const State* const* s, const i64* Dc, i64 occ,
+        const i64* childDims, i64* less);
     /// Whether the step walk evaluates the mapping; `subUnitSteps`: the walk's sub-unit steps.
     bool stepWalkApplies(i64* subUnitSteps = nullptr) const;
     struct Walked
@@ -846,9 +857,11 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         }
         tileTables(L);
     }
-    for (int l = 0; l < nLevels; ++l)
+    for (int l = 0; l < nLevels; ++l) {
         tapLevel[l] = corrected && l + 1 < nLevels && lv[l].nSpatial == 1
             && (slidingMask >> lv[l].d[lv[l].sp].dim & 1u);
+        tapBegin[l] = -1;
+    }
     for (int l = 0; l < nLevels; ++l) {
         keepFrom[l] = 0;
         if (!corrected || l + 1 >= nLevels || lv[l + 1].nSpatial != 1) continue;
@@ -1234,18 +1247,26 @@ i64 Evaluator::Impl::peout(const Level& L, const State* const* s, bool psum, boo
 // computes nothing, and the simulator runs no child execution under it (no tile reaches its PEs); the
 // per-case tables see states, not positions, so the case's rows and folds are enumerated here. Positions
 // are those of the layer only when the level holds the whole extent of the rows and the taps.
+int Evaluator::Impl::tapRows(int l) const
+{
+    if (!tapLevel[l]) return -1;
+    const int sd = lv[l].d[lv[l].sp].dim;
+    for (int i = 0; i < nd; ++i)
+        if (outOf[i] >= 0 && slideOf[i] == sd) return i;
+    return -1;
+}
+
 bool Evaluator::Impl::idleTapSubUnits(
-    const Level& L, const State* const* s, const i64* Dc, i64 occ, i64& full, i64& edge) const
+    int l, const Level& L, const State* const* s, const i64* Dc, i64 occ, i64& full, i64& edge) const
 {
     full = edge = 0;
-    if (L.nSpatial != 1 || L.sp < 0) return false;
+    const int v = tapRows(l);
+    if (v < 0) return false;
     const Dir& sp = L.d[L.sp];
     const int sd = sp.dim;
-    if (!(slidingMask >> sd & 1u)) return false;
-    int v = -1;
-    for (int i = 0; i < nd; ++i)
-        if (outOf[i] >= 0 && slideOf[i] == sd) v = i;
-    if (v < 0 || Dc[v] != size0[v] || Dc[sd] != size0[sd]) return false;
+    // The rows' first one in the layer: 0 over the whole extent, else as the parent named it.
+    const i64 origin = Dc[v] == size0[v] ? 0 : tapBegin[l];
+    if (origin < 0 || Dc[sd] != size0[sd]) return false;
     // The tiles a state covers: the first, the steady ones after it, or the last.
     auto covered = [](const State& st, i64 tiles, i64& first, i64& count) {
         first = st.pos == PosI ? 0 : st.pos == PosS ? 1 : tiles - 1;
@@ -1265,8 +1286,8 @@ bool Evaluator::Impl::idleTapSubUnits(
     const i64 st = std::max<i64>(stride[v], 1), dil = dilation[v];
     i64 idleFull = 0, idleEdge = 0;
     for (i64 r = r0; r < r0 + nr; ++r) {
-        const i64 rb = rows ? r * rows->of : 0;
-        const i64 re = rows ? std::min(rb + rows->sz, Dc[v]) : Dc[v];
+        const i64 rb = origin + (rows ? r * rows->of : 0);
+        const i64 re = rows ? std::min(rb + rows->sz, origin + Dc[v]) : origin + Dc[v];
         for (i64 f = f0; f < f0 + nf; ++f)
             for (i64 k = f * L.P; k < std::min((f + 1) * L.P, tapTiles); ++k) {
                 const i64 tb = k * sp.of, te = std::min(tb + sp.sz, Dc[sd]);
@@ -1281,11 +1302,51 @@ bool Evaluator::Impl::idleTapSubUnits(
     return true;
 }
 
+bool Evaluator::Impl::tapIdleBelow(
+    const Level& L, int l, const State* const* s, const i64* Dc, i64 occ, const i64* childDims, i64* less)
+{
+    const int v = tapRows(l + 1);
+    if (v < 0 || Dc[v] != size0[v] || childDims[v] == size0[v]) return false;
+    const int kr = L.dirOf[v];
+    if (kr < 0) return false;
+    const Dir& d = L.d[kr];
+    const i64 tiles = tileCount(d.sz, d.of, Dc[v]);
+    const State& st = *s[kr];
+    // The tiles of rows the case's steps give the child executions: a temporal map's in the state, a
+    // spatial map's in the state's folds, every sub-unit's.
+    const i64 per = d.spatial ? L.P : 1, positions = d.spatial ? ceilDiv(tiles, L.P) : tiles;
+    const i64 first = st.pos == PosI ? 0 : st.pos == PosS ? 1 : positions - 1;
+    const i64 count = st.pos == PosS ? st.occ : 1;
+    if (count * per > 64) return false;
+    const i64 weight = occ / st.occ;
+    i64 whole[kMaxTensors];
+    {
+        const LevelOut* r = child(l + 1, childDims);
+        if (!r) return false;
+        std::copy(r->peWrites, r->peWrites + nInputs, whole);
+    }
+    i64 dims[kMaxDims];
+    std::copy(childDims, childDims + nd, dims);
+    std::fill(less, less + nInputs, i64(0));
+    for (i64 k = first * per; k < std::min((first + count) * per, tiles); ++k) {
+        const i64 b = k * d.of;
+        if (std::min(d.sz, Dc[v] - b) != childDims[v]) continue; // a tile the representative does not cover
+        tapBegin[l + 1] = b;
+        const LevelOut* r = child(l + 1, dims);
+        tapBegin[l + 1] = -1;
+        if (!r) return false;
+        for (int t = 0; t < nInputs; ++t)
+            less[t] = satAdd(less[t], satMul(weight, std::max<i64>(0, whole[t] - r->peWrites[t])));
+    }
+    return true;
+}
+
 const LevelOut* Evaluator::Impl::child(int l, const i64* Dc)
 {
     auto& cache = memo[l];
+    const i64 begin = tapLevel[l] ? tapBegin[l] : -1;
     for (const auto& e : cache) {
-        bool same = true;
+        bool same = e.begin == begin;
         for (int i = 0; i < nd && same; ++i)
             same = !(ivMask >> i & 1u) || e.key[i] == Dc[i];
         if (same) return &e.out;
@@ -1293,6 +1354,7 @@ const LevelOut* Evaluator::Impl::child(int l, const i64* Dc)
     LevelOut out = analyze(l, Dc);
     if (err != Err::None) return nullptr;
     MemoEntry e;
+    e.begin = begin;
     for (int i = 0; i < nd; ++i)
         e.key[i] = Dc[i];
     e.out = out;
@@ -1715,10 +1777,13 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 g = summed ? satAdd(a, b) : std::max(a, b);
                 return true;
             };
-            i64 idleFull = 0, idleEdge = 0;
-            if (tapLevel[l]) idleTapSubUnits(L, s, Dc, occ, idleFull, idleEdge);
+            i64 idleFull = 0, idleEdge = 0, idleBelow[kMaxTensors];
+            if (tapLevel[l]) idleTapSubUnits(l, L, s, Dc, occ, idleFull, idleEdge);
+            const bool below
+                = tapLevel[l + 1] && uniformChildren && tapIdleBelow(L, l, s, Dc, occ, childDims, idleBelow);
             for (int t = 0; t < nInputs; ++t) {
                 addMul(res.peWrites[t], occ, writes[t], ovf);
+                if (below) res.peWrites[t] = std::max<i64>(0, res.peWrites[t] - idleBelow[t]);
                 // FIX TAP-IDLE: a sub-unit whose taps complete nothing runs no child execution.
                 if (idleFull + idleEdge > 0)
                     res.peWrites[t] = std::max<i64>(0,

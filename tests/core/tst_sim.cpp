@@ -533,6 +533,54 @@ private slots:
         checkTrafficByHand(p, directivesOf(p, flow, "tap.m"), hw(2, 4, 1), want, true, true);
     }
 
+    // FIX TAP-IDLE under a level that steps the rows (doc/cost-model.md): the tap level holds 2 of the 3
+    // rows, so its sub-units' positions are the level above's. The operator and accelerator of
+    // tapExtentRuleByHand; level 0 (one sub-unit) steps the rows [0, 2), [1, 3); in each, level 1 steps one
+    // row at a time over 2 clusters of a PE, PE s holding tap s and computing output r - s of row r when it
+    // exists. Rows 0, 1: PE 1 computes nothing at row 0 (output -1); rows 1, 2: PE 0 nothing at row 2
+    // (output 2). The 6 child executions that compute each receive their row and tap from empty buffers:
+    // L1 writes I 6, W 6 (before: 8, 8, the idle PEs' executions counted, since the tap level alone does
+    // not know where its rows lie). L2 reads: I rows 0, 1, 2 once each, 3 (the PEs keep row 1 into the
+    // second region); W each PE its tap once, 2. Runtime: a PE's execution receives 2 elements (1 cycle)
+    // and computes 1 MAC: 2; level 1 over a region: row and 2 taps (1) then 2, 3; the next row (1), the
+    // child 2, an output back (1): 2; 5. Level 0: 2 rows and 2 taps (1) + 5 = 6, then row 2 (1), 5: 5;
+    // 11. The simulator, the step walk and the tables alone count all of these (the output updates are
+    // left out: the tables count 4, the simulator 3, the shifted rows of class 1).
+    void tapIdleBelowByHand()
+    {
+        const cost::Problem p = cost::fromOperator(ir::parseOperator(
+            "operator conv1d(K = 1, C = 1, X = 2, S = 2) { for (k = 0; k < K; k++) for (c = 0; c < C; c++)"
+            " for (x = 0; x < X; x++) for (s = 0; s < S; s++) O[k][x] += W[k][c][s] * I[c][x + s]; }",
+            "tap.loop"));
+        const mdc::Dataflow df = directivesOf(p,
+            "SpatialMap(1,1) K; TemporalMap(1,1) X; TemporalMap(2,2) S; Cluster(2,P); TemporalMap(1,1) X;"
+            " SpatialMap(1,1) S; Cluster(1,P); SpatialMap(1,1) C;",
+            "tap.m");
+        const arch::Accelerator a = hw(2, 4, 1);
+        const QString want = "11 3 2 6 6"; // runtime, L2 reads of I and W, L1 writes of I and W
+        const sim::Totals t = sim::simulate(p, df, a);
+        QCOMPARE(QString("%1 %2 %3 %4 %5")
+                     .arg(t.runtimeCycles)
+                     .arg(t.tensors[0].l2Reads)
+                     .arg(t.tensors[1].l2Reads)
+                     .arg(t.tensors[0].l1Writes)
+                     .arg(t.tensors[1].l1Writes),
+            want);
+        for (bool walk : {true, false}) {
+            cost::Options o;
+            o.fidelity = cost::Fidelity::Corrected;
+            o.stepWalk = walk;
+            const cost::Result r = cost::Evaluator(p, a, o).evaluate(df);
+            QCOMPARE(QString("%1 %2 %3 %4 %5")
+                         .arg(r.m.runtimeCycles)
+                         .arg(r.m.tensors[0].l2Read)
+                         .arg(r.m.tensors[1].l2Read)
+                         .arg(r.m.tensors[0].l1Write)
+                         .arg(r.m.tensors[1].l1Write),
+                want);
+        }
+    }
+
     // The per-case tables alone (what corrected fidelity uses for mappings too large to walk, so every real
     // layer a search ranks) on the random mappings the Timeloop export writes in its default, narrow space:
     // the first 500 of seed 1 (`marvel bench sim --seed 1 --exportable narrow`) count the L2 reads and L1
