@@ -107,10 +107,9 @@ struct Level
     bool overlappingSpatial = false; ///< a spatial map's tiles overlap (offset below size)
     bool overlappingAny = false; ///< a map's tiles overlap
     std::uint32_t unevenDims = 0; ///< dimensions whose map's tiles overlap or end in a partial one
-    /// FIX TAP-COMPUTE: window outputs whose tile, a map of the level's own on them, holds fewer taps than
-    /// the map names; MC and MEC are the outputs its rows give those taps (what a sub-unit computes).
+    /// FIX TAP-COMPUTE: window outputs (bits by reference dimension) whose tile, a map of the level's own on
+    /// them, holds fewer taps than the map names (Evaluator::Impl::tapComputed).
     std::uint32_t tapComputeDims = 0;
-    i64 MC[kMaxDims], MEC[kMaxDims];
 };
 
 struct LevelOut
@@ -460,6 +459,15 @@ struct Evaluator::Impl
     i64 mapped(const Level& L, const State* const* s, int t, bool first, bool eepe) const;
     i64 ingress(
         const Level& L, const State* const* s, int t, bool first, bool eepe, int ch, bool fresh) const;
+    /// FIX TAP-COMPUTE: the outputs a tile of the window's rows v (a whole one, else the edge one) gives the
+    /// taps the level holds, which fewer than its own map on the outputs names.
+    i64 tapComputed(const Level& L, int v, bool whole) const
+    {
+        const int w = slideOf[v];
+        const i64 rows = whole ? L.M[v] : L.ME[v];
+        const i64 taps = eff(whole ? L.D[w] : std::min(L.ME[w], L.D[w]), dilation[v]);
+        return std::min(rows < taps ? 0 : (rows - taps) / std::max<i64>(stride[v], 1) + 1, outExtent[v]);
+    }
     i64 peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse,
         bool strictUnique = false) const;
     i64 ingressExact(
@@ -970,12 +978,7 @@ void Evaluator::Impl::tileTables(Level& L) const
             // FIX TAP-COMPUTE: a map of its own keeps its output rows (what the sub-unit returns), but its
             // rows give the taps it holds more outputs, which it computes (one tap of a map's two: a tile of
             // 2 rows, 1 output row returned, 2 computed).
-            if (ownRows && hasW && L.D[w] < L.M[w]) {
-                const i64 mc = eff(L.D[w], dilation[v]), mec = eff(std::min(L.ME[w], L.D[w]), dilation[v]);
-                L.MC[a] = std::min(L.M[v] < mc ? 0 : (L.M[v] - mc) / st + 1, outExtent[v]);
-                L.MEC[a] = std::min(L.ME[v] < mec ? 0 : (L.ME[v] - mec) / st + 1, outExtent[v]);
-                L.tapComputeDims |= 1u << a;
-            }
+            if (ownRows && hasW && L.D[w] < L.M[w]) L.tapComputeDims |= 1u << v;
         } else {
             L.M[a] = L.M[v] - mw + 1;
             L.U[a] = std::min(d.of, d.sz);
@@ -1199,8 +1202,8 @@ i64 Evaluator::Impl::peout(const Level& L, const State* const* s, bool psum, boo
         if (j < 0) continue;
         int a = outOf[v] >= 0 ? outOf[v] : v;
         const State& st = *s[j];
-        if (psum && (L.tapComputeDims >> a & 1u) && !L.d[j].spatial) { // FIX TAP-COMPUTE
-            vol *= st.pos == PosS || (st.pos == PosI && !st.initEdge) ? L.MC[a] : L.MEC[a];
+        if (psum && (L.tapComputeDims >> v & 1u) && !L.d[j].spatial) { // FIX TAP-COMPUTE
+            vol *= tapComputed(L, v, st.pos == PosS || (st.pos == PosI && !st.initEdge));
             continue;
         }
         if (!L.d[j].spatial) {
