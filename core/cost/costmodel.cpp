@@ -308,6 +308,11 @@ struct Evaluator::Impl
         int l, const Level& L, const State* const* s, const i64* Dc, i64 occ, i64& full, i64& edge) const;
     /// The window's rows dimension of a tap level's taps, -1 when level l is not one.
     int tapRows(int l) const;
+    /// FIX TAP-IDLE at level l's step (occ steps): takes off the PE writes of the sub-units (at a tap level)
+    /// or of the child's sub-units (under one) that compute nothing; `full` and `edge` are one child
+    /// execution's under a whole tile and under the last fold's partial one.
+    [[gnu::noinline]] void tapIdleWrites(const Level& L, int l, const State* const* s, const i64* Dc, i64 occ,
+        const i64* childDims, bool uniform, const i64* full, const i64* edge, LevelOut& res);
     /// FIX TAP-IDLE under level l: its child level l + 1 is a tap level over a part of the rows, which this
     /// level steps through from the layer's first: the L1 writes, over the case's `occ` steps, that the
     /// child's sub-units computing nothing at those rows do not make (`less`); false when not so.
@@ -470,6 +475,19 @@ struct Evaluator::Impl
     }
     i64 peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse,
         bool strictUnique = false) const;
+    /// FIX TAP-COMPUTE: `L` with the outputs that the tiles of its flagged window rows give the taps it holds
+    /// (a temporal map's tile, whole or the edge one), in `T`: the tables of the sub-units' work.
+    [[gnu::noinline]] const Level& tapWorkLevel(const Level& L, Level& T) const
+    {
+        T = L;
+        for (int v = 0; v < nd; ++v) {
+            const int j = L.dirOf[v];
+            if (!(L.tapComputeDims >> v & 1u) || j < 0 || L.d[j].spatial) continue;
+            T.M[outOf[v]] = tapComputed(L, v, true);
+            T.ME[outOf[v]] = tapComputed(L, v, false);
+        }
+        return T;
+    }
     i64 ingressExact(
         const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const;
     template <class F> i64 aggregate(const Level& L, bool spm, bool spe, bool ee, F&& f) const
@@ -1202,10 +1220,6 @@ i64 Evaluator::Impl::peout(const Level& L, const State* const* s, bool psum, boo
         if (j < 0) continue;
         int a = outOf[v] >= 0 ? outOf[v] : v;
         const State& st = *s[j];
-        if (psum && (L.tapComputeDims >> v & 1u) && !L.d[j].spatial) { // FIX TAP-COMPUTE
-            vol *= tapComputed(L, v, st.pos == PosS || (st.pos == PosI && !st.initEdge));
-            continue;
-        }
         if (!L.d[j].spatial) {
             if (st.pos == PosI)
                 vol *= st.initEdge ? L.ME[a] : L.M[a];
@@ -1305,6 +1319,19 @@ bool Evaluator::Impl::idleTapSubUnits(
     return true;
 }
 
+void Evaluator::Impl::tapIdleWrites(const Level& L, int l, const State* const* s, const i64* Dc, i64 occ,
+    const i64* childDims, bool uniform, const i64* full, const i64* edge, LevelOut& res)
+{
+    i64 idleFull = 0, idleEdge = 0, below[kMaxTensors];
+    if (tapLevel[l]) idleTapSubUnits(l, L, s, Dc, occ, idleFull, idleEdge);
+    const bool under = tapLevel[l + 1] && uniform && tapIdleBelow(L, l, s, Dc, occ, childDims, below);
+    for (int t = 0; t < nInputs; ++t) {
+        i64 less = satAdd(satMul(idleFull, full[t]), satMul(idleEdge, edge[t]));
+        if (under) less = satAdd(less, below[t]);
+        res.peWrites[t] = std::max<i64>(0, res.peWrites[t] - less);
+    }
+}
+
 bool Evaluator::Impl::tapIdleBelow(
     const Level& L, int l, const State* const* s, const i64* Dc, i64 occ, const i64* childDims, i64* less)
 {
@@ -1384,6 +1411,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         tileTables(perCase);
     }
     const Level& L = edgeChild ? perCase : lv[l];
+    // The tables of the sub-units' work: the level's own but under FIX TAP-COMPUTE.
+    Level workTables;
+    const Level& LW = L.tapComputeDims ? tapWorkLevel(L, workTables) : L;
     const bool isTop = l == 0;
     const bool innermost = l == nLevels - 1;
     const int o = nt - 1;
@@ -1450,7 +1480,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         const bool spmO = L.nCoupledSpatial[o] > 0;
         i64 out = aggregate(
             L, spmO, speO, eeO, [&](bool first, bool eepe) { return peout(L, s, false, first, eepe, true); });
-        i64 ps = peout(L, s, true, true, spmO && speO && L.E == 1 && eeO, true);
+        i64 ps = peout(LW, s, true, true, spmO && speO && L.E == 1 && eeO, true);
         i64 macs = 0;
         if (isTop) {
             bool speAll = false;
@@ -1458,14 +1488,14 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 speAll = speAll || (L.d[k].spatial && s[k]->edge);
             bool eeAll = s[L.lastSp]->edgeEdge;
             if (!speAll) {
-                macs = L.P * peout(L, s, true, true, false, true);
+                macs = L.P * peout(LW, s, true, true, false, true);
             } else {
-                macs = peout(L, s, true, true, L.E == 1 && eeAll, true);
+                macs = peout(LW, s, true, true, L.E == 1 && eeAll, true);
                 if (L.E > 1) {
                     i64 nee = eeAll ? 1 : 0;
                     i64 nfull = std::max<i64>(L.E - nee - 1, 0);
-                    macs += nfull * peout(L, s, true, true, false, true)
-                        + nee * peout(L, s, true, false, true, false);
+                    macs += nfull * peout(LW, s, true, true, false, true)
+                        + nee * peout(LW, s, true, false, true, false);
                 }
             }
         }
@@ -1667,7 +1697,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // last fold's partial one (edge), taken off for the idle sub-units (every execution starts from
             // empty buffers, so none of them moves to a later one).
             i64 fullWrites[kMaxTensors], edgeWrites[kMaxTensors];
-            auto takeChild = [&](const LevelOut& r, i64 times, bool full = true, bool edge = true) {
+            const bool tapWrites = tapLevel[l] || tapLevel[l + 1];
+            auto takeChild = [&](const LevelOut& r, i64 times) {
                 auto gather = [&](i64& sum, i64 count, int t, bool copies, bool kept) {
                     if (kept) return;
                     sum = aboveGb || copies || L.nCoupledSpatial[t] > 0 ? satAdd(sum, satMul(times, count))
@@ -1685,10 +1716,6 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     const bool copies = acc.multicast == arch::Multicast::None;
                     const bool kept = gbKept(t, r);
                     gather(gbIn[t], kept ? 0 : less(r.gbIn[t], t), t, copies, kept);
-                    if (tapLevel[l]) {
-                        if (full) fullWrites[t] = r.peWrites[t];
-                        if (edge) edgeWrites[t] = r.peWrites[t];
-                    }
                     if (acc.multicast == arch::Multicast::None || aboveGb) continue;
                     gather(freshIn[t], r.gbIn[t], t, copies, false);
                     i64 tile = 1;
@@ -1720,6 +1747,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 comp = r->runtime;
                 units = r->avgUtil * double(sps.edge ? L.E : L.P);
                 takeChild(*r, sps.edge ? L.E : L.P);
+                if (tapWrites) {
+                    std::copy(r->peWrites, r->peWrites + nInputs, fullWrites);
+                    std::copy(r->peWrites, r->peWrites + nInputs, edgeWrites);
+                }
             } else {
                 childDimsFor(true);
                 std::copy(childDims, childDims + nd, eeDims);
@@ -1728,13 +1759,18 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 comp = r->runtime;
                 units = r->avgUtil;
                 takeChild(*r, 1);
+                if (tapWrites) {
+                    std::copy(r->peWrites, r->peWrites + nInputs, fullWrites);
+                    std::copy(r->peWrites, r->peWrites + nInputs, edgeWrites);
+                }
                 if (L.E - 1 > 0) {
                     childDimsFor(false);
                     const LevelOut* r2 = child(l + 1, childDims);
                     if (!r2) return res;
                     comp = std::max(comp, r2->runtime);
                     units += r2->avgUtil * double(L.E - 1);
-                    takeChild(*r2, L.E - 1, true, false);
+                    takeChild(*r2, L.E - 1);
+                    if (tapWrites) std::copy(r2->peWrites, r2->peWrites + nInputs, fullWrites);
                 }
             }
             // PEs whose tiles stay put through the child execution fetch, and return, what this level's
@@ -1780,18 +1816,12 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 g = summed ? satAdd(a, b) : std::max(a, b);
                 return true;
             };
-            i64 idleFull = 0, idleEdge = 0, idleBelow[kMaxTensors];
-            if (tapLevel[l]) idleTapSubUnits(l, L, s, Dc, occ, idleFull, idleEdge);
-            const bool below
-                = tapLevel[l + 1] && uniformChildren && tapIdleBelow(L, l, s, Dc, occ, childDims, idleBelow);
-            for (int t = 0; t < nInputs; ++t) {
+            for (int t = 0; t < nInputs; ++t)
                 addMul(res.peWrites[t], occ, writes[t], ovf);
-                if (below) res.peWrites[t] = std::max<i64>(0, res.peWrites[t] - idleBelow[t]);
-                // FIX TAP-IDLE: a sub-unit whose taps complete nothing runs no child execution.
-                if (idleFull + idleEdge > 0)
-                    res.peWrites[t] = std::max<i64>(0,
-                        res.peWrites[t]
-                            - satAdd(satMul(idleFull, fullWrites[t]), satMul(idleEdge, edgeWrites[t])));
+            // FIX TAP-IDLE: a sub-unit whose taps complete nothing runs no child execution.
+            if (tapWrites)
+                tapIdleWrites(L, l, s, Dc, occ, childDims, uniformChildren, fullWrites, edgeWrites, res);
+            for (int t = 0; t < nInputs; ++t) {
                 i64 g = gbIn[t];
                 if (peLevel && childConst[t] && acc.multicast != arch::Multicast::None && tileMoves(t)
                     && peKeepsNothing(t))
