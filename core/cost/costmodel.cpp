@@ -1816,12 +1816,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 g = summed ? satAdd(a, b) : std::max(a, b);
                 return true;
             };
-            for (int t = 0; t < nInputs; ++t)
-                addMul(res.peWrites[t], occ, writes[t], ovf);
-            // FIX TAP-IDLE: a sub-unit whose taps complete nothing runs no child execution.
-            if (tapWrites)
-                tapIdleWrites(L, l, s, Dc, occ, childDims, uniformChildren, fullWrites, edgeWrites, res);
             for (int t = 0; t < nInputs; ++t) {
+                addMul(res.peWrites[t], occ, writes[t], ovf);
                 i64 g = gbIn[t];
                 if (peLevel && childConst[t] && acc.multicast != arch::Multicast::None && tileMoves(t)
                     && peKeepsNothing(t))
@@ -1836,6 +1832,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 addMul(res.gbIn[t], occ, g, ovf);
             }
             addMul(res.gbOut, occ, peLevel && childConst[o] ? (tileMoves(o) ? outReduced() : 0) : gbOut, ovf);
+            // FIX TAP-IDLE: a sub-unit whose taps complete nothing runs no child execution.
+            if (tapWrites)
+                tapIdleWrites(L, l, s, Dc, occ, childDims, uniformChildren, fullWrites, edgeWrites, res);
         }
         i64 din = delay(sumIn);
         i64 dout = delay(out);
