@@ -40,6 +40,10 @@
 //                  (rows - window) / stride + 1, so strided tiles neither drop nor invent outputs.
 //   FIX TAP-EXTENT a child level under a SpatialMap on a filter tap completes, over rows it inherited, the
 //                  outputs of the taps it holds (at most the layer's), not of its own map's taps.
+//   FIX TAP-COMPUTE a child level's own map on the window's outputs under fewer taps than it names returns
+//                  its output rows but computes every output its rows give the taps it holds.
+//   FIX TAP-IDLE   a sub-unit of a cluster level spreading taps whose taps complete no output of its rows
+//                  runs no child execution (no L1 writes under it).
 
 namespace marvel::cost {
 
@@ -103,6 +107,9 @@ struct Level
     bool overlappingSpatial = false; ///< a spatial map's tiles overlap (offset below size)
     bool overlappingAny = false; ///< a map's tiles overlap
     std::uint32_t unevenDims = 0; ///< dimensions whose map's tiles overlap or end in a partial one
+    /// FIX TAP-COMPUTE: window outputs (bits by reference dimension) whose tile, a map of the level's own on
+    /// them, holds fewer taps than the map names (Evaluator::Impl::tapComputed).
+    std::uint32_t tapComputeDims = 0;
 };
 
 struct LevelOut
@@ -125,6 +132,7 @@ struct LevelOut
 struct MemoEntry
 {
     i64 key[kMaxDims];
+    i64 begin = -1; ///< a tap level's first row in the layer (FIX TAP-IDLE), -1 when not known
     LevelOut out;
 };
 
@@ -239,6 +247,11 @@ struct Evaluator::Impl
     /// Corrected: per level l, a bit per tensor the PEs below can keep something of across its steps'
     /// child executions (keptAcross is 0 for the others).
     std::uint32_t keepFrom[kMaxLevels] = {};
+    /// Corrected: level l is a cluster level whose one SpatialMap spreads a window's taps (FIX TAP-IDLE).
+    bool tapLevel[kMaxLevels] = {};
+    /// The first row in the layer of the region the next analysis of tap level l covers, -1 when not known
+    /// (its parent names it to take off the L1 writes of the sub-units that compute nothing there).
+    i64 tapBegin[kMaxLevels];
     Level lv[kMaxLevels];
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
@@ -287,6 +300,24 @@ struct Evaluator::Impl
     void edgeUnits(Level& L) const;
     void buildStates(int l, const i64* Dc);
     LevelOut analyze(int l, const i64* Dc);
+    /// FIX TAP-IDLE: at a cluster level whose one SpatialMap spreads a window's taps, a sub-unit holding taps
+    /// that complete no output of its rows runs no child execution. Over the case's `occ` steps: such
+    /// sub-unit steps, `full` of whole tap tiles, `edge` of the last fold's partial one; false (both 0) when
+    /// the positions are unknown.
+    bool idleTapSubUnits(
+        int l, const Level& L, const State* const* s, const i64* Dc, i64 occ, i64& full, i64& edge) const;
+    /// The window's rows dimension of a tap level's taps, -1 when level l is not one.
+    int tapRows(int l) const;
+    /// FIX TAP-IDLE at level l's step (occ steps): takes off the PE writes of the sub-units (at a tap level)
+    /// or of the child's sub-units (under one) that compute nothing; `full` and `edge` are one child
+    /// execution's under a whole tile and under the last fold's partial one.
+    [[gnu::noinline]] void tapIdleWrites(const Level& L, int l, const State* const* s, const i64* Dc, i64 occ,
+        const i64* childDims, bool uniform, const i64* full, const i64* edge, LevelOut& res);
+    /// FIX TAP-IDLE under level l: its child level l + 1 is a tap level over a part of the rows, which this
+    /// level steps through from the layer's first: the L1 writes, over the case's `occ` steps, that the
+    /// child's sub-units computing nothing at those rows do not make (`less`); false when not so.
+    bool tapIdleBelow(const Level& L, int l, const State* const* s, const i64* Dc, i64 occ,
+        const i64* childDims, i64* less);
     /// Whether the step walk evaluates the mapping; `subUnitSteps`: the walk's sub-unit steps.
     bool stepWalkApplies(i64* subUnitSteps = nullptr) const;
     struct Walked
@@ -433,8 +464,30 @@ struct Evaluator::Impl
     i64 mapped(const Level& L, const State* const* s, int t, bool first, bool eepe) const;
     i64 ingress(
         const Level& L, const State* const* s, int t, bool first, bool eepe, int ch, bool fresh) const;
+    /// FIX TAP-COMPUTE: the outputs a tile of the window's rows v (a whole one, else the edge one) gives the
+    /// taps the level holds, which fewer than its own map on the outputs names.
+    i64 tapComputed(const Level& L, int v, bool whole) const
+    {
+        const int w = slideOf[v];
+        const i64 rows = whole ? L.M[v] : L.ME[v];
+        const i64 taps = eff(whole ? L.D[w] : std::min(L.ME[w], L.D[w]), dilation[v]);
+        return std::min(rows < taps ? 0 : (rows - taps) / std::max<i64>(stride[v], 1) + 1, outExtent[v]);
+    }
     i64 peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe, bool reuse,
         bool strictUnique = false) const;
+    /// FIX TAP-COMPUTE: `L` with the outputs that the tiles of its flagged window rows give the taps it holds
+    /// (a temporal map's tile, whole or the edge one), in `T`: the tables of the sub-units' work.
+    [[gnu::noinline]] const Level& tapWorkLevel(const Level& L, Level& T) const
+    {
+        T = L;
+        for (int v = 0; v < nd; ++v) {
+            const int j = L.dirOf[v];
+            if (!(L.tapComputeDims >> v & 1u) || j < 0 || L.d[j].spatial) continue;
+            T.M[outOf[v]] = tapComputed(L, v, true);
+            T.ME[outOf[v]] = tapComputed(L, v, false);
+        }
+        return T;
+    }
     i64 ingressExact(
         const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const;
     template <class F> i64 aggregate(const Level& L, bool spm, bool spe, bool ee, F&& f) const
@@ -831,6 +884,11 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         tileTables(L);
     }
     for (int l = 0; l < nLevels; ++l) {
+        tapLevel[l] = corrected && l + 1 < nLevels && lv[l].nSpatial == 1
+            && (slidingMask >> lv[l].d[lv[l].sp].dim & 1u);
+        tapBegin[l] = -1;
+    }
+    for (int l = 0; l < nLevels; ++l) {
         keepFrom[l] = 0;
         if (!corrected || l + 1 >= nLevels || lv[l + 1].nSpatial != 1) continue;
         // A tensor's tiles can stay put from one child execution to the next only where a map of its
@@ -892,6 +950,7 @@ void Evaluator::Impl::edgeUnits(Level& L) const
 
 void Evaluator::Impl::tileTables(Level& L) const
 {
+    L.tapComputeDims = 0;
     for (int k = 0; k < L.n; ++k) {
         const Dir& d = L.d[k];
         int v = d.dim;
@@ -934,6 +993,10 @@ void Evaluator::Impl::tileTables(Level& L) const
             }
             L.U[a] = std::min(std::max<i64>(d.of / st, 1), L.M[a]);
             L.UE[a] = std::min(std::max<i64>(d.of / st, 1), L.ME[a]);
+            // FIX TAP-COMPUTE: a map of its own keeps its output rows (what the sub-unit returns), but its
+            // rows give the taps it holds more outputs, which it computes (one tap of a map's two: a tile of
+            // 2 rows, 1 output row returned, 2 computed).
+            if (ownRows && hasW && L.D[w] < L.M[w]) L.tapComputeDims |= 1u << v;
         } else {
             L.M[a] = L.M[v] - mw + 1;
             L.U[a] = std::min(d.of, d.sz);
@@ -1195,11 +1258,125 @@ i64 Evaluator::Impl::peout(const Level& L, const State* const* s, bool psum, boo
 // ------------------------------------------------------------------------------------------------
 // Level analysis (§4-§5)
 
+// FIX TAP-IDLE. Sub-unit j of a SpatialMap on a window's taps holds tap tile j and the rows every sub-unit
+// holds: the outputs it can complete are those rows' outputs for its taps, shifted by its first tap and
+// clipped at the layer's edges (with a stride, only rows of the right parity). One that completes none
+// computes nothing, and the simulator runs no child execution under it (no tile reaches its PEs); the
+// per-case tables see states, not positions, so the case's rows and folds are enumerated here. Positions
+// are those of the layer only when the level holds the whole extent of the rows and the taps.
+int Evaluator::Impl::tapRows(int l) const
+{
+    if (!tapLevel[l]) return -1;
+    const int sd = lv[l].d[lv[l].sp].dim;
+    for (int i = 0; i < nd; ++i)
+        if (outOf[i] >= 0 && slideOf[i] == sd) return i;
+    return -1;
+}
+
+bool Evaluator::Impl::idleTapSubUnits(
+    int l, const Level& L, const State* const* s, const i64* Dc, i64 occ, i64& full, i64& edge) const
+{
+    full = edge = 0;
+    const int v = tapRows(l);
+    if (v < 0) return false;
+    const Dir& sp = L.d[L.sp];
+    const int sd = sp.dim;
+    // The rows' first one in the layer: 0 over the whole extent, else as the parent named it.
+    const i64 origin = Dc[v] == size0[v] ? 0 : tapBegin[l];
+    if (origin < 0 || Dc[sd] != size0[sd]) return false;
+    // The tiles a state covers: the first, the steady ones after it, or the last.
+    auto covered = [](const State& st, i64 tiles, i64& first, i64& count) {
+        first = st.pos == PosI ? 0 : st.pos == PosS ? 1 : tiles - 1;
+        count = st.pos == PosS ? st.occ : 1;
+    };
+    const int kr = L.dirOf[v];
+    const Dir* rows = kr >= 0 ? &L.d[kr] : nullptr;
+    if (rows && rows->spatial) return false;
+    const i64 rowTiles = rows ? tileCount(rows->sz, rows->of, Dc[v]) : 1;
+    i64 r0 = 0, nr = 1;
+    if (rows) covered(*s[kr], rowTiles, r0, nr);
+    const i64 tapTiles = tileCount(sp.sz, sp.of, Dc[sd]);
+    const i64 folds = ceilDiv(tapTiles, L.P);
+    i64 f0 = 0, nf = 1;
+    covered(*s[L.sp], folds, f0, nf);
+    if (satMul(satMul(nr, nf), std::min(L.P, tapTiles)) > (i64(1) << 14)) return false;
+    const i64 st = std::max<i64>(stride[v], 1), dil = dilation[v];
+    i64 idleFull = 0, idleEdge = 0;
+    for (i64 r = r0; r < r0 + nr; ++r) {
+        const i64 rb = origin + (rows ? r * rows->of : 0);
+        const i64 re = rows ? std::min(rb + rows->sz, origin + Dc[v]) : origin + Dc[v];
+        for (i64 f = f0; f < f0 + nf; ++f)
+            for (i64 k = f * L.P; k < std::min((f + 1) * L.P, tapTiles); ++k) {
+                const i64 tb = k * sp.of, te = std::min(tb + sp.sz, Dc[sd]);
+                const OutputSpan w = windowOutputs(rb, re, tb, te, st, dil, outExtent[v]);
+                if (w.end <= w.begin) ++(te - tb < sp.sz ? idleEdge : idleFull);
+            }
+    }
+    // The other directives' steps repeat each (rows, fold) pair alike.
+    const i64 rest = occ / ((rows ? s[kr]->occ : 1) * s[L.sp]->occ);
+    full = idleFull * rest;
+    edge = idleEdge * rest;
+    return true;
+}
+
+void Evaluator::Impl::tapIdleWrites(const Level& L, int l, const State* const* s, const i64* Dc, i64 occ,
+    const i64* childDims, bool uniform, const i64* full, const i64* edge, LevelOut& res)
+{
+    i64 idleFull = 0, idleEdge = 0, below[kMaxTensors];
+    if (tapLevel[l]) idleTapSubUnits(l, L, s, Dc, occ, idleFull, idleEdge);
+    const bool under = tapLevel[l + 1] && uniform && tapIdleBelow(L, l, s, Dc, occ, childDims, below);
+    for (int t = 0; t < nInputs; ++t) {
+        i64 less = satAdd(satMul(idleFull, full[t]), satMul(idleEdge, edge[t]));
+        if (under) less = satAdd(less, below[t]);
+        res.peWrites[t] = std::max<i64>(0, res.peWrites[t] - less);
+    }
+}
+
+bool Evaluator::Impl::tapIdleBelow(
+    const Level& L, int l, const State* const* s, const i64* Dc, i64 occ, const i64* childDims, i64* less)
+{
+    const int v = tapRows(l + 1);
+    if (v < 0 || Dc[v] != size0[v] || childDims[v] == size0[v]) return false;
+    const int kr = L.dirOf[v];
+    if (kr < 0) return false;
+    const Dir& d = L.d[kr];
+    const i64 tiles = tileCount(d.sz, d.of, Dc[v]);
+    const State& st = *s[kr];
+    // The tiles of rows the case's steps give the child executions: a temporal map's in the state, a
+    // spatial map's in the state's folds, every sub-unit's.
+    const i64 per = d.spatial ? L.P : 1, positions = d.spatial ? ceilDiv(tiles, L.P) : tiles;
+    const i64 first = st.pos == PosI ? 0 : st.pos == PosS ? 1 : positions - 1;
+    const i64 count = st.pos == PosS ? st.occ : 1;
+    if (count * per > 64) return false;
+    const i64 weight = occ / st.occ;
+    i64 whole[kMaxTensors];
+    {
+        const LevelOut* r = child(l + 1, childDims);
+        if (!r) return false;
+        std::copy(r->peWrites, r->peWrites + nInputs, whole);
+    }
+    i64 dims[kMaxDims];
+    std::copy(childDims, childDims + nd, dims);
+    std::fill(less, less + nInputs, i64(0));
+    for (i64 k = first * per; k < std::min((first + count) * per, tiles); ++k) {
+        const i64 b = k * d.of;
+        if (std::min(d.sz, Dc[v] - b) != childDims[v]) continue; // a tile the representative does not cover
+        tapBegin[l + 1] = b;
+        const LevelOut* r = child(l + 1, dims);
+        tapBegin[l + 1] = -1;
+        if (!r) return false;
+        for (int t = 0; t < nInputs; ++t)
+            less[t] = satAdd(less[t], satMul(weight, std::max<i64>(0, whole[t] - r->peWrites[t])));
+    }
+    return true;
+}
+
 const LevelOut* Evaluator::Impl::child(int l, const i64* Dc)
 {
     auto& cache = memo[l];
+    const i64 begin = tapLevel[l] ? tapBegin[l] : -1;
     for (const auto& e : cache) {
-        bool same = true;
+        bool same = e.begin == begin;
         for (int i = 0; i < nd && same; ++i)
             same = !(ivMask >> i & 1u) || e.key[i] == Dc[i];
         if (same) return &e.out;
@@ -1207,6 +1384,7 @@ const LevelOut* Evaluator::Impl::child(int l, const i64* Dc)
     LevelOut out = analyze(l, Dc);
     if (err != Err::None) return nullptr;
     MemoEntry e;
+    e.begin = begin;
     for (int i = 0; i < nd; ++i)
         e.key[i] = Dc[i];
     e.out = out;
@@ -1233,6 +1411,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         tileTables(perCase);
     }
     const Level& L = edgeChild ? perCase : lv[l];
+    // The tables of the sub-units' work: the level's own but under FIX TAP-COMPUTE.
+    Level workTables;
+    const Level& LW = L.tapComputeDims ? tapWorkLevel(L, workTables) : L;
     const bool isTop = l == 0;
     const bool innermost = l == nLevels - 1;
     const int o = nt - 1;
@@ -1299,7 +1480,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         const bool spmO = L.nCoupledSpatial[o] > 0;
         i64 out = aggregate(
             L, spmO, speO, eeO, [&](bool first, bool eepe) { return peout(L, s, false, first, eepe, true); });
-        i64 ps = peout(L, s, true, true, spmO && speO && L.E == 1 && eeO, true);
+        i64 ps = peout(LW, s, true, true, spmO && speO && L.E == 1 && eeO, true);
         i64 macs = 0;
         if (isTop) {
             bool speAll = false;
@@ -1307,14 +1488,14 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 speAll = speAll || (L.d[k].spatial && s[k]->edge);
             bool eeAll = s[L.lastSp]->edgeEdge;
             if (!speAll) {
-                macs = L.P * peout(L, s, true, true, false, true);
+                macs = L.P * peout(LW, s, true, true, false, true);
             } else {
-                macs = peout(L, s, true, true, L.E == 1 && eeAll, true);
+                macs = peout(LW, s, true, true, L.E == 1 && eeAll, true);
                 if (L.E > 1) {
                     i64 nee = eeAll ? 1 : 0;
                     i64 nfull = std::max<i64>(L.E - nee - 1, 0);
-                    macs += nfull * peout(L, s, true, true, false, true)
-                        + nee * peout(L, s, true, false, true, false);
+                    macs += nfull * peout(LW, s, true, true, false, true)
+                        + nee * peout(LW, s, true, false, true, false);
                 }
             }
         }
@@ -1512,6 +1693,11 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             i64 freshIn[kMaxTensors] = {}, subTiles[kMaxTensors] = {};
             bool childConst[kMaxTensors];
             std::fill(childConst, childConst + nt, true);
+            // FIX TAP-IDLE: the PE writes of one child execution under a whole tap tile (full) and under the
+            // last fold's partial one (edge), taken off for the idle sub-units (every execution starts from
+            // empty buffers, so none of them moves to a later one).
+            i64 fullWrites[kMaxTensors], edgeWrites[kMaxTensors];
+            const bool tapWrites = tapLevel[l] || tapLevel[l + 1];
             auto takeChild = [&](const LevelOut& r, i64 times) {
                 auto gather = [&](i64& sum, i64 count, int t, bool copies, bool kept) {
                     if (kept) return;
@@ -1561,6 +1747,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 comp = r->runtime;
                 units = r->avgUtil * double(sps.edge ? L.E : L.P);
                 takeChild(*r, sps.edge ? L.E : L.P);
+                if (tapWrites) {
+                    std::copy(r->peWrites, r->peWrites + nInputs, fullWrites);
+                    std::copy(r->peWrites, r->peWrites + nInputs, edgeWrites);
+                }
             } else {
                 childDimsFor(true);
                 std::copy(childDims, childDims + nd, eeDims);
@@ -1569,6 +1759,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 comp = r->runtime;
                 units = r->avgUtil;
                 takeChild(*r, 1);
+                if (tapWrites) {
+                    std::copy(r->peWrites, r->peWrites + nInputs, fullWrites);
+                    std::copy(r->peWrites, r->peWrites + nInputs, edgeWrites);
+                }
                 if (L.E - 1 > 0) {
                     childDimsFor(false);
                     const LevelOut* r2 = child(l + 1, childDims);
@@ -1576,6 +1770,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     comp = std::max(comp, r2->runtime);
                     units += r2->avgUtil * double(L.E - 1);
                     takeChild(*r2, L.E - 1);
+                    if (tapWrites) std::copy(r2->peWrites, r2->peWrites + nInputs, fullWrites);
                 }
             }
             // PEs whose tiles stay put through the child execution fetch, and return, what this level's
@@ -1637,6 +1832,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 addMul(res.gbIn[t], occ, g, ovf);
             }
             addMul(res.gbOut, occ, peLevel && childConst[o] ? (tileMoves(o) ? outReduced() : 0) : gbOut, ovf);
+            // FIX TAP-IDLE: a sub-unit whose taps complete nothing runs no child execution.
+            if (tapWrites)
+                tapIdleWrites(L, l, s, Dc, occ, childDims, uniformChildren, fullWrites, edgeWrites, res);
         }
         i64 din = delay(sumIn);
         i64 dout = delay(out);

@@ -44,15 +44,17 @@ mdc::Dataflow directivesOf(const cost::Problem& p, const QString& flow, const st
 
 // The simulator, the cost model's step walk and its per-case tables alone against one hand-worked figure
 // `want`, "I W O": every input's L2 reads, then the output's L2 writes (after the runtime with
-// `withRuntime`).
+// `withRuntime`; then every input's L1 writes with `withL1Writes`).
 void checkTrafficByHand(const cost::Problem& p, const mdc::Dataflow& df, const arch::Accelerator& a,
-    const QString& want, bool withRuntime = false)
+    const QString& want, bool withRuntime = false, bool withL1Writes = false)
 {
     const sim::Totals t = sim::simulate(p, df, a);
     QStringList simulated;
     if (withRuntime) simulated << QString::number(t.runtimeCycles);
     for (const auto& x : t.tensors)
         simulated << QString::number(x.output ? x.l2Writes : x.l2Reads);
+    for (const auto& x : t.tensors)
+        if (withL1Writes && !x.output) simulated << QString::number(x.l1Writes);
     QCOMPARE(simulated.join(' '), want);
     for (bool walk : {true, false}) {
         cost::Options o;
@@ -65,6 +67,8 @@ void checkTrafficByHand(const cost::Problem& p, const mdc::Dataflow& df, const a
             const auto& c = r.m.tensors[size_t(k)];
             model << QString::number(k + 1 < r.m.numTensors ? c.l2Read : c.l2Write);
         }
+        for (int k = 0; withL1Writes && k + 1 < r.m.numTensors; ++k)
+            model << QString::number(r.m.tensors[size_t(k)].l1Write);
         QCOMPARE(model.join(' '), want);
     }
 }
@@ -467,32 +471,56 @@ private slots:
         checkTrafficByHand(p, directivesOf(p, flow, "rule.m"), a, want);
     }
 
-    // The per-case tables' rule for a child level under a SpatialMap on a filter tap (FIX TAP-EXTENT,
-    // doc/cost-model.md): the child holds one tap, fewer than its own map of the taps names, so the rows it
-    // inherits complete that one tap's outputs (at most the layer's). O[x] += W[s] * I[x + s], X = 2
-    // outputs, S = 2 taps, 3 input rows; 2 PEs, clusters of 1 (PE s holds tap s), NoC bandwidth 4, latency
-    // 1: a transfer of e elements takes ceil(e / 4) cycles. The simulator, the step walk and the tables
-    // alone count runtime, L2 reads of I and W, output updates. "Before": the tables before the rule.
+    // The per-case tables' rules for a child level under a SpatialMap on a filter tap (FIX TAP-EXTENT,
+    // TAP-IDLE and TAP-COMPUTE, doc/cost-model.md): the child holds one tap, fewer than its own map of the
+    // taps names, so the rows it inherits complete that one tap's outputs (at most the layer's); a PE whose
+    // tap completes no output of its rows runs no child execution. O[x] += W[s] * I[x + s], X = 2 outputs,
+    // S = 2 taps, 3 input rows; 2 PEs, clusters of 1 (PE s holds tap s), NoC bandwidth 4, latency 1: a
+    // transfer of e elements takes ceil(e / 4) cycles. The simulator, the step walk and the tables alone
+    // count runtime, L2 reads of I and W, output updates, L1 writes of I and W (each child execution
+    // starts from empty buffers). "Before": the tables before the rule.
     void tapExtentRuleByHand_data()
     {
         QTest::addColumn<QString>("flow");
-        QTest::addColumn<QString>("want"); // runtime, L2 reads of I and W, output updates
+        QTest::addColumn<QString>("want"); // runtime, L2 reads of I and W, output updates, L1 writes of I, W
         // One step over all 3 rows: PE 0 computes O0, O1 from I0, I1, PE 1 from I1, I2 (4 MACs). I 3, W 2;
         // both return O0, O1 at the end, reduced: 2. Runtime: the child (one PE) receives 3 rows and a tap,
         // 1 cycle, and computes 2 MACs, 2: 3; the top step receives 3 + 2 elements, 2 cycles, then its child:
-        // 2 + 3 = 5. Before: O 3 (the child's 3 rows over its map's 2 taps).
+        // 2 + 3 = 5. L1: each PE 3 rows and a tap, 6 and 2. Before: O 3 (the child's 3 rows over its map's 2
+        // taps).
         QTest::newRow("rows unrolled")
             << "SpatialMap(1,1) S; Cluster(1,P); SpatialMap(1,1) C; TemporalMap(2,2) S;"
-            << "5 3 2 2";
+            << "5 3 2 2 6 2";
         // TemporalMap(1,1) X: one input row r a step, r = 0, 1, 2; PE s completes output r - s when it
         // exists: (O0), (O1, O0), (-, O1): 4 MACs. I 1 a step, 3; W 2 once. O: PE 0 returns O0 at step 1, PE
         // 1 O0 at step 2; PE 0 computes nothing at step 2 and keeps O1, which both return at the end,
         // reduced: 3. Runtime: the child receives 1 row and 1 tap (1 cycle) and computes 1 MAC: 2. Step 0: 3
         // elements, 1 cycle, then the child: 3; steps 1 and 2: 1 row (1), at most 2 outputs back (1), the
-        // child 2: 2 each; 7. Before: runtime 3 (the child's 1 row over its map's 2 taps completed nothing).
+        // child 2: 2 each; 7. L1: the 4 child executions that compute (PE 1 at row 0 and PE 0 at row 2 run
+        // none) receive a row and a tap each: 4 and 4. Before: runtime 3 (the child's 1 row over its map's
+        // 2 taps completed nothing); before TAP-IDLE, L1 6 and 6 (the idle PEs' executions counted).
         QTest::newRow("one row a step")
             << "SpatialMap(1,1) S; TemporalMap(1,1) X; Cluster(1,P); SpatialMap(1,1) C; TemporalMap(2,2) S;"
-            << "7 3 2 3";
+            << "7 3 2 3 4 4";
+        // TAP-IDLE. TemporalMap(2,2) X: rows 0-1, then row 2. Step 0: PE 0 computes O0, O1 (2 MACs), PE 1
+        // O0 (1); step 1: PE 0's tap 0 would complete O2, which does not exist: it runs nothing; PE 1
+        // computes O1. I: rows 0-1 multicast, then row 2: 3; W: 2 taps, PE 1 keeps its own: 2. O: at step 1
+        // PE 1 returns O0, PE 0 (not running) keeps O0, O1, both return theirs at the end, reduced (O0, O1):
+        // 3. Runtime: step 0, 2 rows and 2 taps (1 cycle), the slowest child (2 rows and a tap, 1 cycle; 2
+        // MACs): 1 + 3 = 4; step 1: row 2 (1), PE 1's child 1 + 1 = 2, O0 back (1): 2; 6. L1: I 2 + 2 + 1 =
+        // 5, W 1 + 1 + 1 = 3 (PE 1's execution at step 1 starts empty). Before: 6 and 4 (PE 0's row 2 and
+        // tap at step 1).
+        QTest::newRow("idle tap at the last rows")
+            << "TemporalMap(2,2) X; SpatialMap(1,1) S; Cluster(1,P); SpatialMap(1,1) C;"
+            << "6 3 2 3 5 3";
+        // TAP-COMPUTE. The same, the child with its own TemporalMap(1,1) X: one output of its map's 2 taps,
+        // a tile of 2 input rows (offset 1). Under one tap such a tile completes 2 outputs, which PE 0
+        // computes at step 0 (O0, O1), returning them as the simulator does; every figure is the row's
+        // above. Before: runtime 5 (the tile computed one output, PE 0's child 1 + 1 = 2 at step 0).
+        QTest::newRow("own output map over one tap")
+            << "TemporalMap(2,2) X; SpatialMap(1,1) S; Cluster(1,P); TemporalMap(1,1) X; SpatialMap(1,1) C;"
+               " TemporalMap(2,2) S;"
+            << "6 3 2 3 5 3";
     }
     void tapExtentRuleByHand()
     {
@@ -502,7 +530,55 @@ private slots:
             "operator conv1d(K = 1, C = 1, X = 2, S = 2) { for (k = 0; k < K; k++) for (c = 0; c < C; c++)"
             " for (x = 0; x < X; x++) for (s = 0; s < S; s++) O[k][x] += W[k][c][s] * I[c][x + s]; }",
             "tap.loop"));
-        checkTrafficByHand(p, directivesOf(p, flow, "tap.m"), hw(2, 4, 1), want, true);
+        checkTrafficByHand(p, directivesOf(p, flow, "tap.m"), hw(2, 4, 1), want, true, true);
+    }
+
+    // FIX TAP-IDLE under a level that steps the rows (doc/cost-model.md): the tap level holds 2 of the 3
+    // rows, so its sub-units' positions are the level above's. The operator and accelerator of
+    // tapExtentRuleByHand; level 0 (one sub-unit) steps the rows [0, 2), [1, 3); in each, level 1 steps one
+    // row at a time over 2 clusters of a PE, PE s holding tap s and computing output r - s of row r when it
+    // exists. Rows 0, 1: PE 1 computes nothing at row 0 (output -1); rows 1, 2: PE 0 nothing at row 2
+    // (output 2). The 6 child executions that compute each receive their row and tap from empty buffers:
+    // L1 writes I 6, W 6 (before: 8, 8, the idle PEs' executions counted, since the tap level alone does
+    // not know where its rows lie). L2 reads: I rows 0, 1, 2 once each, 3 (the PEs keep row 1 into the
+    // second region); W each PE its tap once, 2. Runtime: a PE's execution receives 2 elements (1 cycle)
+    // and computes 1 MAC: 2; level 1 over a region: row and 2 taps (1) then 2, 3; the next row (1), the
+    // child 2, an output back (1): 2; 5. Level 0: 2 rows and 2 taps (1) + 5 = 6, then row 2 (1), 5: 5;
+    // 11. The simulator, the step walk and the tables alone count all of these (the output updates are
+    // left out: the tables count 4, the simulator 3, the shifted rows of class 1).
+    void tapIdleBelowByHand()
+    {
+        const cost::Problem p = cost::fromOperator(ir::parseOperator(
+            "operator conv1d(K = 1, C = 1, X = 2, S = 2) { for (k = 0; k < K; k++) for (c = 0; c < C; c++)"
+            " for (x = 0; x < X; x++) for (s = 0; s < S; s++) O[k][x] += W[k][c][s] * I[c][x + s]; }",
+            "tap.loop"));
+        const mdc::Dataflow df = directivesOf(p,
+            "SpatialMap(1,1) K; TemporalMap(1,1) X; TemporalMap(2,2) S; Cluster(2,P); TemporalMap(1,1) X;"
+            " SpatialMap(1,1) S; Cluster(1,P); SpatialMap(1,1) C;",
+            "tap.m");
+        const arch::Accelerator a = hw(2, 4, 1);
+        const QString want = "11 3 2 6 6"; // runtime, L2 reads of I and W, L1 writes of I and W
+        const sim::Totals t = sim::simulate(p, df, a);
+        QCOMPARE(QString("%1 %2 %3 %4 %5")
+                     .arg(t.runtimeCycles)
+                     .arg(t.tensors[0].l2Reads)
+                     .arg(t.tensors[1].l2Reads)
+                     .arg(t.tensors[0].l1Writes)
+                     .arg(t.tensors[1].l1Writes),
+            want);
+        for (bool walk : {true, false}) {
+            cost::Options o;
+            o.fidelity = cost::Fidelity::Corrected;
+            o.stepWalk = walk;
+            const cost::Result r = cost::Evaluator(p, a, o).evaluate(df);
+            QCOMPARE(QString("%1 %2 %3 %4 %5")
+                         .arg(r.m.runtimeCycles)
+                         .arg(r.m.tensors[0].l2Read)
+                         .arg(r.m.tensors[1].l2Read)
+                         .arg(r.m.tensors[0].l1Write)
+                         .arg(r.m.tensors[1].l1Write),
+                want);
+        }
     }
 
     // The per-case tables alone (what corrected fidelity uses for mappings too large to walk, so every real
