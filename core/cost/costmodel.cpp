@@ -1328,7 +1328,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     i64 reqUp[kMaxTensors] = {};
     i64 in[kMaxTensors] = {};
     i64 inL1[kMaxTensors] = {};
-    i64 halo[kMaxTensors] = {}; // of in[t], what the parent's neighbouring sub-unit fetches too (haloFrom)
+    i64 halo[kMaxTensors]; // of in[t], what the parent's neighbouring sub-unit fetches too (haloHere's bits)
     const std::uint32_t haloHere = l > 0 ? haloFrom[l - 1] : 0;
     const i64 H = acc.nocLatency;
     const i64 BW = acc.nocBandwidth;
@@ -1536,7 +1536,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         if (peCount)
             for (int t = 0; t < nInputs; ++t) {
                 addMul(res.gbIn[t], occ, in[t], ovf);
-                addMul(res.gbHalo[t], occ, halo[t], ovf);
+                if (haloHere >> t & 1u) addMul(res.gbHalo[t], occ, halo[t], ovf);
             }
         if (isTop) {
             for (int t = 0; t < nInputs; ++t) {
@@ -1586,7 +1586,12 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // Sub-units of a map whose tiles overlap fetch the same rows at the same frames where each one's
             // new rows reach into its neighbour's (haloFrom): what the summed counts took twice, of the
             // counts with nothing kept (twiceIn) and of those from empty buffers (twiceFresh).
-            i64 twiceIn[kMaxTensors] = {}, twiceFresh[kMaxTensors] = {};
+            const std::uint32_t halos = haloFrom[l];
+            i64 twiceIn[kMaxTensors], twiceFresh[kMaxTensors];
+            if (halos) {
+                std::fill(twiceIn, twiceIn + nInputs, 0);
+                std::fill(twiceFresh, twiceFresh + nInputs, 0);
+            }
             bool childConst[kMaxTensors];
             std::fill(childConst, childConst + nt, true);
             auto takeChild = [&](const LevelOut& r, i64 times) {
@@ -1608,7 +1613,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     const bool kept = gbKept(t, r);
                     const i64 count = kept ? 0 : less(r.gbIn[t], t);
                     gather(gbIn[t], count, t, copies, kept);
-                    if ((haloFrom[l] >> t & 1u) && times > 1 && !aboveGb) {
+                    if ((halos >> t & 1u) && times > 1) [[unlikely]] {
                         const i64 twice = satMul(times - 1, r.gbHalo[t]);
                         if (!kept && count == r.gbIn[t]) twiceIn[t] = satAdd(twiceIn[t], twice);
                         twiceFresh[t] = satAdd(twiceFresh[t], twice);
@@ -1677,13 +1682,15 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     return true;
                 };
                 for (int t = 0; t < nInputs; ++t)
-                    if (share(t, gbIn[t], &freshIn[t])) twiceIn[t] = twiceFresh[t] = 0; // the union taken
+                    if (share(t, gbIn[t], &freshIn[t]) && (halos >> t & 1u))
+                        twiceIn[t] = twiceFresh[t] = 0; // the union taken
                 share(o, gbOut, nullptr);
             }
-            for (int t = 0; t < nInputs; ++t) {
-                gbIn[t] = std::max<i64>(0, gbIn[t] - twiceIn[t]);
-                freshIn[t] = std::max<i64>(0, freshIn[t] - twiceFresh[t]);
-            }
+            for (int t = 0; t < nInputs && halos; ++t)
+                if (halos >> t & 1u) {
+                    gbIn[t] = std::max<i64>(0, gbIn[t] - twiceIn[t]);
+                    freshIn[t] = std::max<i64>(0, freshIn[t] - twiceFresh[t]);
+                }
             // A step along a dimension a level below spreads over its sub-units by at least their tile leaves
             // no PE anything of its new tile, whatever the clusters' tiles share: they fetch it whole.
             auto peKeepsNothing = [&](int t) {
@@ -1719,7 +1726,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     ;
                 else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Elements) {
                     g = in[t];
-                    addMul(res.gbHalo[t], occ, halo[t], ovf);
+                    if (haloHere >> t & 1u) addMul(res.gbHalo[t], occ, halo[t], ovf);
                 } else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Tiles
                     && subTiles[t] > 0)
                     g = i64(static_cast<__int128>(in[t]) * freshIn[t] / subTiles[t]);
