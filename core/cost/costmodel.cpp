@@ -123,6 +123,10 @@ struct LevelOut
     /// level, Impl::gbLevel, summed over all its executions below this one).
     i64 gbIn[kMaxTensors] = {};
     i64 gbOut = 0;
+    /// Corrected, under a parent whose spatial map of a tensor's dimension overlaps (Impl::haloFrom): of
+    /// gbIn, what one sub-unit of the parent fetches at the same frames as its neighbour, the neighbour's
+    /// tile being this one's moved by the map's offset (counted where gbIn is the level's own ingress).
+    i64 gbHalo[kMaxTensors] = {};
     /// Corrected, at gbLevel and above: the tensor's tile in the global-buffer level's sub-units is the
     /// same at every step of the execution (each directive indexing it has a single position), so an
     /// execution that follows one with the same tile receives none of it.
@@ -252,6 +256,10 @@ struct Evaluator::Impl
     /// The first row in the layer of the region the next analysis of tap level l covers, -1 when not known
     /// (its parent names it to take off the L1 writes of the sub-units that compute nothing there).
     i64 tapBegin[kMaxLevels];
+    /// Corrected, multicast of elements: per level l, a bit per input whose tiles l's single spatial map
+    /// spreads over its sub-units with overlap (offset below size) while level l + 1 steps through that
+    /// dimension in time: the sub-units' child executions fetch overlapping rows at the same frames.
+    std::uint32_t haloFrom[kMaxLevels] = {};
     Level lv[kMaxLevels];
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
@@ -490,6 +498,11 @@ struct Evaluator::Impl
     }
     i64 ingressExact(
         const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const;
+    /// Of ingressExact's elements, those the same fetch moved by `of` along dimension v also has.
+    i64 haloExact(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch, int v,
+        i64 of) const;
+    void exactExtent(const Level& L, int l, const State* const* s, int j, bool unique, bool eepe, int ch,
+        i64& c, i64& o) const;
     template <class F> i64 aggregate(const Level& L, bool spm, bool spe, bool ee, F&& f) const
     {
         if (!spm) return f(true, false);
@@ -924,6 +937,26 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
             }
         }
     }
+    for (int l = 0; l < nLevels; ++l) {
+        haloFrom[l] = 0;
+        const Level& L = lv[l];
+        if (!corrected || acc.multicast != arch::Multicast::Elements || l < gbLevel || l + 1 >= nLevels
+            || L.nSpatial != 1 || L.P < 2)
+            continue;
+        const Dir& d = L.d[L.sp];
+        const int j = lv[l + 1].dirOf[d.dim];
+        if (d.sz <= d.of || tileCount(d.sz, d.of, L.D[d.dim]) < 2 || j < 0 || lv[l + 1].d[j].spatial)
+            continue;
+        // Filter taps spread below shift each sub-unit's rows by its tap (doc/cost-model.md, class 1): its
+        // fetch is no box the offset moves.
+        bool tapsBelow = false;
+        for (int b = l + 1; b < nLevels; ++b)
+            for (int k = 0; k < lv[b].n; ++k)
+                tapsBelow = tapsBelow || (lv[b].d[k].spatial && (slidingMask >> lv[b].d[k].dim & 1u));
+        if (tapsBelow) continue;
+        for (int t = 0; t < nInputs; ++t)
+            if (tmask[t] >> d.dim & 1u) haloFrom[l] |= 1u << t;
+    }
     return true;
 }
 
@@ -1129,59 +1162,89 @@ i64 Evaluator::Impl::ingress(
 // included); for inner loops that wrapped around, the overlap of their first tile with their last one
 // (all of it when they have a single tile); nothing for a spatial fold that changed. `unique` gives a
 // non-first sub-unit only its part beyond its neighbour's tile (what a multicast adds to the union).
+// Directive j's extent in the sub-unit's tile (c) and the part kept from the previous step (o).
+inline __attribute__((always_inline)) void Evaluator::Impl::exactExtent(
+    const Level& L, int l, const State* const* s, int j, bool unique, bool eepe, int ch, i64& c, i64& o) const
+{
+    const Dir& d = L.d[j];
+    const int v = d.dim;
+    const State& st = *s[j];
+    if (!d.spatial) {
+        c = st.edge ? L.ME[v] : L.M[v];
+        if (j < ch)
+            o = c;
+        else if (j == ch)
+            o = std::min(c, std::max<i64>(0, d.sz - d.of));
+        else {
+            const int last = nStates[l][j] - 1;
+            if (last == 0) {
+                o = c;
+            } else {
+                const State& ls = states[l][j][last];
+                i64 steady = states[l][j][1].pos == PosS ? states[l][j][1].occ : 0;
+                i64 start = ls.pos == PosE ? (steady + 1) * d.of : steady * d.of;
+                i64 end = ls.pos == PosE ? start + L.ME[v] : start + d.sz;
+                o = std::max<i64>(0, std::min(c, end) - start);
+            }
+        }
+    } else {
+        // A non-first sub-unit adds its tile minus the overlap with its neighbour's (MAESTRO's UE is 0
+        // for a last sub-unit that is not partial, which would drop it).
+        const i64 overlap = std::max<i64>(0, d.sz - d.of);
+        // The single active sub-unit of a last fold holds the last, possibly partial, tile.
+        const bool edgeTile = eepe || (st.pos == PosE && L.E == 1);
+        c = unique ? std::max<i64>(0, (edgeTile ? L.ME[v] : L.M[v]) - overlap)
+                   : (edgeTile ? L.ME[v] : L.M[v]);
+        if (j < ch || (j > ch && nStates[l][j] == 1))
+            o = c;
+        else if (j > ch && L.P == 1) {
+            // A single sub-unit steps through the map in time: it wrapped around from its last tile,
+            // which overlaps its first one as a temporal map's does.
+            const i64 start = (tileCount(d.sz, d.of, L.D[v]) - 1) * d.of;
+            o = std::max<i64>(0, std::min(c, std::min(start + d.sz, L.D[v])) - start);
+        } else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
+            // Each sub-unit's new rows are the tail of its tile, its neighbour's the same tail moved by
+            // the offset: what a non-first one adds to their union is its part beyond its neighbour's
+            // tile (c), whatever it kept of its own previous tile.
+            o = unique ? 0 : std::min(c, std::max<i64>(0, d.sz - L.P * d.of));
+    }
+}
+
 i64 Evaluator::Impl::ingressExact(
     const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const
 {
     i64 cur = 1, kept = ch < 0 ? 0 : 1;
     for (int j = 0; j < L.n; ++j) {
-        const Dir& d = L.d[j];
-        int v = d.dim;
-        if (!(tmask[t] >> v & 1u)) continue;
-        const State& st = *s[j];
+        if (!(tmask[t] >> L.d[j].dim & 1u)) continue;
         i64 c = 0, o = 0;
-        if (!d.spatial) {
-            c = st.edge ? L.ME[v] : L.M[v];
-            if (j < ch)
-                o = c;
-            else if (j == ch)
-                o = std::min(c, std::max<i64>(0, d.sz - d.of));
-            else {
-                const int last = nStates[l][j] - 1;
-                if (last == 0) {
-                    o = c;
-                } else {
-                    const State& ls = states[l][j][last];
-                    i64 steady = states[l][j][1].pos == PosS ? states[l][j][1].occ : 0;
-                    i64 start = ls.pos == PosE ? (steady + 1) * d.of : steady * d.of;
-                    i64 end = ls.pos == PosE ? start + L.ME[v] : start + d.sz;
-                    o = std::max<i64>(0, std::min(c, end) - start);
-                }
-            }
-        } else {
-            // A non-first sub-unit adds its tile minus the overlap with its neighbour's (MAESTRO's UE is 0
-            // for a last sub-unit that is not partial, which would drop it).
-            const i64 overlap = std::max<i64>(0, d.sz - d.of);
-            // The single active sub-unit of a last fold holds the last, possibly partial, tile.
-            const bool edgeTile = eepe || (st.pos == PosE && L.E == 1);
-            c = unique ? std::max<i64>(0, (edgeTile ? L.ME[v] : L.M[v]) - overlap)
-                       : (edgeTile ? L.ME[v] : L.M[v]);
-            if (j < ch || (j > ch && nStates[l][j] == 1))
-                o = c;
-            else if (j > ch && L.P == 1) {
-                // A single sub-unit steps through the map in time: it wrapped around from its last tile,
-                // which overlaps its first one as a temporal map's does.
-                const i64 start = (tileCount(d.sz, d.of, L.D[v]) - 1) * d.of;
-                o = std::max<i64>(0, std::min(c, std::min(start + d.sz, L.D[v])) - start);
-            } else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
-                // Each sub-unit's new rows are the tail of its tile, its neighbour's the same tail moved by
-                // the offset: what a non-first one adds to their union is its part beyond its neighbour's
-                // tile (c), whatever it kept of its own previous tile.
-                o = unique ? 0 : std::min(c, std::max<i64>(0, d.sz - L.P * d.of));
-        }
+        exactExtent(L, l, s, j, unique, eepe, ch, c, o);
         cur *= c;
         kept *= o;
     }
     return cur - kept;
+}
+
+// The fetch is the tile C less the box K kept, and K's range on v lies at one end of C's (the tail of the
+// previous tile, or a wrapped loop's last tile): on each line along v it is one interval, all of C's
+// where the other dimensions lie outside K, C's less K's where inside. An interval of m rows shares
+// max(0, m - of) of them with itself moved by `of`.
+i64 Evaluator::Impl::haloExact(
+    const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch, int v, i64 of) const
+{
+    i64 cur = 1, kept = ch < 0 ? 0 : 1, curV = 0, keptV = 0;
+    for (int j = 0; j < L.n; ++j) {
+        if (!(tmask[t] >> L.d[j].dim & 1u)) continue;
+        i64 c = 0, o = 0;
+        exactExtent(L, l, s, j, unique, eepe, ch, c, o);
+        if (L.d[j].dim == v) {
+            curV = c;
+            keptV = o;
+            continue;
+        }
+        cur *= c;
+        kept *= o;
+    }
+    return (cur - kept) * std::max<i64>(0, curV - of) + kept * std::max<i64>(0, curV - keptV - of);
 }
 
 i64 Evaluator::Impl::peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe,
@@ -1446,6 +1509,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     i64 reqUp[kMaxTensors] = {};
     i64 in[kMaxTensors] = {};
     i64 inL1[kMaxTensors] = {};
+    i64 halo[kMaxTensors]; // of in[t], what the parent's neighbouring sub-unit fetches too (haloHere's bits)
+    const std::uint32_t haloHere = l > 0 ? haloFrom[l - 1] : 0;
     const i64 H = acc.nocLatency;
     const i64 BW = acc.nocBandwidth;
     auto delay = [&](i64 elems) { return H + ceilDiv(elems, BW) - 1; };
@@ -1528,6 +1593,12 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     };
                     in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
                         [&](bool first, bool eepe) { return exact(!first, eepe); });
+                    if (haloHere >> t & 1u) {
+                        const Dir& pd = lv[l - 1].d[lv[l - 1].sp];
+                        halo[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee, [&](bool first, bool eepe) {
+                            return haloExact(L, l, s, t, !first, eepe, ch, pd.dim, pd.of);
+                        });
+                    }
                     // FIX L1-WRITES: every receiving sub-unit writes what it received (multicast copies
                     // count once in L2 reads, once per receiver in L1 writes).
                     auto self = [&](bool eepe) { return exact(false, eepe); };
@@ -1644,8 +1715,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         for (int t = 0; t < nInputs; ++t)
             sumIn += in[t];
         if (peCount)
-            for (int t = 0; t < nInputs; ++t)
+            for (int t = 0; t < nInputs; ++t) {
                 addMul(res.gbIn[t], occ, in[t], ovf);
+                if (haloHere >> t & 1u) addMul(res.gbHalo[t], occ, halo[t], ovf);
+            }
         if (isTop) {
             for (int t = 0; t < nInputs; ++t) {
                 addMul(top.t[t].l2Read, occ, in[t], ovf);
@@ -1691,6 +1764,15 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // With a NoC that multicasts identical tiles only: the child executions' fetches were they all
             // to start afresh, and the sub-units' tiles they fetch (whose ratio is the PEs' halo overhead).
             i64 freshIn[kMaxTensors] = {}, subTiles[kMaxTensors] = {};
+            // Sub-units of a map whose tiles overlap fetch the same rows at the same frames where each one's
+            // new rows reach into its neighbour's (haloFrom): what the summed counts took twice, of the
+            // counts with nothing kept (twiceIn) and of those from empty buffers (twiceFresh).
+            const std::uint32_t halos = haloFrom[l];
+            i64 twiceIn[kMaxTensors], twiceFresh[kMaxTensors];
+            if (halos) {
+                std::fill(twiceIn, twiceIn + nInputs, 0);
+                std::fill(twiceFresh, twiceFresh + nInputs, 0);
+            }
             bool childConst[kMaxTensors];
             std::fill(childConst, childConst + nt, true);
             // FIX TAP-IDLE: the PE writes of one child execution under a whole tap tile (full) and under the
@@ -1715,7 +1797,13 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     writes[t] = satAdd(writes[t], satMul(times, r.peWrites[t]));
                     const bool copies = acc.multicast == arch::Multicast::None;
                     const bool kept = gbKept(t, r);
-                    gather(gbIn[t], kept ? 0 : less(r.gbIn[t], t), t, copies, kept);
+                    const i64 count = kept ? 0 : less(r.gbIn[t], t);
+                    gather(gbIn[t], count, t, copies, kept);
+                    if ((halos >> t & 1u) && times > 1) [[unlikely]] {
+                        const i64 twice = satMul(times - 1, r.gbHalo[t]);
+                        if (!kept && count == r.gbIn[t]) twiceIn[t] = satAdd(twiceIn[t], twice);
+                        twiceFresh[t] = satAdd(twiceFresh[t], twice);
+                    }
                     if (acc.multicast == arch::Multicast::None || aboveGb) continue;
                     gather(freshIn[t], r.gbIn[t], t, copies, false);
                     i64 tile = 1;
@@ -1783,14 +1871,21 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 const i64 n = sps.edge ? L.E : L.P;
                 auto share = [&](int t, i64& v, i64* also) {
                     i64 num = 0, den = 1;
-                    if (!overlapShare(L, l, t, childDims, n, num, den)) return;
+                    if (!overlapShare(L, l, t, childDims, n, num, den)) return false;
                     v = i64(static_cast<__int128>(v) * num / den);
                     if (also) *also = i64(static_cast<__int128>(*also) * num / den);
+                    return true;
                 };
                 for (int t = 0; t < nInputs; ++t)
-                    share(t, gbIn[t], &freshIn[t]);
+                    if (share(t, gbIn[t], &freshIn[t]) && (halos >> t & 1u))
+                        twiceIn[t] = twiceFresh[t] = 0; // the union taken
                 share(o, gbOut, nullptr);
             }
+            for (int t = 0; t < nInputs && halos; ++t)
+                if (halos >> t & 1u) {
+                    gbIn[t] = std::max<i64>(0, gbIn[t] - twiceIn[t]);
+                    freshIn[t] = std::max<i64>(0, freshIn[t] - twiceFresh[t]);
+                }
             // A step along a dimension a level below spreads over its sub-units by at least their tile leaves
             // no PE anything of its new tile, whatever the clusters' tiles share: they fetch it whole.
             auto peKeepsNothing = [&](int t) {
@@ -1824,9 +1919,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     g = freshIn[t];
                 else if (peLevel && childConst[t] && tileMoves(t) && shiftFetch(t, g))
                     ;
-                else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Elements)
+                else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Elements) {
                     g = in[t];
-                else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Tiles
+                    if (haloHere >> t & 1u) addMul(res.gbHalo[t], occ, halo[t], ovf);
+                } else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Tiles
                     && subTiles[t] > 0)
                     g = i64(static_cast<__int128>(in[t]) * freshIn[t] / subTiles[t]);
                 addMul(res.gbIn[t], occ, g, ovf);
