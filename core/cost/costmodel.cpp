@@ -2155,16 +2155,49 @@ bool Evaluator::Impl::peShiftFetch(
     const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched, bool* summed)
 {
     if (ch < 0) return false;
-    // The directive whose step moved t's tile: the advancing one, or an inner loop of t that wrapped
-    // around from its last tile to its first (the advancing one not indexing t).
-    int mk = (tmask[t] >> L.d[ch].dim & 1u) ? ch : -1;
-    for (int k = ch + 1; k < L.n; ++k) {
+    // The directives whose step moved t's tile: the advancing one, and inner loops of t that wrapped
+    // around from their last tile to their first. A SpatialMap whose tiles fit in one fold never moves.
+    // One of them (mk) may move along a dimension the levels below spread over their PEs; along the
+    // others every PE holds its sub-unit's whole range, which keeps their overlap (held, kept).
+    auto spreadBelow = [&](int u) {
+        for (int b = l + 1; b < nLevels; ++b)
+            for (int j = 0; j < lv[b].n; ++j)
+                if (lv[b].d[j].spatial && lv[b].d[j].dim == u) return true;
+        return false;
+    };
+    int moved[kMaxLevelDirectives], nMoved = 0;
+    for (int k = ch; k < L.n; ++k) {
         const Dir& d = L.d[k];
-        if (!(tmask[t] >> d.dim & 1u) || tileCount(d.sz, d.of, L.D[d.dim]) <= 1) continue;
-        if (mk >= 0 || (d.spatial && L.P > 1)) return false; // two ranges of t moved
-        mk = k;
+        if (!(tmask[t] >> d.dim & 1u)) continue;
+        const i64 tiles = tileCount(d.sz, d.of, L.D[d.dim]);
+        if (tiles <= 1 || (k > ch && d.spatial && tiles <= L.P)) continue;
+        if (k > ch && d.spatial && L.P > 1) return false; // a spatial map's folds wrapped around
+        moved[nMoved++] = k;
     }
-    if (mk < 0) return false;
+    if (nMoved == 0) return false;
+    int mk = moved[0];
+    std::uint32_t held = 0;
+    i64 heldAll = 1, heldKept = 1;
+    if (nMoved > 1) {
+        if (t == nt - 1 || acc.multicast != arch::Multicast::Elements) return false;
+        mk = -1;
+        for (int i = 0; i < nMoved; ++i) {
+            const Dir& d = L.d[moved[i]];
+            if (spreadBelow(d.dim)) {
+                if (mk >= 0) return false; // two ranges the PEs spread moved
+                mk = moved[i];
+                continue;
+            }
+            if (d.spatial || (held >> d.dim & 1u)) return false;
+            const i64 last = (tileCount(d.sz, d.of, L.D[d.dim]) - 1) * d.of;
+            const i64 adv = moved[i] == ch ? d.of : -last;
+            const i64 prev = moved[i] == ch ? std::min(d.sz, L.D[d.dim]) : std::min(d.sz, L.D[d.dim] - last);
+            held |= 1u << d.dim;
+            heldAll = satMul(heldAll, childDims[d.dim]);
+            heldKept = satMul(heldKept, intersect(Span{0, prev}, Span{adv, adv + childDims[d.dim]}).size());
+        }
+        if (mk < 0 || L.d[mk].spatial || heldKept <= 0) return false;
+    }
     const Dir& a = L.d[mk];
     const int v = a.dim;
     const bool wrapped = mk != ch;
@@ -2220,6 +2253,14 @@ bool Evaluator::Impl::peShiftFetch(
         for (const auto& [cur, prev] : shiftPairs)
             pushDifference(shareNext, cur, prev);
         along = unionSize(shareNext);
+        if (held) {
+            // An element outside the part kept along the held dimensions is new to every PE holding it;
+            // inside, to those whose range on v did not hold it.
+            shareNext.clear();
+            for (const auto& pr : shiftPairs)
+                shareNext.push_back(pr.first);
+            along = satAdd(satMul(unionSize(shareNext), heldAll - heldKept), satMul(along, heldKept));
+        }
     } else {
         auto key = [](const std::pair<Span, Span>& x) {
             return std::array<i64, 4>{x.first.begin, x.first.end, x.second.begin, x.second.end};
@@ -2235,7 +2276,7 @@ bool Evaluator::Impl::peShiftFetch(
     }
     i64 rest = 1;
     for (int k = 0; k < tcount[t]; ++k)
-        if (tdims[t][k] != v) rest = satMul(rest, childDims[tdims[t][k]]);
+        if (tdims[t][k] != v && !(held >> tdims[t][k] & 1u)) rest = satMul(rest, childDims[tdims[t][k]]);
     // Without multicast the sub-units holding the same tiles of t each take their own.
     fetched = satMul(satMul(along, rest), (copies && !a.spatial) || apart ? n : 1);
     if (summed) *summed = (copies && !a.spatial) || apart;

@@ -495,6 +495,45 @@ private slots:
             << "SpatialMap(2,2) X; TemporalMap(2,2) C; TemporalMap(3,3) S; Cluster(1,P); TemporalMap(1,1) X;"
                " TemporalMap(1,1) C; TemporalMap(3,3) S; SpatialMap(1,1) K;"
             << 3 << "28 12 6" << false;
+        const QString dw = "operator dw(C = %1, Y = %2, X = %3, R = %4, S = %5) { for (c = 0; c < C; c++)"
+                           " for (y = 0; y < Y; y++) for (x = 0; x < X; x++) for (r = 0; r < R; r++)"
+                           " for (s = 0; s < S; s++) O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }";
+        // Seed 6, case 5395. Two clusters, a column each (a SpatialMap of X in one fold: the clusters'
+        // columns never move), step Y by 2 outputs (input rows 0-3, then 2-5); in each, 2 PEs of 3 rows at
+        // offset 1, all 3 channels. Step 0: 4 rows x 2 columns x 3 = 24; step 1: PE 0 keeps row 2 and takes
+        // 3, 4, PE 1 keeps 3 and takes 4, 5: rows 3-5, 3 x 2 x 3 = 18; 42. W: the 9 taps and channels once;
+        // 24 outputs. Before: 36 (the map of X, though in one fold, counted as a move: the clusters' tiles,
+        // as one buffer, kept rows 2-3).
+        QTest::newRow("PEs under a moving cluster tile, beside a map in one fold")
+            << dw.arg(3).arg(4).arg(2).arg(3).arg(1)
+            << "TemporalMap(3,3) R; TemporalMap(2,2) Y; SpatialMap(1,1) X; Cluster(4,P); TemporalMap(1,1) X;"
+               " SpatialMap(1,1) Y; TemporalMap(3,3) R;"
+            << 8 << "42 9 24" << false;
+        // Seed 6, case 5908. A channel per cluster; X in 3 steps of 3 input columns at offset 1, Y in 2 of 4
+        // rows at offset 2 inside; in each cluster 2 PEs of 3 rows at offset 1. Per channel: (x0, y0) 4 rows
+        // x 3 columns, 12; (x0, y1) rows 3-5 as above, 9; (x1, y0): columns 1-3 and Y wraps back to rows 0-3:
+        // PE 0 (rows 0-2) kept row 2 of columns 1-2, PE 1 (rows 1-3) row 3 of them, so rows 0-2 of columns
+        // 1-3 (9, row 2 new to PE 1) and row 3 of column 3 (1): 10; (x1, y1) 9; (x2, y0) 10; (x2, y1) 9: 59,
+        // 118. W: 9 per channel, 18; 12 outputs (the channels' partial sums reduced). Before: 92 (the
+        // clusters' tiles kept rows 2-3, and after the wrap rows 2-3 of columns 1-2).
+        QTest::newRow("PEs under a moving cluster tile, wrapped along a held dimension")
+            << conv2d.arg(1).arg(2).arg(4).arg(3).arg(3).arg(3)
+            << "TemporalMap(1,1) X; TemporalMap(3,3) R; TemporalMap(2,2) Y; TemporalMap(3,3) S; "
+               "SpatialMap(1,1) C;"
+               " TemporalMap(1,1) K; Cluster(2,P); TemporalMap(3,3) R; SpatialMap(1,1) Y;"
+            << 4 << "118 18 12" << false;
+        // Seed 4, case 643. A channel per cluster; Y in 5 steps of 3 input rows at offset 1, X in 2 of 4
+        // columns at offset 2 inside; in each cluster 2 PEs of 3 columns at offset 1, every row. Per
+        // channel: (y0, x0) 3 x 4, 12; (y0, x1) columns 3-5, 9; (y1, x0): rows 1-3 and X wraps back to
+        // columns 0-3: PE 0 kept rows 1-2 of column 2, PE 1 of column 3: row 3 of columns 0-3 (4) and rows
+        // 1-2 of columns 0-2 (6, column 2 new to PE 1): 10; (y1, x1) 9; likewise for y2-y4: 21 + 4 x 19 =
+        // 97, 291. W 27; 60 outputs. Before: 267 (the clusters' tiles kept rows 1-2 of columns 2-3).
+        QTest::newRow("PEs under a moving cluster tile, advanced along a held dimension")
+            << dw.arg(3).arg(5).arg(4).arg(3).arg(3)
+            << "TemporalMap(1,1) Y; SpatialMap(1,1) C; TemporalMap(2,2) X; TemporalMap(3,3) S; "
+               "TemporalMap(3,3) R;"
+               " Cluster(3,P); SpatialMap(1,1) X; TemporalMap(1,1) C; TemporalMap(3,3) S;"
+            << 15 << "291 27 60" << false;
     }
     void tablesRulesByHand()
     {
