@@ -524,7 +524,8 @@ struct Evaluator::Impl
     bool overlapShare(const Level& L, int l, int t, const i64* childDims, i64 n, i64& num, i64& den);
     /// What the PEs below level l fetch of tensor t when the step advanced only along one dimension of t
     /// that the levels below spread over their PEs without stepping through it: each PE's range moves with
-    /// its sub-unit's and keeps only its own overlap (multicast of elements); false when that is not so.
+    /// its sub-unit's and keeps only its own overlap (multicast of elements), also when the step moved t's
+    /// region along dimensions every PE holds whole besides; false when that is not so.
     /// `summed` (sub-units of unequal tiles, counted kind by kind): set to whether the kinds' counts add up
     /// (else they are the same PEs' tiles, counted once); a map along the step's dimension is then refused.
     bool peShiftFetch(const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched,
