@@ -503,6 +503,8 @@ struct Evaluator::Impl
         i64 of) const;
     void exactExtent(const Level& L, int l, const State* const* s, int j, bool unique, bool eepe, int ch,
         i64& c, i64& o) const;
+    /// Of spatial map d's first fold, what a sub-unit kept from the last fold when the map wrapped around.
+    static i64 foldWrapKept(const Level& L, const Dir& d, bool unique, i64 c);
     template <class F> i64 aggregate(const Level& L, bool spm, bool spe, bool ee, F&& f) const
     {
         if (!spm) return f(true, false);
@@ -532,6 +534,9 @@ struct Evaluator::Impl
     /// The ranges on dimension v of the PEs of one sub-unit of level l over `ext` rows, one slot per PE
     /// (empty for a PE without a tile), in `out`; false when a level below steps through the rows.
     bool peSpans(int l, int v, i64 ext, std::vector<Span>& out);
+    /// Whether the step moved the tiles of t along the dimension l spreads, whose whole range of each
+    /// sub-unit the PEs below hold: then a sub-unit's keep lies at one end of its range.
+    bool keptAtOneEnd(const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims) const;
     std::vector<Span> shareSpans, shareNext, shiftPrev, shiftCur;
     std::vector<std::pair<Span, Span>> shiftPairs;
     /// What the PEs of one child execution (level l + 1, the innermost, over `childDims`) still hold of
@@ -1202,12 +1207,31 @@ inline __attribute__((always_inline)) void Evaluator::Impl::exactExtent(
             // which overlaps its first one as a temporal map's does.
             const i64 start = (tileCount(d.sz, d.of, L.D[v]) - 1) * d.of;
             o = std::max<i64>(0, std::min(c, std::min(start + d.sz, L.D[v])) - start);
-        } else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
+        } else if (j > ch)
+            o = foldWrapKept(L, d, unique, c);
+        else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
             // Each sub-unit's new rows are the tail of its tile, its neighbour's the same tail moved by
             // the offset: what a non-first one adds to their union is its part beyond its neighbour's
             // tile (c), whatever it kept of its own previous tile.
             o = unique ? 0 : std::min(c, std::max<i64>(0, d.sz - L.P * d.of));
     }
+}
+
+// FIX FOLD-WRAP: a spatial map over several sub-units that wrapped around (an outer loop advanced) moves
+// each sub-unit from its tile of the last fold back to its first, by delta = (folds - 1) * P * offset: it
+// keeps max(0, size - delta) rows of it, whatever the last tile's clipping (the first tile ends before).
+// Every sub-unit keeps that when the last fold is full (one idle there holds nothing afterwards: then none
+// is credited). In the union of what they fetch, a row is kept when every sub-unit holding it kept it:
+// those within delta of the last sub-unit's tile's start fail, the others are the last size - delta rows
+// of its tile, as many as the first sub-unit keeps: its keep and the others' whole parts beyond their
+// neighbours' tiles count the union exactly.
+i64 Evaluator::Impl::foldWrapKept(const Level& L, const Dir& d, bool unique, i64 c)
+{
+    if (unique || L.nSpatial != 1) return 0;
+    const i64 tiles = tileCount(d.sz, d.of, L.D[d.dim]);
+    if (tiles % L.P != 0) return 0;
+    const i64 delta = (tiles / L.P - 1) * L.P * d.of;
+    return std::max<i64>(0, std::min(c, d.sz - delta));
 }
 
 i64 Evaluator::Impl::ingressExact(
@@ -1764,6 +1788,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // With a NoC that multicasts identical tiles only: the child executions' fetches were they all
             // to start afresh, and the sub-units' tiles they fetch (whose ratio is the PEs' halo overhead).
             i64 freshIn[kMaxTensors] = {}, subTiles[kMaxTensors] = {};
+            // What one child execution took off for what its PEs kept (the most of one), and whether one
+            // kept its whole tile (overlapShare, below).
+            i64 keptOne[kMaxTensors] = {};
+            bool keptWhole[kMaxTensors] = {};
             // Sub-units of a map whose tiles overlap fetch the same rows at the same frames where each one's
             // new rows reach into its neighbour's (haloFrom): what the summed counts took twice, of the
             // counts with nothing kept (twiceIn) and of those from empty buffers (twiceFresh).
@@ -1799,6 +1827,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     const bool kept = gbKept(t, r);
                     const i64 count = kept ? 0 : less(r.gbIn[t], t);
                     gather(gbIn[t], count, t, copies, kept);
+                    keptWhole[t] = keptWhole[t] || kept;
+                    if (!kept) keptOne[t] = std::max(keptOne[t], r.gbIn[t] - count);
                     if ((halos >> t & 1u) && times > 1) [[unlikely]] {
                         const i64 twice = satMul(times - 1, r.gbHalo[t]);
                         if (!kept && count == r.gbIn[t]) twiceIn[t] = satAdd(twiceIn[t], twice);
@@ -1876,9 +1906,12 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     if (also) *also = i64(static_cast<__int128>(*also) * num / den);
                     return true;
                 };
-                for (int t = 0; t < nInputs; ++t)
-                    if (share(t, gbIn[t], &freshIn[t]) && (halos >> t & 1u))
-                        twiceIn[t] = twiceFresh[t] = 0; // the union taken
+                for (int t = 0; t < nInputs; ++t) {
+                    if (!share(t, gbIn[t], &freshIn[t])) continue;
+                    if (halos >> t & 1u) twiceIn[t] = twiceFresh[t] = 0; // the union taken
+                    if (keptOne[t] > 0 && !keptWhole[t] && keptAtOneEnd(L, l, ch, moving, t, childDims))
+                        gbIn[t] = std::max<i64>(0, freshIn[t] - keptOne[t]);
+                }
                 share(o, gbOut, nullptr);
             }
             for (int t = 0; t < nInputs && halos; ++t)
@@ -2119,6 +2152,32 @@ bool Evaluator::Impl::overlapShare(
     den = satMul(measure(shareSpans), n);
     num = measure(shareNext);
     return den > 0 && num < den;
+}
+
+// FIX SHARE-KEEP: the ratio of the PEs' union to the sum of the sub-units' tiles holds for what they fetch
+// from empty buffers, not for what they kept. When the step moved the sub-units' tiles along the spread
+// dimension (a new fold, or the map wrapped around) and the PEs hold their sub-unit's whole range there, a
+// sub-unit's keep is the overlap of its range with its previous one, at one end of it (times a box on the
+// other dimensions, the same for every sub-unit): the low end after a fold, the high end after a wrap. A
+// row at the low end of sub-unit 0's range lies at the low end of every tile holding it (the tiles are
+// translates), so every holder kept it; a row further on is held by a sub-unit that did not keep it (the
+// move is at least the offset). The union keeps one sub-unit's keep, the high end likewise: it fetches its
+// fetch from empty buffers less that. The summed counts' ratio took the sub-units' keeps times the ratio,
+// less than one keep, and counted fewer than the simulator (seed 5, case 2576).
+bool Evaluator::Impl::keptAtOneEnd(
+    const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims) const
+{
+    int sj = -1;
+    for (int j = 0; j < L.n; ++j)
+        if (L.d[j].spatial && (tmask[t] >> L.d[j].dim & 1u)) sj = j;
+    if (sj < 0 || ch < 0 || !(sj == ch || (sj > ch && (moving >> sj & 1u)))) return false;
+    const int v = L.d[sj].dim;
+    i64 ext = childDims[v];
+    for (int b = l + 1; b < nLevels; ++b) {
+        const int j = lv[b].dirOf[v];
+        if (j < 0 || lv[b].d[j].sz < ext) return false;
+    }
+    return true;
 }
 
 bool Evaluator::Impl::peSpans(int l, int v, i64 ext, std::vector<Span>& out)
