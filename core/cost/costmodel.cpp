@@ -503,8 +503,9 @@ struct Evaluator::Impl
         i64 of) const;
     void exactExtent(const Level& L, int l, const State* const* s, int j, bool unique, bool eepe, int ch,
         i64& c, i64& o) const;
-    /// Of spatial map d's first fold, what a sub-unit kept from the last fold when the map wrapped around.
-    static i64 foldWrapKept(const Level& L, const Dir& d, bool unique, i64 c);
+    /// Per level and directive, set by analyze: of a spatial map's first fold, what a sub-unit kept from
+    /// the last fold when the map wrapped around (FIX FOLD-WRAP; 0 for the others).
+    i64 foldWrapKept[kMaxLevels][kMaxLevelDirectives] = {};
     template <class F> i64 aggregate(const Level& L, bool spm, bool spe, bool ee, F&& f) const
     {
         if (!spm) return f(true, false);
@@ -1208,30 +1209,13 @@ inline __attribute__((always_inline)) void Evaluator::Impl::exactExtent(
             const i64 start = (tileCount(d.sz, d.of, L.D[v]) - 1) * d.of;
             o = std::max<i64>(0, std::min(c, std::min(start + d.sz, L.D[v])) - start);
         } else if (j > ch)
-            o = foldWrapKept(L, d, unique, c);
+            o = unique ? 0 : std::min(c, foldWrapKept[l][j]);
         else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
             // Each sub-unit's new rows are the tail of its tile, its neighbour's the same tail moved by
             // the offset: what a non-first one adds to their union is its part beyond its neighbour's
             // tile (c), whatever it kept of its own previous tile.
             o = unique ? 0 : std::min(c, std::max<i64>(0, d.sz - L.P * d.of));
     }
-}
-
-// FIX FOLD-WRAP: a spatial map over several sub-units that wrapped around (an outer loop advanced) moves
-// each sub-unit from its tile of the last fold back to its first, by delta = (folds - 1) * P * offset: it
-// keeps max(0, size - delta) rows of it, whatever the last tile's clipping (the first tile ends before).
-// Every sub-unit keeps that when the last fold is full (one idle there holds nothing afterwards: then none
-// is credited). In the union of what they fetch, a row is kept when every sub-unit holding it kept it:
-// those within delta of the last sub-unit's tile's start fail, the others are the last size - delta rows
-// of its tile, as many as the first sub-unit keeps: its keep and the others' whole parts beyond their
-// neighbours' tiles count the union exactly.
-i64 Evaluator::Impl::foldWrapKept(const Level& L, const Dir& d, bool unique, i64 c)
-{
-    if (unique || L.nSpatial != 1) return 0;
-    const i64 tiles = tileCount(d.sz, d.of, L.D[d.dim]);
-    if (tiles % L.P != 0) return 0;
-    const i64 delta = (tiles / L.P - 1) * L.P * d.of;
-    return std::max<i64>(0, std::min(c, d.sz - delta));
 }
 
 i64 Evaluator::Impl::ingressExact(
@@ -1513,6 +1497,18 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             const Dir& d = L.d[k];
             const i64 tiles = tileCount(d.sz, d.of, L.D[d.dim]);
             if ((d.spatial ? ceilDiv(tiles, L.P) : tiles) > 1) moving |= 1u << k;
+            // FIX FOLD-WRAP: a spatial map over several sub-units that wrapped around (an outer loop
+            // advanced) moves each sub-unit from its tile of the last fold back to its first, by delta =
+            // (folds - 1) * P * offset: it keeps max(0, size - delta) rows of it, whatever the last tile's
+            // clipping (the first tile ends before). Every sub-unit keeps that when the last fold is full
+            // (one idle there holds nothing afterwards: then none is credited). In the union of what they
+            // fetch a row stays out when every sub-unit holding it kept it: those within delta of the last
+            // sub-unit's tile's start fail, the others are the last size - delta rows of its tile, as many
+            // as the first sub-unit keeps (exactExtent): its keep and the others' whole parts beyond their
+            // neighbours' tiles count the union exactly.
+            foldWrapKept[l][k] = d.spatial && L.P > 1 && L.nSpatial == 1 && tiles % L.P == 0
+                ? std::max<i64>(0, d.sz - (tiles / L.P - 1) * L.P * d.of)
+                : 0;
         }
     for (int t = 0; t < nt && corrected; ++t) {
         res.gbConst[t] = true;
