@@ -260,6 +260,10 @@ struct Evaluator::Impl
     /// spreads over its sub-units with overlap (offset below size) while level l + 1 steps through that
     /// dimension in time: the sub-units' child executions fetch overlapping rows at the same frames.
     std::uint32_t haloFrom[kMaxLevels] = {};
+    /// Per level l: the level whose haloFrom bits (haloBits[l]) it measures its fetch's halo for, -1 for
+    /// none: its parent, or (FIX HALO-DEEP) a level above through parents holding that dimension whole.
+    int haloSrc[kMaxLevels];
+    std::uint32_t haloBits[kMaxLevels] = {};
     Level lv[kMaxLevels];
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
@@ -963,6 +967,30 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         for (int t = 0; t < nInputs; ++t)
             if (tmask[t] >> d.dim & 1u) haloFrom[l] |= 1u << t;
     }
+    // FIX HALO-DEEP: a level below the map that holds its dimension in a single tile (a temporal map over
+    // its whole extent), with no halo of its own, runs its sub-units' child executions at the same frames
+    // in every sub-unit of the map: the halo is its child's, which measures it against the map's offset and
+    // hands it up (seed 2 case 6638, seed 6 case 1742: rows fetched two levels below the map).
+    for (int l = 0; l < nLevels; ++l) {
+        haloSrc[l] = -1;
+        haloBits[l] = 0;
+        if (l == 0) continue;
+        if (haloFrom[l - 1]) {
+            haloSrc[l] = l - 1;
+            haloBits[l] = haloFrom[l - 1];
+            continue;
+        }
+        const int a = haloSrc[l - 1];
+        if (a < 0) continue;
+        const Level& M = lv[l - 1];
+        const int v = lv[a].d[lv[a].sp].dim;
+        const int j = M.dirOf[v], jc = lv[l].dirOf[v];
+        if (j < 0 || M.d[j].spatial || M.d[j].sz < M.D[v] || M.overlappingSpatial || jc < 0
+            || lv[l].d[jc].spatial)
+            continue;
+        haloSrc[l] = a;
+        haloBits[l] = haloBits[l - 1];
+    }
     return true;
 }
 
@@ -1530,7 +1558,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     i64 in[kMaxTensors] = {};
     i64 inL1[kMaxTensors] = {};
     i64 halo[kMaxTensors]; // of in[t], what the parent's neighbouring sub-unit fetches too (haloHere's bits)
-    const std::uint32_t haloHere = l > 0 ? haloFrom[l - 1] : 0;
+    const std::uint32_t haloHere = haloBits[l];
     const i64 H = acc.nocLatency;
     const i64 BW = acc.nocBandwidth;
     auto delay = [&](i64 elems) { return H + ceilDiv(elems, BW) - 1; };
@@ -1614,7 +1642,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
                         [&](bool first, bool eepe) { return exact(!first, eepe); });
                     if (haloHere >> t & 1u) {
-                        const Dir& pd = lv[l - 1].d[lv[l - 1].sp];
+                        const Dir& pd = lv[haloSrc[l]].d[lv[haloSrc[l]].sp];
                         halo[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee, [&](bool first, bool eepe) {
                             return haloExact(L, l, s, t, !first, eepe, ch, pd.dim, pd.of);
                         });
@@ -1788,6 +1816,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // kept its whole tile (overlapShare, below).
             i64 keptOne[kMaxTensors] = {};
             bool keptWhole[kMaxTensors] = {};
+            // FIX HALO-DEEP: the child executions' halos (haloHere), handed up where their counts stand.
+            i64 childHalo[kMaxTensors] = {};
+            bool childHaloOk[kMaxTensors];
+            std::fill(childHaloOk, childHaloOk + nInputs, true);
             // Sub-units of a map whose tiles overlap fetch the same rows at the same frames where each one's
             // new rows reach into its neighbour's (haloFrom): what the summed counts took twice, of the
             // counts with nothing kept (twiceIn) and of those from empty buffers (twiceFresh).
@@ -1824,6 +1856,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     const i64 count = kept ? 0 : less(r.gbIn[t], t);
                     gather(gbIn[t], count, t, copies, kept);
                     keptWhole[t] = keptWhole[t] || kept;
+                    if (haloHere >> t & 1u) [[unlikely]] {
+                        if (kept || count != r.gbIn[t]) childHaloOk[t] = false;
+                        gather(childHalo[t], r.gbHalo[t], t, copies, false);
+                    }
                     if (!kept) keptOne[t] = std::max(keptOne[t], r.gbIn[t] - count);
                     if ((halos >> t & 1u) && times > 1) [[unlikely]] {
                         const i64 twice = satMul(times - 1, r.gbHalo[t]);
@@ -1954,6 +1990,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 } else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Tiles
                     && subTiles[t] > 0)
                     g = i64(static_cast<__int128>(in[t]) * freshIn[t] / subTiles[t]);
+                else if ((haloHere >> t & 1u) && childHaloOk[t]
+                    && (uniformChildren || L.nCoupledSpatial[t] > 0)) [[unlikely]]
+                    addMul(res.gbHalo[t], occ, childHalo[t], ovf);
                 addMul(res.gbIn[t], occ, g, ovf);
             }
             addMul(res.gbOut, occ, peLevel && childConst[o] ? (tileMoves(o) ? outReduced() : 0) : gbOut, ovf);

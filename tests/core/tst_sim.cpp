@@ -539,6 +539,27 @@ private slots:
                " SpatialMap(1,1) Y; TemporalMap(3,3) R; TemporalMap(1,1) X; TemporalMap(3,3) S; Cluster(3,P);"
                " SpatialMap(1,1) X; TemporalMap(2,2) C; TemporalMap(3,3) R; TemporalMap(3,3) S;"
             << 19 << "98 18 24" << false;
+        // Seed 6, case 1742 (FIX HALO-DEEP). Two busy clusters of input rows 0-3 and 2-5 (2 outputs at
+        // offset 2) hold them whole through a level stepping the channels, whose busy sub-cluster's PE
+        // steps X by 1 output (3 rows at offset 1) two levels below the map. Per channel: rows 0-2 and 2-4,
+        // row 2 sent once (5), then rows 3 and 5 (2): 14. W: 3 taps per channel, 6; 8 output updates (each
+        // PE returns an output's partial sums at each channel). Before: 16 (the clusters' counts added up,
+        // row 2 twice per channel: the halo rule took a halo fetched one level below the map only).
+        QTest::newRow("halo between clusters two levels down")
+            << conv1d.arg(1).arg(2).arg(4).arg(3)
+            << "SpatialMap(2,2) X; TemporalMap(3,3) S; TemporalMap(2,2) C; TemporalMap(1,1) K; Cluster(3,P);"
+               " TemporalMap(3,3) S; TemporalMap(1,1) C; SpatialMap(1,1) K; Cluster(2,P); TemporalMap(1,1) X;"
+               " SpatialMap(1,1) K; TemporalMap(3,3) S;"
+            << 31 << "14 6 8" << false;
+        // Seed 2, case 6638 of the wide export, the same over 4 clusters (input rows 0-3, 2-5, 4-7, 6-9), a
+        // channel per sub-cluster and a K per PE: per channel rows 0-2, 2-4, 4-6, 6-8 (9), then 3, 5, 7, 9
+        // (4): 26. W: 12 once; 16 outputs. Before: 32.
+        QTest::newRow("halo between four clusters two levels down")
+            << conv1d.arg(2).arg(2).arg(8).arg(3)
+            << "TemporalMap(3,3) S; TemporalMap(2,2) K; SpatialMap(2,2) X; Cluster(3,P); TemporalMap(3,3) S;"
+               " SpatialMap(1,1) C; TemporalMap(2,2) X; Cluster(3,P); SpatialMap(1,1) K; TemporalMap(1,1) C;"
+               " TemporalMap(1,1) X; TemporalMap(3,3) S;"
+            << 45 << "26 12 16" << false;
     }
     void tablesRulesByHand()
     {
