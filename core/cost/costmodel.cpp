@@ -1817,9 +1817,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             i64 keptOne[kMaxTensors] = {};
             bool keptWhole[kMaxTensors] = {};
             // FIX HALO-DEEP: the child executions' halos (haloHere), handed up where their counts stand.
-            i64 childHalo[kMaxTensors] = {};
-            bool childHaloOk[kMaxTensors];
-            std::fill(childHaloOk, childHaloOk + nInputs, true);
+            i64 childHalo[kMaxTensors];
+            std::uint32_t childHaloLost = 0; // tensors whose child counts a keep changed
+            if (haloHere) std::fill(childHalo, childHalo + nInputs, 0);
             // Sub-units of a map whose tiles overlap fetch the same rows at the same frames where each one's
             // new rows reach into its neighbour's (haloFrom): what the summed counts took twice, of the
             // counts with nothing kept (twiceIn) and of those from empty buffers (twiceFresh).
@@ -1857,8 +1857,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     gather(gbIn[t], count, t, copies, kept);
                     keptWhole[t] = keptWhole[t] || kept;
                     if (haloHere >> t & 1u) [[unlikely]] {
-                        if (kept || count != r.gbIn[t]) childHaloOk[t] = false;
-                        gather(childHalo[t], r.gbHalo[t], t, copies, false);
+                        if (kept || count != r.gbIn[t]) childHaloLost |= 1u << t;
+                        childHalo[t] = L.nCoupledSpatial[t] > 0
+                            ? satAdd(childHalo[t], satMul(times, r.gbHalo[t]))
+                            : std::max(childHalo[t], r.gbHalo[t]);
                     }
                     if (!kept) keptOne[t] = std::max(keptOne[t], r.gbIn[t] - count);
                     if ((halos >> t & 1u) && times > 1) [[unlikely]] {
@@ -1990,7 +1992,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 } else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Tiles
                     && subTiles[t] > 0)
                     g = i64(static_cast<__int128>(in[t]) * freshIn[t] / subTiles[t]);
-                else if ((haloHere >> t & 1u) && childHaloOk[t]
+                else if ((haloHere >> t & ~childHaloLost & 1u)
                     && (uniformChildren || L.nCoupledSpatial[t] > 0)) [[unlikely]]
                     addMul(res.gbHalo[t], occ, childHalo[t], ovf);
                 addMul(res.gbIn[t], occ, g, ovf);
