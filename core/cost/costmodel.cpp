@@ -260,6 +260,10 @@ struct Evaluator::Impl
     /// spreads over its sub-units with overlap (offset below size) while level l + 1 steps through that
     /// dimension in time: the sub-units' child executions fetch overlapping rows at the same frames.
     std::uint32_t haloFrom[kMaxLevels] = {};
+    /// Per level l: the level whose haloFrom bits (haloBits[l]) it measures its fetch's halo for, -1 for
+    /// none: its parent, or (FIX HALO-DEEP) a level above through parents holding that dimension whole.
+    int haloSrc[kMaxLevels];
+    std::uint32_t haloBits[kMaxLevels] = {};
     Level lv[kMaxLevels];
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
@@ -503,6 +507,9 @@ struct Evaluator::Impl
         i64 of) const;
     void exactExtent(const Level& L, int l, const State* const* s, int j, bool unique, bool eepe, int ch,
         i64& c, i64& o) const;
+    /// Per level and directive, set by analyze: of a spatial map's first fold, what a sub-unit kept from
+    /// the last fold when the map wrapped around (FIX FOLD-WRAP; 0 for the others).
+    i64 foldWrapKept[kMaxLevels][kMaxLevelDirectives] = {};
     template <class F> i64 aggregate(const Level& L, bool spm, bool spe, bool ee, F&& f) const
     {
         if (!spm) return f(true, false);
@@ -533,6 +540,9 @@ struct Evaluator::Impl
     /// The ranges on dimension v of the PEs of one sub-unit of level l over `ext` rows, one slot per PE
     /// (empty for a PE without a tile), in `out`; false when a level below steps through the rows.
     bool peSpans(int l, int v, i64 ext, std::vector<Span>& out);
+    /// Whether the step moved the tiles of t along the dimension l spreads, whose whole range of each
+    /// sub-unit the PEs below hold: then a sub-unit's keep lies at one end of its range.
+    bool keptAtOneEnd(const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims) const;
     std::vector<Span> shareSpans, shareNext, shiftPrev, shiftCur;
     std::vector<std::pair<Span, Span>> shiftPairs;
     /// What the PEs of one child execution (level l + 1, the innermost, over `childDims`) still hold of
@@ -958,6 +968,30 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         for (int t = 0; t < nInputs; ++t)
             if (tmask[t] >> d.dim & 1u) haloFrom[l] |= 1u << t;
     }
+    // FIX HALO-DEEP: a level below the map that holds its dimension in a single tile (a temporal map over
+    // its whole extent), with no halo of its own, runs its sub-units' child executions at the same frames
+    // in every sub-unit of the map: the halo is its child's, which measures it against the map's offset and
+    // hands it up (seed 2 case 6638, seed 6 case 1742: rows fetched two levels below the map).
+    for (int l = 0; l < nLevels; ++l) {
+        haloSrc[l] = -1;
+        haloBits[l] = 0;
+        if (l == 0) continue;
+        if (haloFrom[l - 1]) {
+            haloSrc[l] = l - 1;
+            haloBits[l] = haloFrom[l - 1];
+            continue;
+        }
+        const int a = haloSrc[l - 1];
+        if (a < 0) continue;
+        const Level& M = lv[l - 1];
+        const int v = lv[a].d[lv[a].sp].dim;
+        const int j = M.dirOf[v], jc = lv[l].dirOf[v];
+        if (j < 0 || M.d[j].spatial || M.d[j].sz < M.D[v] || M.overlappingSpatial || jc < 0
+            || lv[l].d[jc].spatial)
+            continue;
+        haloSrc[l] = a;
+        haloBits[l] = haloBits[l - 1];
+    }
     return true;
 }
 
@@ -1203,7 +1237,9 @@ inline __attribute__((always_inline)) void Evaluator::Impl::exactExtent(
             // which overlaps its first one as a temporal map's does.
             const i64 start = (tileCount(d.sz, d.of, L.D[v]) - 1) * d.of;
             o = std::max<i64>(0, std::min(c, std::min(start + d.sz, L.D[v])) - start);
-        } else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
+        } else if (j > ch)
+            o = unique ? 0 : std::min(c, foldWrapKept[l][j]);
+        else if (j == ch) // a new fold: the same sub-unit's tiles overlap when P * offset < size
             // Each sub-unit's new rows are the tail of its tile, its neighbour's the same tail moved by
             // the offset: what a non-first one adds to their union is its part beyond its neighbour's
             // tile (c), whatever it kept of its own previous tile.
@@ -1490,6 +1526,18 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             const Dir& d = L.d[k];
             const i64 tiles = tileCount(d.sz, d.of, L.D[d.dim]);
             if ((d.spatial ? ceilDiv(tiles, L.P) : tiles) > 1) moving |= 1u << k;
+            // FIX FOLD-WRAP: a spatial map over several sub-units that wrapped around (an outer loop
+            // advanced) moves each sub-unit from its tile of the last fold back to its first, by delta =
+            // (folds - 1) * P * offset: it keeps max(0, size - delta) rows of it, whatever the last tile's
+            // clipping (the first tile ends before). Every sub-unit keeps that when the last fold is full
+            // (one idle there holds nothing afterwards: then none is credited). In the union of what they
+            // fetch a row stays out when every sub-unit holding it kept it: those within delta of the last
+            // sub-unit's tile's start fail, the others are the last size - delta rows of its tile, as many
+            // as the first sub-unit keeps (exactExtent): its keep and the others' whole parts beyond their
+            // neighbours' tiles count the union exactly.
+            foldWrapKept[l][k] = d.spatial && L.P > 1 && L.nSpatial == 1 && tiles % L.P == 0
+                ? std::max<i64>(0, d.sz - (tiles / L.P - 1) * L.P * d.of)
+                : 0;
         }
     for (int t = 0; t < nt && corrected; ++t) {
         res.gbConst[t] = true;
@@ -1511,7 +1559,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     i64 in[kMaxTensors] = {};
     i64 inL1[kMaxTensors] = {};
     i64 halo[kMaxTensors]; // of in[t], what the parent's neighbouring sub-unit fetches too (haloHere's bits)
-    const std::uint32_t haloHere = l > 0 ? haloFrom[l - 1] : 0;
+    const std::uint32_t haloHere = haloBits[l];
     const i64 H = acc.nocLatency;
     const i64 BW = acc.nocBandwidth;
     auto delay = [&](i64 elems) { return H + ceilDiv(elems, BW) - 1; };
@@ -1595,7 +1643,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     in[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
                         [&](bool first, bool eepe) { return exact(!first, eepe); });
                     if (haloHere >> t & 1u) {
-                        const Dir& pd = lv[l - 1].d[lv[l - 1].sp];
+                        const Dir& pd = lv[haloSrc[l]].d[lv[haloSrc[l]].sp];
                         halo[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee, [&](bool first, bool eepe) {
                             return haloExact(L, l, s, t, !first, eepe, ch, pd.dim, pd.of);
                         });
@@ -1765,6 +1813,14 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // With a NoC that multicasts identical tiles only: the child executions' fetches were they all
             // to start afresh, and the sub-units' tiles they fetch (whose ratio is the PEs' halo overhead).
             i64 freshIn[kMaxTensors] = {}, subTiles[kMaxTensors] = {};
+            // What one child execution took off for what its PEs kept (the most of one), and whether one
+            // kept its whole tile (overlapShare, below).
+            i64 keptOne[kMaxTensors] = {};
+            bool keptWhole[kMaxTensors] = {};
+            // FIX HALO-DEEP: the child executions' halos (haloHere), handed up where their counts stand.
+            i64 childHalo[kMaxTensors];
+            std::uint32_t childHaloLost = 0; // tensors whose child counts a keep changed
+            if (haloHere) std::fill(childHalo, childHalo + nInputs, 0);
             // Sub-units of a map whose tiles overlap fetch the same rows at the same frames where each one's
             // new rows reach into its neighbour's (haloFrom): what the summed counts took twice, of the
             // counts with nothing kept (twiceIn) and of those from empty buffers (twiceFresh).
@@ -1800,6 +1856,14 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     const bool kept = gbKept(t, r);
                     const i64 count = kept ? 0 : less(r.gbIn[t], t);
                     gather(gbIn[t], count, t, copies, kept);
+                    keptWhole[t] = keptWhole[t] || kept;
+                    if (haloHere >> t & 1u) [[unlikely]] {
+                        if (kept || count != r.gbIn[t]) childHaloLost |= 1u << t;
+                        childHalo[t] = L.nCoupledSpatial[t] > 0
+                            ? satAdd(childHalo[t], satMul(times, r.gbHalo[t]))
+                            : std::max(childHalo[t], r.gbHalo[t]);
+                    }
+                    if (!kept) keptOne[t] = std::max(keptOne[t], r.gbIn[t] - count);
                     if ((halos >> t & 1u) && times > 1) [[unlikely]] {
                         const i64 twice = satMul(times - 1, r.gbHalo[t]);
                         if (!kept && count == r.gbIn[t]) twiceIn[t] = satAdd(twiceIn[t], twice);
@@ -1877,9 +1941,12 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     if (also) *also = i64(static_cast<__int128>(*also) * num / den);
                     return true;
                 };
-                for (int t = 0; t < nInputs; ++t)
-                    if (share(t, gbIn[t], &freshIn[t]) && (halos >> t & 1u))
-                        twiceIn[t] = twiceFresh[t] = 0; // the union taken
+                for (int t = 0; t < nInputs; ++t) {
+                    if (!share(t, gbIn[t], &freshIn[t])) continue;
+                    if (halos >> t & 1u) twiceIn[t] = twiceFresh[t] = 0; // the union taken
+                    if (keptOne[t] > 0 && !keptWhole[t] && keptAtOneEnd(L, l, ch, moving, t, childDims))
+                        gbIn[t] = std::max<i64>(0, freshIn[t] - keptOne[t]);
+                }
                 share(o, gbOut, nullptr);
             }
             for (int t = 0; t < nInputs && halos; ++t)
@@ -1926,6 +1993,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 } else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Tiles
                     && subTiles[t] > 0)
                     g = i64(static_cast<__int128>(in[t]) * freshIn[t] / subTiles[t]);
+                else if ((haloHere >> t & ~childHaloLost & 1u)
+                    && (uniformChildren || L.nCoupledSpatial[t] > 0)) [[unlikely]]
+                    addMul(res.gbHalo[t], occ, childHalo[t], ovf);
                 addMul(res.gbIn[t], occ, g, ovf);
             }
             addMul(res.gbOut, occ, peLevel && childConst[o] ? (tileMoves(o) ? outReduced() : 0) : gbOut, ovf);
@@ -2120,6 +2190,32 @@ bool Evaluator::Impl::overlapShare(
     den = satMul(measure(shareSpans), n);
     num = measure(shareNext);
     return den > 0 && num < den;
+}
+
+// FIX SHARE-KEEP: the ratio of the PEs' union to the sum of the sub-units' tiles holds for what they fetch
+// from empty buffers, not for what they kept. When the step moved the sub-units' tiles along the spread
+// dimension (a new fold, or the map wrapped around) and the PEs hold their sub-unit's whole range there, a
+// sub-unit's keep is the overlap of its range with its previous one, at one end of it (times a box on the
+// other dimensions, the same for every sub-unit): the low end after a fold, the high end after a wrap. A
+// row at the low end of sub-unit 0's range lies at the low end of every tile holding it (the tiles are
+// translates), so every holder kept it; a row further on is held by a sub-unit that did not keep it (the
+// move is at least the offset). The union keeps one sub-unit's keep, the high end likewise: it fetches its
+// fetch from empty buffers less that. The summed counts' ratio took the sub-units' keeps times the ratio,
+// less than one keep, and counted fewer than the simulator (seed 5, case 2576).
+bool Evaluator::Impl::keptAtOneEnd(
+    const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims) const
+{
+    int sj = -1;
+    for (int j = 0; j < L.n; ++j)
+        if (L.d[j].spatial && (tmask[t] >> L.d[j].dim & 1u)) sj = j;
+    if (sj < 0 || ch < 0 || !(sj == ch || (sj > ch && (moving >> sj & 1u)))) return false;
+    const int v = L.d[sj].dim;
+    i64 ext = childDims[v];
+    for (int b = l + 1; b < nLevels; ++b) {
+        const int j = lv[b].dirOf[v];
+        if (j < 0 || lv[b].d[j].sz < ext) return false;
+    }
+    return true;
 }
 
 bool Evaluator::Impl::peSpans(int l, int v, i64 ext, std::vector<Span>& out)

@@ -534,6 +534,71 @@ private slots:
                "TemporalMap(3,3) R;"
                " Cluster(3,P); SpatialMap(1,1) X; TemporalMap(1,1) C; TemporalMap(3,3) S;"
             << 15 << "291 27 60" << false;
+        // Seed 4, case 5454. Two PEs, one level: Y in 4 steps (3 input rows at offset 1), X spread over
+        // the PEs in 2 folds inside (3 input columns at offset 1), both channels. y0: columns 0-3, 4 x 3 x 2
+        // = 24; the fold: PE 0 takes columns 3, 4, PE 1 4, 5: 3 x 3 x 2 = 18. Each later y wraps X around:
+        // PE 0 held rows y-1..y+1 x columns 2-4 and keeps rows y, y+1 of column 2, PE 1 of column 3; column 2
+        // is PE 1's to take anyway, so rows y, y+1 of column 3 stay out of the union: 24 - 4 = 20, then 18:
+        // 24 + 18 + 3 x 38 = 156 (L1 writes: 36 + 24 + 3 x (28 + 24) = 216). W: 18 once; 32 outputs.
+        // Before: 168 and 240 (a wrap of a map over several sub-units kept nothing).
+        QTest::newRow("spatial fold wrapped")
+            << "operator dw(C = 2, Y = 4, X = 4, R = 3, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
+               "y++)"
+               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << "TemporalMap(3,3) R; TemporalMap(2,2) C; TemporalMap(1,1) Y; SpatialMap(1,1) X; "
+               "TemporalMap(3,3) S;"
+            << 2 << "156 18 32" << false;
+        // Seed 4, case 7780. Two clusters of 4 PEs over X (3 input columns at offset 1) in 2 folds, K in 2
+        // steps outside; in each cluster 2 PEs of input rows 0-2 and 2-4. k0: columns 0-3 x 5 rows, 20; the
+        // fold: columns 3-5, 15; k1 wraps X around: cluster 0 held columns 2-4 and keeps column 2, cluster 1
+        // held 3-5 and keeps 3, which alone no one takes: columns 0-2, 15; then 15: 65. W: 6 a K, 12; 32
+        // outputs. Before: 70.
+        QTest::newRow("spatial fold of clusters wrapped")
+            << conv2d.arg(2).arg(1).arg(4).arg(4).arg(2).arg(3)
+            << "TemporalMap(3,3) S; TemporalMap(1,1) K; TemporalMap(1,1) C; TemporalMap(2,2) R; "
+               "SpatialMap(1,1) X;"
+               " Cluster(4,P); TemporalMap(1,1) C; SpatialMap(2,2) Y; TemporalMap(3,3) S; TemporalMap(2,2) R;"
+            << 8 << "65 12 32" << false;
+        // Seed 5, case 2576 (FIX SHARE-KEEP). Two clusters over Y (3 input rows at offset 1) in 2 folds, X
+        // in a step of 2 outputs and one of 1 outside; a PE per cluster holds its cluster's rows, both
+        // channels, and steps X inside (3 columns at offset 1). X0, fold 0: rows 0-3 x columns 0-2 x 2 =
+        // 24, then column 3, 8. Fold 1: cluster 0 takes rows 2-4 of columns 0-2 and held rows 0-2 of
+        // columns 1-3, cluster 1 rows 3-5, held 1-3: rows 2-5 (24) less row 2 of columns 1-2, which only
+        // cluster 0 holds and kept (4): 20 (the clusters' counts, 20 each, times the union's 4 rows over
+        // their 6: 26), then 8. X1 (columns 2-4), fold 0 (the map wrapped): rows 0-3 (24) less row 3 of
+        // columns 2-3, kept by cluster 1 alone (4): 20; fold 1: rows 2-5 (24) less row 2, kept (6): 18. 98.
+        // W: 18 once; 24 outputs. Before: 100.
+        QTest::newRow("fold of clusters after their PEs kept")
+            << "operator dw(C = 2, Y = 4, X = 3, R = 3, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
+               "y++)"
+               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << "TemporalMap(3,3) R; TemporalMap(3,3) S; TemporalMap(2,2) X; SpatialMap(1,1) Y; Cluster(3,P);"
+               " SpatialMap(1,1) Y; TemporalMap(3,3) R; TemporalMap(1,1) X; TemporalMap(3,3) S; Cluster(3,P);"
+               " SpatialMap(1,1) X; TemporalMap(2,2) C; TemporalMap(3,3) R; TemporalMap(3,3) S;"
+            << 19 << "98 18 24" << false;
+        // Seed 6, case 1742 (FIX HALO-DEEP). Two busy clusters of input rows 0-3 and 2-5 (2 outputs at
+        // offset 2) hold them whole through a level stepping the channels, whose busy sub-cluster's PE
+        // steps X by 1 output (3 rows at offset 1) two levels below the map. Per channel: rows 0-2 and 2-4,
+        // row 2 sent once (5), then rows 3 and 5 (2): 14. W: 3 taps per channel, 6; 8 output updates (each
+        // PE returns an output's partial sums at each channel). Before: 16 (the clusters' counts added up,
+        // row 2 twice per channel: the halo rule took a halo fetched one level below the map only).
+        QTest::newRow("halo between clusters two levels down")
+            << conv1d.arg(1).arg(2).arg(4).arg(3)
+            << "SpatialMap(2,2) X; TemporalMap(3,3) S; TemporalMap(2,2) C; TemporalMap(1,1) K; Cluster(3,P);"
+               " TemporalMap(3,3) S; TemporalMap(1,1) C; SpatialMap(1,1) K; Cluster(2,P); TemporalMap(1,1) X;"
+               " SpatialMap(1,1) K; TemporalMap(3,3) S;"
+            << 31 << "14 6 8" << false;
+        // Seed 2, case 6638 of the wide export, the same over 4 clusters (input rows 0-3, 2-5, 4-7, 6-9), a
+        // channel per sub-cluster and a K per PE: per channel rows 0-2, 2-4, 4-6, 6-8 (9), then 3, 5, 7, 9
+        // (4): 26. W: 12 once; 16 outputs. Before: 32.
+        QTest::newRow("halo between four clusters two levels down")
+            << conv1d.arg(2).arg(2).arg(8).arg(3)
+            << "TemporalMap(3,3) S; TemporalMap(2,2) K; SpatialMap(2,2) X; Cluster(3,P); TemporalMap(3,3) S;"
+               " SpatialMap(1,1) C; TemporalMap(2,2) X; Cluster(3,P); SpatialMap(1,1) K; TemporalMap(1,1) C;"
+               " TemporalMap(1,1) X; TemporalMap(3,3) S;"
+            << 45 << "26 12 16" << false;
     }
     void tablesRulesByHand()
     {
