@@ -16,6 +16,10 @@ using namespace clitest;
 
 namespace {
 
+// Why the tests against Timeloop itself skip: it is an outside oracle, never a dependency.
+constexpr char kNoTimeloop[]
+    = "TIMELOOP_HOME is not set (a Timeloop build: ../shared/guides/timeloop-oracle.md)";
+
 // Lines that start at column 0 and are not comments: the top-level keys.
 QStringList topLevelKeys(const QString& text)
 {
@@ -109,8 +113,7 @@ private slots:
     void agreesWithTimeloop()
     {
         const QString home = qEnvironmentVariable("TIMELOOP_HOME");
-        if (home.isEmpty())
-            QSKIP("TIMELOOP_HOME is not set (a Timeloop build: ../shared/guides/timeloop-oracle.md)");
+        if (home.isEmpty()) QSKIP(kNoTimeloop);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString out = dir.filePath("tl");
@@ -217,8 +220,7 @@ private slots:
         QFETCH(QString, dataflow);
         QFETCH(qint64, timeloopInputReads);
         const QString home = qEnvironmentVariable("TIMELOOP_HOME");
-        if (home.isEmpty())
-            QSKIP("TIMELOOP_HOME is not set (a Timeloop build: ../shared/guides/timeloop-oracle.md)");
+        if (home.isEmpty()) QSKIP(kNoTimeloop);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString m = dir.filePath("forms.m"), hw = dir.filePath("hw.json");
@@ -263,8 +265,7 @@ private slots:
     void randomExportsAgreeWithTimeloop()
     {
         const QString home = qEnvironmentVariable("TIMELOOP_HOME");
-        if (home.isEmpty())
-            QSKIP("TIMELOOP_HOME is not set (a Timeloop build: ../shared/guides/timeloop-oracle.md)");
+        if (home.isEmpty()) QSKIP(kNoTimeloop);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString out = dir.filePath("tl");
