@@ -44,6 +44,9 @@
 //                  its output rows but computes every output its rows give the taps it holds.
 //   FIX TAP-IDLE   a sub-unit of a cluster level spreading taps whose taps complete no output of its rows
 //                  runs no child execution (no L1 writes under it).
+//   FIX TILE-SHIFT with a NoC that multicasts identical tiles, PEs under a moving cluster tile that also
+//                  spread another of the tensor's dimensions fetch their own new part along the move, one
+//                  send per distinct range there (not the cluster's new part times its PEs' halo ratio).
 
 namespace marvel::cost {
 
@@ -543,7 +546,7 @@ struct Evaluator::Impl
     /// Whether the step moved the tiles of t along the dimension l spreads, whose whole range of each
     /// sub-unit the PEs below hold: then a sub-unit's keep lies at one end of its range.
     bool keptAtOneEnd(const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims) const;
-    std::vector<Span> shareSpans, shareNext, shiftPrev, shiftCur;
+    std::vector<Span> shareSpans, shareNext, shiftPrev, shiftCur, shiftOther;
     std::vector<std::pair<Span, Span>> shiftPairs;
     /// What the PEs of one child execution (level l + 1, the innermost, over `childDims`) still hold of
     /// tensor t from the previous step's execution, which the child's count fetches (inputs) or returns
@@ -2318,17 +2321,26 @@ bool Evaluator::Impl::peShiftFetch(
         if (a.spatial || d.sz > d.of) return false; // the sub-units' tiles are not apart on one dimension
         apart = true;
     }
-    // Below, the PEs hold their sub-unit's whole tile on t's other dimensions, or (with a NoC that
-    // multicasts elements) spread them: the PEs' new parts along v are then the same over each of their
-    // ranges there. To count every copy, no PEs but those spread along v.
+    // Below, the PEs hold their sub-unit's whole tile on t's other dimensions, or spread them: the PEs'
+    // new parts along v are then the same over each of their ranges there (with a NoC that multicasts
+    // identical tiles, one send per distinct range: FIX TILE-SHIFT). To count every copy, no PEs but those
+    // spread along v.
     const bool copies = acc.multicast == arch::Multicast::None;
-    for (int b = l + 1; b < nLevels; ++b)
+    std::uint32_t spreadOther = 0;
+    for (int b = l + 1; b < nLevels; ++b) {
+        int onT = 0;
         for (int j = 0; j < lv[b].n; ++j) {
             const Dir& d = lv[b].d[j];
-            if (!d.spatial || d.dim == v) continue;
-            if (copies || ((tmask[t] >> d.dim & 1u) && acc.multicast != arch::Multicast::Elements))
-                return false;
+            if (!d.spatial) continue;
+            if (tmask[t] >> d.dim & 1u) ++onT;
+            if (d.dim == v) continue;
+            if (copies) return false;
+            if ((tmask[t] >> d.dim & 1u) && acc.multicast != arch::Multicast::Elements)
+                spreadOther |= 1u << d.dim;
         }
+        // Two maps of t's dimensions in one level move in lock-step: their ranges are not a product.
+        if (onT > 1 && acc.multicast != arch::Multicast::Elements) return false;
+    }
     const i64 groups = a.spatial ? n : 1; // sub-units apart on v (the others hold the same tiles of t)
     if (!peSpans(l, v, prevExt, shiftPrev) || !peSpans(l, v, childDims[v], shiftCur)
         || shiftPrev.size() != shiftCur.size())
@@ -2372,8 +2384,27 @@ bool Evaluator::Impl::peShiftFetch(
         }
     }
     i64 rest = 1;
-    for (int k = 0; k < tcount[t]; ++k)
-        if (tdims[t][k] != v && !(held >> tdims[t][k] & 1u)) rest = satMul(rest, childDims[tdims[t][k]]);
+    for (int k = 0; k < tcount[t]; ++k) {
+        const int u = tdims[t][k];
+        if (u == v || (held >> u & 1u)) continue;
+        if (!(spreadOther >> u & 1u)) {
+            rest = satMul(rest, childDims[u]);
+            continue;
+        }
+        // FIX TILE-SHIFT: PEs of different ranges on u receive different tiles, each its own send of its
+        // new part along v; PEs of one range (and one part along v) share it: the distinct ranges' rows.
+        if (!peSpans(l, u, childDims[u], shiftOther)) return false;
+        std::sort(shiftOther.begin(), shiftOther.end(), [](const Span& x, const Span& y) {
+            return x.begin != y.begin ? x.begin < y.begin : x.end < y.end;
+        });
+        i64 rows = 0;
+        for (size_t i = 0; i < shiftOther.size(); ++i)
+            if (shiftOther[i].size() > 0
+                && (i == 0 || shiftOther[i].begin != shiftOther[i - 1].begin
+                    || shiftOther[i].end != shiftOther[i - 1].end))
+                rows = satAdd(rows, shiftOther[i].size());
+        rest = satMul(rest, rows);
+    }
     // Without multicast the sub-units holding the same tiles of t each take their own.
     fetched = satMul(satMul(along, rest), (copies && !a.spatial) || apart ? n : 1);
     if (summed) *summed = (copies && !a.spatial) || apart;

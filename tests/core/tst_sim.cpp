@@ -613,6 +613,53 @@ private slots:
         checkTrafficByHand(p, directivesOf(p, flow, "rule.m"), a, want);
     }
 
+    // FIX TILE-SHIFT (doc/cost-model.md, "Global-buffer traffic"): a NoC that multicasts identical tiles
+    // only, PEs under a moving cluster tile whose tiles of the input also differ on a dimension a level below
+    // spreads. dw: O[c][y][x] += W[c][s] * I[c][y][x + s], 2 rows, 4 outputs (6 input columns), 3 taps, on
+    // 37 PEs: 3 clusters of 12 over Y (2 busy, a row each) step X by 2 outputs (input columns 0-3, then
+    // 2-5); in each, 3 sub-clusters of 4 PEs over X (2 busy: columns 0-2 and 1-3, then 2-4 and 3-5), in
+    // each the channels over the PEs. The simulator, the step walk and the tables alone count the L2 reads
+    // of I and W and the output updates. "Before": the tables before the rule, which scaled the clusters'
+    // new columns (2 a row) by their PEs' tiles over theirs (6 columns over 4), as from empty buffers.
+    void tileShiftByHand_data()
+    {
+        QTest::addColumn<int>("channels");
+        QTest::addColumn<QString>("channelMap"); // the innermost level's map of C over 4 PEs
+        QTest::addColumn<QString>("want");
+        // Seed 14, case 3536 of `marvel bench sim --exportable wide`. One channel, a PE per sub-cluster.
+        // Step 0: each PE its 3 columns, no two tiles alike: 4 x 3 = 12. Step 1: each PE kept one column
+        // (2 of 0-2, 3 of 1-3) and takes 2: 8. I 20. W: the 3 taps, identical in every PE, once and kept:
+        // 3. Outputs: 8, each returned once. Before: I 12 + 2 x 2 x 6 / 4 = 18.
+        QTest::newRow("one channel") << 1 << "SpatialMap(1,1) C;"
+                                     << "20 3 8";
+        // Three channels, 2 PEs per sub-cluster over channels 0-1 and 1-2 (a PE of each range
+        // takes its own send). Step 0: 8 PEs x 3 columns x 2 channels = 48. Step 1: each takes 2
+        // columns of its 2 channels, 8 x 4 = 32. I 80. W: the two channel ranges' 6 weights, 12. Outputs:
+        // 8 x 3 = 24 (the PEs' partial sums of channel 1 reduced). Before: 48 + 2 x 2 x 3 x 24 / 12 = 72.
+        QTest::newRow("three channels over overlapping PEs") << 3 << "SpatialMap(2,1) C;"
+                                                             << "80 12 24";
+    }
+    void tileShiftByHand()
+    {
+        QFETCH(int, channels);
+        QFETCH(QString, channelMap);
+        QFETCH(QString, want);
+        const QString c = QString::number(channels);
+        const cost::Problem p = cost::fromOperator(ir::parseOperator(
+            QString("operator dw(C = %1, Y = 2, X = 4, R = 1, S = 3) { for (c = 0; c < C; c++)"
+                    " for (y = 0; y < Y; y++) for (x = 0; x < X; x++) for (r = 0; r < R; r++)"
+                    " for (s = 0; s < S; s++) O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }")
+                .arg(c)
+                .toStdString(),
+            "rule.loop"));
+        const QString flow = "TemporalMap(1,1) R; TemporalMap(2,2) X; TemporalMap(" + c + "," + c
+            + ") C; TemporalMap(3,3) S; SpatialMap(1,1) Y; Cluster(3,P); TemporalMap(3,3) S; TemporalMap(" + c
+            + "," + c + ") C; TemporalMap(1,1) Y; SpatialMap(1,1) X; Cluster(4,P); " + channelMap;
+        arch::Accelerator a = hw(37, 4, 1);
+        a.multicast = arch::Multicast::Tiles;
+        checkTrafficByHand(p, directivesOf(p, flow, "rule.m"), a, want);
+    }
+
     // The per-case tables' rules for a child level under a SpatialMap on a filter tap (FIX TAP-EXTENT,
     // TAP-IDLE and TAP-COMPUTE, doc/cost-model.md): the child holds one tap, fewer than its own map of the
     // taps names, so the rows it inherits complete that one tap's outputs (at most the layer's); a PE whose
