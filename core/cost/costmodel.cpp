@@ -2748,27 +2748,53 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
     if (overlapDim >= 0) {
         // An element the child fetched from empty buffers stays where every PE holding it kept it: the union
         // of the PEs' ranges on the spread dimension less the union of their parts not kept, times what they
-        // keep of the others (the same for every PE, which holds the same ranges there).
+        // keep of the others (the same for every PE holding the same ranges there).
+        // FIX KEEP-GROUPS: another level may spread another dimension of t over disjoint tiles (a channel
+        // per cluster); an element is then held by the PEs of one group of equal ranges on the other
+        // dimensions only, so the groups' savings add up when their boxes there are pairwise apart (else
+        // nothing is credited, as before).
         int at = 0;
         while (tdims[t][at] != overlapDim)
             ++at;
-        shiftCur.clear();
-        shareNext.clear();
-        for (const DeepPe& e : deepPes) {
-            for (int k = 0; k < tcount[t]; ++k)
-                if (k != at
-                    && (e.first[k].begin != deepPes[0].first[k].begin
-                        || e.first[k].end != deepPes[0].first[k].end))
-                    return 0;
-            if (e.keptRest != deepPes[0].keptRest) return 0;
-            shiftCur.push_back(e.first[at]);
-            if (e.keptOn.size() > 0)
-                pushDifference(shareNext, e.first[at], e.keptOn);
-            else
-                shareNext.push_back(e.first[at]);
+        auto otherLess = [&](const DeepPe& x, const DeepPe& y) {
+            for (int k = 0; k < tc; ++k) {
+                if (k == at) continue;
+                if (x.first[k].begin != y.first[k].begin) return x.first[k].begin < y.first[k].begin;
+                if (x.first[k].end != y.first[k].end) return x.first[k].end < y.first[k].end;
+            }
+            return false;
+        };
+        std::sort(deepPes.begin(), deepPes.end(), otherLess);
+        size_t starts[kKeepPes]; // each group's first PE (at most kKeepPes PEs)
+        size_t groups = 0;
+        for (size_t i = 0; i < deepPes.size();) {
+            for (size_t g = 0; g < groups; ++g) {
+                bool apart = false;
+                for (int k = 0; k < tc && !apart; ++k)
+                    apart
+                        = k != at && intersect(deepPes[starts[g]].first[k], deepPes[i].first[k]).size() <= 0;
+                if (!apart) return 0;
+            }
+            starts[groups++] = i;
+            shiftCur.clear();
+            shareNext.clear();
+            i64 rest = -1; // what the group's PEs that kept something keep of the other dimensions
+            size_t j = i;
+            for (; j < deepPes.size() && !otherLess(deepPes[i], deepPes[j]); ++j) {
+                const DeepPe& e = deepPes[j];
+                shiftCur.push_back(e.first[at]);
+                if (e.kept > 0) {
+                    if (rest >= 0 && e.keptRest != rest) return 0;
+                    rest = e.keptRest;
+                    pushDifference(shareNext, e.first[at], e.keptOn);
+                } else {
+                    shareNext.push_back(e.first[at]);
+                }
+            }
+            if (rest > 0) saving = satAdd(saving, satMul(unionSize(shiftCur) - unionSize(shareNext), rest));
+            i = j;
         }
-        if (deepPes.empty()) return 0;
-        return satMul(unionSize(shiftCur) - unionSize(shareNext), deepPes[0].keptRest);
+        return saving;
     }
     if (!outputs && acc.multicast == arch::Multicast::None) {
         for (const DeepPe& e : deepPes)

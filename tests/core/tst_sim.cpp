@@ -599,6 +599,47 @@ private slots:
                " SpatialMap(1,1) C; TemporalMap(2,2) X; Cluster(3,P); SpatialMap(1,1) K; TemporalMap(1,1) C;"
                " TemporalMap(1,1) X; TemporalMap(3,3) S;"
             << 45 << "26 12 16" << false;
+        // FIX KEEP-GROUPS: a keep over PEs of overlapping tiles whose other ranges differ (a channel per
+        // cluster, a column per PE), group by group. Seed 11, case 10985 of the wide export: the whole array
+        // (8 PEs) steps the input columns 0-3, then 2-5 (a SpatialMap over one sub-unit steps in time); a
+        // channel per cluster of 4 PEs, 2 of them busy with columns 0-2 and 1-3 and all 4 rows. Step 0: 4
+        // columns x 4 rows x 2 channels, 32. Step 1: PE 0 (columns 2-4) keeps column 2, PE 1 (3-5) column 3,
+        // which PE 0 takes anyway: columns 3-5, 12 a channel, 24: 56. W: 12, fetched again at each step (K
+        // steps inside), 24; 32 outputs. Before: 64 (the PEs' channels differ, so no keep was credited).
+        QTest::newRow("keep over overlapping PEs of different channels")
+            << conv2d.arg(2).arg(2).arg(4).arg(4).arg(1).arg(3)
+            << "TemporalMap(3,3) S; TemporalMap(1,1) R; TemporalMap(2,1) C; SpatialMap(2,2) X; Cluster(2,P);"
+               " TemporalMap(2,2) K; TemporalMap(1,1) R; TemporalMap(2,2) X; SpatialMap(1,1) C;"
+               " TemporalMap(3,3) S; Cluster(4,P); TemporalMap(3,3) S; SpatialMap(1,1) X; TemporalMap(1,1) K;"
+            << 10 << "56 24 32" << false;
+        // Seed 9, case 89: K in 3 steps outside, a channel per cluster of 12 PEs; in each, sub-clusters of
+        // input rows 0-2 and 2-4 (3 at offset 2) step 2 rows at offset 1 inside (0-1, then 1-2), a column
+        // per PE. k0: rows 0-3 x 2 columns x 2 channels, 16, then rows 2 and 4, 8. k1 (the rows wrap back):
+        // the PEs held rows 1-2 and 3-4, keep 1 and 3, take 0 and 2: 8, then 8; k2 alike: 56. W: 12; 24
+        // outputs. Before: 72 (the PEs' columns differ).
+        QTest::newRow("keep over overlapping PEs of different columns")
+            << conv2d.arg(3).arg(2).arg(4).arg(2).arg(2).arg(1)
+            << "TemporalMap(2,2) X; TemporalMap(1,1) S; SpatialMap(1,1) C; TemporalMap(1,1) K; Cluster(3,P);"
+               " TemporalMap(2,2) X; TemporalMap(1,1) S; TemporalMap(1,1) C; SpatialMap(2,2) Y;"
+               " TemporalMap(2,2) R; Cluster(4,P); TemporalMap(1,1) S; TemporalMap(1,1) Y; SpatialMap(1,1) X;"
+               " TemporalMap(1,1) C; TemporalMap(2,2) R;"
+            << 36 << "56 12 24" << false;
+        // Seed 12, case 1088: the whole array steps input rows 0-2, 1-3, 2-4; in it 2 clusters over input
+        // columns (3 at offset 1) in 2 folds (0-2, 1-3, then 2-4, 3-5), a channel per PE. Rows 0-2: columns
+        // 0-3 x 3 rows x 2 channels, 24; the fold: columns 3-5, 18. Rows 1-3, the fold wrapped back: cluster
+        // 0 (columns 2-4 before) keeps column 2 of rows 1-2, cluster 1 (3-5) column 3, and column 2 is
+        // cluster 1's to take: row 3 x columns 0-3 and rows 1-2 x columns 0-2, 10 a channel, 20; the fold
+        // 18; rows 2-4 alike, 38: 118. W: 18; 24 outputs. Before: 126.
+        QTest::newRow("keep over overlapping clusters of PEs of different channels")
+            << "operator dw(C = 2, Y = 3, X = 4, R = 3, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
+               "y++)"
+               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << "SpatialMap(1,1) Y; TemporalMap(3,3) R; TemporalMap(3,3) S; TemporalMap(2,2) C; Cluster(2,P);"
+               " TemporalMap(3,3) R; SpatialMap(1,1) X; TemporalMap(2,1) C; TemporalMap(3,3) S; Cluster(4,P);"
+               " TemporalMap(1,1) Y; TemporalMap(3,3) S; SpatialMap(1,1) C; TemporalMap(1,1) X;"
+               " TemporalMap(3,3) R;"
+            << 8 << "118 18 24" << false;
     }
     void tablesRulesByHand()
     {
