@@ -1568,7 +1568,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     i64 childDims[kMaxDims], eeDims[kMaxDims];
     // FIX LAST-STEP: the cases are enumerated in a rotated order (all-I first), so the last one processed
     // is not the case holding the level's last step; the final write-back is charged to the executed case
-    // that is last in step order (the largest state indices, outermost directive first).
+    // that is last in step order (the largest state indices, outermost directive first), among those whose
+    // DRAM time is taken.
     i64 lastTopKey = -1;
 
     for (i64 c = 0; c < total; ++c) {
@@ -2021,12 +2022,12 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             if (corrected) {
                 // The case's steps move their own DRAM traffic (the representative step of the case: which
                 // directive advanced, full or edge tiles), overlapped with their on-chip time.
-                i64 key = 0;
-                for (int k = 0; k < L.n; ++k)
-                    key += (s[k] - states[l][k]) * f[k];
-                const bool lastSoFar = key > lastTopKey;
-                if (lastSoFar) lastTopKey = key;
                 if (t < 1 || dramEngine.stepBound() > off) {
+                    i64 key = 0;
+                    for (int k = 0; k < L.n; ++k)
+                        key += (s[k] - states[l][k]) * f[k];
+                    const bool lastSoFar = key > lastTopKey;
+                    if (lastSoFar) lastTopKey = key;
                     i64 cur[kMaxLevelDirectives], prv[kMaxLevelDirectives];
                     for (int k = 0; k < L.n; ++k) {
                         const i64 N = dramEngine.positions(k);
@@ -2047,8 +2048,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         }
                     }
                     t = std::max(t, ceilDiv(moved, off));
-                } else if (lastSoFar) {
-                    lastTop.valid = false; // every transfer fits in the step's cycles
+                } else {
+                    // Every transfer fits in the step's cycles (with a bound above the bandwidth every case
+                    // takes the branch above, so this case is no earlier step's).
+                    lastTop.valid = false;
                 }
             } else {
                 t = std::max({(reqIn / off) / 2, t, (reqUp[o] / off) / 2}); // MAESTRO's off-chip bound
