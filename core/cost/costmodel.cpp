@@ -239,6 +239,8 @@ struct Evaluator::Impl
         i64 t = 0, moved = 0;
         bool hasPrev = false;
         i64 pos[kMaxLevelDirectives] = {}, prev[kMaxLevelDirectives] = {};
+        /// Per-case tables: the positions of the case's last step (its representative is `pos`).
+        i64 last[kMaxLevelDirectives] = {};
     } lastTop;
     i64 dramBlockBytes = 1; ///< bytes of one DRAM block as the engine counts them
 
@@ -1567,6 +1569,11 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     const i64 BW = acc.nocBandwidth;
     auto delay = [&](i64 elems) { return H + ceilDiv(elems, BW) - 1; };
     i64 childDims[kMaxDims], eeDims[kMaxDims];
+    // FIX LAST-STEP: the cases are enumerated in a rotated order (all-I first), so the last one processed
+    // is not the case holding the level's last step; the final write-back is charged to the executed case
+    // that is last in step order (the largest state indices, outermost directive first), among those whose
+    // DRAM time is taken.
+    i64 lastTopKey = -1;
 
     for (i64 c = 0; c < total; ++c) {
         i64 occ = 1;
@@ -2019,6 +2026,11 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 // The case's steps move their own DRAM traffic (the representative step of the case: which
                 // directive advanced, full or edge tiles), overlapped with their on-chip time.
                 if (t < 1 || dramEngine.stepBound() > off) {
+                    i64 key = 0;
+                    for (int k = 0; k < L.n; ++k)
+                        key += (s[k] - states[l][k]) * f[k];
+                    const bool lastSoFar = key > lastTopKey;
+                    if (lastSoFar) lastTopKey = key;
                     i64 cur[kMaxLevelDirectives], prv[kMaxLevelDirectives];
                     for (int k = 0; k < L.n; ++k) {
                         const i64 N = dramEngine.positions(k);
@@ -2026,12 +2038,23 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         prv[k] = k < ch ? cur[k] : k == ch ? std::max<i64>(cur[k] - 1, 0) : N - 1;
                     }
                     const i64 moved = dramEngine.stepElements(cur, ch < 0 ? nullptr : prv, false);
-                    lastTop = {true, t, moved, ch >= 0};
-                    std::copy(cur, cur + L.n, lastTop.pos);
-                    std::copy(prv, prv + L.n, lastTop.prev);
+                    if (lastSoFar) {
+                        lastTop = {true, t, moved, ch >= 0};
+                        std::copy(cur, cur + L.n, lastTop.pos);
+                        std::copy(prv, prv + L.n, lastTop.prev);
+                        for (int k = 0; k < L.n; ++k) {
+                            const i64 N = dramEngine.positions(k);
+                            const bool edgeAfter = s[k] - states[l][k] + 1 < nStates[l][k];
+                            lastTop.last[k] = s[k]->pos == PosI   ? 0
+                                : s[k]->pos == PosE || !edgeAfter ? N - 1
+                                                                  : N - 2;
+                        }
+                    }
                     t = std::max(t, ceilDiv(moved, off));
                 } else {
-                    lastTop.valid = false; // every transfer fits in the step's cycles
+                    // Every transfer fits in the step's cycles (with a bound above the bandwidth every case
+                    // takes the branch above, so this case is no earlier step's).
+                    lastTop.valid = false;
                 }
             } else {
                 t = std::max({(reqIn / off) / 2, t, (reqUp[o] / off) / 2}); // MAESTRO's off-chip bound
@@ -2077,10 +2100,23 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         return res;
     }
     if (isTop && corrected && lastTop.valid) {
-        // The last step also writes its outputs back.
+        // The last step also writes its outputs back. FIX LAST-STEP: it is the last step of the case last in
+        // step order, not that case's representative (a steady state's second position, whose tiles a
+        // window's outputs can clip differently), after the step before it; when either computes nothing
+        // (tiles of filter taps, class 1) the representative stands.
         const i64 off = acc.offchipBandwidth;
-        const i64 moved
-            = dramEngine.stepElements(lastTop.pos, lastTop.hasPrev ? lastTop.prev : nullptr, true);
+        i64 before[kMaxLevelDirectives];
+        std::copy(lastTop.last, lastTop.last + L.n, before);
+        int adv = L.n - 1;
+        while (adv >= 0 && before[adv] == 0)
+            --adv;
+        for (int k = adv + 1; k < L.n; ++k)
+            before[k] = dramEngine.positions(k) - 1;
+        if (adv >= 0) --before[adv];
+        const bool exact = dramEngine.live(lastTop.last) && (adv < 0 || dramEngine.live(before));
+        const i64 moved = exact
+            ? dramEngine.stepElements(lastTop.last, adv < 0 ? nullptr : before, true)
+            : dramEngine.stepElements(lastTop.pos, lastTop.hasPrev ? lastTop.prev : nullptr, true);
         res.runtime
             += std::max(lastTop.t, ceilDiv(moved, off)) - std::max(lastTop.t, ceilDiv(lastTop.moved, off));
     }

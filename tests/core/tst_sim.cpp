@@ -701,6 +701,65 @@ private slots:
         checkTrafficByHand(p, directivesOf(p, flow, "rule.m"), a, want);
     }
 
+    // FIX LAST-STEP (doc/cost-model.md, "Off-chip bandwidth"): the last top-level step also writes its own
+    // outputs back to DRAM, in the step's time. Single-level conv1d O[k][x] += W[k][c][s] * I[c][x + s]
+    // whose off-chip bandwidth bounds some steps; NoC latency 2, a transfer of e elements takes
+    // 2 + ceil(e / bw) - 1 cycles. The simulator, the step walk and the tables alone count runtime, L2
+    // reads of the input-class tensors (the one read through a window first: I, W; with S = 1 there is no
+    // window, W, I), output updates. "Before": the tables charged the final write-back to the case they
+    // enumerate last (all-I first, then rotated), not to the case holding the last step.
+    void offchipLastStepByHand_data()
+    {
+        QTest::addColumn<QString>("loop");
+        QTest::addColumn<QString>("flow");
+        QTest::addColumn<int>("pes");
+        QTest::addColumn<int>("bw");
+        QTest::addColumn<int>("offchip");
+        QTest::addColumn<QString>("want"); // runtime, L2 reads (problem order), output updates
+        const QString conv1d = "operator conv1d(K = %1, C = %2, X = %3, S = %4) { for (k = 0; k < K; k++)"
+                               " for (c = 0; c < C; c++) for (x = 0; x < X; x++) for (s = 0; s < S; s++)"
+                               " O[k][x] += W[k][c][s] * I[c][x + s]; }";
+        // Seed 17, case 14040 of the wide export. K 3, C 2, X 8, S 1 on 4 PEs, steps (c, k, fold of 4 x):
+        // 12, each PE one MAC. On chip: step 0 takes 4 inputs and a weight (5 elements: 2 cycles) + 1 MAC,
+        // 3; every later step 4 new inputs (and a weight), 4 partial sums back, 2 cycles: 3 + 11 x 2 = 25.
+        // DRAM at 6 elements a cycle (L2 tiles: W 1, I 4, O 4): step 0 reads 5 (1 cycle); c = 0 then moves
+        // I 4 (+ W 1 when k advances) and writes the previous 4 outputs: 8 or 9, 2 cycles; c = 1 also reads
+        // back the partial sums of c = 0: 13 at fold 0 (W advances: 3 cycles), 12 at fold 1 (2). Steps:
+        // 3, 2 x 5, then 3 2 3 2 3 2: 28, and the last step, (c1, k2, fold 1), writes its 4 outputs too:
+        // 16 elements, 3 cycles instead of 2: 29. W: one weight a (c, k), kept across the folds, 6; I: 4 a
+        // step, 48; outputs 4 a step, 48. Before: 28 (the final write-back went to (c0, k0, fold 1), 8 + 4
+        // elements, still 2 cycles).
+        QTest::newRow("seed 17 case 14040")
+            << conv1d.arg(3).arg(2).arg(8).arg(1)
+            << "TemporalMap(1,1) C; TemporalMap(1,1) K; SpatialMap(1,1) X;" << 4 << 8 << 6 << "29 6 48 48";
+        // Seed 18, case 12000 of the wide export. K 3, C 3, X 6, S 3 (8 input rows) on 6 PEs, an output
+        // column per PE, steps (c, k): 9, each PE 3 MACs (3 cycles). On chip: step 0 takes 8 rows and 3
+        // weights (11: 3 cycles) + 3, 6; each later step 3 weights (2) or 11 at a new channel (3), 6
+        // partial sums back (2), compute 3: 3 each, 30. DRAM at 5 a cycle (L2 tiles: W 3, I 8, O 6): step 0
+        // reads 11 (3 cycles, under 6); at c = 0, k = 1, 2: W 3 + the previous outputs 6, 9 (2); at a new
+        // channel W 3, I 8, the partial sums of O[k0] back 6 and O[k2] out 6: 23 (5); then 3 + 6 + 6 = 15
+        // (3): 6 3 3 5 3 3 5 3 3 = 34, and the last step writes its 6 outputs too: 21, 5 cycles instead of
+        // 3: 36. I 24 (8 a channel, kept across K), W 27 (3 a step), outputs 54 (6 a step). Before: 34 (the
+        // final write-back went to (c0, k2), 9 + 6 elements: 3 cycles, as before).
+        QTest::newRow("seed 18 case 12000")
+            << conv1d.arg(3).arg(3).arg(6).arg(3)
+            << "TemporalMap(1,1) C; SpatialMap(1,1) X; TemporalMap(1,1) K; TemporalMap(3,3) S;" << 6 << 6 << 5
+            << "36 24 27 54";
+    }
+    void offchipLastStepByHand()
+    {
+        QFETCH(QString, loop);
+        QFETCH(QString, flow);
+        QFETCH(int, pes);
+        QFETCH(int, bw);
+        QFETCH(int, offchip);
+        QFETCH(QString, want);
+        const cost::Problem p = cost::fromOperator(ir::parseOperator(loop.toStdString(), "last.loop"));
+        arch::Accelerator a = hw(pes, bw, 2);
+        a.offchipBandwidth = offchip;
+        checkTrafficByHand(p, directivesOf(p, flow, "last.m"), a, want, true);
+    }
+
     // The per-case tables' rules for a child level under a SpatialMap on a filter tap (FIX TAP-EXTENT,
     // TAP-IDLE and TAP-COMPUTE, doc/cost-model.md): the child holds one tap, fewer than its own map of the
     // taps names, so the rows it inherits complete that one tap's outputs (at most the layer's); a PE whose
