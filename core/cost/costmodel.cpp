@@ -537,6 +537,10 @@ struct Evaluator::Impl
     /// (else they are the same PEs' tiles, counted once); a map along the step's dimension is then refused.
     bool peShiftFetch(const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched,
         bool* summed = nullptr);
+    /// FIX KEEP-SPLIT: in peShiftFetch, the union of the `n` sub-units' ranges on the dimension of level l's
+    /// SpatialMap hk, whose tiles of t overlap, in `span`; false when the rule does not hold (`refuse`).
+    bool haloSpan(
+        const Level& L, int l, int t, int hk, const i64* childDims, i64 n, bool refuse, i64& span) const;
     /// The ranges on dimension v of the PEs of one sub-unit of level l over `ext` rows, one slot per PE
     /// (empty for a PE without a tile), in `out`; false when a level below steps through the rows.
     bool peSpans(int l, int v, i64 ext, std::vector<Span>& out);
@@ -2242,6 +2246,34 @@ bool Evaluator::Impl::peSpans(int l, int v, i64 ext, std::vector<Span>& out)
     return true;
 }
 
+// FIX KEEP-SPLIT. A step along a dimension v the PEs below spread, at a level whose SpatialMap of another
+// dimension h of t spreads overlapping tiles over its sub-units (a halo between them), moves the PEs of
+// every sub-unit alike along v: each keeps its own overlap, as without the halo, and the sub-units differ
+// only in their range on h, which every PE of one holds whole (no level below spreads or steps h). An
+// element is fetched when a PE holding it on h lacked it on v: the union of the sub-units' ranges on h
+// times the union of the PEs' new parts along v. The level's own ingress (used before) kept what the
+// sub-unit's previous tile shares with its new one, which no single PE held: seed 108 case 7120, two
+// clusters of input columns 0-2 and 1-3 step the output rows by 2 over PEs of 3 rows at offset 1: PE 0
+// (rows 0-2 -> 2-4) and PE 1 (1-3 -> 3-5) fetch rows 3-5 of columns 0-3 at the second step, 12, where the
+// clusters' keep of rows 2-3 said 8. With a NoC that multicasts identical tiles only, every sub-unit
+// takes its own copies (their tiles differ on h): the PEs' new parts of one, counted per distinct tile and
+// part kept, times the sub-units (seed 103 case 67: 60, not 54). Only with sub-units of equal tiles (one
+// kind) in one fold of the map, and no other SpatialMap of t beside it; not without multicast.
+bool Evaluator::Impl::haloSpan(
+    const Level& L, int l, int t, int hk, const i64* childDims, i64 n, bool refuse, i64& span) const
+{
+    const Dir& h = L.d[hk];
+    if (refuse || t == nt - 1 || acc.multicast == arch::Multicast::None
+        || tileCount(h.sz, h.of, L.D[h.dim]) > L.P)
+        return false;
+    for (int b = l + 1; b < nLevels; ++b) {
+        const int j = lv[b].dirOf[h.dim];
+        if (j >= 0 && (lv[b].d[j].spatial || lv[b].d[j].sz < childDims[h.dim])) return false;
+    }
+    span = satAdd(childDims[h.dim], satMul(n - 1, std::min(h.of, childDims[h.dim])));
+    return true;
+}
+
 // A step along dimension v (a new fold of the sub-units, or a temporal step) moves every PE's range on v
 // with its sub-unit's, so a PE keeps of its previous tile only the overlap with its own new one, not the
 // part its sub-unit's previous tile shares (a neighbouring PE held that): three rows at offset 2 over PEs
@@ -2311,12 +2343,29 @@ bool Evaluator::Impl::peShiftFetch(
     // The sub-units kept nothing on v: nor did the PEs.
     if (intersect(Span{0, prevExt}, Span{advance, advance + childDims[v]}).size() <= 0) return false;
     // Other spatial maps of t at this level give the sub-units disjoint tiles of it: each fetches its own.
+    // One whose tiles overlap (FIX KEEP-SPLIT) gives them the same rows on v and overlapping ranges on its
+    // own dimension, which each of their PEs holds whole: see haloSpan.
     bool apart = false;
+    int hk = -1;
     for (int k = 0; k < L.n; ++k) {
         const Dir& d = L.d[k];
         if (k == mk || !(tmask[t] >> d.dim & 1u) || !d.spatial) continue;
-        if (a.spatial || d.sz > d.of) return false; // the sub-units' tiles are not apart on one dimension
+        if (a.spatial) return false;
+        if (d.sz > d.of) {
+            if (hk >= 0) return false;
+            hk = k;
+            continue;
+        }
         apart = true;
+    }
+    i64 haloUnion = 0;
+    if (hk >= 0) {
+        if (!haloSpan(L, l, t, hk, childDims, n, summed != nullptr || apart, haloUnion)) return false;
+        // A NoC that multicasts identical tiles only sends each sub-unit its own (their ranges on h differ).
+        if (acc.multicast == arch::Multicast::Tiles) {
+            apart = true;
+            hk = -1;
+        }
     }
     // Below, the PEs hold their sub-unit's whole tile on t's other dimensions, or (with a NoC that
     // multicasts elements) spread them: the PEs' new parts along v are then the same over each of their
@@ -2372,8 +2421,11 @@ bool Evaluator::Impl::peShiftFetch(
         }
     }
     i64 rest = 1;
-    for (int k = 0; k < tcount[t]; ++k)
-        if (tdims[t][k] != v && !(held >> tdims[t][k] & 1u)) rest = satMul(rest, childDims[tdims[t][k]]);
+    for (int k = 0; k < tcount[t]; ++k) {
+        const int u = tdims[t][k];
+        if (u == v || (held >> u & 1u)) continue;
+        rest = satMul(rest, hk >= 0 && u == L.d[hk].dim ? haloUnion : childDims[u]);
+    }
     // Without multicast the sub-units holding the same tiles of t each take their own.
     fetched = satMul(satMul(along, rest), (copies && !a.spatial) || apart ? n : 1);
     if (summed) *summed = (copies && !a.spatial) || apart;
