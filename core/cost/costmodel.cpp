@@ -2268,7 +2268,7 @@ bool Evaluator::Impl::haloSpan(
         return false;
     for (int b = l + 1; b < nLevels; ++b) {
         const int j = lv[b].dirOf[h.dim];
-        if (j >= 0 && (lv[b].d[j].spatial || lv[b].d[j].sz < childDims[h.dim])) return false;
+        if (j >= 0 && lv[b].d[j].sz < childDims[h.dim]) return false; // (a single tile even if spatial)
     }
     span = satAdd(childDims[h.dim], satMul(n - 1, std::min(h.of, childDims[h.dim])));
     return true;
@@ -2287,11 +2287,14 @@ bool Evaluator::Impl::peShiftFetch(
     // The directives whose step moved t's tile: the advancing one, and inner loops of t that wrapped
     // around from their last tile to their first. A SpatialMap whose tiles fit in one fold never moves.
     // One of them (mk) may move along a dimension the levels below spread over their PEs; along the
-    // others every PE holds its sub-unit's whole range, which keeps their overlap (held, kept).
+    // others every PE holds its sub-unit's whole range, which keeps their overlap (held, kept). A
+    // SpatialMap holding its dimension in one tile (a single busy sub-unit) spreads nothing (FIX KEEP-SPLIT).
     auto spreadBelow = [&](int u) {
         for (int b = l + 1; b < nLevels; ++b)
-            for (int j = 0; j < lv[b].n; ++j)
-                if (lv[b].d[j].spatial && lv[b].d[j].dim == u) return true;
+            for (int j = 0; j < lv[b].n; ++j) {
+                const Dir& d = lv[b].d[j];
+                if (d.spatial && d.dim == u && tileCount(d.sz, d.of, lv[b].D[u]) > 1) return true;
+            }
         return false;
     };
     int moved[kMaxLevelDirectives], nMoved = 0;
@@ -2369,12 +2372,12 @@ bool Evaluator::Impl::peShiftFetch(
     }
     // Below, the PEs hold their sub-unit's whole tile on t's other dimensions, or (with a NoC that
     // multicasts elements) spread them: the PEs' new parts along v are then the same over each of their
-    // ranges there. To count every copy, no PEs but those spread along v.
+    // ranges there. To count every copy, no PEs but those spread along v. (A map of one tile spreads none.)
     const bool copies = acc.multicast == arch::Multicast::None;
     for (int b = l + 1; b < nLevels; ++b)
         for (int j = 0; j < lv[b].n; ++j) {
             const Dir& d = lv[b].d[j];
-            if (!d.spatial || d.dim == v) continue;
+            if (!d.spatial || d.dim == v || tileCount(d.sz, d.of, lv[b].D[d.dim]) <= 1) continue;
             if (copies || ((tmask[t] >> d.dim & 1u) && acc.multicast != arch::Multicast::Elements))
                 return false;
         }

@@ -653,6 +653,39 @@ private slots:
                " TemporalMap(3,3) S; Cluster(2,P); TemporalMap(1,1) Y; TemporalMap(1,1) C; SpatialMap(1,1) X;"
                " TemporalMap(3,3) S; TemporalMap(2,2) R;"
             << 12 << "60 6 12" << true;
+        // A SpatialMap in one tile spreads nothing. Seed 14, case 3536, multicast of identical tiles: two
+        // clusters hold an input row each (no halo) and step X by 2 outputs (input columns 0-3, then 2-5);
+        // in each, 2 busy sub-clusters of 3 columns at offset 1, whose SpatialMap of the one channel keeps
+        // a single PE busy. Step 0: 4 PEs x 3 columns, 12; step 1: each keeps a column and takes 2, 8; 20.
+        // W: the 3 taps, identical everywhere, once; 8 outputs. Before: 18 (the map of C, as if it spread
+        // the channels, stopped the rule for PEs under a moving cluster tile).
+        QTest::newRow("moving cluster tile, a map of one tile below")
+            << "operator dw(C = 1, Y = 2, X = 4, R = 1, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
+               "y++)"
+               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << "TemporalMap(1,1) R; TemporalMap(2,2) X; TemporalMap(1,1) C; TemporalMap(3,3) S;"
+               " SpatialMap(1,1) Y; Cluster(3,P); TemporalMap(3,3) S; TemporalMap(1,1) C; TemporalMap(1,1) Y;"
+               " SpatialMap(1,1) X; Cluster(4,P); SpatialMap(1,1) C;"
+            << 37 << "20 3 8" << true;
+        // Seed 66, case 13373: a K per cluster (identical input tiles), X in 4 steps of 3 input columns at
+        // offset 1, Y in 2 of 4 rows at offset 2 inside; in each cluster 2 busy sub-clusters of 3 rows at
+        // offset 1 (both channels), whose SpatialMap of the column keeps a single PE busy. (x0, y0) rows
+        // 0-3 x columns 0-2 x 2, 24; (x0, y1) rows 3-5, 18; (x1, y0): Y wraps back to rows 0-3 of columns
+        // 1-3: PE 0 kept row 2, PE 1 row 3 of columns 1-2, so row 3 of them stays out: (4 x 3 - 2) x 2, 20;
+        // (x1, y1) 18; likewise x2, x3: 42 + 3 x 38 = 156. W: W[k] (18) to each cluster once, 54; 48
+        // outputs. Before: 144 (X, held whole by every PE, was taken for a spread dimension).
+        QTest::newRow("moving cluster tile wrapped, a map of one tile below")
+            << "operator conv2d(K = 3, C = 2, Y = 4, X = 4, R = 3, S = 3) { for (k = 0; k < K; k++)"
+               " for (c = 0; c < C; c++) for (y = 0; y < Y; y++) for (x = 0; x < X; x++)"
+               " for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+               " O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s]; }"
+            << "TemporalMap(3,3) S; SpatialMap(1,1) K; TemporalMap(1,1) X; TemporalMap(3,3) R;"
+               " TemporalMap(2,2) Y; Cluster(4,P); TemporalMap(1,1) X; SpatialMap(1,1) Y; TemporalMap(1,1) K;"
+               " TemporalMap(3,3) S; TemporalMap(3,3) R; TemporalMap(2,2) C; Cluster(2,P);"
+               " TemporalMap(2,2) C; TemporalMap(1,1) Y; TemporalMap(1,1) K; TemporalMap(3,3) S;"
+               " SpatialMap(1,1) X; TemporalMap(3,3) R;"
+            << 24 << "156 54 48" << false;
     }
     void keepSplitByHand()
     {
