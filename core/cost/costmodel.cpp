@@ -2377,8 +2377,9 @@ bool Evaluator::Impl::peShiftFetch(
     for (int b = l + 1; b < nLevels; ++b)
         for (int j = 0; j < lv[b].n; ++j) {
             const Dir& d = lv[b].d[j];
-            if (!d.spatial || d.dim == v || tileCount(d.sz, d.of, lv[b].D[d.dim]) <= 1) continue;
-            if (copies || ((tmask[t] >> d.dim & 1u) && acc.multicast != arch::Multicast::Elements))
+            if (!d.spatial || d.dim == v) continue;
+            if ((copies || ((tmask[t] >> d.dim & 1u) && acc.multicast != arch::Multicast::Elements))
+                && tileCount(d.sz, d.of, lv[b].D[d.dim]) > 1)
                 return false;
         }
     const i64 groups = a.spatial ? n : 1; // sub-units apart on v (the others hold the same tiles of t)
