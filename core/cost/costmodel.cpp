@@ -542,6 +542,10 @@ struct Evaluator::Impl
     /// (else they are the same PEs' tiles, counted once); a map along the step's dimension is then refused.
     bool peShiftFetch(const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched,
         bool* summed = nullptr);
+    /// FIX KEEP-SPLIT: in peShiftFetch, the union of the `n` sub-units' ranges on the dimension of level l's
+    /// SpatialMap hk, whose tiles of t overlap, in `span`; false when the rule does not hold (`refuse`).
+    bool haloSpan(
+        const Level& L, int l, int t, int hk, const i64* childDims, i64 n, bool refuse, i64& span) const;
     /// The ranges on dimension v of the PEs of one sub-unit of level l over `ext` rows, one slot per PE
     /// (empty for a PE without a tile), in `out`; false when a level below steps through the rows.
     bool peSpans(int l, int v, i64 ext, std::vector<Span>& out);
@@ -2281,6 +2285,34 @@ bool Evaluator::Impl::peSpans(int l, int v, i64 ext, std::vector<Span>& out)
     return true;
 }
 
+// FIX KEEP-SPLIT. A step along a dimension v the PEs below spread, at a level whose SpatialMap of another
+// dimension h of t spreads overlapping tiles over its sub-units (a halo between them), moves the PEs of
+// every sub-unit alike along v: each keeps its own overlap, as without the halo, and the sub-units differ
+// only in their range on h, which every PE of one holds whole (no level below spreads or steps h). An
+// element is fetched when a PE holding it on h lacked it on v: the union of the sub-units' ranges on h
+// times the union of the PEs' new parts along v. The level's own ingress (used before) kept what the
+// sub-unit's previous tile shares with its new one, which no single PE held: seed 108 case 7120, two
+// clusters of input columns 0-2 and 1-3 step the output rows by 2 over PEs of 3 rows at offset 1: PE 0
+// (rows 0-2 -> 2-4) and PE 1 (1-3 -> 3-5) fetch rows 3-5 of columns 0-3 at the second step, 12, where the
+// clusters' keep of rows 2-3 said 8. With a NoC that multicasts identical tiles only, every sub-unit
+// takes its own copies (their tiles differ on h): the PEs' new parts of one, counted per distinct tile and
+// part kept, times the sub-units (seed 103 case 67: 60, not 54). Only with sub-units of equal tiles (one
+// kind) in one fold of the map, and no other SpatialMap of t beside it; not without multicast.
+bool Evaluator::Impl::haloSpan(
+    const Level& L, int l, int t, int hk, const i64* childDims, i64 n, bool refuse, i64& span) const
+{
+    const Dir& h = L.d[hk];
+    if (refuse || t == nt - 1 || acc.multicast == arch::Multicast::None
+        || tileCount(h.sz, h.of, L.D[h.dim]) > L.P)
+        return false;
+    for (int b = l + 1; b < nLevels; ++b) {
+        const int j = lv[b].dirOf[h.dim];
+        if (j >= 0 && lv[b].d[j].sz < childDims[h.dim]) return false; // (a single tile even if spatial)
+    }
+    span = satAdd(childDims[h.dim], satMul(n - 1, std::min(h.of, childDims[h.dim])));
+    return true;
+}
+
 // A step along dimension v (a new fold of the sub-units, or a temporal step) moves every PE's range on v
 // with its sub-unit's, so a PE keeps of its previous tile only the overlap with its own new one, not the
 // part its sub-unit's previous tile shares (a neighbouring PE held that): three rows at offset 2 over PEs
@@ -2294,11 +2326,14 @@ bool Evaluator::Impl::peShiftFetch(
     // The directives whose step moved t's tile: the advancing one, and inner loops of t that wrapped
     // around from their last tile to their first. A SpatialMap whose tiles fit in one fold never moves.
     // One of them (mk) may move along a dimension the levels below spread over their PEs; along the
-    // others every PE holds its sub-unit's whole range, which keeps their overlap (held, kept).
+    // others every PE holds its sub-unit's whole range, which keeps their overlap (held, kept). A
+    // SpatialMap holding its dimension in one tile (a single busy sub-unit) spreads nothing (FIX KEEP-SPLIT).
     auto spreadBelow = [&](int u) {
         for (int b = l + 1; b < nLevels; ++b)
-            for (int j = 0; j < lv[b].n; ++j)
-                if (lv[b].d[j].spatial && lv[b].d[j].dim == u) return true;
+            for (int j = 0; j < lv[b].n; ++j) {
+                const Dir& d = lv[b].d[j];
+                if (d.spatial && d.dim == u && tileCount(d.sz, d.of, lv[b].D[u]) > 1) return true;
+            }
         return false;
     };
     int moved[kMaxLevelDirectives], nMoved = 0;
@@ -2350,32 +2385,54 @@ bool Evaluator::Impl::peShiftFetch(
     // The sub-units kept nothing on v: nor did the PEs.
     if (intersect(Span{0, prevExt}, Span{advance, advance + childDims[v]}).size() <= 0) return false;
     // Other spatial maps of t at this level give the sub-units disjoint tiles of it: each fetches its own.
+    // One whose tiles overlap (FIX KEEP-SPLIT) gives them the same rows on v and overlapping ranges on its
+    // own dimension, which each of their PEs holds whole: see haloSpan.
     bool apart = false;
+    int hk = -1;
     for (int k = 0; k < L.n; ++k) {
         const Dir& d = L.d[k];
         if (k == mk || !(tmask[t] >> d.dim & 1u) || !d.spatial) continue;
-        if (a.spatial || d.sz > d.of) return false; // the sub-units' tiles are not apart on one dimension
+        if (a.spatial) return false;
+        if (d.sz > d.of) {
+            if (hk >= 0) return false;
+            hk = k;
+            continue;
+        }
         apart = true;
+    }
+    i64 haloUnion = 0;
+    if (hk >= 0) {
+        if (!haloSpan(L, l, t, hk, childDims, n, summed != nullptr || apart, haloUnion)) return false;
+        // A NoC that multicasts identical tiles only sends each sub-unit its own (their ranges on h differ).
+        if (acc.multicast == arch::Multicast::Tiles) {
+            apart = true;
+            hk = -1;
+        }
     }
     // Below, the PEs hold their sub-unit's whole tile on t's other dimensions, or spread them: the PEs'
     // new parts along v are then the same over each of their ranges there (with a NoC that multicasts
     // identical tiles, one send per distinct range: FIX TILE-SHIFT). To count every copy, no PEs but those
-    // spread along v.
+    // spread along v. (A map of one tile spreads none: FIX KEEP-SPLIT.)
     const bool copies = acc.multicast == arch::Multicast::None;
     std::uint32_t spreadOther = 0;
+    const bool tilesOnly = acc.multicast != arch::Multicast::Elements;
     for (int b = l + 1; b < nLevels; ++b) {
         int onT = 0;
         for (int j = 0; j < lv[b].n; ++j) {
             const Dir& d = lv[b].d[j];
             if (!d.spatial) continue;
-            if (tmask[t] >> d.dim & 1u) ++onT;
+            const bool ofT = tmask[t] >> d.dim & 1u;
+            // Under a NoC that multicasts elements a map of another tensor's dimension changes nothing;
+            // the others are looked at (their tile count) only here, off the common path.
+            if (!(copies && d.dim != v) && !(ofT && tilesOnly)) continue;
+            if (tileCount(d.sz, d.of, lv[b].D[d.dim]) <= 1) continue;
+            if (ofT) ++onT;
             if (d.dim == v) continue;
             if (copies) return false;
-            if ((tmask[t] >> d.dim & 1u) && acc.multicast != arch::Multicast::Elements)
-                spreadOther |= 1u << d.dim;
+            if (ofT) spreadOther |= 1u << d.dim;
         }
         // Two maps of t's dimensions in one level move in lock-step: their ranges are not a product.
-        if (onT > 1 && acc.multicast != arch::Multicast::Elements) return false;
+        if (onT > 1) return false;
     }
     const i64 groups = a.spatial ? n : 1; // sub-units apart on v (the others hold the same tiles of t)
     if (!peSpans(l, v, prevExt, shiftPrev) || !peSpans(l, v, childDims[v], shiftCur)
@@ -2423,6 +2480,10 @@ bool Evaluator::Impl::peShiftFetch(
     for (int k = 0; k < tcount[t]; ++k) {
         const int u = tdims[t][k];
         if (u == v || (held >> u & 1u)) continue;
+        if (hk >= 0 && u == L.d[hk].dim) {
+            rest = satMul(rest, haloUnion);
+            continue;
+        }
         if (!(spreadOther >> u & 1u)) {
             rest = satMul(rest, childDims[u]);
             continue;

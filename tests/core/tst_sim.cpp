@@ -760,6 +760,93 @@ private slots:
         checkTrafficByHand(p, directivesOf(p, flow, "last.m"), a, want, true);
     }
 
+    // FIX KEEP-SPLIT (doc/cost-model.md): clusters of overlapping tiles on one dimension (a halo between
+    // them) step another that their PEs spread, so every PE keeps only its own overlap. Mappings of the
+    // wide export worked by hand; the simulator, the step walk and the tables alone count the same L2 reads
+    // of I and W and output updates. "Before" is the tables' count of I before the rule (2026-11-30).
+    void keepSplitByHand_data()
+    {
+        QTest::addColumn<QString>("loop");
+        QTest::addColumn<QString>("flow");
+        QTest::addColumn<int>("pes");
+        QTest::addColumn<QString>("want"); // L2 reads of I, of W, output updates
+        QTest::addColumn<bool>("tiles"); // the NoC multicasts identical tiles only (else elements)
+        // Seed 108, case 7120. Two busy clusters hold input columns 0-2 and 1-3 (an output column each)
+        // and step Y by 2 outputs (input rows 0-3, then 2-5); in each, 2 busy PEs of 3 rows at offset 1
+        // (rows y..y+2, y+1..y+3) step K inside. Step 0: rows 0-3 x columns 0-3, 16. Step 1: PE 0 held rows
+        // 0-2 and takes 3, 4, PE 1 held 1-3 and takes 4, 5: rows 3-5 x columns 0-3, 12; 28. W: W[k] (9) to
+        // every PE at each of the 4 frames (Y x K), 36; 16 outputs, each returned once. Before: 24 (the
+        // clusters' tiles, as one buffer, kept rows 2-3: rows 4-5 new, 8).
+        QTest::newRow("halo between clusters, PEs spread the step")
+            << "operator conv2d(K = 2, C = 1, Y = 4, X = 2, R = 3, S = 3) { for (k = 0; k < K; k++)"
+               " for (c = 0; c < C; c++) for (y = 0; y < Y; y++) for (x = 0; x < X; x++)"
+               " for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+               " O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s]; }"
+            << "SpatialMap(1,1) X; TemporalMap(2,2) Y; TemporalMap(3,3) R; TemporalMap(1,1) C;"
+               " TemporalMap(3,3) S; Cluster(4,P); SpatialMap(1,1) Y; TemporalMap(1,1) K; TemporalMap(1,1) C;"
+               " TemporalMap(3,3) S; TemporalMap(3,3) R;"
+            << 24 << "28 36 16" << false;
+        // Seed 103, case 67, multicast of identical tiles. Three busy clusters hold input rows 0-1, 1-2,
+        // 2-3 (an output row each) and step X by 2 outputs (input columns 0-3, then 2-5); in each, 2 PEs of
+        // 3 columns at offset 1. No two PEs hold identical tiles, so each takes its own: step 0, 6 PEs x 2
+        // rows x 3 columns, 36; step 1, each keeps a column and takes 2: 6 x 2 x 2, 24; 60. W: the 6 taps,
+        // identical in every PE, once; 12 outputs. Before: 54.
+        QTest::newRow("halo between clusters, PEs spread the step, tiles")
+            << "operator dw(C = 1, Y = 3, X = 4, R = 2, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
+               "y++)"
+               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << "SpatialMap(1,1) Y; TemporalMap(2,2) X; TemporalMap(2,2) R; TemporalMap(1,1) C;"
+               " TemporalMap(3,3) S; Cluster(2,P); TemporalMap(1,1) Y; TemporalMap(1,1) C; SpatialMap(1,1) X;"
+               " TemporalMap(3,3) S; TemporalMap(2,2) R;"
+            << 12 << "60 6 12" << true;
+        // A SpatialMap in one tile spreads nothing. Seed 14, case 3536, multicast of identical tiles: two
+        // clusters hold an input row each (no halo) and step X by 2 outputs (input columns 0-3, then 2-5);
+        // in each, 2 busy sub-clusters of 3 columns at offset 1, whose SpatialMap of the one channel keeps
+        // a single PE busy. Step 0: 4 PEs x 3 columns, 12; step 1: each keeps a column and takes 2, 8; 20.
+        // W: the 3 taps, identical everywhere, once; 8 outputs. Before: 18 (the map of C, as if it spread
+        // the channels, stopped the rule for PEs under a moving cluster tile).
+        QTest::newRow("moving cluster tile, a map of one tile below")
+            << "operator dw(C = 1, Y = 2, X = 4, R = 1, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
+               "y++)"
+               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << "TemporalMap(1,1) R; TemporalMap(2,2) X; TemporalMap(1,1) C; TemporalMap(3,3) S;"
+               " SpatialMap(1,1) Y; Cluster(3,P); TemporalMap(3,3) S; TemporalMap(1,1) C; TemporalMap(1,1) Y;"
+               " SpatialMap(1,1) X; Cluster(4,P); SpatialMap(1,1) C;"
+            << 37 << "20 3 8" << true;
+        // Seed 66, case 13373: a K per cluster (identical input tiles), X in 4 steps of 3 input columns at
+        // offset 1, Y in 2 of 4 rows at offset 2 inside; in each cluster 2 busy sub-clusters of 3 rows at
+        // offset 1 (both channels), whose SpatialMap of the column keeps a single PE busy. (x0, y0) rows
+        // 0-3 x columns 0-2 x 2, 24; (x0, y1) rows 3-5, 18; (x1, y0): Y wraps back to rows 0-3 of columns
+        // 1-3: PE 0 kept row 2, PE 1 row 3 of columns 1-2, so row 3 of them stays out: (4 x 3 - 2) x 2, 20;
+        // (x1, y1) 18; likewise x2, x3: 42 + 3 x 38 = 156. W: W[k] (18) to each cluster once, 54; 48
+        // outputs. Before: 144 (X, held whole by every PE, was taken for a spread dimension).
+        QTest::newRow("moving cluster tile wrapped, a map of one tile below")
+            << "operator conv2d(K = 3, C = 2, Y = 4, X = 4, R = 3, S = 3) { for (k = 0; k < K; k++)"
+               " for (c = 0; c < C; c++) for (y = 0; y < Y; y++) for (x = 0; x < X; x++)"
+               " for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+               " O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s]; }"
+            << "TemporalMap(3,3) S; SpatialMap(1,1) K; TemporalMap(1,1) X; TemporalMap(3,3) R;"
+               " TemporalMap(2,2) Y; Cluster(4,P); TemporalMap(1,1) X; SpatialMap(1,1) Y; TemporalMap(1,1) K;"
+               " TemporalMap(3,3) S; TemporalMap(3,3) R; TemporalMap(2,2) C; Cluster(2,P);"
+               " TemporalMap(2,2) C; TemporalMap(1,1) Y; TemporalMap(1,1) K; TemporalMap(3,3) S;"
+               " SpatialMap(1,1) X; TemporalMap(3,3) R;"
+            << 24 << "156 54 48" << false;
+    }
+    void keepSplitByHand()
+    {
+        QFETCH(QString, loop);
+        QFETCH(QString, flow);
+        QFETCH(int, pes);
+        QFETCH(QString, want);
+        QFETCH(bool, tiles);
+        const cost::Problem p = cost::fromOperator(ir::parseOperator(loop.toStdString(), "rule.loop"));
+        arch::Accelerator a = hw(pes, 4, 1);
+        if (tiles) a.multicast = arch::Multicast::Tiles;
+        checkTrafficByHand(p, directivesOf(p, flow, "rule.m"), a, want);
+    }
+
     // The per-case tables' rules for a child level under a SpatialMap on a filter tap (FIX TAP-EXTENT,
     // TAP-IDLE and TAP-COMPUTE, doc/cost-model.md): the child holds one tap, fewer than its own map of the
     // taps names, so the rows it inherits complete that one tap's outputs (at most the layer's); a PE whose
