@@ -770,6 +770,70 @@ private slots:
         }
     }
 
+    // Two rules for three-level mappings on which the tables counted fewer input L2 reads than the PEs fetch
+    // (doc/cost-model.md, "Global-buffer traffic"; `marvel bench sim --exportable wide`, the case named),
+    // worked by hand: the simulator, the step walk and the tables alone count the same L2 reads of I and W
+    // and output updates, multicast of elements.
+    void threeLevelUndercountsByHand_data()
+    {
+        QTest::addColumn<QString>("loop");
+        QTest::addColumn<QString>("flow");
+        QTest::addColumn<int>("pes");
+        QTest::addColumn<QString>("want"); // L2 reads of I, of W, output updates
+        const QString conv2d = "operator conv2d(K = %1, C = %2, Y = %3, X = %4, R = %5, S = %6) {"
+                               " for (k = 0; k < K; k++) for (c = 0; c < C; c++) for (y = 0; y < Y; y++)"
+                               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+                               " O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s]; }";
+        // Seed 44, case 9869 (FIX HALO-SOURCE). K 1, C 3, 2 x 4 outputs (4 x 5 inputs), 3 x 2 taps. Level 0:
+        // 2 sub-units of 2 output columns each (input columns 0-2 and 2-4, overlapping at 2). Level 1: 2
+        // busy clusters of an output row each (input rows 0-2 and 1-3), every column and channel. Level 2: a
+        // busy PE steps its cluster's 2 output columns one by one (2 input columns at offset 1). Frame 0: the
+        // 4 PEs hold columns 0-1 and 2-3 of rows 0-2 and 1-3: rows 0-3 x columns 0-3 x 3 channels = 48.
+        // Frame 1: each PE keeps a column and takes the next, 2 of the left sub-unit and 4 of the right one
+        // (column 2 is new to the left PEs, whose neighbours held it): rows 0-3 x 2 columns x 3 = 24. I 72.
+        // W: 18 weights in every PE, once and kept: 18. Outputs: 8, each PE's complete. Before: I 36 (level
+        // 1 measured its PEs' halo along the rows, rows 1-2 fetched by both clusters, 18 per cluster, and
+        // handed it up as the halo along the columns between level 0's sub-units, 36 taken off their 72,
+        // where those never fetch a column at the same frame).
+        QTest::newRow("halo measured against another map")
+            << conv2d.arg(1).arg(3).arg(2).arg(4).arg(3).arg(2)
+            << "SpatialMap(2,2) X; TemporalMap(1,1) K; TemporalMap(2,2) S; TemporalMap(3,3) R; Cluster(3,P);"
+               " TemporalMap(3,3) R; TemporalMap(3,1) C; SpatialMap(1,1) Y; TemporalMap(2,2) X;"
+               " TemporalMap(2,2) S; Cluster(3,P); SpatialMap(1,1) K; TemporalMap(1,1) Y; TemporalMap(2,2) S;"
+               " TemporalMap(1,1) X; TemporalMap(3,3) R;"
+            << 18 << "72 18 8";
+        // Seed 66, case 13373 (FIX ONE-TILE). K 3, C 2, 4 x 4 outputs (6 x 6 inputs), 3 x 3 taps. Level 0:
+        // a K per sub-unit (3; I alike in all), X in 4 steps of an output column (3 input columns at offset
+        // 1), Y in 2 of 2 output rows (4 input rows at offset 2) inside. Level 1: 2 busy clusters of an
+        // output row (input rows 0-2 and 1-3 of the region), every column. Level 2: one busy PE of 2 (its
+        // SpatialMap over the 3 columns has a single tile: it holds them all), both channels. (x0, y0): rows
+        // 0-3 x columns 0-2 x 2 = 24. Y advances (rows 2-5): the PEs keep rows 2 and 3, the one of rows 2-4
+        // lacks 3: rows 3-5, 18. X advances to columns 1-3 and Y wraps back to rows 0-3: the PE of rows 0-2
+        // held 2-4 of columns 0-2 and keeps row 2 of columns 1-2, the other held 3-5 and keeps row 3, which
+        // its neighbour does not need: column 3 of rows 0-3 (8), rows 0-1 of columns 1-2 (8) and row 2 of
+        // columns 1-2 for the PE of rows 1-3 (4): 20. Then 18 again: 24 + 18 + 3 x (20 + 18) = 156. W: the
+        // 18 of each K once and kept, 54. Outputs: 48, each PE's complete. Before: I 144 (the step moving
+        // the columns and the rows was taken for two dimensions the PEs spread, and the clusters' tiles as
+        // one buffer kept rows 2-3 of columns 1-2: 16 at each X step).
+        QTest::newRow("spatial map of a single tile")
+            << conv2d.arg(3).arg(2).arg(4).arg(4).arg(3).arg(3)
+            << "TemporalMap(3,3) S; SpatialMap(1,1) K; TemporalMap(1,1) X; TemporalMap(3,3) R;"
+               " TemporalMap(2,2) Y; Cluster(4,P); TemporalMap(1,1) X; SpatialMap(1,1) Y; TemporalMap(1,1) K;"
+               " TemporalMap(3,3) S; TemporalMap(3,3) R; TemporalMap(2,2) C; Cluster(2,P);"
+               " TemporalMap(2,2) C; TemporalMap(1,1) Y; TemporalMap(1,1) K; TemporalMap(3,3) S;"
+               " SpatialMap(1,1) X; TemporalMap(3,3) R;"
+            << 24 << "156 54 48";
+    }
+    void threeLevelUndercountsByHand()
+    {
+        QFETCH(QString, loop);
+        QFETCH(QString, flow);
+        QFETCH(int, pes);
+        QFETCH(QString, want);
+        const cost::Problem p = cost::fromOperator(ir::parseOperator(loop.toStdString(), "under3.loop"));
+        checkTrafficByHand(p, directivesOf(p, flow, "under3.m"), hw(pes, 4, 1), want);
+    }
+
     // The per-case tables alone (what corrected fidelity uses for mappings too large to walk, so every real
     // layer a search ranks) on the random mappings the Timeloop export writes in its default, narrow space:
     // the first 2000 of seed 1 (`marvel bench sim --seed 1 --exportable narrow`; case 8006, a halo between
