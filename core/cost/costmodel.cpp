@@ -47,6 +47,14 @@
 //   FIX TILE-SHIFT with a NoC that multicasts identical tiles, PEs under a moving cluster tile that also
 //                  spread another of the tensor's dimensions fetch their own new part along the move, one
 //                  send per distinct range there (not the cluster's new part times its PEs' halo ratio).
+//   FIX HALO-SOURCE a level hands up its child executions' halo only when they measured it against the
+//                  same map as it does (not against an overlapping map of its own).
+//   FIX KEEP-GROUPS the keep over overlapping PE tiles is taken group by group of equal ranges on the
+//                  tensor's other dimensions when those groups are apart.
+//   FIX KEEP-SPLIT PEs under a moving cluster tile beside a halo between clusters keep only their own
+//                  overlap; a SpatialMap whose extent fits in one tile does not spread its dimension over
+//                  the PEs below (they hold its whole range, as under a temporal map).
+//   FIX LAST-STEP  the final write-back to DRAM is charged to the last step itself.
 
 namespace marvel::cost {
 
@@ -552,6 +560,21 @@ struct Evaluator::Impl
     /// Whether the step moved the tiles of t along the dimension l spreads, whose whole range of each
     /// sub-unit the PEs below hold: then a sub-unit's keep lies at one end of its range.
     bool keptAtOneEnd(const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims) const;
+    /// FIX HALO-SOURCE: whether the halos level l's child executions measured (LevelOut::gbHalo, against
+    /// the map of level haloSrc[l + 1]) are level l's own, against the map of haloSrc[l], so that it may
+    /// hand them up. A child under a map of level l that overlaps measures its halo against that map, not
+    /// the one above: its rows shared with a neighbouring cluster of l are no columns shared with a
+    /// neighbouring sub-unit higher up (seed 44 case 9869 of the wide export took 36 of 72 input reads off).
+    bool childHaloIsHere(int l) const { return haloSrc[l + 1] == haloSrc[l]; }
+    /// FIX KEEP-SPLIT: whether level B's SpatialMap j gives its sub-units different ranges of its dimension.
+    /// One whose extent fits in a single tile keeps one sub-unit busy with the whole range, as a temporal
+    /// map over it does: the PEs below hold their cluster's whole range there, they do not spread it (seed
+    /// 66 case 13373 of the wide export: a step moving the columns, held so, and the rows wrapping, spread,
+    /// was taken for two spread dimensions moved and left to the clusters' keep, 144 input reads of 156).
+    static bool spreadsRange(const Level& B, int j)
+    {
+        return tileCount(B.d[j].sz, B.d[j].of, B.D[B.d[j].dim]) > 1;
+    }
     std::vector<Span> shareSpans, shareNext, shiftPrev, shiftCur, shiftOther;
     std::vector<std::pair<Span, Span>> shiftPairs;
     /// What the PEs of one child execution (level l + 1, the innermost, over `childDims`) still hold of
@@ -2007,7 +2030,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 } else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Tiles
                     && subTiles[t] > 0)
                     g = i64(static_cast<__int128>(in[t]) * freshIn[t] / subTiles[t]);
-                else if ((haloHere >> t & ~childHaloLost & 1u)
+                else if ((haloHere >> t & ~childHaloLost & 1u) && childHaloIsHere(l)
                     && (uniformChildren || L.nCoupledSpatial[t] > 0)) [[unlikely]]
                     addMul(res.gbHalo[t], occ, childHalo[t], ovf);
                 addMul(res.gbIn[t], occ, g, ovf);
@@ -2330,10 +2353,8 @@ bool Evaluator::Impl::peShiftFetch(
     // SpatialMap holding its dimension in one tile (a single busy sub-unit) spreads nothing (FIX KEEP-SPLIT).
     auto spreadBelow = [&](int u) {
         for (int b = l + 1; b < nLevels; ++b)
-            for (int j = 0; j < lv[b].n; ++j) {
-                const Dir& d = lv[b].d[j];
-                if (d.spatial && d.dim == u && tileCount(d.sz, d.of, lv[b].D[u]) > 1) return true;
-            }
+            for (int j = 0; j < lv[b].n; ++j)
+                if (lv[b].d[j].spatial && lv[b].d[j].dim == u && spreadsRange(lv[b], j)) return true;
         return false;
     };
     int moved[kMaxLevelDirectives], nMoved = 0;
@@ -2425,7 +2446,7 @@ bool Evaluator::Impl::peShiftFetch(
             // Under a NoC that multicasts elements a map of another tensor's dimension changes nothing;
             // the others are looked at (their tile count) only here, off the common path.
             if (!(copies && d.dim != v) && !(ofT && tilesOnly)) continue;
-            if (tileCount(d.sz, d.of, lv[b].D[d.dim]) <= 1) continue;
+            if (!spreadsRange(lv[b], j)) continue;
             if (ofT) ++onT;
             if (d.dim == v) continue;
             if (copies) return false;

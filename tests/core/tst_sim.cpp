@@ -957,6 +957,50 @@ private slots:
         }
     }
 
+    // A rule for three-level mappings on which the tables counted fewer input L2 reads than the PEs fetch
+    // (doc/cost-model.md, "Global-buffer traffic"; `marvel bench sim --exportable wide`, the case named;
+    // seed 66 case 13373, a map of a single tile, is keepSplitByHand's),
+    // worked by hand: the simulator, the step walk and the tables alone count the same L2 reads of I and W
+    // and output updates, multicast of elements.
+    void threeLevelUndercountsByHand_data()
+    {
+        QTest::addColumn<QString>("loop");
+        QTest::addColumn<QString>("flow");
+        QTest::addColumn<int>("pes");
+        QTest::addColumn<QString>("want"); // L2 reads of I, of W, output updates
+        const QString conv2d = "operator conv2d(K = %1, C = %2, Y = %3, X = %4, R = %5, S = %6) {"
+                               " for (k = 0; k < K; k++) for (c = 0; c < C; c++) for (y = 0; y < Y; y++)"
+                               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+                               " O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s]; }";
+        // Seed 44, case 9869 (FIX HALO-SOURCE). K 1, C 3, 2 x 4 outputs (4 x 5 inputs), 3 x 2 taps. Level 0:
+        // 2 sub-units of 2 output columns each (input columns 0-2 and 2-4, overlapping at 2). Level 1: 2
+        // busy clusters of an output row each (input rows 0-2 and 1-3), every column and channel. Level 2: a
+        // busy PE steps its cluster's 2 output columns one by one (2 input columns at offset 1). Frame 0: the
+        // 4 PEs hold columns 0-1 and 2-3 of rows 0-2 and 1-3: rows 0-3 x columns 0-3 x 3 channels = 48.
+        // Frame 1: each PE keeps a column and takes the next, 2 of the left sub-unit and 4 of the right one
+        // (column 2 is new to the left PEs, whose neighbours held it): rows 0-3 x 2 columns x 3 = 24. I 72.
+        // W: 18 weights in every PE, once and kept: 18. Outputs: 8, each PE's complete. Before: I 36 (level
+        // 1 measured its PEs' halo along the rows, rows 1-2 fetched by both clusters, 18 per cluster, and
+        // handed it up as the halo along the columns between level 0's sub-units, 36 taken off their 72,
+        // where those never fetch a column at the same frame).
+        QTest::newRow("halo measured against another map")
+            << conv2d.arg(1).arg(3).arg(2).arg(4).arg(3).arg(2)
+            << "SpatialMap(2,2) X; TemporalMap(1,1) K; TemporalMap(2,2) S; TemporalMap(3,3) R; Cluster(3,P);"
+               " TemporalMap(3,3) R; TemporalMap(3,1) C; SpatialMap(1,1) Y; TemporalMap(2,2) X;"
+               " TemporalMap(2,2) S; Cluster(3,P); SpatialMap(1,1) K; TemporalMap(1,1) Y; TemporalMap(2,2) S;"
+               " TemporalMap(1,1) X; TemporalMap(3,3) R;"
+            << 18 << "72 18 8";
+    }
+    void threeLevelUndercountsByHand()
+    {
+        QFETCH(QString, loop);
+        QFETCH(QString, flow);
+        QFETCH(int, pes);
+        QFETCH(QString, want);
+        const cost::Problem p = cost::fromOperator(ir::parseOperator(loop.toStdString(), "under3.loop"));
+        checkTrafficByHand(p, directivesOf(p, flow, "under3.m"), hw(pes, 4, 1), want);
+    }
+
     // The per-case tables alone (what corrected fidelity uses for mappings too large to walk, so every real
     // layer a search ranks) on the random mappings the Timeloop export writes in its default, narrow space:
     // the first 2000 of seed 1 (`marvel bench sim --seed 1 --exportable narrow`; case 8006, a halo between
