@@ -55,6 +55,8 @@
 //                  overlap; a SpatialMap whose extent fits in one tile does not spread its dimension over
 //                  the PEs below (they hold its whole range, as under a temporal map).
 //   FIX LAST-STEP  the final write-back to DRAM is charged to the last step itself.
+//   FIX WRAP-KEEP  after a spatial map's full last fold wraps back to its first, each PE keeps the overlap
+//                  of its last tile with its first (the keep across child executions).
 
 namespace marvel::cost {
 
@@ -599,6 +601,9 @@ struct Evaluator::Impl
         bool apart(const i64* childDims, int nd) const;
     };
     StepShift stepShift(const Level& L, int ch, std::uint32_t moving, int t) const;
+    /// FIX WRAP-KEEP: the move of a spatial map over several sub-units that wrapped around into r (false
+    /// when its sub-units move unlike).
+    bool foldWrapShift(const Level& L, const Dir& w, StepShift& r) const;
     /// keptAcross when level l + 1 has levels below it: every PE enumerated.
     i64 keptDeep(int l, int t, const i64* childDims, const StepShift& sh);
     /// keptDeep's answers in this evaluation: the cases of a level ask the same few again and again.
@@ -2553,9 +2558,16 @@ Evaluator::Impl::StepShift Evaluator::Impl::stepShift(
          inner &= inner - 1u) {
         const Dir& w = L.d[std::countr_zero(inner)];
         // (A spatial map over a single sub-unit steps in time.)
-        if (t == nt - 1 || (w.spatial && L.P > 1)) {
+        if (t == nt - 1) {
             r.ok = false;
             return r;
+        }
+        if (w.spatial && L.P > 1) {
+            if (!foldWrapShift(L, w, r)) {
+                r.ok = false;
+                return r;
+            }
+            continue;
         }
         const i64 last = (tileCount(w.sz, w.of, L.D[w.dim]) - 1) * w.of;
         r.moved |= 1u << w.dim;
@@ -2563,6 +2575,22 @@ Evaluator::Impl::StepShift Evaluator::Impl::stepShift(
         r.prevExt[w.dim] = std::min(w.sz, L.D[w.dim] - last);
     }
     return r;
+}
+
+// FIX WRAP-KEEP: a spatial map over several sub-units that wrapped around from its last fold to its first
+// moves every sub-unit back by the same (folds - 1) * P * offset when its last fold is full and its last
+// tile whole: each sub-unit's previous tile is its own first one moved so, a whole tile (FIX FOLD-WRAP's
+// keep, here for the PEs below the sub-units). With a partial last fold or tile the sub-units moved
+// unlike: no keep is credited.
+bool Evaluator::Impl::foldWrapShift(const Level& L, const Dir& w, StepShift& r) const
+{
+    const i64 D = L.D[w.dim];
+    const i64 tiles = tileCount(w.sz, w.of, D);
+    if (L.nSpatial != 1 || tiles % L.P != 0 || (tiles - 1) * w.of + w.sz > D) return false;
+    r.moved |= 1u << w.dim;
+    r.delta[w.dim] = -(tiles / L.P - 1) * L.P * w.of;
+    r.prevExt[w.dim] = std::min(w.sz, D);
+    return true;
 }
 
 bool Evaluator::Impl::StepShift::apart(const i64* childDims, int nd) const

@@ -640,6 +640,18 @@ private slots:
                " TemporalMap(1,1) Y; TemporalMap(3,3) S; SpatialMap(1,1) C; TemporalMap(1,1) X;"
                " TemporalMap(3,3) R;"
             << 8 << "118 18 24" << false;
+        // FIX WRAP-KEEP: a NoC without multicast, the PEs' keep after a spatial fold wrapped around. Seed
+        // 109, case 5185 of the wide export: K in 3 steps outside, 2 clusters (a busy PE each) over the
+        // outputs in 2 folds, input columns 0-2 and 1-3, then 2-4 and 3-5. k0: fold 0 3 + 3 = 6; fold 1: PE 0
+        // keeps column 2 and takes 3, 4, PE 1 keeps 3 and takes 4, 5: 4. k1, the fold wrapped back: PE 0 held
+        // 2-4, keeps 2 and takes 0, 1, PE 1 held 3-5, keeps 3 and takes 1, 2: 4; fold 1 4. k2 alike: 26.
+        // W: each PE its 3 taps per K step, its own copy, 18; 12 outputs. Before: 30 (the wrap kept nothing:
+        // 6 at each K step).
+        QTest::newRow("wrapped fold of clusters, every copy")
+            << conv1d.arg(3).arg(1).arg(4).arg(3)
+            << "TemporalMap(1,1) C; TemporalMap(1,1) K; SpatialMap(1,1) X; TemporalMap(3,3) S; Cluster(4,P);"
+               " SpatialMap(1,1) C;"
+            << 10 << "26 18 12" << true;
     }
     void tablesRulesByHand()
     {
