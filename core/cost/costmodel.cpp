@@ -58,7 +58,8 @@
 //   FIX WRAP-KEEP  after a spatial map's full last fold wraps back to its first, each PE keeps the overlap
 //                  of its last tile with its first (the keep across child executions).
 //   FIX HALO-KEEP  the halo between sub-units of an overlapping map is taken off after a step whose PEs
-//                  kept part of their tiles too: the child's first frame's halo of its tile less the kept box.
+//                  kept part of their tiles too: the child's first frame's halo of its tile less the kept
+//                  box.
 
 namespace marvel::cost {
 
