@@ -57,6 +57,9 @@
 //   FIX LAST-STEP  the final write-back to DRAM is charged to the last step itself.
 //   FIX WRAP-KEEP  after a spatial map's full last fold wraps back to its first, each PE keeps the overlap
 //                  of its last tile with its first (the keep across child executions).
+//   FIX HALO-KEEP  the halo between sub-units of an overlapping map is taken off after a step whose PEs
+//                  kept part of their tiles too: the child's first frame's halo of its tile less the kept
+//                  box.
 
 namespace marvel::cost {
 
@@ -582,8 +585,18 @@ struct Evaluator::Impl
     /// What the PEs of one child execution (level l + 1, the innermost, over `childDims`) still hold of
     /// tensor t from the previous step's execution, which the child's count fetches (inputs) or returns
     /// (outputs) again at its first step: 0 when they hold nothing or the tables cannot tell.
-    i64 keptAcross(
-        const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves);
+    /// FIX HALO-KEEP: asked for by keptAcross's caller under a map whose sub-units' tiles overlap along v
+    /// by size - of: the halo of the child's first frame (the sub-units' shared elements) from empty
+    /// buffers (full) and once the PEs kept what keptAcross credits (kept); ok false when not known.
+    struct KeptHalo
+    {
+        int v = -1;
+        i64 of = 0;
+        bool ok = false;
+        i64 full = 0, kept = 0;
+    };
+    i64 keptAcross(const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims,
+        bool childMoves, KeptHalo* kh = nullptr);
     /// How a step of level L moved the region of tensor t its child execution covers: along each dimension
     /// u of `moved` by delta[u] (a previous position p is p - delta[u] here), the previous region
     /// prevExt[u] long on u; `moved` 0 when the step left t's region where it was. `ok` false when the
@@ -1887,16 +1900,23 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 };
                 // What the PEs kept from the previous step's execution, which the child's count takes again.
                 const std::uint32_t mayKeep = ch >= 0 ? keepFrom[l] : 0;
-                auto less = [&](i64 count, int t) {
-                    return (mayKeep >> t & 1u) && count > 0
-                        ? std::max<i64>(0, count - keptAcross(L, l, ch, moving, t, childDims, !r.gbConst[t]))
-                        : count;
+                auto less = [&](i64 count, int t, KeptHalo* kh = nullptr) {
+                    return (mayKeep >> t & 1u) && count > 0 ? std::max<i64>(
+                               0, count - keptAcross(L, l, ch, moving, t, childDims, !r.gbConst[t], kh))
+                                                            : count;
                 };
                 for (int t = 0; t < nInputs; ++t) {
                     writes[t] = satAdd(writes[t], satMul(times, r.peWrites[t]));
                     const bool copies = acc.multicast == arch::Multicast::None;
                     const bool kept = gbKept(t, r);
-                    const i64 count = kept ? 0 : less(r.gbIn[t], t);
+                    // FIX HALO-KEEP: the halo between this level's sub-units at the child's first frame once
+                    // its PEs kept part of their tiles.
+                    KeptHalo kh;
+                    if ((halos >> t & 1u) && times > 1) [[unlikely]] {
+                        kh.v = L.d[L.sp].dim;
+                        kh.of = L.d[L.sp].of;
+                    }
+                    const i64 count = kept ? 0 : less(r.gbIn[t], t, kh.v >= 0 ? &kh : nullptr);
                     gather(gbIn[t], count, t, copies, kept);
                     keptWhole[t] = keptWhole[t] || kept;
                     if (haloHere >> t & 1u) [[unlikely]] {
@@ -1908,7 +1928,11 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     if (!kept) keptOne[t] = std::max(keptOne[t], r.gbIn[t] - count);
                     if ((halos >> t & 1u) && times > 1) [[unlikely]] {
                         const i64 twice = satMul(times - 1, r.gbHalo[t]);
-                        if (!kept && count == r.gbIn[t]) twiceIn[t] = satAdd(twiceIn[t], twice);
+                        if (!kept && count == r.gbIn[t])
+                            twiceIn[t] = satAdd(twiceIn[t], twice);
+                        else if (!kept && kh.ok && r.gbHalo[t] >= kh.full)
+                            twiceIn[t]
+                                = satAdd(twiceIn[t], satMul(times - 1, r.gbHalo[t] - kh.full + kh.kept));
                         twiceFresh[t] = satAdd(twiceFresh[t], twice);
                     }
                     if (acc.multicast == arch::Multicast::None || aboveGb) continue;
@@ -2602,9 +2626,10 @@ bool Evaluator::Impl::StepShift::apart(const i64* childDims, int nd) const
     return false;
 }
 
-i64 Evaluator::Impl::keptAcross(
-    const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims, bool childMoves)
+i64 Evaluator::Impl::keptAcross(const Level& L, int l, int ch, std::uint32_t moving, int t,
+    const i64* childDims, bool childMoves, KeptHalo* kh)
 {
+    if (kh) kh->ok = false;
     if (ch < 0 || l + 1 >= nLevels) return 0;
     const Level& C = lv[l + 1];
     const bool outputs = t == nt - 1;
@@ -2619,6 +2644,10 @@ i64 Evaluator::Impl::keptAcross(
     if (sh.apart(childDims, nd)) return 0;
     i64 common = 1;
     int spread = -1; // the child's spatial directive indexing t
+    // FIX HALO-KEEP: the first tile's and the kept box's sizes off kh->v (products) and on it, and whether
+    // the kept box lies at one end of the tile along v (the fetch then one interval on each line).
+    i64 curRest = 1, keptRest = 1, curV = -1, keptV = 0;
+    bool oneEnd = kh != nullptr;
     // The step's dimension first: it usually leaves nothing.
     int order[kMaxDims], n = 0;
     for (int k = 0; k < tcount[t]; ++k)
@@ -2641,9 +2670,25 @@ i64 Evaluator::Impl::keptAcross(
         const i64 tl = tileCount(d.sz, d.of, xp);
         const Span first{0, std::min(d.sz, x)};
         const Span last{(tl - 1) * d.of - du, std::min((tl - 1) * d.of + d.sz, xp) - du};
-        common = satMul(common, intersect(first, last).size());
+        const Span keptSpan = intersect(first, last);
+        common = satMul(common, keptSpan.size());
         if (common == 0) return 0;
+        if (!oneEnd) continue;
+        if (u == kh->v) {
+            curV = first.size();
+            keptV = keptSpan.size();
+            oneEnd = keptSpan.begin == first.begin || keptSpan.end == first.end;
+        } else {
+            curRest = satMul(curRest, first.size());
+            keptRest = satMul(keptRest, keptSpan.size());
+        }
     }
+    oneEnd = oneEnd && curV >= 0;
+    // The halo of PE tiles whose first box is `cur` off v (curV on it) less `kept` off v (keptV on it).
+    auto haloOf = [&](i64 cur, i64 kept) {
+        return satAdd(satMul(cur - kept, std::max<i64>(0, curV - kh->of)),
+            satMul(kept, std::max<i64>(0, curV - keptV - kh->of)));
+    };
     // The child's spatial map: PE p's first tile, and its tile at the previous execution's last fold.
     const int sj = spread >= 0 ? spread : C.sp;
     const Dir& d = C.d[sj];
@@ -2659,6 +2704,11 @@ i64 Evaluator::Impl::keptAcross(
         // of the previous last fold without a tile here returns its partial sums now, the others later.
         if (outputs ? activeL > activeF : activeL < activeF) return 0;
         const bool copies = !outputs && acc.multicast == arch::Multicast::None;
+        if (oneEnd && !copies) {
+            kh->full = haloOf(curRest, 0);
+            kh->kept = haloOf(curRest, keptRest);
+            kh->ok = true;
+        }
         return copies ? satMul(common, activeF) : common;
     }
     const i64 both = std::min(activeF, activeL);
@@ -2686,6 +2736,19 @@ i64 Evaluator::Impl::keptAcross(
                 shareNext.push_back(firstOf(p));
         }
         return satMul(common, unionSize(shiftCur) - unionSize(shareNext));
+    }
+    // FIX HALO-KEEP: PEs of disjoint tiles along u (not v) share elements only with their counterparts in
+    // the neighbouring sub-unit: their halos add up.
+    if (oneEnd && u != kh->v && activeF <= 64) {
+        i64 full = 0, kept = 0;
+        for (i64 p = 0; p < activeF; ++p) {
+            const i64 cur = satMul(curRest, firstOf(p).size());
+            full = satAdd(full, haloOf(cur, 0));
+            kept = satAdd(kept, haloOf(cur, p < both ? satMul(keptRest, at(p)) : 0));
+        }
+        kh->full = full;
+        kh->kept = kept;
+        kh->ok = true;
     }
     // Only the last tile of a map is clipped: every other PE keeps the same overlap.
     const i64 special[2] = {tilesF - 1, tilesL - 1 - fold * C.P};

@@ -652,6 +652,24 @@ private slots:
             << "TemporalMap(1,1) C; TemporalMap(1,1) K; SpatialMap(1,1) X; TemporalMap(3,3) S; Cluster(4,P);"
                " SpatialMap(1,1) C;"
             << 10 << "26 18 12" << true;
+        // FIX HALO-KEEP: the halo between clusters after a step that kept part of the PEs' tiles. Seed 33,
+        // case 4231 of the wide export: 2 clusters over the outputs' columns (input columns 0-3 and 2-5,
+        // the halo column 2-3), a busy PE each stepping them by one (3 columns), the rows stepped by one
+        // above (2 of 3 input rows). Row 0: frame 0 columns 0-2 and 2-4 of rows 0-1, 6 + 6 less column 2
+        // taken once, 10; frame 1 columns 3 and 5, 4. Row 1: PE 0 (columns 1-3 of rows 0-1) keeps row 1
+        // columns 1-2 and takes row 2 columns 0-2 and row 1 column 0, PE 1 the same 2 columns on, sharing
+        // row 2 column 2: 7; frame 1 4: 25. W: 6 taps, kept; 8 outputs. Before: 26 (the halo was taken
+        // off only where nothing was kept).
+        QTest::newRow("halo between clusters after a keep")
+            << "operator dw(C = 1, Y = 2, X = 4, R = 2, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
+               "y++)"
+               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << "TemporalMap(3,3) S; SpatialMap(2,2) X; TemporalMap(1,1) Y; TemporalMap(1,1) C; "
+               "TemporalMap(2,2) R;"
+               " Cluster(4,P); TemporalMap(1,1) X; TemporalMap(2,2) R; SpatialMap(1,1) C; TemporalMap(1,1) Y;"
+               " TemporalMap(3,3) S;"
+            << 10 << "25 6 8" << false;
     }
     void tablesRulesByHand()
     {
