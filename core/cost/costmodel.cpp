@@ -618,7 +618,7 @@ struct Evaluator::Impl
     /// when its sub-units move unlike).
     bool foldWrapShift(const Level& L, const Dir& w, StepShift& r) const;
     /// keptAcross when level l + 1 has levels below it: every PE enumerated.
-    i64 keptDeep(int l, int t, const i64* childDims, const StepShift& sh);
+    i64 keptDeep(int l, int t, const i64* childDims, const StepShift& sh, KeptHalo* kh);
     /// keptDeep's answers in this evaluation: the cases of a level ask the same few again and again.
     struct KeptDeepSeen
     {
@@ -626,17 +626,22 @@ struct Evaluator::Impl
         std::uint32_t moved;
         i64 key[3 * kMaxDims];
         i64 kept;
+        bool halo; ///< asked with a KeptHalo, which is then khSeen
+        KeptHalo khSeen;
     };
     std::vector<KeptDeepSeen> keptDeepSeen;
-    i64 keptDeepMemo(int l, int t, const i64* childDims, const StepShift& sh);
+    i64 keptDeepMemo(int l, int t, const i64* childDims, const StepShift& sh, KeptHalo* kh);
     struct DeepPe
     {
         Span first[kMaxDims];
         i64 kept = 0;
         Span keptOn; ///< over PEs of overlapping tiles: the part kept on their spread dimension
         i64 keptRest = 1; ///< and the product of the others' parts kept
+        Span keptOf[kMaxDims]; ///< the part kept on each dimension of the tensor (FIX DEEP-HALO-KEEP)
     };
     std::vector<DeepPe> deepPes;
+    /// FIX DEEP-HALO-KEEP: keptAcross's KeptHalo from keptDeep's PEs (deepPes), when exact.
+    void deepKeptHalo(int t, KeptHalo& kh);
     /// Corrected fidelity: whether the NoC sends a tensor to each receiving sub-unit separately (no
     /// multicast, or multicast of identical tiles only and `spatiallyIndexed`: the level's spatial maps
     /// give the sub-units different tiles of it).
@@ -2637,7 +2642,7 @@ i64 Evaluator::Impl::keptAcross(const Level& L, int l, int ch, std::uint32_t mov
     const StepShift sh = stepShift(L, ch, moving, t);
     if (!sh.ok) return 0;
     if (C.nSpatial != 1) return 0;
-    if (l + 1 != nLevels - 1) return keptDeepMemo(l, t, childDims, sh);
+    if (l + 1 != nLevels - 1) return keptDeepMemo(l, t, childDims, sh, kh);
     const int v = sh.v;
     // In the same region, a child whose tiles of t move and never overlap ends on other tiles than it starts.
     if (sh.moved == 0 && childMoves && !C.overlappingAny) return 0;
@@ -2774,7 +2779,7 @@ i64 Evaluator::Impl::keptAcross(const Level& L, int l, int ch, std::uint32_t mov
 // tile of the innermost level's last fold holds nothing, one whose cluster does not run in a last fold
 // keeps the fold before's), PE by PE. PEs holding identical first tiles take them once: what all of them
 // kept is not taken again.
-i64 Evaluator::Impl::keptDeepMemo(int l, int t, const i64* childDims, const StepShift& sh)
+i64 Evaluator::Impl::keptDeepMemo(int l, int t, const i64* childDims, const StepShift& sh, KeptHalo* kh)
 {
     i64 key[3 * kMaxDims];
     for (int u = 0; u < nd; ++u) {
@@ -2783,9 +2788,12 @@ i64 Evaluator::Impl::keptDeepMemo(int l, int t, const i64* childDims, const Step
         key[3 * u + 2] = sh.shifted(u) ? sh.prevExt[u] : 0;
     }
     for (const KeptDeepSeen& e : keptDeepSeen)
-        if (e.l == l && e.t == t && e.moved == sh.moved && std::equal(key, key + 3 * nd, e.key))
+        if (e.l == l && e.t == t && e.moved == sh.moved && e.halo == (kh != nullptr)
+            && std::equal(key, key + 3 * nd, e.key)) {
+            if (kh) *kh = e.khSeen;
             return e.kept;
-    const i64 kept = keptDeep(l, t, childDims, sh);
+        }
+    const i64 kept = keptDeep(l, t, childDims, sh, kh);
     if (keptDeepSeen.size() < 64) {
         KeptDeepSeen e;
         e.l = l;
@@ -2793,13 +2801,16 @@ i64 Evaluator::Impl::keptDeepMemo(int l, int t, const i64* childDims, const Step
         e.moved = sh.moved;
         std::copy(key, key + 3 * nd, e.key);
         e.kept = kept;
+        e.halo = kh != nullptr;
+        if (kh) e.khSeen = *kh;
         keptDeepSeen.push_back(e);
     }
     return kept;
 }
 
-i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShift& sh)
+i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShift& sh, KeptHalo* kh)
 {
+    if (kh) kh->ok = false;
     const bool outputs = t == nt - 1;
     if (sh.apart(childDims, nd)) return 0;
     for (int k = 0; k < tcount[t] && outputs; ++k)
@@ -2929,6 +2940,7 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
                 e.first[k] = fr;
                 const i64 du = sh.du(u);
                 const Span kept = activeLast ? intersect(fr, Span{lr.begin - du, lr.end - du}) : Span{};
+                e.keptOf[k] = kept;
                 e.kept = satMul(e.kept, std::max<i64>(0, kept.size()));
                 if (u == overlapDim)
                     e.keptOn = kept;
@@ -3005,6 +3017,8 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
         }
         return saving;
     }
+    if (kh && !outputs && acc.multicast == arch::Multicast::Elements) [[unlikely]]
+        deepKeptHalo(t, *kh);
     if (!outputs && acc.multicast == arch::Multicast::None) {
         for (const DeepPe& e : deepPes)
             saving = satAdd(saving, e.kept);
@@ -3020,6 +3034,67 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
         i = j;
     }
     return saving;
+}
+
+// The halo of the child's first frame between the map's neighbouring sub-units, from empty buffers and once
+// the PEs kept part of their tiles. Exact when every PE spans the same range on the map's dimension v (the
+// neighbour's PEs hold the same boxes moved by the offset along v), PEs of identical first boxes kept the
+// same part (they fetch it once) and PEs of different boxes lie apart off v (they share nothing with
+// another's counterpart): the groups' halos add up. The kept part of v must lie at one end of the range,
+// so that what a PE fetches there is one interval, moved by the offset in the neighbour.
+void Evaluator::Impl::deepKeptHalo(int t, KeptHalo& kh)
+{
+    const int tc = tcount[t];
+    int kv = -1;
+    for (int k = 0; k < tc; ++k)
+        if (tdims[t][k] == kh.v) kv = k;
+    if (kv < 0 || deepPes.empty() || deepPes.size() > 64) return;
+    const Span rangeV = deepPes[0].first[kv];
+    i64 full = 0, kept = 0;
+    for (size_t i = 0; i < deepPes.size(); ++i) {
+        const DeepPe& e = deepPes[i];
+        if (e.first[kv].begin != rangeV.begin || e.first[kv].end != rangeV.end) return;
+        bool seen = false;
+        for (size_t j = 0; j < i; ++j) {
+            const DeepPe& f = deepPes[j];
+            bool same = true, apart = false;
+            for (int k = 0; k < tc; ++k) {
+                same = same && f.first[k].begin == e.first[k].begin && f.first[k].end == e.first[k].end;
+                apart = apart || (k != kv && intersect(f.first[k], e.first[k]).size() <= 0);
+            }
+            if (same) {
+                // Identical boxes: fetched once, so they must have kept the same part.
+                if ((e.kept > 0) != (f.kept > 0)) return;
+                const bool none = e.kept == 0;
+                for (int k = 0; k < tc && !none; ++k)
+                    if (f.keptOf[k].begin != e.keptOf[k].begin || f.keptOf[k].end != e.keptOf[k].end) return;
+                seen = true;
+                break;
+            }
+            if (!apart) return;
+        }
+        if (seen) continue;
+        const i64 curV = rangeV.size();
+        i64 cur = 1, keptRest = e.kept > 0 ? 1 : 0;
+        for (int k = 0; k < tc; ++k) {
+            if (k == kv) continue;
+            cur = satMul(cur, e.first[k].size());
+            keptRest = satMul(keptRest, std::max<i64>(0, e.keptOf[k].size()));
+        }
+        i64 keptV = 0;
+        if (keptRest > 0) {
+            const Span kvSpan = e.keptOf[kv];
+            keptV = kvSpan.size();
+            if (kvSpan.begin != rangeV.begin && kvSpan.end != rangeV.end) return;
+        }
+        const i64 over = std::max<i64>(0, curV - kh.of);
+        full = satAdd(full, satMul(cur, over));
+        kept = satAdd(kept,
+            satAdd(satMul(cur - keptRest, over), satMul(keptRest, std::max<i64>(0, curV - keptV - kh.of))));
+    }
+    kh.full = full;
+    kh.kept = kept;
+    kh.ok = true;
 }
 
 i64 Evaluator::Impl::GbCarry::drained(const Span* oc)

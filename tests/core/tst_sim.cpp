@@ -670,6 +670,25 @@ private slots:
                " Cluster(4,P); TemporalMap(1,1) X; TemporalMap(2,2) R; SpatialMap(1,1) C; TemporalMap(1,1) Y;"
                " TemporalMap(3,3) S;"
             << 10 << "25 6 8" << false;
+        // FIX DEEP-HALO-KEEP: the same over two levels below the map (the keep PE by PE). Seed 101, case
+        // 13409 of the wide export: 2 clusters over the output rows (input rows 0-3 and 2-5), 4 sub-clusters
+        // over C (2 busy) stepping Y by one, a busy PE each (3 rows, 3 columns), X stepped by one above. X 0:
+        // frame 0 rows 0-2 and 2-4 of columns 0-2, row 2 taken once, 2 channels x (9 + 9 - 3) = 30; frame 1
+        // rows 3 and 5, 12. X 1: PE of cluster 0 (rows 1-3, columns 0-2) keeps rows 1-2 columns 1-2 and
+        // takes row 0 columns 1-3 and rows 1-2 column 3, the other the same 2 rows on, sharing row 2 column
+        // 3: 2 x (5 + 5 - 1) = 18; frame 1 12: 72. W: 18, kept; 8 outputs. Before: 74 (the halo after the
+        // keep counted twice).
+        QTest::newRow("halo between clusters after a keep, two levels below")
+            << QString("operator conv2d(K = 1, C = 2, Y = 4, X = 2, R = 3, S = 3) {"
+                       " for (k = 0; k < K; k++) for (c = 0; c < C; c++) for (y = 0; y < Y; y++)"
+                       " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+                       " O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s]; }")
+            << "TemporalMap(2,2) C; TemporalMap(3,3) R; SpatialMap(2,2) Y; TemporalMap(3,3) S;"
+               " TemporalMap(1,1) X; Cluster(4,P); TemporalMap(3,3) R; SpatialMap(1,1) C; TemporalMap(1,1) Y;"
+               " TemporalMap(1,1) X; TemporalMap(1,1) K; TemporalMap(3,3) S; Cluster(3,P); TemporalMap(3,3) "
+               "R;"
+               " SpatialMap(1,1) X; TemporalMap(1,1) C; TemporalMap(1,1) K; TemporalMap(3,3) S;"
+            << 60 << "72 18 8" << false;
     }
     void tablesRulesByHand()
     {
