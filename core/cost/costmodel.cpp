@@ -637,9 +637,11 @@ struct Evaluator::Impl
         i64 kept = 0;
         Span keptOn; ///< over PEs of overlapping tiles: the part kept on their spread dimension
         i64 keptRest = 1; ///< and the product of the others' parts kept
-        Span keptOf[kMaxDims]; ///< the part kept on each dimension of the tensor (FIX DEEP-HALO-KEEP)
     };
     std::vector<DeepPe> deepPes;
+    /// FIX DEEP-HALO-KEEP: each PE's kept part on each dimension of the tensor (tcount of them a PE, in
+    /// deepPes' order), gathered only when a KeptHalo is asked for.
+    std::vector<Span> deepKeptOf;
     /// FIX DEEP-HALO-KEEP: keptAcross's KeptHalo from keptDeep's PEs (deepPes), when exact.
     void deepKeptHalo(int t, KeptHalo& kh);
     /// Corrected fidelity: whether the NoC sends a tensor to each receiving sub-unit separately (no
@@ -2881,7 +2883,9 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
         }
     }
     deepPes.clear();
+    deepKeptOf.clear();
     for (i64 p = 0; p < pes; ++p) {
+        Span keptOf[kMaxDims];
         DeepPe e;
         e.kept = 1;
         bool activeFirst = true, activeLast = true;
@@ -2940,7 +2944,7 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
                 e.first[k] = fr;
                 const i64 du = sh.du(u);
                 const Span kept = activeLast ? intersect(fr, Span{lr.begin - du, lr.end - du}) : Span{};
-                e.keptOf[k] = kept;
+                keptOf[k] = kept;
                 e.kept = satMul(e.kept, std::max<i64>(0, kept.size()));
                 if (u == overlapDim)
                     e.keptOn = kept;
@@ -2956,6 +2960,7 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
             e.keptOn = Span{};
         }
         deepPes.push_back(e);
+        if (kh) deepKeptOf.insert(deepKeptOf.end(), keptOf, keptOf + tcount[t]);
     }
     const int tc = tcount[t];
     auto key = [&](const DeepPe& x, const DeepPe& y) {
@@ -3067,7 +3072,11 @@ void Evaluator::Impl::deepKeptHalo(int t, KeptHalo& kh)
                 if ((e.kept > 0) != (f.kept > 0)) return;
                 const bool none = e.kept == 0;
                 for (int k = 0; k < tc && !none; ++k)
-                    if (f.keptOf[k].begin != e.keptOf[k].begin || f.keptOf[k].end != e.keptOf[k].end) return;
+                    if (deepKeptOf[j * size_t(tc) + size_t(k)].begin
+                            != deepKeptOf[i * size_t(tc) + size_t(k)].begin
+                        || deepKeptOf[j * size_t(tc) + size_t(k)].end
+                            != deepKeptOf[i * size_t(tc) + size_t(k)].end)
+                        return;
                 seen = true;
                 break;
             }
@@ -3079,11 +3088,11 @@ void Evaluator::Impl::deepKeptHalo(int t, KeptHalo& kh)
         for (int k = 0; k < tc; ++k) {
             if (k == kv) continue;
             cur = satMul(cur, e.first[k].size());
-            keptRest = satMul(keptRest, std::max<i64>(0, e.keptOf[k].size()));
+            keptRest = satMul(keptRest, std::max<i64>(0, deepKeptOf[i * size_t(tc) + size_t(k)].size()));
         }
         i64 keptV = 0;
         if (keptRest > 0) {
-            const Span kvSpan = e.keptOf[kv];
+            const Span kvSpan = deepKeptOf[i * size_t(tc) + size_t(kv)];
             keptV = kvSpan.size();
             if (kvSpan.begin != rangeV.begin && kvSpan.end != rangeV.end) return;
         }
