@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <compare>
 #include <limits>
 #include <map>
 #include <set>
@@ -79,6 +80,7 @@ struct Span
 {
     i64 begin = 0, end = 0;
     i64 size() const { return end > begin ? end - begin : 0; }
+    friend auto operator<=>(const Span&, const Span&) = default; // by begin, then end
 };
 
 struct State
@@ -594,6 +596,14 @@ struct Evaluator::Impl
         i64 of = 0;
         bool ok = false;
         i64 full = 0, kept = 0;
+        /// The halo of PE boxes of `box` elements off v (`boxV` rows on it) once they kept `keptBox` off v
+        /// (`keptV` rows on it, at one end): what a PE fetches overlaps its counterpart's in the neighbouring
+        /// sub-unit, moved by `of` along v, by boxV - of rows outside the kept box, boxV - keptV - of inside.
+        i64 after(i64 box, i64 boxV, i64 keptBox, i64 keptV) const
+        {
+            return satAdd(satMul(box - keptBox, std::max<i64>(0, boxV - of)),
+                satMul(keptBox, std::max<i64>(0, boxV - keptV - of)));
+        }
     };
     i64 keptAcross(const Level& L, int l, int ch, std::uint32_t moving, int t, const i64* childDims,
         bool childMoves, KeptHalo* kh = nullptr);
@@ -2238,6 +2248,15 @@ i64 unionSize(std::vector<Span>& spans)
     return n;
 }
 
+/// Leaves the distinct non-empty ranges of `spans`, sorted: the tiles a NoC that multicasts identical tiles
+/// only sends once each.
+void keepDistinct(std::vector<Span>& spans)
+{
+    std::erase_if(spans, [](Span x) { return x.size() == 0; });
+    std::sort(spans.begin(), spans.end());
+    spans.erase(std::unique(spans.begin(), spans.end()), spans.end());
+}
+
 // Sub-unit steps beyond which a mapping keeps the per-case analysis: a walk of this size costs a few dozen
 // per-case evaluations, so searches in corrected fidelity stay fast.
 constexpr i64 kStepWalkLimit = i64(1) << 12;
@@ -2273,15 +2292,8 @@ bool Evaluator::Impl::overlapShare(
     const bool distinct = !outputs && acc.multicast == arch::Multicast::Tiles;
     auto measure = [&](std::vector<Span>& spans) {
         if (!distinct) return unionSize(spans);
-        std::sort(spans.begin(), spans.end(),
-            [](Span a, Span b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
-        i64 c = 0;
-        for (size_t i = 0; i < spans.size(); ++i)
-            c += spans[i].size() > 0
-                    && (i == 0 || spans[i].begin != spans[i - 1].begin || spans[i].end != spans[i - 1].end)
-                ? 1
-                : 0;
-        return c;
+        keepDistinct(spans);
+        return i64(spans.size());
     };
     const size_t per = shareSpans.size();
     if (satMul(i64(per), n) > 1 << 16) return false;
@@ -2548,15 +2560,10 @@ bool Evaluator::Impl::peShiftFetch(
         // FIX TILE-SHIFT: PEs of different ranges on u receive different tiles, each its own send of its
         // new part along v; PEs of one range (and one part along v) share it: the distinct ranges' rows.
         if (!peSpans(l, u, childDims[u], shiftOther)) return false;
-        std::sort(shiftOther.begin(), shiftOther.end(), [](const Span& x, const Span& y) {
-            return x.begin != y.begin ? x.begin < y.begin : x.end < y.end;
-        });
+        keepDistinct(shiftOther);
         i64 rows = 0;
-        for (size_t i = 0; i < shiftOther.size(); ++i)
-            if (shiftOther[i].size() > 0
-                && (i == 0 || shiftOther[i].begin != shiftOther[i - 1].begin
-                    || shiftOther[i].end != shiftOther[i - 1].end))
-                rows = satAdd(rows, shiftOther[i].size());
+        for (const Span& x : shiftOther)
+            rows = satAdd(rows, x.size());
         rest = satMul(rest, rows);
     }
     // Without multicast the sub-units holding the same tiles of t each take their own.
@@ -2691,11 +2698,6 @@ i64 Evaluator::Impl::keptAcross(const Level& L, int l, int ch, std::uint32_t mov
         }
     }
     oneEnd = oneEnd && curV >= 0;
-    // The halo of PE tiles whose first box is `cur` off v (curV on it) less `kept` off v (keptV on it).
-    auto haloOf = [&](i64 cur, i64 kept) {
-        return satAdd(satMul(cur - kept, std::max<i64>(0, curV - kh->of)),
-            satMul(kept, std::max<i64>(0, curV - keptV - kh->of)));
-    };
     // The child's spatial map: PE p's first tile, and its tile at the previous execution's last fold.
     const int sj = spread >= 0 ? spread : C.sp;
     const Dir& d = C.d[sj];
@@ -2712,8 +2714,8 @@ i64 Evaluator::Impl::keptAcross(const Level& L, int l, int ch, std::uint32_t mov
         if (outputs ? activeL > activeF : activeL < activeF) return 0;
         const bool copies = !outputs && acc.multicast == arch::Multicast::None;
         if (oneEnd && !copies) {
-            kh->full = haloOf(curRest, 0);
-            kh->kept = haloOf(curRest, keptRest);
+            kh->full = kh->after(curRest, curV, 0, keptV);
+            kh->kept = kh->after(curRest, curV, keptRest, keptV);
             kh->ok = true;
         }
         return copies ? satMul(common, activeF) : common;
@@ -2750,8 +2752,8 @@ i64 Evaluator::Impl::keptAcross(const Level& L, int l, int ch, std::uint32_t mov
         i64 full = 0, kept = 0;
         for (i64 p = 0; p < activeF; ++p) {
             const i64 cur = satMul(curRest, firstOf(p).size());
-            full = satAdd(full, haloOf(cur, 0));
-            kept = satAdd(kept, haloOf(cur, p < both ? satMul(keptRest, at(p)) : 0));
+            full = satAdd(full, kh->after(cur, curV, 0, keptV));
+            kept = satAdd(kept, kh->after(cur, curV, p < both ? satMul(keptRest, at(p)) : 0, keptV));
         }
         kh->full = full;
         kh->kept = kept;
@@ -2964,11 +2966,7 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
     }
     const int tc = tcount[t];
     auto key = [&](const DeepPe& x, const DeepPe& y) {
-        for (int k = 0; k < tc; ++k) {
-            if (x.first[k].begin != y.first[k].begin) return x.first[k].begin < y.first[k].begin;
-            if (x.first[k].end != y.first[k].end) return x.first[k].end < y.first[k].end;
-        }
-        return false;
+        return std::lexicographical_compare(x.first, x.first + tc, y.first, y.first + tc);
     };
     i64 saving = 0;
     if (overlapDim >= 0) {
@@ -2983,11 +2981,8 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
         while (tdims[t][at] != overlapDim)
             ++at;
         auto otherLess = [&](const DeepPe& x, const DeepPe& y) {
-            for (int k = 0; k < tc; ++k) {
-                if (k == at) continue;
-                if (x.first[k].begin != y.first[k].begin) return x.first[k].begin < y.first[k].begin;
-                if (x.first[k].end != y.first[k].end) return x.first[k].end < y.first[k].end;
-            }
+            for (int k = 0; k < tc; ++k)
+                if (k != at && x.first[k] != y.first[k]) return x.first[k] < y.first[k];
             return false;
         };
         std::sort(deepPes.begin(), deepPes.end(), otherLess);
@@ -3054,52 +3049,42 @@ void Evaluator::Impl::deepKeptHalo(int t, KeptHalo& kh)
     for (int k = 0; k < tc; ++k)
         if (tdims[t][k] == kh.v) kv = k;
     if (kv < 0 || deepPes.empty() || deepPes.size() > 64) return;
+    const Span* keptOf = deepKeptOf.data(); // PE i's kept part on dimension k: keptOf[i * tc + k]
     const Span rangeV = deepPes[0].first[kv];
     i64 full = 0, kept = 0;
     for (size_t i = 0; i < deepPes.size(); ++i) {
         const DeepPe& e = deepPes[i];
-        if (e.first[kv].begin != rangeV.begin || e.first[kv].end != rangeV.end) return;
+        const Span* ek = keptOf + i * size_t(tc);
+        if (e.first[kv] != rangeV) return;
         bool seen = false;
         for (size_t j = 0; j < i; ++j) {
             const DeepPe& f = deepPes[j];
-            bool same = true, apart = false;
-            for (int k = 0; k < tc; ++k) {
-                same = same && f.first[k].begin == e.first[k].begin && f.first[k].end == e.first[k].end;
-                apart = apart || (k != kv && intersect(f.first[k], e.first[k]).size() <= 0);
-            }
-            if (same) {
+            if (std::equal(e.first, e.first + tc, f.first)) {
                 // Identical boxes: fetched once, so they must have kept the same part.
                 if ((e.kept > 0) != (f.kept > 0)) return;
-                const bool none = e.kept == 0;
-                for (int k = 0; k < tc && !none; ++k)
-                    if (deepKeptOf[j * size_t(tc) + size_t(k)].begin
-                            != deepKeptOf[i * size_t(tc) + size_t(k)].begin
-                        || deepKeptOf[j * size_t(tc) + size_t(k)].end
-                            != deepKeptOf[i * size_t(tc) + size_t(k)].end)
-                        return;
+                if (e.kept > 0 && !std::equal(ek, ek + tc, keptOf + j * size_t(tc))) return;
                 seen = true;
                 break;
             }
+            bool apart = false;
+            for (int k = 0; k < tc && !apart; ++k)
+                apart = k != kv && intersect(f.first[k], e.first[k]).size() <= 0;
             if (!apart) return;
         }
         if (seen) continue;
-        const i64 curV = rangeV.size();
         i64 cur = 1, keptRest = e.kept > 0 ? 1 : 0;
         for (int k = 0; k < tc; ++k) {
             if (k == kv) continue;
             cur = satMul(cur, e.first[k].size());
-            keptRest = satMul(keptRest, std::max<i64>(0, deepKeptOf[i * size_t(tc) + size_t(k)].size()));
+            keptRest = satMul(keptRest, std::max<i64>(0, ek[k].size()));
         }
         i64 keptV = 0;
         if (keptRest > 0) {
-            const Span kvSpan = deepKeptOf[i * size_t(tc) + size_t(kv)];
-            keptV = kvSpan.size();
-            if (kvSpan.begin != rangeV.begin && kvSpan.end != rangeV.end) return;
+            keptV = ek[kv].size();
+            if (ek[kv].begin != rangeV.begin && ek[kv].end != rangeV.end) return;
         }
-        const i64 over = std::max<i64>(0, curV - kh.of);
-        full = satAdd(full, satMul(cur, over));
-        kept = satAdd(kept,
-            satAdd(satMul(cur - keptRest, over), satMul(keptRest, std::max<i64>(0, curV - keptV - kh.of))));
+        full = satAdd(full, kh.after(cur, rangeV.size(), 0, 0));
+        kept = satAdd(kept, kh.after(cur, rangeV.size(), keptRest, keptV));
     }
     kh.full = full;
     kh.kept = kept;

@@ -33,6 +33,18 @@ arch::Accelerator hw(std::int64_t pes, std::int64_t bw, std::int64_t latency)
     return a;
 }
 
+// Operators of the hand-worked rows, their sizes as arguments (%1, %2, ...).
+const QString kRuleConv1d = "operator conv1d(K = %1, C = %2, X = %3, S = %4) { for (k = 0; k < K; k++)"
+                            " for (c = 0; c < C; c++) for (x = 0; x < X; x++) for (s = 0; s < S; s++)"
+                            " O[k][x] += W[k][c][s] * I[c][x + s]; }";
+const QString kRuleConv2d = "operator conv2d(K = %1, C = %2, Y = %3, X = %4, R = %5, S = %6) {"
+                            " for (k = 0; k < K; k++) for (c = 0; c < C; c++) for (y = 0; y < Y; y++)"
+                            " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
+                            " O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s]; }";
+const QString kRuleDepthwise = "operator dw(C = %1, Y = %2, X = %3, R = %4, S = %5) { for (c = 0; c < C; c++)"
+                               " for (y = 0; y < Y; y++) for (x = 0; x < X; x++) for (r = 0; r < R; r++)"
+                               " for (s = 0; s < S; s++) O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }";
+
 // The directives `flow` over the problem's dimensions.
 mdc::Dataflow directivesOf(const cost::Problem& p, const QString& flow, const std::string& fileName)
 {
@@ -95,6 +107,8 @@ const char* kConv1dKcs = R"(operator conv1d(K = 3, C = 1, X = 7, S = 2) {
 })";
 
 } // namespace
+
+Q_DECLARE_METATYPE(marvel::arch::Multicast)
 
 class TestSim : public QObject
 {
@@ -336,30 +350,24 @@ private slots:
 
     // The per-case tables' rules for input windows over clusters (doc/cost-model.md, "Global-buffer
     // traffic"), each on a mapping of the random set's exportable space (`marvel bench sim --exportable
-    // narrow`, the case named) worked by hand: the simulator, the step walk and the tables alone count the
-    // same L2 reads of I and W and output updates (multicast of elements unless said). "Before" is the
-    // tables' count of I before the rule (2026-11-29).
+    // narrow|wide`, the case named) worked by hand: the simulator, the step walk and the tables alone count
+    // the same L2 reads of I and W and output updates under the row's NoC multicast. "Before" is the
+    // tables' count of I before the rule (2026-11-29 and 2026-11-30).
     void tablesRulesByHand_data()
     {
         QTest::addColumn<QString>("loop");
         QTest::addColumn<QString>("flow");
         QTest::addColumn<int>("pes");
         QTest::addColumn<QString>("want"); // L2 reads of I, of W, output updates
-        QTest::addColumn<bool>("copies"); // the NoC sends every copy (else it multicasts elements)
-        const QString conv1d = "operator conv1d(K = %1, C = %2, X = %3, S = %4) { for (k = 0; k < K; k++)"
-                               " for (c = 0; c < C; c++) for (x = 0; x < X; x++) for (s = 0; s < S; s++)"
-                               " O[k][x] += W[k][c][s] * I[c][x + s]; }";
-        const QString conv2d = "operator conv2d(K = %1, C = %2, Y = %3, X = %4, R = %5, S = %6) {"
-                               " for (k = 0; k < K; k++) for (c = 0; c < C; c++) for (y = 0; y < Y; y++)"
-                               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-                               " O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s]; }";
+        QTest::addColumn<arch::Multicast>("multicast");
         // Seed 3, case 4980. Two PEs, 3 input rows each at offset 1, in 4 folds (all 3 channels). Fold 0:
         // rows 0-3, 4 x 3 = 12. Fold f: PE 0 keeps row 2f and takes 2f+1, 2f+2; PE 1 keeps 2f+1 and takes
         // 2f+2, 2f+3: 3 rows, 9 a fold, 39. W: 9 taps and channels kept; 8 outputs. Before: 30 (PE 1 was
         // given its part beyond PE 0's tile less what it kept, 0 rows: 2 rows a fold).
         QTest::newRow("fold of overlapping tiles")
-            << conv1d.arg(1).arg(3).arg(8).arg(3)
-            << "TemporalMap(3,3) S; SpatialMap(1,1) X; TemporalMap(1,1) K;" << 2 << "39 9 8" << false;
+            << kRuleConv1d.arg(1).arg(3).arg(8).arg(3)
+            << "TemporalMap(3,3) S; SpatialMap(1,1) X; TemporalMap(1,1) K;" << 2 << "39 9 8"
+            << arch::Multicast::Elements;
         // Seed 1, case 782. A channel per cluster (3 of 6 busy); K in 2 steps, X in 2 of 2 outputs (4 input
         // rows) inside; per cluster one busy sub-cluster of 4 PEs, 2 busy with 3 rows at offset 1. Per
         // channel: rows 0-3 (4); X advances: PE 0 keeps row 2 and takes 3, 4, PE 1 keeps 3 and takes 4, 5
@@ -367,56 +375,56 @@ private slots:
         // takes 1, 2 (3); X advances again (3): 13, 39. W: 3 taps per K step per channel, 18; 8 outputs
         // (the channels' partial sums reduced). Before: 30 (the clusters' tiles, as one buffer, keep 2 rows).
         QTest::newRow("PEs under a moving cluster tile, wrapped")
-            << conv1d.arg(2).arg(3).arg(4).arg(3)
+            << kRuleConv1d.arg(2).arg(3).arg(4).arg(3)
             << "SpatialMap(1,1) C; TemporalMap(1,1) K; TemporalMap(3,3) S; TemporalMap(2,2) X; Cluster(3,P);"
                " TemporalMap(1,1) K; TemporalMap(3,3) S; SpatialMap(1,1) C; Cluster(4,P); SpatialMap(1,1) X;"
                " TemporalMap(1,1) C; TemporalMap(1,1) K; TemporalMap(3,3) S;"
-            << 72 << "39 18 8" << false;
+            << 72 << "39 18 8" << arch::Multicast::Elements;
         // Seed 1, case 3424. The whole array steps X by 2 outputs (3 input columns at offset 2); in it 2 PEs
         // hold input rows 0-2 and 1-3. Step 0: 4 rows x 3 columns, 12; step 1: each PE keeps column 2 and
         // takes 3, 4: 4 rows x 2, 8; 20. W: the 12 weights once; 16 outputs. Before: 24 (the PEs' tiles
         // overlap, so the keep across the steps was left out).
         QTest::newRow("keep over overlapping PE tiles")
-            << conv2d.arg(2).arg(1).arg(2).arg(4).arg(3).arg(2)
+            << kRuleConv2d.arg(2).arg(1).arg(2).arg(4).arg(3).arg(2)
             << "TemporalMap(2,2) X; TemporalMap(3,3) R; SpatialMap(1,1) C; TemporalMap(2,2) S; "
                "TemporalMap(2,2) K;"
                " Cluster(4,P); TemporalMap(2,2) S; SpatialMap(1,1) Y; TemporalMap(1,1) C; TemporalMap(3,3) R;"
-            << 24 << "20 12 16" << false;
+            << 24 << "20 12 16" << arch::Multicast::Elements;
         // Seed 1, case 9985. One busy PE: K in 3 steps, X in 2 inside (input rows 0-2, 1-3). Rows 0-2 (3),
         // then 3 (1); K advances and X wraps around: rows 0-2, the PE holds 1-3 and takes 0 (1); 3 (1); twice
         // more: 3 + 1 + 4 = 8. W: 3 taps per K, 9; 6 outputs. Before: 12 (no keep after a wrap).
         QTest::newRow("keep after a wrap")
-            << conv1d.arg(3).arg(1).arg(2).arg(3)
+            << kRuleConv1d.arg(3).arg(1).arg(2).arg(3)
             << "SpatialMap(1,1) K; TemporalMap(1,1) X; TemporalMap(3,3) S; TemporalMap(1,1) C; Cluster(4,P);"
                " TemporalMap(3,3) S; SpatialMap(1,1) C;"
-            << 4 << "8 9 6" << false;
+            << 4 << "8 9 6" << arch::Multicast::Elements;
         // Seed 1, case 12553. 5 clusters of 3 PEs, 3 busy with input rows 0-2, 1-3, 2-4 of one channel (the
         // last fold of X, its last tile whole), a PE each: 5 rows a channel, 15. W: 3 taps per channel, 9;
         // 3 outputs. Before: 23 (the sub-units of a last fold were counted kind by kind, their overlap
         // twice).
         QTest::newRow("last fold of whole tiles")
-            << conv1d.arg(1).arg(3).arg(3).arg(3)
+            << kRuleConv1d.arg(1).arg(3).arg(3).arg(3)
             << "TemporalMap(1,1) K; TemporalMap(1,1) C; SpatialMap(1,1) X; TemporalMap(3,3) S; Cluster(3,P);"
                " SpatialMap(1,1) C; TemporalMap(3,3) S;"
-            << 17 << "15 9 3" << false;
+            << 17 << "15 9 3" << arch::Multicast::Elements;
         // Seed 3, case 12975. One PE: X in 3 steps, Y spread over the PE in 2 folds inside; the tile is 3
         // rows x 3 columns x 2 channels. (y0, x0) 18; (y1, x0) keeps rows 1-2, 6; (y0, x1): rows 0-2 x
         // columns 1-3, it holds rows 1-3 x columns 0-2 and keeps rows 1-2 x columns 1-2, 10; (y1, x1) 6; (y0,
         // x2) 10; (y1, x2) 6: 56. W: 54 once; 18 outputs. Before: 72 (the folds' wrap kept nothing).
         QTest::newRow("single sub-unit wrapped")
-            << conv2d.arg(3).arg(2).arg(2).arg(3).arg(3).arg(3)
+            << kRuleConv2d.arg(3).arg(2).arg(2).arg(3).arg(3).arg(3)
             << "TemporalMap(1,1) X; TemporalMap(2,2) C; TemporalMap(3,3) R; TemporalMap(3,3) S; "
                "SpatialMap(1,1) Y;"
-            << 1 << "56 54 18" << false;
+            << 1 << "56 54 18" << arch::Multicast::Elements;
         // Seed 3, case 14138. Three levels with one busy PE: X in 3 steps at the top, rows 0-2, 1-3, 2-4: 3 +
         // 1 + 1 = 5. W 3; 3 outputs. Before: 9 (a map of overlapping tiles below, though holding one tile,
         // stopped the keep).
         QTest::newRow("keep over three levels")
-            << conv1d.arg(1).arg(1).arg(3).arg(3)
+            << kRuleConv1d.arg(1).arg(1).arg(3).arg(3)
             << "TemporalMap(1,1) K; TemporalMap(3,3) S; SpatialMap(1,1) C; TemporalMap(1,1) X; Cluster(2,P);"
                " SpatialMap(1,1) X; TemporalMap(3,3) S; Cluster(4,P); TemporalMap(3,3) S; TemporalMap(1,1) C;"
                " SpatialMap(1,1) K;"
-            << 48 << "5 3 3" << false;
+            << 48 << "5 3 3" << arch::Multicast::Elements;
         // Seed 1, case 2930. The whole array steps X by 4 outputs (input rows 0-5, then 4-9); inside, a step
         // of 2 outputs (4 rows at offset 2) over 2 PEs of 3 rows at offset 1. Rows 0-3 (4); rows 2-5: PE 0
         // keeps 2 and takes 3, 4, PE 1 keeps 3 and takes 4, 5 (3); the next top step, rows 4-7: PE 0 held 2-4
@@ -424,80 +432,71 @@ private slots:
         // (3):
         // 13. W 3; 8 outputs. Before: 14 (over two levels of overlapping PE tiles the keep was left out).
         QTest::newRow("keep over overlapping PE tiles, two levels")
-            << conv1d.arg(1).arg(1).arg(8).arg(3)
+            << kRuleConv1d.arg(1).arg(1).arg(8).arg(3)
             << "TemporalMap(4,4) X; TemporalMap(3,3) S; TemporalMap(1,1) C; SpatialMap(1,1) K; Cluster(4,P);"
                " TemporalMap(1,1) C; SpatialMap(1,1) K; TemporalMap(2,2) X; TemporalMap(3,3) S; Cluster(3,P);"
                " SpatialMap(1,1) X; TemporalMap(1,1) C; TemporalMap(3,3) S;"
-            << 12 << "13 3 8" << false;
+            << 12 << "13 3 8" << arch::Multicast::Elements;
         // Seed 3, case 3451, without multicast. 2 clusters of 4 input rows at offset 2, in each 2 PEs of 3
         // rows at offset 1, X in 5 steps of 2 input columns at offset 1. Each PE takes its own 3 x 2 (24),
         // then at each step keeps a column and takes 3 (4 x 4 x 3 = 48): 72. W: 6 to each PE, 24; 20
         // outputs. Before: 120 (the PEs' tiles overlap, so the keep was left out, though each PE fetches its
         // own copy).
         QTest::newRow("keep over overlapping PE tiles, no multicast")
-            << "operator dw(C = 1, Y = 4, X = 5, R = 3, S = 2) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
-               "y++)"
-               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << kRuleDepthwise.arg(1).arg(4).arg(5).arg(3).arg(2)
             << "SpatialMap(2,2) Y; TemporalMap(3,3) R; TemporalMap(1,1) X; TemporalMap(2,2) S; Cluster(3,P);"
                " TemporalMap(1,1) X; SpatialMap(1,1) Y; TemporalMap(1,1) C; TemporalMap(3,3) R; "
                "TemporalMap(2,2) S;"
-            << 12 << "72 24 20" << true;
+            << 12 << "72 24 20" << arch::Multicast::None;
         // Seed 1, case 8083 without its stride: the whole array spreads Y over itself (3 folds of 2 input
         // rows at offset 1), X in 2 steps inside (2 input columns at offset 1); a channel per PE. Per
         // channel: (y0, x0) 4; (y0, x1) keeps column 1, 2; (y1, x0): rows 1-2 x columns 0-1, it holds rows
         // 0-1 x columns 1-2 and keeps row 1, column 1: 3; (y1, x1) 2; (y2, x0) 3; (y2, x1) 2: 16, 32. W: 8
         // once; 12 outputs. Before: 36 (the region moved along two dimensions: no keep).
         QTest::newRow("keep after an advance and a wrap")
-            << "operator dw(C = 2, Y = 3, X = 2, R = 2, S = 2) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
-               "y++)"
-               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << kRuleDepthwise.arg(2).arg(3).arg(2).arg(2).arg(2)
             << "TemporalMap(2,2) C; SpatialMap(1,1) Y; TemporalMap(1,1) X; TemporalMap(2,2) R; "
                "TemporalMap(2,2) S;"
                " Cluster(4,P); SpatialMap(1,1) C; TemporalMap(2,2) R; TemporalMap(2,2) S;"
-            << 4 << "32 8 12" << false;
+            << 4 << "32 8 12" << arch::Multicast::Elements;
         // Seed 2, case 11761. Two busy clusters hold input rows 0-3 and 2-5 (2 outputs at offset 2); in
         // each, a PE per K steps X by 1 output (3 rows at offset 1), in lock-step. Frame 0: rows 0-2 and
         // 2-4, row 2 sent once: 5; frame 1: rows 3 and 5: 2; 7. W: 3 taps per K, both clusters alike: 6;
         // 8 outputs. Before: 8 (the clusters' counts, 4 each, added up: row 2 twice).
         QTest::newRow("halo between clusters in lock-step")
-            << conv1d.arg(2).arg(1).arg(4).arg(3)
+            << kRuleConv1d.arg(2).arg(1).arg(4).arg(3)
             << "TemporalMap(1,1) C; TemporalMap(3,3) S; TemporalMap(2,2) K; SpatialMap(2,2) X; Cluster(3,P);"
                " SpatialMap(1,1) K; TemporalMap(1,1) X; TemporalMap(1,1) C; TemporalMap(3,3) S;"
-            << 15 << "7 6 8" << false;
+            << 15 << "7 6 8" << arch::Multicast::Elements;
         // Seed 1, case 8006. The same two clusters (a PE each) under a top level stepping K twice. Per K:
         // rows 0-2 and 2-4 (5), then 3 and 5 (2); at the second K, X wraps around: the PEs held rows 1-3 and
         // 3-5 and take rows 0 and 2 (2), then 3 and 5 (2): 11. W 6; 8 outputs. Before: 13 (the clusters'
         // first execution counted 8, the second 8 less the 3 rows kept).
         QTest::newRow("halo between clusters in lock-step, under a step")
-            << conv1d.arg(2).arg(1).arg(4).arg(3)
+            << kRuleConv1d.arg(2).arg(1).arg(4).arg(3)
             << "TemporalMap(3,3) S; SpatialMap(1,1) C; TemporalMap(1,1) K; Cluster(2,P); TemporalMap(1,1) K;"
                " TemporalMap(1,1) C; TemporalMap(3,3) S; SpatialMap(2,2) X; Cluster(4,P); TemporalMap(1,1) X;"
                " TemporalMap(3,3) S; SpatialMap(1,1) C; TemporalMap(1,1) K;"
-            << 24 << "11 6 8" << false;
+            << 24 << "11 6 8" << arch::Multicast::Elements;
         // Seed 2, case 4865. The clusters of rows 0-3 and 2-5 step X inside a level whose PEs' tiles stay
         // put, for each of the 2 input rows Y: per Y, 5 + 2 = 7 (a new Y keeps nothing), 14. W 3; 8
         // outputs. Before: 16.
         QTest::newRow("halo between clusters in lock-step, PEs below")
-            << conv2d.arg(1).arg(1).arg(2).arg(4).arg(1).arg(3)
+            << kRuleConv2d.arg(1).arg(1).arg(2).arg(4).arg(1).arg(3)
             << "SpatialMap(2,2) X; TemporalMap(1,1) Y; TemporalMap(1,1) K; TemporalMap(3,3) S; Cluster(3,P);"
                " SpatialMap(1,1) R; TemporalMap(3,3) S; TemporalMap(1,1) X; TemporalMap(1,1) Y;"
                " TemporalMap(1,1) C; Cluster(4,P); TemporalMap(1,1) C; SpatialMap(1,1) K;"
-            << 72 << "14 3 8" << false;
+            << 72 << "14 3 8" << arch::Multicast::Elements;
         // The rule over 3 clusters, with the channels stepping inside X: input rows 0-3, 2-5, 4-7 (8 rows),
         // a PE each holding 3 rows of one channel. Every frame (x0 c0, x0 c1, x1 c0, x1 c1) brings each PE
         // 3 rows of a channel it does not hold: rows 0-2, 2-4, 4-6, then 1-3, 3-5, 5-7, 7 of 9 distinct, 28
         // (the clusters' counts added up: 36). W: 3 taps of the frame's channel, 12; 6 outputs (the PEs keep
         // their partial sums over the channels).
         QTest::newRow("halo between three clusters")
-            << conv1d.arg(1).arg(2).arg(6).arg(3)
+            << kRuleConv1d.arg(1).arg(2).arg(6).arg(3)
             << "SpatialMap(2,2) X; TemporalMap(2,2) C; TemporalMap(3,3) S; Cluster(1,P); TemporalMap(1,1) X;"
                " TemporalMap(1,1) C; TemporalMap(3,3) S; SpatialMap(1,1) K;"
-            << 3 << "28 12 6" << false;
-        const QString dw = "operator dw(C = %1, Y = %2, X = %3, R = %4, S = %5) { for (c = 0; c < C; c++)"
-                           " for (y = 0; y < Y; y++) for (x = 0; x < X; x++) for (r = 0; r < R; r++)"
-                           " for (s = 0; s < S; s++) O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }";
+            << 3 << "28 12 6" << arch::Multicast::Elements;
         // Seed 6, case 5395. Two clusters, a column each (a SpatialMap of X in one fold: the clusters'
         // columns never move), step Y by 2 outputs (input rows 0-3, then 2-5); in each, 2 PEs of 3 rows at
         // offset 1, all 3 channels. Step 0: 4 rows x 2 columns x 3 = 24; step 1: PE 0 keeps row 2 and takes
@@ -505,10 +504,10 @@ private slots:
         // 24 outputs. Before: 36 (the map of X, though in one fold, counted as a move: the clusters' tiles,
         // as one buffer, kept rows 2-3).
         QTest::newRow("PEs under a moving cluster tile, beside a map in one fold")
-            << dw.arg(3).arg(4).arg(2).arg(3).arg(1)
+            << kRuleDepthwise.arg(3).arg(4).arg(2).arg(3).arg(1)
             << "TemporalMap(3,3) R; TemporalMap(2,2) Y; SpatialMap(1,1) X; Cluster(4,P); TemporalMap(1,1) X;"
                " SpatialMap(1,1) Y; TemporalMap(3,3) R;"
-            << 8 << "42 9 24" << false;
+            << 8 << "42 9 24" << arch::Multicast::Elements;
         // Seed 6, case 5908. A channel per cluster; X in 3 steps of 3 input columns at offset 1, Y in 2 of 4
         // rows at offset 2 inside; in each cluster 2 PEs of 3 rows at offset 1. Per channel: (x0, y0) 4 rows
         // x 3 columns, 12; (x0, y1) rows 3-5 as above, 9; (x1, y0): columns 1-3 and Y wraps back to rows 0-3:
@@ -517,11 +516,11 @@ private slots:
         // 118. W: 9 per channel, 18; 12 outputs (the channels' partial sums reduced). Before: 92 (the
         // clusters' tiles kept rows 2-3, and after the wrap rows 2-3 of columns 1-2).
         QTest::newRow("PEs under a moving cluster tile, wrapped along a held dimension")
-            << conv2d.arg(1).arg(2).arg(4).arg(3).arg(3).arg(3)
+            << kRuleConv2d.arg(1).arg(2).arg(4).arg(3).arg(3).arg(3)
             << "TemporalMap(1,1) X; TemporalMap(3,3) R; TemporalMap(2,2) Y; TemporalMap(3,3) S; "
                "SpatialMap(1,1) C;"
                " TemporalMap(1,1) K; Cluster(2,P); TemporalMap(3,3) R; SpatialMap(1,1) Y;"
-            << 4 << "118 18 12" << false;
+            << 4 << "118 18 12" << arch::Multicast::Elements;
         // Seed 4, case 643. A channel per cluster; Y in 5 steps of 3 input rows at offset 1, X in 2 of 4
         // columns at offset 2 inside; in each cluster 2 PEs of 3 columns at offset 1, every row. Per
         // channel: (y0, x0) 3 x 4, 12; (y0, x1) columns 3-5, 9; (y1, x0): rows 1-3 and X wraps back to
@@ -529,11 +528,11 @@ private slots:
         // 1-2 of columns 0-2 (6, column 2 new to PE 1): 10; (y1, x1) 9; likewise for y2-y4: 21 + 4 x 19 =
         // 97, 291. W 27; 60 outputs. Before: 267 (the clusters' tiles kept rows 1-2 of columns 2-3).
         QTest::newRow("PEs under a moving cluster tile, advanced along a held dimension")
-            << dw.arg(3).arg(5).arg(4).arg(3).arg(3)
+            << kRuleDepthwise.arg(3).arg(5).arg(4).arg(3).arg(3)
             << "TemporalMap(1,1) Y; SpatialMap(1,1) C; TemporalMap(2,2) X; TemporalMap(3,3) S; "
                "TemporalMap(3,3) R;"
                " Cluster(3,P); SpatialMap(1,1) X; TemporalMap(1,1) C; TemporalMap(3,3) S;"
-            << 15 << "291 27 60" << false;
+            << 15 << "291 27 60" << arch::Multicast::Elements;
         // Seed 4, case 5454. Two PEs, one level: Y in 4 steps (3 input rows at offset 1), X spread over
         // the PEs in 2 folds inside (3 input columns at offset 1), both channels. y0: columns 0-3, 4 x 3 x 2
         // = 24; the fold: PE 0 takes columns 3, 4, PE 1 4, 5: 3 x 3 x 2 = 18. Each later y wraps X around:
@@ -542,24 +541,21 @@ private slots:
         // 24 + 18 + 3 x 38 = 156 (L1 writes: 36 + 24 + 3 x (28 + 24) = 216). W: 18 once; 32 outputs.
         // Before: 168 and 240 (a wrap of a map over several sub-units kept nothing).
         QTest::newRow("spatial fold wrapped")
-            << "operator dw(C = 2, Y = 4, X = 4, R = 3, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
-               "y++)"
-               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << kRuleDepthwise.arg(2).arg(4).arg(4).arg(3).arg(3)
             << "TemporalMap(3,3) R; TemporalMap(2,2) C; TemporalMap(1,1) Y; SpatialMap(1,1) X; "
                "TemporalMap(3,3) S;"
-            << 2 << "156 18 32" << false;
+            << 2 << "156 18 32" << arch::Multicast::Elements;
         // Seed 4, case 7780. Two clusters of 4 PEs over X (3 input columns at offset 1) in 2 folds, K in 2
         // steps outside; in each cluster 2 PEs of input rows 0-2 and 2-4. k0: columns 0-3 x 5 rows, 20; the
         // fold: columns 3-5, 15; k1 wraps X around: cluster 0 held columns 2-4 and keeps column 2, cluster 1
         // held 3-5 and keeps 3, which alone no one takes: columns 0-2, 15; then 15: 65. W: 6 a K, 12; 32
         // outputs. Before: 70.
         QTest::newRow("spatial fold of clusters wrapped")
-            << conv2d.arg(2).arg(1).arg(4).arg(4).arg(2).arg(3)
+            << kRuleConv2d.arg(2).arg(1).arg(4).arg(4).arg(2).arg(3)
             << "TemporalMap(3,3) S; TemporalMap(1,1) K; TemporalMap(1,1) C; TemporalMap(2,2) R; "
                "SpatialMap(1,1) X;"
                " Cluster(4,P); TemporalMap(1,1) C; SpatialMap(2,2) Y; TemporalMap(3,3) S; TemporalMap(2,2) R;"
-            << 8 << "65 12 32" << false;
+            << 8 << "65 12 32" << arch::Multicast::Elements;
         // Seed 5, case 2576 (FIX SHARE-KEEP). Two clusters over Y (3 input rows at offset 1) in 2 folds, X
         // in a step of 2 outputs and one of 1 outside; a PE per cluster holds its cluster's rows, both
         // channels, and steps X inside (3 columns at offset 1). X0, fold 0: rows 0-3 x columns 0-2 x 2 =
@@ -570,14 +566,11 @@ private slots:
         // columns 2-3, kept by cluster 1 alone (4): 20; fold 1: rows 2-5 (24) less row 2, kept (6): 18. 98.
         // W: 18 once; 24 outputs. Before: 100.
         QTest::newRow("fold of clusters after their PEs kept")
-            << "operator dw(C = 2, Y = 4, X = 3, R = 3, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
-               "y++)"
-               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << kRuleDepthwise.arg(2).arg(4).arg(3).arg(3).arg(3)
             << "TemporalMap(3,3) R; TemporalMap(3,3) S; TemporalMap(2,2) X; SpatialMap(1,1) Y; Cluster(3,P);"
                " SpatialMap(1,1) Y; TemporalMap(3,3) R; TemporalMap(1,1) X; TemporalMap(3,3) S; Cluster(3,P);"
                " SpatialMap(1,1) X; TemporalMap(2,2) C; TemporalMap(3,3) R; TemporalMap(3,3) S;"
-            << 19 << "98 18 24" << false;
+            << 19 << "98 18 24" << arch::Multicast::Elements;
         // Seed 6, case 1742 (FIX HALO-DEEP). Two busy clusters of input rows 0-3 and 2-5 (2 outputs at
         // offset 2) hold them whole through a level stepping the channels, whose busy sub-cluster's PE
         // steps X by 1 output (3 rows at offset 1) two levels below the map. Per channel: rows 0-2 and 2-4,
@@ -585,20 +578,20 @@ private slots:
         // PE returns an output's partial sums at each channel). Before: 16 (the clusters' counts added up,
         // row 2 twice per channel: the halo rule took a halo fetched one level below the map only).
         QTest::newRow("halo between clusters two levels down")
-            << conv1d.arg(1).arg(2).arg(4).arg(3)
+            << kRuleConv1d.arg(1).arg(2).arg(4).arg(3)
             << "SpatialMap(2,2) X; TemporalMap(3,3) S; TemporalMap(2,2) C; TemporalMap(1,1) K; Cluster(3,P);"
                " TemporalMap(3,3) S; TemporalMap(1,1) C; SpatialMap(1,1) K; Cluster(2,P); TemporalMap(1,1) X;"
                " SpatialMap(1,1) K; TemporalMap(3,3) S;"
-            << 31 << "14 6 8" << false;
+            << 31 << "14 6 8" << arch::Multicast::Elements;
         // Seed 2, case 6638 of the wide export, the same over 4 clusters (input rows 0-3, 2-5, 4-7, 6-9), a
         // channel per sub-cluster and a K per PE: per channel rows 0-2, 2-4, 4-6, 6-8 (9), then 3, 5, 7, 9
         // (4): 26. W: 12 once; 16 outputs. Before: 32.
         QTest::newRow("halo between four clusters two levels down")
-            << conv1d.arg(2).arg(2).arg(8).arg(3)
+            << kRuleConv1d.arg(2).arg(2).arg(8).arg(3)
             << "TemporalMap(3,3) S; TemporalMap(2,2) K; SpatialMap(2,2) X; Cluster(3,P); TemporalMap(3,3) S;"
                " SpatialMap(1,1) C; TemporalMap(2,2) X; Cluster(3,P); SpatialMap(1,1) K; TemporalMap(1,1) C;"
                " TemporalMap(1,1) X; TemporalMap(3,3) S;"
-            << 45 << "26 12 16" << false;
+            << 45 << "26 12 16" << arch::Multicast::Elements;
         // FIX KEEP-GROUPS: a keep over PEs of overlapping tiles whose other ranges differ (a channel per
         // cluster, a column per PE), group by group. Seed 11, case 10985 of the wide export: the whole array
         // (8 PEs) steps the input columns 0-3, then 2-5 (a SpatialMap over one sub-unit steps in time); a
@@ -607,23 +600,23 @@ private slots:
         // which PE 0 takes anyway: columns 3-5, 12 a channel, 24: 56. W: 12, fetched again at each step (K
         // steps inside), 24; 32 outputs. Before: 64 (the PEs' channels differ, so no keep was credited).
         QTest::newRow("keep over overlapping PEs of different channels")
-            << conv2d.arg(2).arg(2).arg(4).arg(4).arg(1).arg(3)
+            << kRuleConv2d.arg(2).arg(2).arg(4).arg(4).arg(1).arg(3)
             << "TemporalMap(3,3) S; TemporalMap(1,1) R; TemporalMap(2,1) C; SpatialMap(2,2) X; Cluster(2,P);"
                " TemporalMap(2,2) K; TemporalMap(1,1) R; TemporalMap(2,2) X; SpatialMap(1,1) C;"
                " TemporalMap(3,3) S; Cluster(4,P); TemporalMap(3,3) S; SpatialMap(1,1) X; TemporalMap(1,1) K;"
-            << 10 << "56 24 32" << false;
+            << 10 << "56 24 32" << arch::Multicast::Elements;
         // Seed 9, case 89: K in 3 steps outside, a channel per cluster of 12 PEs; in each, sub-clusters of
         // input rows 0-2 and 2-4 (3 at offset 2) step 2 rows at offset 1 inside (0-1, then 1-2), a column
         // per PE. k0: rows 0-3 x 2 columns x 2 channels, 16, then rows 2 and 4, 8. k1 (the rows wrap back):
         // the PEs held rows 1-2 and 3-4, keep 1 and 3, take 0 and 2: 8, then 8; k2 alike: 56. W: 12; 24
         // outputs. Before: 72 (the PEs' columns differ).
         QTest::newRow("keep over overlapping PEs of different columns")
-            << conv2d.arg(3).arg(2).arg(4).arg(2).arg(2).arg(1)
+            << kRuleConv2d.arg(3).arg(2).arg(4).arg(2).arg(2).arg(1)
             << "TemporalMap(2,2) X; TemporalMap(1,1) S; SpatialMap(1,1) C; TemporalMap(1,1) K; Cluster(3,P);"
                " TemporalMap(2,2) X; TemporalMap(1,1) S; TemporalMap(1,1) C; SpatialMap(2,2) Y;"
                " TemporalMap(2,2) R; Cluster(4,P); TemporalMap(1,1) S; TemporalMap(1,1) Y; SpatialMap(1,1) X;"
                " TemporalMap(1,1) C; TemporalMap(2,2) R;"
-            << 36 << "56 12 24" << false;
+            << 36 << "56 12 24" << arch::Multicast::Elements;
         // Seed 12, case 1088: the whole array steps input rows 0-2, 1-3, 2-4; in it 2 clusters over input
         // columns (3 at offset 1) in 2 folds (0-2, 1-3, then 2-4, 3-5), a channel per PE. Rows 0-2: columns
         // 0-3 x 3 rows x 2 channels, 24; the fold: columns 3-5, 18. Rows 1-3, the fold wrapped back: cluster
@@ -631,15 +624,12 @@ private slots:
         // cluster 1's to take: row 3 x columns 0-3 and rows 1-2 x columns 0-2, 10 a channel, 20; the fold
         // 18; rows 2-4 alike, 38: 118. W: 18; 24 outputs. Before: 126.
         QTest::newRow("keep over overlapping clusters of PEs of different channels")
-            << "operator dw(C = 2, Y = 3, X = 4, R = 3, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
-               "y++)"
-               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << kRuleDepthwise.arg(2).arg(3).arg(4).arg(3).arg(3)
             << "SpatialMap(1,1) Y; TemporalMap(3,3) R; TemporalMap(3,3) S; TemporalMap(2,2) C; Cluster(2,P);"
                " TemporalMap(3,3) R; SpatialMap(1,1) X; TemporalMap(2,1) C; TemporalMap(3,3) S; Cluster(4,P);"
                " TemporalMap(1,1) Y; TemporalMap(3,3) S; SpatialMap(1,1) C; TemporalMap(1,1) X;"
                " TemporalMap(3,3) R;"
-            << 8 << "118 18 24" << false;
+            << 8 << "118 18 24" << arch::Multicast::Elements;
         // FIX WRAP-KEEP: a NoC without multicast, the PEs' keep after a spatial fold wrapped around. Seed
         // 109, case 5185 of the wide export: K in 3 steps outside, 2 clusters (a busy PE each) over the
         // outputs in 2 folds, input columns 0-2 and 1-3, then 2-4 and 3-5. k0: fold 0 3 + 3 = 6; fold 1: PE 0
@@ -648,10 +638,10 @@ private slots:
         // W: each PE its 3 taps per K step, its own copy, 18; 12 outputs. Before: 30 (the wrap kept nothing:
         // 6 at each K step).
         QTest::newRow("wrapped fold of clusters, every copy")
-            << conv1d.arg(3).arg(1).arg(4).arg(3)
+            << kRuleConv1d.arg(3).arg(1).arg(4).arg(3)
             << "TemporalMap(1,1) C; TemporalMap(1,1) K; SpatialMap(1,1) X; TemporalMap(3,3) S; Cluster(4,P);"
                " SpatialMap(1,1) C;"
-            << 10 << "26 18 12" << true;
+            << 10 << "26 18 12" << arch::Multicast::None;
         // FIX HALO-KEEP: the halo between clusters after a step that kept part of the PEs' tiles. Seed 33,
         // case 4231 of the wide export: 2 clusters over the outputs' columns (input columns 0-3 and 2-5,
         // the halo column 2-3), a busy PE each stepping them by one (3 columns), the rows stepped by one
@@ -661,15 +651,12 @@ private slots:
         // row 2 column 2: 7; frame 1 4: 25. W: 6 taps, kept; 8 outputs. Before: 26 (the halo was taken
         // off only where nothing was kept).
         QTest::newRow("halo between clusters after a keep")
-            << "operator dw(C = 1, Y = 2, X = 4, R = 2, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
-               "y++)"
-               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
+            << kRuleDepthwise.arg(1).arg(2).arg(4).arg(2).arg(3)
             << "TemporalMap(3,3) S; SpatialMap(2,2) X; TemporalMap(1,1) Y; TemporalMap(1,1) C; "
                "TemporalMap(2,2) R;"
                " Cluster(4,P); TemporalMap(1,1) X; TemporalMap(2,2) R; SpatialMap(1,1) C; TemporalMap(1,1) Y;"
                " TemporalMap(3,3) S;"
-            << 10 << "25 6 8" << false;
+            << 10 << "25 6 8" << arch::Multicast::Elements;
         // FIX DEEP-HALO-KEEP: the same over two levels below the map (the keep PE by PE). Seed 101, case
         // 13409 of the wide export: 2 clusters over the output rows (input rows 0-3 and 2-5), 4 sub-clusters
         // over C (2 busy) stepping Y by one, a busy PE each (3 rows, 3 columns), X stepped by one above. X 0:
@@ -679,16 +666,76 @@ private slots:
         // 3: 2 x (5 + 5 - 1) = 18; frame 1 12: 72. W: 18, kept; 8 outputs. Before: 74 (the halo after the
         // keep counted twice).
         QTest::newRow("halo between clusters after a keep, two levels below")
-            << QString("operator conv2d(K = 1, C = 2, Y = 4, X = 2, R = 3, S = 3) {"
-                       " for (k = 0; k < K; k++) for (c = 0; c < C; c++) for (y = 0; y < Y; y++)"
-                       " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-                       " O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s]; }")
+            << kRuleConv2d.arg(1).arg(2).arg(4).arg(2).arg(3).arg(3)
             << "TemporalMap(2,2) C; TemporalMap(3,3) R; SpatialMap(2,2) Y; TemporalMap(3,3) S;"
                " TemporalMap(1,1) X; Cluster(4,P); TemporalMap(3,3) R; SpatialMap(1,1) C; TemporalMap(1,1) Y;"
                " TemporalMap(1,1) X; TemporalMap(1,1) K; TemporalMap(3,3) S; Cluster(3,P); TemporalMap(3,3) "
                "R;"
                " SpatialMap(1,1) X; TemporalMap(1,1) C; TemporalMap(1,1) K; TemporalMap(3,3) S;"
-            << 60 << "72 18 8" << false;
+            << 60 << "72 18 8" << arch::Multicast::Elements;
+        // FIX KEEP-SPLIT: clusters of overlapping tiles on one dimension (a halo between them) step another
+        // that their PEs spread, so every PE keeps only its own overlap (tileShiftByHand's "one channel" is
+        // its map of a single tile, seed 14 case 3536).
+
+        // Seed 108, case 7120. Two busy clusters hold input columns 0-2 and 1-3 (an output column each)
+        // and step Y by 2 outputs (input rows 0-3, then 2-5); in each, 2 busy PEs of 3 rows at offset 1
+        // (rows y..y+2, y+1..y+3) step K inside. Step 0: rows 0-3 x columns 0-3, 16. Step 1: PE 0 held rows
+        // 0-2 and takes 3, 4, PE 1 held 1-3 and takes 4, 5: rows 3-5 x columns 0-3, 12; 28. W: W[k] (9) to
+        // every PE at each of the 4 frames (Y x K), 36; 16 outputs, each returned once. Before: 24 (the
+        // clusters' tiles, as one buffer, kept rows 2-3: rows 4-5 new, 8).
+        QTest::newRow("halo between clusters, PEs spread the step")
+            << kRuleConv2d.arg(2).arg(1).arg(4).arg(2).arg(3).arg(3)
+            << "SpatialMap(1,1) X; TemporalMap(2,2) Y; TemporalMap(3,3) R; TemporalMap(1,1) C;"
+               " TemporalMap(3,3) S; Cluster(4,P); SpatialMap(1,1) Y; TemporalMap(1,1) K; TemporalMap(1,1) C;"
+               " TemporalMap(3,3) S; TemporalMap(3,3) R;"
+            << 24 << "28 36 16" << arch::Multicast::Elements;
+        // Seed 103, case 67, multicast of identical tiles. Three busy clusters hold input rows 0-1, 1-2,
+        // 2-3 (an output row each) and step X by 2 outputs (input columns 0-3, then 2-5); in each, 2 PEs of
+        // 3 columns at offset 1. No two PEs hold identical tiles, so each takes its own: step 0, 6 PEs x 2
+        // rows x 3 columns, 36; step 1, each keeps a column and takes 2: 6 x 2 x 2, 24; 60. W: the 6 taps,
+        // identical in every PE, once; 12 outputs. Before: 54.
+        QTest::newRow("halo between clusters, PEs spread the step, tiles")
+            << kRuleDepthwise.arg(1).arg(3).arg(4).arg(2).arg(3)
+            << "SpatialMap(1,1) Y; TemporalMap(2,2) X; TemporalMap(2,2) R; TemporalMap(1,1) C;"
+               " TemporalMap(3,3) S; Cluster(2,P); TemporalMap(1,1) Y; TemporalMap(1,1) C; SpatialMap(1,1) X;"
+               " TemporalMap(3,3) S; TemporalMap(2,2) R;"
+            << 12 << "60 6 12" << arch::Multicast::Tiles;
+        // Seed 66, case 13373: a K per cluster (identical input tiles), X in 4 steps of 3 input columns at
+        // offset 1, Y in 2 of 4 rows at offset 2 inside; in each cluster 2 busy sub-clusters of 3 rows at
+        // offset 1 (both channels), whose SpatialMap of the column keeps a single PE busy. (x0, y0) rows
+        // 0-3 x columns 0-2 x 2, 24; (x0, y1) rows 3-5, 18; (x1, y0): Y wraps back to rows 0-3 of columns
+        // 1-3: PE 0 kept row 2, PE 1 row 3 of columns 1-2, so row 3 of them stays out: (4 x 3 - 2) x 2, 20;
+        // (x1, y1) 18; likewise x2, x3: 42 + 3 x 38 = 156. W: W[k] (18) to each cluster once, 54; 48
+        // outputs. Before: 144 (X, held whole by every PE, was taken for a spread dimension).
+        QTest::newRow("moving cluster tile wrapped, a map of one tile below")
+            << kRuleConv2d.arg(3).arg(2).arg(4).arg(4).arg(3).arg(3)
+            << "TemporalMap(3,3) S; SpatialMap(1,1) K; TemporalMap(1,1) X; TemporalMap(3,3) R;"
+               " TemporalMap(2,2) Y; Cluster(4,P); TemporalMap(1,1) X; SpatialMap(1,1) Y; TemporalMap(1,1) K;"
+               " TemporalMap(3,3) S; TemporalMap(3,3) R; TemporalMap(2,2) C; Cluster(2,P);"
+               " TemporalMap(2,2) C; TemporalMap(1,1) Y; TemporalMap(1,1) K; TemporalMap(3,3) S;"
+               " SpatialMap(1,1) X; TemporalMap(3,3) R;"
+            << 24 << "156 54 48" << arch::Multicast::Elements;
+        // FIX HALO-SOURCE: a three-level mapping on which the tables counted fewer input L2 reads than the
+        // PEs fetch.
+
+        // Seed 44, case 9869 (FIX HALO-SOURCE). K 1, C 3, 2 x 4 outputs (4 x 5 inputs), 3 x 2 taps. Level 0:
+        // 2 sub-units of 2 output columns each (input columns 0-2 and 2-4, overlapping at 2). Level 1: 2
+        // busy clusters of an output row each (input rows 0-2 and 1-3), every column and channel. Level 2: a
+        // busy PE steps its cluster's 2 output columns one by one (2 input columns at offset 1). Frame 0: the
+        // 4 PEs hold columns 0-1 and 2-3 of rows 0-2 and 1-3: rows 0-3 x columns 0-3 x 3 channels = 48.
+        // Frame 1: each PE keeps a column and takes the next, 2 of the left sub-unit and 4 of the right one
+        // (column 2 is new to the left PEs, whose neighbours held it): rows 0-3 x 2 columns x 3 = 24. I 72.
+        // W: 18 weights in every PE, once and kept: 18. Outputs: 8, each PE's complete. Before: I 36 (level
+        // 1 measured its PEs' halo along the rows, rows 1-2 fetched by both clusters, 18 per cluster, and
+        // handed it up as the halo along the columns between level 0's sub-units, 36 taken off their 72,
+        // where those never fetch a column at the same frame).
+        QTest::newRow("halo measured against another map")
+            << kRuleConv2d.arg(1).arg(3).arg(2).arg(4).arg(3).arg(2)
+            << "SpatialMap(2,2) X; TemporalMap(1,1) K; TemporalMap(2,2) S; TemporalMap(3,3) R; Cluster(3,P);"
+               " TemporalMap(3,3) R; TemporalMap(3,1) C; SpatialMap(1,1) Y; TemporalMap(2,2) X;"
+               " TemporalMap(2,2) S; Cluster(3,P); SpatialMap(1,1) K; TemporalMap(1,1) Y; TemporalMap(2,2) S;"
+               " TemporalMap(1,1) X; TemporalMap(3,3) R;"
+            << 18 << "72 18 8" << arch::Multicast::Elements;
     }
     void tablesRulesByHand()
     {
@@ -696,10 +743,10 @@ private slots:
         QFETCH(QString, flow);
         QFETCH(int, pes);
         QFETCH(QString, want);
-        QFETCH(bool, copies);
+        QFETCH(arch::Multicast, multicast);
         const cost::Problem p = cost::fromOperator(ir::parseOperator(loop.toStdString(), "rule.loop"));
         arch::Accelerator a = hw(pes, 4, 1);
-        if (copies) a.multicast = arch::Multicast::None;
+        a.multicast = multicast;
         checkTrafficByHand(p, directivesOf(p, flow, "rule.m"), a, want);
     }
 
@@ -735,13 +782,8 @@ private slots:
         QFETCH(QString, channelMap);
         QFETCH(QString, want);
         const QString c = QString::number(channels);
-        const cost::Problem p = cost::fromOperator(ir::parseOperator(
-            QString("operator dw(C = %1, Y = 2, X = 4, R = 1, S = 3) { for (c = 0; c < C; c++)"
-                    " for (y = 0; y < Y; y++) for (x = 0; x < X; x++) for (r = 0; r < R; r++)"
-                    " for (s = 0; s < S; s++) O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }")
-                .arg(c)
-                .toStdString(),
-            "rule.loop"));
+        const cost::Problem p = cost::fromOperator(
+            ir::parseOperator(kRuleDepthwise.arg(c).arg(2).arg(4).arg(1).arg(3).toStdString(), "rule.loop"));
         const QString flow = "TemporalMap(1,1) R; TemporalMap(2,2) X; TemporalMap(" + c + "," + c
             + ") C; TemporalMap(3,3) S; SpatialMap(1,1) Y; Cluster(3,P); TemporalMap(3,3) S; TemporalMap(" + c
             + "," + c + ") C; TemporalMap(1,1) Y; SpatialMap(1,1) X; Cluster(4,P); " + channelMap;
@@ -765,9 +807,6 @@ private slots:
         QTest::addColumn<int>("bw");
         QTest::addColumn<int>("offchip");
         QTest::addColumn<QString>("want"); // runtime, L2 reads (problem order), output updates
-        const QString conv1d = "operator conv1d(K = %1, C = %2, X = %3, S = %4) { for (k = 0; k < K; k++)"
-                               " for (c = 0; c < C; c++) for (x = 0; x < X; x++) for (s = 0; s < S; s++)"
-                               " O[k][x] += W[k][c][s] * I[c][x + s]; }";
         // Seed 17, case 14040 of the wide export. K 3, C 2, X 8, S 1 on 4 PEs, steps (c, k, fold of 4 x):
         // 12, each PE one MAC. On chip: step 0 takes 4 inputs and a weight (5 elements: 2 cycles) + 1 MAC,
         // 3; every later step 4 new inputs (and a weight), 4 partial sums back, 2 cycles: 3 + 11 x 2 = 25.
@@ -779,7 +818,7 @@ private slots:
         // step, 48; outputs 4 a step, 48. Before: 28 (the final write-back went to (c0, k0, fold 1), 8 + 4
         // elements, still 2 cycles).
         QTest::newRow("seed 17 case 14040")
-            << conv1d.arg(3).arg(2).arg(8).arg(1)
+            << kRuleConv1d.arg(3).arg(2).arg(8).arg(1)
             << "TemporalMap(1,1) C; TemporalMap(1,1) K; SpatialMap(1,1) X;" << 4 << 8 << 6 << "29 6 48 48";
         // Seed 18, case 12000 of the wide export. K 3, C 3, X 6, S 3 (8 input rows) on 6 PEs, an output
         // column per PE, steps (c, k): 9, each PE 3 MACs (3 cycles). On chip: step 0 takes 8 rows and 3
@@ -791,7 +830,7 @@ private slots:
         // 3: 36. I 24 (8 a channel, kept across K), W 27 (3 a step), outputs 54 (6 a step). Before: 34 (the
         // final write-back went to (c0, k2), 9 + 6 elements: 3 cycles, as before).
         QTest::newRow("seed 18 case 12000")
-            << conv1d.arg(3).arg(3).arg(6).arg(3)
+            << kRuleConv1d.arg(3).arg(3).arg(6).arg(3)
             << "TemporalMap(1,1) C; SpatialMap(1,1) X; TemporalMap(1,1) K; TemporalMap(3,3) S;" << 6 << 6 << 5
             << "36 24 27 54";
     }
@@ -807,93 +846,6 @@ private slots:
         arch::Accelerator a = hw(pes, bw, 2);
         a.offchipBandwidth = offchip;
         checkTrafficByHand(p, directivesOf(p, flow, "last.m"), a, want, true);
-    }
-
-    // FIX KEEP-SPLIT (doc/cost-model.md): clusters of overlapping tiles on one dimension (a halo between
-    // them) step another that their PEs spread, so every PE keeps only its own overlap. Mappings of the
-    // wide export worked by hand; the simulator, the step walk and the tables alone count the same L2 reads
-    // of I and W and output updates. "Before" is the tables' count of I before the rule (2026-11-30).
-    void keepSplitByHand_data()
-    {
-        QTest::addColumn<QString>("loop");
-        QTest::addColumn<QString>("flow");
-        QTest::addColumn<int>("pes");
-        QTest::addColumn<QString>("want"); // L2 reads of I, of W, output updates
-        QTest::addColumn<bool>("tiles"); // the NoC multicasts identical tiles only (else elements)
-        // Seed 108, case 7120. Two busy clusters hold input columns 0-2 and 1-3 (an output column each)
-        // and step Y by 2 outputs (input rows 0-3, then 2-5); in each, 2 busy PEs of 3 rows at offset 1
-        // (rows y..y+2, y+1..y+3) step K inside. Step 0: rows 0-3 x columns 0-3, 16. Step 1: PE 0 held rows
-        // 0-2 and takes 3, 4, PE 1 held 1-3 and takes 4, 5: rows 3-5 x columns 0-3, 12; 28. W: W[k] (9) to
-        // every PE at each of the 4 frames (Y x K), 36; 16 outputs, each returned once. Before: 24 (the
-        // clusters' tiles, as one buffer, kept rows 2-3: rows 4-5 new, 8).
-        QTest::newRow("halo between clusters, PEs spread the step")
-            << "operator conv2d(K = 2, C = 1, Y = 4, X = 2, R = 3, S = 3) { for (k = 0; k < K; k++)"
-               " for (c = 0; c < C; c++) for (y = 0; y < Y; y++) for (x = 0; x < X; x++)"
-               " for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-               " O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s]; }"
-            << "SpatialMap(1,1) X; TemporalMap(2,2) Y; TemporalMap(3,3) R; TemporalMap(1,1) C;"
-               " TemporalMap(3,3) S; Cluster(4,P); SpatialMap(1,1) Y; TemporalMap(1,1) K; TemporalMap(1,1) C;"
-               " TemporalMap(3,3) S; TemporalMap(3,3) R;"
-            << 24 << "28 36 16" << false;
-        // Seed 103, case 67, multicast of identical tiles. Three busy clusters hold input rows 0-1, 1-2,
-        // 2-3 (an output row each) and step X by 2 outputs (input columns 0-3, then 2-5); in each, 2 PEs of
-        // 3 columns at offset 1. No two PEs hold identical tiles, so each takes its own: step 0, 6 PEs x 2
-        // rows x 3 columns, 36; step 1, each keeps a column and takes 2: 6 x 2 x 2, 24; 60. W: the 6 taps,
-        // identical in every PE, once; 12 outputs. Before: 54.
-        QTest::newRow("halo between clusters, PEs spread the step, tiles")
-            << "operator dw(C = 1, Y = 3, X = 4, R = 2, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
-               "y++)"
-               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
-            << "SpatialMap(1,1) Y; TemporalMap(2,2) X; TemporalMap(2,2) R; TemporalMap(1,1) C;"
-               " TemporalMap(3,3) S; Cluster(2,P); TemporalMap(1,1) Y; TemporalMap(1,1) C; SpatialMap(1,1) X;"
-               " TemporalMap(3,3) S; TemporalMap(2,2) R;"
-            << 12 << "60 6 12" << true;
-        // A SpatialMap in one tile spreads nothing. Seed 14, case 3536, multicast of identical tiles: two
-        // clusters hold an input row each (no halo) and step X by 2 outputs (input columns 0-3, then 2-5);
-        // in each, 2 busy sub-clusters of 3 columns at offset 1, whose SpatialMap of the one channel keeps
-        // a single PE busy. Step 0: 4 PEs x 3 columns, 12; step 1: each keeps a column and takes 2, 8; 20.
-        // W: the 3 taps, identical everywhere, once; 8 outputs. Before: 18 (the map of C, as if it spread
-        // the channels, stopped the rule for PEs under a moving cluster tile).
-        QTest::newRow("moving cluster tile, a map of one tile below")
-            << "operator dw(C = 1, Y = 2, X = 4, R = 1, S = 3) { for (c = 0; c < C; c++) for (y = 0; y < Y; "
-               "y++)"
-               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-               " O[c][y][x] += W[c][r][s] * I[c][y + r][x + s]; }"
-            << "TemporalMap(1,1) R; TemporalMap(2,2) X; TemporalMap(1,1) C; TemporalMap(3,3) S;"
-               " SpatialMap(1,1) Y; Cluster(3,P); TemporalMap(3,3) S; TemporalMap(1,1) C; TemporalMap(1,1) Y;"
-               " SpatialMap(1,1) X; Cluster(4,P); SpatialMap(1,1) C;"
-            << 37 << "20 3 8" << true;
-        // Seed 66, case 13373: a K per cluster (identical input tiles), X in 4 steps of 3 input columns at
-        // offset 1, Y in 2 of 4 rows at offset 2 inside; in each cluster 2 busy sub-clusters of 3 rows at
-        // offset 1 (both channels), whose SpatialMap of the column keeps a single PE busy. (x0, y0) rows
-        // 0-3 x columns 0-2 x 2, 24; (x0, y1) rows 3-5, 18; (x1, y0): Y wraps back to rows 0-3 of columns
-        // 1-3: PE 0 kept row 2, PE 1 row 3 of columns 1-2, so row 3 of them stays out: (4 x 3 - 2) x 2, 20;
-        // (x1, y1) 18; likewise x2, x3: 42 + 3 x 38 = 156. W: W[k] (18) to each cluster once, 54; 48
-        // outputs. Before: 144 (X, held whole by every PE, was taken for a spread dimension).
-        QTest::newRow("moving cluster tile wrapped, a map of one tile below")
-            << "operator conv2d(K = 3, C = 2, Y = 4, X = 4, R = 3, S = 3) { for (k = 0; k < K; k++)"
-               " for (c = 0; c < C; c++) for (y = 0; y < Y; y++) for (x = 0; x < X; x++)"
-               " for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-               " O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s]; }"
-            << "TemporalMap(3,3) S; SpatialMap(1,1) K; TemporalMap(1,1) X; TemporalMap(3,3) R;"
-               " TemporalMap(2,2) Y; Cluster(4,P); TemporalMap(1,1) X; SpatialMap(1,1) Y; TemporalMap(1,1) K;"
-               " TemporalMap(3,3) S; TemporalMap(3,3) R; TemporalMap(2,2) C; Cluster(2,P);"
-               " TemporalMap(2,2) C; TemporalMap(1,1) Y; TemporalMap(1,1) K; TemporalMap(3,3) S;"
-               " SpatialMap(1,1) X; TemporalMap(3,3) R;"
-            << 24 << "156 54 48" << false;
-    }
-    void keepSplitByHand()
-    {
-        QFETCH(QString, loop);
-        QFETCH(QString, flow);
-        QFETCH(int, pes);
-        QFETCH(QString, want);
-        QFETCH(bool, tiles);
-        const cost::Problem p = cost::fromOperator(ir::parseOperator(loop.toStdString(), "rule.loop"));
-        arch::Accelerator a = hw(pes, 4, 1);
-        if (tiles) a.multicast = arch::Multicast::Tiles;
-        checkTrafficByHand(p, directivesOf(p, flow, "rule.m"), a, want);
     }
 
     // The per-case tables' rules for a child level under a SpatialMap on a filter tap (FIX TAP-EXTENT,
@@ -1004,50 +956,6 @@ private slots:
                          .arg(r.m.tensors[1].l1Write),
                 want);
         }
-    }
-
-    // A rule for three-level mappings on which the tables counted fewer input L2 reads than the PEs fetch
-    // (doc/cost-model.md, "Global-buffer traffic"; `marvel bench sim --exportable wide`, the case named;
-    // seed 66 case 13373, a map of a single tile, is keepSplitByHand's),
-    // worked by hand: the simulator, the step walk and the tables alone count the same L2 reads of I and W
-    // and output updates, multicast of elements.
-    void threeLevelUndercountsByHand_data()
-    {
-        QTest::addColumn<QString>("loop");
-        QTest::addColumn<QString>("flow");
-        QTest::addColumn<int>("pes");
-        QTest::addColumn<QString>("want"); // L2 reads of I, of W, output updates
-        const QString conv2d = "operator conv2d(K = %1, C = %2, Y = %3, X = %4, R = %5, S = %6) {"
-                               " for (k = 0; k < K; k++) for (c = 0; c < C; c++) for (y = 0; y < Y; y++)"
-                               " for (x = 0; x < X; x++) for (r = 0; r < R; r++) for (s = 0; s < S; s++)"
-                               " O[k][y][x] += W[k][c][r][s] * I[c][y + r][x + s]; }";
-        // Seed 44, case 9869 (FIX HALO-SOURCE). K 1, C 3, 2 x 4 outputs (4 x 5 inputs), 3 x 2 taps. Level 0:
-        // 2 sub-units of 2 output columns each (input columns 0-2 and 2-4, overlapping at 2). Level 1: 2
-        // busy clusters of an output row each (input rows 0-2 and 1-3), every column and channel. Level 2: a
-        // busy PE steps its cluster's 2 output columns one by one (2 input columns at offset 1). Frame 0: the
-        // 4 PEs hold columns 0-1 and 2-3 of rows 0-2 and 1-3: rows 0-3 x columns 0-3 x 3 channels = 48.
-        // Frame 1: each PE keeps a column and takes the next, 2 of the left sub-unit and 4 of the right one
-        // (column 2 is new to the left PEs, whose neighbours held it): rows 0-3 x 2 columns x 3 = 24. I 72.
-        // W: 18 weights in every PE, once and kept: 18. Outputs: 8, each PE's complete. Before: I 36 (level
-        // 1 measured its PEs' halo along the rows, rows 1-2 fetched by both clusters, 18 per cluster, and
-        // handed it up as the halo along the columns between level 0's sub-units, 36 taken off their 72,
-        // where those never fetch a column at the same frame).
-        QTest::newRow("halo measured against another map")
-            << conv2d.arg(1).arg(3).arg(2).arg(4).arg(3).arg(2)
-            << "SpatialMap(2,2) X; TemporalMap(1,1) K; TemporalMap(2,2) S; TemporalMap(3,3) R; Cluster(3,P);"
-               " TemporalMap(3,3) R; TemporalMap(3,1) C; SpatialMap(1,1) Y; TemporalMap(2,2) X;"
-               " TemporalMap(2,2) S; Cluster(3,P); SpatialMap(1,1) K; TemporalMap(1,1) Y; TemporalMap(2,2) S;"
-               " TemporalMap(1,1) X; TemporalMap(3,3) R;"
-            << 18 << "72 18 8";
-    }
-    void threeLevelUndercountsByHand()
-    {
-        QFETCH(QString, loop);
-        QFETCH(QString, flow);
-        QFETCH(int, pes);
-        QFETCH(QString, want);
-        const cost::Problem p = cost::fromOperator(ir::parseOperator(loop.toStdString(), "under3.loop"));
-        checkTrafficByHand(p, directivesOf(p, flow, "under3.m"), hw(pes, 4, 1), want);
     }
 
     // The per-case tables alone (what corrected fidelity uses for mappings too large to walk, so every real
