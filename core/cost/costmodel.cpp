@@ -61,6 +61,14 @@
 //   FIX HALO-KEEP  the halo between sub-units of an overlapping map is taken off after a step whose PEs
 //                  kept part of their tiles too: the child's first frame's halo of its tile less the kept
 //                  box.
+//   FIX HALO-DEEP  (extended) the halo of a map reaches the child executions that fetch it through levels
+//                  that step its dimension or hold it whole (no directive, a temporal map over it, a
+//                  SpatialMap of one tile), none spreading overlapping tiles; a level between hands up its
+//                  children's halo after a keep (HALO-KEEP-DEEP), and after steps whose fetch is counted
+//                  PE by PE where the PEs hold their sub-unit's whole tile (HALO-SHIFT).
+//   FIX PE-BOXES   where the rules above cannot follow the PEs (a step moving a dimension they spread, or
+//                  PE tiles overlapping along two dimensions), each PE's first and previous tiles as boxes,
+//                  counted cell by cell as the NoC multicasts.
 
 namespace marvel::cost {
 
@@ -555,6 +563,12 @@ struct Evaluator::Impl
     /// region along dimensions every PE holds whole besides; false when that is not so.
     /// `summed` (sub-units of unequal tiles, counted kind by kind): set to whether the kinds' counts add up
     /// (else they are the same PEs' tiles, counted once); a map along the step's dimension is then refused.
+    /// FIX PE-BOXES: what the PEs below level l (the innermost) fetch of input t at a step that moved it
+    /// along a dimension they spread, with a NoC that multicasts elements: an element is sent when a PE
+    /// holding it now did not hold it before, every PE's tile a box (its sub-unit's range, its own part
+    /// below); false when the boxes cannot be told or are too many to count.
+    bool peBoxFetch(const Level& L, int l, int t, int ch, std::uint32_t moving, const i64* childDims, i64 n,
+        i64& fetched);
     bool peShiftFetch(const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched,
         bool* summed = nullptr);
     /// FIX KEEP-SPLIT: in peShiftFetch, the union of the `n` sub-units' ranges on the dimension of level l's
@@ -581,6 +595,16 @@ struct Evaluator::Impl
     static bool spreadsRange(const Level& B, int j)
     {
         return tileCount(B.d[j].sz, B.d[j].of, B.D[B.d[j].dim]) > 1;
+    }
+    /// Whether a level below l spreads one of t's dimensions over its sub-units (the PEs then hold parts of
+    /// their sub-unit's tile of t, not all of it).
+    bool tensorSpreadBelow(int l, int t) const
+    {
+        for (int b = l + 1; b < nLevels; ++b)
+            for (int j = 0; j < lv[b].n; ++j)
+                if (lv[b].d[j].spatial && (tmask[t] >> lv[b].d[j].dim & 1u) && spreadsRange(lv[b], j))
+                    return true;
+        return false;
     }
     std::vector<Span> shareSpans, shareNext, shiftPrev, shiftCur, shiftOther;
     std::vector<std::pair<Span, Span>> shiftPairs;
@@ -624,6 +648,18 @@ struct Evaluator::Impl
         bool apart(const i64* childDims, int nd) const;
     };
     StepShift stepShift(const Level& L, int ch, std::uint32_t moving, int t) const;
+    /// FIX PE-BOXES: the PEs' tiles of t below n sub-units of level l, now (boxCur) and at the previous
+    /// execution (boxPrev, moved as sh says), per dimension of t, and the cuts their edges make (boxCuts):
+    /// false when they cannot be told (the PEs step through a dimension) or are too many to count.
+    bool peBoxes(const Level& L, int l, int t, const i64* childDims, const StepShift& sh, i64 n);
+    /// The elements the PEs of peBoxes fetch from empty buffers, or (lessPrev) beside what they held before,
+    /// counted as the NoC multicasts them.
+    i64 boxCount(int t, bool lessPrev) const;
+    /// keptAcross from peBoxes: what the PEs of one child execution held of their tiles before.
+    i64 keptBoxes(int l, int t, const i64* childDims, const StepShift& sh);
+    std::vector<Span> boxCur[kMaxDims], boxPrev[kMaxDims];
+    std::vector<i64> boxCuts[kMaxDims];
+    i64 nBoxes = 0, nCells = 0;
     /// FIX WRAP-KEEP: the move of a spatial map over several sub-units that wrapped around into r (false
     /// when its sub-units move unlike).
     bool foldWrapShift(const Level& L, const Dir& w, StepShift& r) const;
@@ -1015,6 +1051,26 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
             }
         }
     }
+    // Whether level b's directive j spreads its dimension over b's sub-units (a SpatialMap of more than one
+    // tile: one of a single tile keeps one sub-unit busy with the whole range, as a temporal map does).
+    auto spreads = [&](int b, int j) { return lv[b].d[j].spatial && spreadsRange(lv[b], j); };
+    // Whether level b spreads overlapping tiles over its sub-units (a map of one tile spreads nothing).
+    auto spreadsOverlap = [&](int b) {
+        for (int k = 0; k < lv[b].n && lv[b].overlappingSpatial; ++k)
+            if (spreads(b, k) && lv[b].d[k].sz > lv[b].d[k].of) return true;
+        return false;
+    };
+    // Whether the first level from b down with a directive on v keeps it in one sub-unit (steps it in time
+    // or holds it whole), the levels above it (none naming v: they hold their parent's whole range)
+    // spreading no overlapping tiles.
+    auto stepsBelow = [&](int b, int v) {
+        for (; b < nLevels; ++b) {
+            const int j = lv[b].dirOf[v];
+            if (j >= 0) return !spreads(b, j);
+            if (spreadsOverlap(b)) return false;
+        }
+        return false;
+    };
     for (int l = 0; l < nLevels; ++l) {
         haloFrom[l] = 0;
         const Level& L = lv[l];
@@ -1022,9 +1078,7 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
             || L.nSpatial != 1 || L.P < 2)
             continue;
         const Dir& d = L.d[L.sp];
-        const int j = lv[l + 1].dirOf[d.dim];
-        if (d.sz <= d.of || tileCount(d.sz, d.of, L.D[d.dim]) < 2 || j < 0 || lv[l + 1].d[j].spatial)
-            continue;
+        if (d.sz <= d.of || tileCount(d.sz, d.of, L.D[d.dim]) < 2 || !stepsBelow(l + 1, d.dim)) continue;
         // Filter taps spread below shift each sub-unit's rows by its tap (doc/cost-model.md, class 1): its
         // fetch is no box the offset moves.
         bool tapsBelow = false;
@@ -1052,10 +1106,8 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         if (a < 0) continue;
         const Level& M = lv[l - 1];
         const int v = lv[a].d[lv[a].sp].dim;
-        const int j = M.dirOf[v], jc = lv[l].dirOf[v];
-        if (j < 0 || M.d[j].spatial || M.d[j].sz < M.D[v] || M.overlappingSpatial || jc < 0
-            || lv[l].d[jc].spatial)
-            continue;
+        const int j = M.dirOf[v];
+        if ((j >= 0 && spreads(l - 1, j)) || spreadsOverlap(l - 1) || !stepsBelow(l, v)) continue;
         haloSrc[l] = a;
         haloBits[l] = haloBits[l - 1];
     }
@@ -1929,18 +1981,31 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                     // FIX HALO-KEEP: the halo between this level's sub-units at the child's first frame once
                     // its PEs kept part of their tiles.
                     KeptHalo kh;
-                    if ((halos >> t & 1u) && times > 1) [[unlikely]] {
+                    const bool ownHalo = (halos >> t & 1u) && times > 1;
+                    if (ownHalo) [[unlikely]] {
                         kh.v = L.d[L.sp].dim;
                         kh.of = L.d[L.sp].of;
+                    } else if (haloHere >> t & 1u) [[unlikely]] {
+                        // FIX HALO-KEEP-DEEP: the same against the map above whose halo this level hands up.
+                        const Level& S = lv[haloSrc[l]];
+                        kh.v = S.d[S.sp].dim;
+                        kh.of = S.d[S.sp].of;
                     }
                     const i64 count = kept ? 0 : less(r.gbIn[t], t, kh.v >= 0 ? &kh : nullptr);
                     gather(gbIn[t], count, t, copies, kept);
                     keptWhole[t] = keptWhole[t] || kept;
                     if (haloHere >> t & 1u) [[unlikely]] {
-                        if (kept || count != r.gbIn[t]) childHaloLost |= 1u << t;
-                        childHalo[t] = L.nCoupledSpatial[t] > 0
-                            ? satAdd(childHalo[t], satMul(times, r.gbHalo[t]))
-                            : std::max(childHalo[t], r.gbHalo[t]);
+                        i64 h = r.gbHalo[t];
+                        if (kept)
+                            childHaloLost |= 1u << t;
+                        else if (count != r.gbIn[t]) {
+                            if (!ownHalo && kh.ok && h >= kh.full)
+                                h = h - kh.full + kh.kept;
+                            else
+                                childHaloLost |= 1u << t;
+                        }
+                        childHalo[t] = L.nCoupledSpatial[t] > 0 ? satAdd(childHalo[t], satMul(times, h))
+                                                                : std::max(childHalo[t], h);
                     }
                     if (!kept) keptOne[t] = std::max(keptOne[t], r.gbIn[t] - count);
                     if ((halos >> t & 1u) && times > 1) [[unlikely]] {
@@ -2065,11 +2130,23 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             for (int t = 0; t < nInputs; ++t) {
                 addMul(res.peWrites[t], occ, writes[t], ovf);
                 i64 g = gbIn[t];
+                // FIX HALO-SHIFT: PEs holding their sub-unit's whole tile of t fetch what it does (the
+                // level's own count, in[t]), and share its halo with the neighbouring sub-unit of the map
+                // above, however their fetch was counted.
+                auto handUpHalo = [&] {
+                    if ((haloHere >> t & 1u) && g == in[t] && !tensorSpreadBelow(l, t)) [[unlikely]]
+                        addMul(res.gbHalo[t], occ, halo[t], ovf);
+                };
                 if (peLevel && childConst[t] && acc.multicast != arch::Multicast::None && tileMoves(t)
-                    && peKeepsNothing(t))
+                    && peKeepsNothing(t)) {
                     g = freshIn[t];
-                else if (peLevel && childConst[t] && tileMoves(t) && shiftFetch(t, g))
-                    ;
+                    handUpHalo();
+                } else if (peLevel && childConst[t] && tileMoves(t) && shiftFetch(t, g))
+                    handUpHalo();
+                else if (peLevel && childConst[t] && acc.multicast != arch::Multicast::None
+                    && !(haloHere >> t & 1u) && uniformChildren && tileMoves(t)
+                    && peBoxFetch(L, l, t, ch, moving, childDims, sps.edge ? L.E : L.P, g))
+                    [[unlikely]];
                 else if (peLevel && childConst[t] && acc.multicast == arch::Multicast::Elements) {
                     g = in[t];
                     if (haloHere >> t & 1u) addMul(res.gbHalo[t], occ, halo[t], ovf);
@@ -2572,6 +2649,166 @@ bool Evaluator::Impl::peShiftFetch(
     return true;
 }
 
+// FIX PE-BOXES. Seed 183 case 10469 of the wide export: clusters of input columns 0-2 and 1-3 step the
+// output rows by 2 over PEs of 3 rows at offset 1, then the next fold (columns 2-4, 3-5) starts over at
+// rows 0-3. Each cluster's previous tile shares rows 2-3 of its new columns with the new one, but no PE
+// kept any of them but one: PE 1 of cluster 0 held rows 3-5 of columns 0-2, its counterpart of cluster 1
+// rows 3-5 of columns 1-3, and row 2 is new to PE 1 of both. The level's own ingress, which kept the
+// clusters' overlap as if each were one buffer, said 6 elements where the PEs fetch 15. Here every PE's
+// tile is a box: its sub-unit's range (moved back by the step along the dimensions it moved) narrowed
+// level by level below to the PE's part; the boxes' edges cut each dimension into intervals, and a cell of
+// them is sent when some PE's new box holds it and its previous one did not (as PeFetchCounter counts).
+bool Evaluator::Impl::peBoxFetch(
+    const Level& L, int l, int t, int ch, std::uint32_t moving, const i64* childDims, i64 n, i64& fetched)
+{
+    if (ch < 0 || l + 1 >= nLevels || t >= nInputs) return false;
+    const StepShift sh = stepShift(L, ch, moving, t);
+    if (!sh.ok || sh.moved == 0) return false;
+    bool spreadMoved = false;
+    for (int b = l + 1; b < nLevels; ++b)
+        for (int k = 0; k < lv[b].n; ++k)
+            spreadMoved
+                = spreadMoved || (lv[b].d[k].spatial && sh.shifted(lv[b].d[k].dim) && spreadsRange(lv[b], k));
+    if (!spreadMoved || !peBoxes(L, l, t, childDims, sh, n)) return false;
+    fetched = boxCount(t, true);
+    return true;
+}
+
+i64 Evaluator::Impl::keptBoxes(int l, int t, const i64* childDims, const StepShift& sh)
+{
+    if (!peBoxes(lv[l], l, t, childDims, sh, 1)) return 0;
+    return boxCount(t, false) - boxCount(t, true);
+}
+
+bool Evaluator::Impl::peBoxes(const Level& L, int l, int t, const i64* childDims, const StepShift& sh, i64 n)
+{
+    // Each PE's part of a sub-unit's `ext` rows on u at the first frame of an execution (or, `last`, at its
+    // last frame), one slot per PE in the order of peSpans (empty for a PE without a tile). A temporal map
+    // gives every PE below its first (last) tile, a spatial map each sub-unit its tile of the first (last)
+    // fold; a sub-unit idle in a last fold keeps the fold before's, a PE idle there holds nothing.
+    auto peParts = [&](int u, i64 ext, bool last, std::vector<Span>& out) {
+        out.assign(1, Span{0, ext});
+        for (int b = l + 1; b < nLevels; ++b) {
+            const Level& B = lv[b];
+            const int j = B.dirOf[u];
+            shareNext.clear();
+            for (const Span& r : out) {
+                if (j < 0 || r.size() <= 0) {
+                    shareNext.insert(shareNext.end(), size_t(B.P), r);
+                    continue;
+                }
+                const Dir& d = B.d[j];
+                const i64 tiles = tileCount(d.sz, d.of, r.size());
+                auto tile = [&](i64 k) {
+                    return Span{r.begin + k * d.of, std::min(r.begin + k * d.of + d.sz, r.end)};
+                };
+                if (!d.spatial) {
+                    shareNext.insert(shareNext.end(), size_t(B.P), tile(last ? tiles - 1 : 0));
+                    continue;
+                }
+                const i64 fold = last ? (tiles - 1) / B.P : 0;
+                for (i64 i = 0; i < B.P; ++i) {
+                    i64 q = fold * B.P + i;
+                    if (q >= tiles && fold > 0 && b + 1 < nLevels) q -= B.P;
+                    shareNext.push_back(q < tiles ? tile(q) : Span{});
+                }
+            }
+            out.swap(shareNext);
+        }
+        return true;
+    };
+    i64 pes = n;
+    for (int b = l + 1; b < nLevels; ++b)
+        pes = satMul(pes, lv[b].P);
+    if (pes > 256) return false;
+    const int na = tcount[t];
+    i64 subOf[kMaxDims] = {};
+    for (int k = 0; k < L.n; ++k)
+        if (L.d[k].spatial) subOf[L.d[k].dim] = L.d[k].of;
+    nBoxes = 0;
+    nCells = 1;
+    for (int a = 0; a < na; ++a) {
+        const int u = tdims[t][a];
+        const i64 prevExt = sh.shifted(u) ? sh.prevExt[u] : childDims[u];
+        if (!peParts(u, childDims[u], false, shiftCur) || !peParts(u, prevExt, true, shiftPrev)) return false;
+        nBoxes = pes;
+        if (shiftCur.size() * size_t(n) != size_t(pes) || shiftPrev.size() != shiftCur.size()) return false;
+        boxCur[a].clear();
+        boxPrev[a].clear();
+        boxCuts[a].clear();
+        for (i64 i = 0; i < n; ++i) {
+            const i64 at = i * subOf[u], was = at - sh.du(u);
+            for (size_t p = 0; p < shiftCur.size(); ++p) {
+                const Span c = shiftCur[p], q = shiftPrev[p];
+                boxCur[a].push_back(c.size() > 0 ? Span{at + c.begin, at + c.end} : Span{});
+                boxPrev[a].push_back(q.size() > 0 ? Span{was + q.begin, was + q.end} : Span{});
+                for (const Span& x : {boxCur[a].back(), boxPrev[a].back()})
+                    if (x.size() > 0) {
+                        boxCuts[a].push_back(x.begin);
+                        boxCuts[a].push_back(x.end);
+                    }
+            }
+        }
+        std::sort(boxCuts[a].begin(), boxCuts[a].end());
+        boxCuts[a].erase(std::unique(boxCuts[a].begin(), boxCuts[a].end()), boxCuts[a].end());
+        nCells = satMul(nCells, std::max<i64>(0, i64(boxCuts[a].size()) - 1));
+    }
+    return satMul(nCells, nBoxes) <= i64(1) << 16; // (far more than the random set's mappings ask)
+}
+
+i64 Evaluator::Impl::boxCount(int t, bool lessPrev) const
+{
+    const int na = tcount[t];
+    // The PEs that share a send of what they lack: all (multicast of elements), those of identical tiles
+    // (of identical tiles only), each alone (none).
+    auto inGroup = [&](i64 lead, i64 b) {
+        switch (acc.multicast) {
+        case arch::Multicast::Elements:
+            return true;
+        case arch::Multicast::Tiles:
+            for (int a = 0; a < na; ++a)
+                if (boxCur[a][size_t(lead)] != boxCur[a][size_t(b)]) return false;
+            return true;
+        default:
+            return lead == b;
+        }
+    };
+    i64 at[kMaxDims] = {}, sent = 0;
+    auto holds = [&](const std::vector<Span>* spans, i64 b) {
+        for (int a = 0; a < na; ++a) {
+            const Span x = spans[a][size_t(b)];
+            const i64 lo = boxCuts[a][size_t(at[a])];
+            if (x.size() <= 0 || lo < x.begin || lo >= x.end) return false;
+        }
+        return true;
+    };
+    for (i64 lead = 0; lead < nBoxes && nCells > 0; ++lead) {
+        // Each group once, from its first PE.
+        bool first = true;
+        for (i64 b = 0; b < lead && first; ++b)
+            first = !inGroup(b, lead);
+        if (!first) continue;
+        std::fill(at, at + na, 0);
+        for (i64 c = 0; c < nCells; ++c) {
+            bool isSent = false;
+            for (i64 b = lead; b < nBoxes && !isSent; ++b)
+                isSent = inGroup(lead, b) && holds(boxCur, b) && !(lessPrev && holds(boxPrev, b));
+            if (isSent) {
+                i64 vol = 1;
+                for (int a = 0; a < na; ++a)
+                    vol *= boxCuts[a][size_t(at[a]) + 1] - boxCuts[a][size_t(at[a])];
+                sent = satAdd(sent, vol);
+            }
+            for (int a = na - 1; a >= 0; --a) {
+                if (++at[a] + 1 < i64(boxCuts[a].size())) break;
+                at[a] = 0;
+            }
+        }
+        if (acc.multicast == arch::Multicast::Elements) break;
+    }
+    return sent;
+}
+
 // A child execution starts with the PEs' buffers as the previous step's execution left them: a PE keeps
 // the overlap of its last tile there (moved by the step, when the step's dimension indexes t) with its
 // first tile here (a PE past the last tile of the previous execution's last fold holds nothing). The
@@ -2651,7 +2888,23 @@ i64 Evaluator::Impl::keptAcross(const Level& L, int l, int ch, std::uint32_t mov
     const StepShift sh = stepShift(L, ch, moving, t);
     if (!sh.ok) return 0;
     if (C.nSpatial != 1) return 0;
-    if (l + 1 != nLevels - 1) return keptDeepMemo(l, t, childDims, sh, kh);
+    if (l + 1 != nLevels - 1) {
+        // FIX PE-BOXES: PEs of overlapping tiles along two dimensions (a halo between clusters and one
+        // between their PEs), which keptDeep does not follow: their boxes at the child's first frame and at
+        // the previous execution's last one.
+        int overlapDims = 0, first = -1;
+        for (int b = l + 1; b < nLevels && !outputs; ++b)
+            for (int k = 0; k < lv[b].n; ++k) {
+                const Dir& d = lv[b].d[k];
+                if (d.spatial && (tmask[t] >> d.dim & 1u) && d.sz > d.of && spreadsRange(lv[b], k)
+                    && d.dim != first) {
+                    first = d.dim;
+                    ++overlapDims;
+                }
+            }
+        if (overlapDims > 1) return keptBoxes(l, t, childDims, sh);
+        return keptDeepMemo(l, t, childDims, sh, kh);
+    }
     const int v = sh.v;
     // In the same region, a child whose tiles of t move and never overlap ends on other tiles than it starts.
     if (sh.moved == 0 && childMoves && !C.overlappingAny) return 0;
@@ -2674,7 +2927,8 @@ i64 Evaluator::Impl::keptAcross(const Level& L, int l, int ch, std::uint32_t mov
         const int j = C.dirOf[u];
         if (j < 0) return 0;
         const Dir& d = C.d[j];
-        if (d.spatial) {
+        // A SpatialMap of a single tile gives every PE the same range, as a temporal map does (KEEP-SPLIT).
+        if (d.spatial && spreadsRange(C, j)) {
             spread = j;
             continue;
         }
@@ -2744,7 +2998,15 @@ i64 Evaluator::Impl::keptAcross(const Level& L, int l, int ch, std::uint32_t mov
             else
                 shareNext.push_back(firstOf(p));
         }
-        return satMul(common, unionSize(shiftCur) - unionSize(shareNext));
+        const i64 held = unionSize(shiftCur), keptU = held - unionSize(shareNext);
+        // FIX HALO-KEEP over such PEs: they hold the same range along kh->v, so what they fetch is their
+        // union U times the rows there less the kept rows times the part K of U every PE holding it kept.
+        if (oneEnd && u != kh->v) {
+            kh->full = kh->after(satMul(curRest, held), curV, 0, keptV);
+            kh->kept = kh->after(satMul(curRest, held), curV, satMul(keptRest, keptU), keptV);
+            kh->ok = true;
+        }
+        return satMul(common, keptU);
     }
     // FIX HALO-KEEP: PEs of disjoint tiles along u (not v) share elements only with their counterparts in
     // the neighbouring sub-unit: their halos add up.

@@ -736,6 +736,155 @@ private slots:
                " TemporalMap(2,2) S; Cluster(3,P); SpatialMap(1,1) K; TemporalMap(1,1) Y; TemporalMap(2,2) S;"
                " TemporalMap(1,1) X; TemporalMap(3,3) R;"
             << 18 << "72 18 8" << arch::Multicast::Elements;
+        // Seed 85, case 10916 (FIX HALO-DEEP through a stepping level). 2 channels, 4 x 4 outputs (6 x 4
+        // inputs), 3 x 1 taps. Level 0: 2 busy sub-units of 2 output rows (input rows 0-3 and 2-5, sharing
+        // 2-3), both channels. Level 1 steps their output rows one by one (3 input rows, at offset 1) over 2
+        // busy clusters of 2 columns; level 2 steps X in its PEs, a channel each. Per step a sub-unit takes
+        // its 3 rows x 4 columns x 2 channels (24): a PE's last tile (column 3 or 1) and its next first
+        // (column 2 or 0) share nothing. At each step the two sub-units' rows meet in one (row 2, then row
+        // 3), fetched once: 4 steps x 24 - 2 x 8 = 80. W: the 6 weights, 6. Outputs: 32. Before: 96 (level
+        // 1 steps the rows, so no level below measured the halo between level 0's sub-units).
+        QTest::newRow("halo through a level stepping its rows")
+            << kRuleDepthwise.arg(2).arg(4).arg(4).arg(3).arg(1)
+            << "SpatialMap(2,2) Y; TemporalMap(2,2) C; TemporalMap(1,1) S; TemporalMap(3,3) R;"
+               " TemporalMap(4,4) X; Cluster(4,P); TemporalMap(1,1) Y; SpatialMap(2,2) X; TemporalMap(3,3) R;"
+               " Cluster(3,P); TemporalMap(1,1) S; SpatialMap(1,1) C; TemporalMap(3,3) R; TemporalMap(1,1) X;"
+            << 48 << "80 6 32" << arch::Multicast::Elements;
+        // Seed 88, case 10496 (FIX HALO-KEEP-DEEP). 2 channels one after the other, 4 x 2 outputs (6 x 4
+        // inputs), 3 x 3 taps. Level 0: 2 busy sub-units of 2 output rows (input rows 0-3 and 2-5). Level 1
+        // steps their output rows (3 input rows); its SpatialMap of the one channel and level 2's of the one
+        // row keep a single PE busy, which steps X (3 columns at offset 1). A sub-unit per channel: (y0, x0)
+        // 9, (y0, x1) column 3, 3; (y1, x0) the PE kept rows 1-2 of columns 1-2, 5; (y1, x1) 3: 20, 40 for
+        // both. Fetched by both at the same frame: row 2 of columns 0-2 (3), then of column 3 (1); row 3 of
+        // column 0 (1), of column 3 (1): 6. 2 x (40 - 6) = 68. W: 18. Outputs: 16. Before: 80 (no level
+        // below measured the halo), then 72 (the halo of the steps after a keep was dropped).
+        QTest::newRow("halo through a stepping level that keeps")
+            << kRuleDepthwise.arg(2).arg(4).arg(2).arg(3).arg(3)
+            << "TemporalMap(1,1) C; SpatialMap(2,2) Y; TemporalMap(3,3) R; TemporalMap(2,1) X;"
+               " TemporalMap(3,3) S; Cluster(3,P); TemporalMap(3,3) S; TemporalMap(1,1) Y; SpatialMap(1,1) C;"
+               " TemporalMap(3,3) R; Cluster(3,P); TemporalMap(1,1) X; TemporalMap(1,1) C; SpatialMap(1,1) Y;"
+               " TemporalMap(3,3) S; TemporalMap(3,3) R;"
+            << 27 << "68 18 16" << arch::Multicast::Elements;
+        // Seed 183, case 10469 (FIX PE-BOXES). One channel, 4 x 4 outputs (6 x 6 inputs), 3 x 3 taps. Level
+        // 1: 2 busy clusters of an output column (input columns 0-2 and 1-3, then 2-4 and 3-5 in the second
+        // fold) step the output rows by 2 (input rows 0-3, then 2-5); in each, 2 busy PEs of an output row
+        // (3 input rows at offset 1). (f0, y0): rows 0-3 x columns 0-3, 16. (f0, y1): every PE keeps its row
+        // 2 (or 3) and takes 2 rows: rows 3-5 x columns 0-3, 12. (f1, y0): rows 0-3 x columns 2-5, where
+        // only PE 1 of cluster 0 held one of its elements before (row 3, column 2) and no other PE takes it:
+        // 15. (f1, y1): 12. 55. W: 9. Outputs: 16. Before: 46 (the clusters' previous tiles kept rows 2-3 of
+        // their new columns, as if each were one buffer).
+        QTest::newRow("PEs of clusters in a new fold, rows wrapped")
+            << kRuleConv2d.arg(1).arg(1).arg(4).arg(4).arg(3).arg(3)
+            << "TemporalMap(4,4) X; SpatialMap(1,1) K; TemporalMap(3,3) S; Cluster(2,P); SpatialMap(1,1) X;"
+               " TemporalMap(3,3) S; TemporalMap(1,1) C; TemporalMap(1,1) K; TemporalMap(2,2) Y;"
+               " TemporalMap(3,3) R; Cluster(4,P); TemporalMap(1,1) C; SpatialMap(1,1) Y; TemporalMap(1,1) K;"
+               " TemporalMap(3,3) S; TemporalMap(3,3) R;"
+            << 16 << "55 9 16" << arch::Multicast::Elements;
+        // Seed 144, case 13196 (FIX PE-BOXES), multicast of identical tiles. 2 channels, 2 x 4 outputs (3 x
+        // 6 inputs), 2 x 3 taps. Level 0: a channel per cluster steps the output rows (input rows 0-1, 1-2)
+        // inside 2 steps of 2 output columns; in each, 2 busy sub-clusters of 3 input columns at offset 1
+        // (0-2 and 1-3, then 2-4 and 3-5), one busy PE each. No two PEs hold identical tiles: (x0, y0) 4 PEs
+        // x 6 = 24; (x0, y1) each keeps row 1 and takes row 2, 12; (x1, y0): the rows wrap back and the
+        // columns move by 2: each PE kept one element (row 1 of its first new column), 4 x 5 = 20; (x1, y1)
+        // 12. 68. W: 12. Outputs: 16. Before: 66 (the clusters' new part scaled by their PEs' tiles over
+        // theirs, 12 x 24 / 16 = 18 at (x1, y0)).
+        QTest::newRow("PEs of clusters, columns moved and rows wrapped, tiles")
+            << kRuleDepthwise.arg(2).arg(2).arg(4).arg(2).arg(3)
+            << "SpatialMap(1,1) C; TemporalMap(2,2) X; TemporalMap(3,3) S; TemporalMap(2,2) R;"
+               " TemporalMap(1,1) Y; Cluster(3,P); SpatialMap(1,1) X; TemporalMap(3,3) S; TemporalMap(1,1) Y;"
+               " TemporalMap(2,2) R; Cluster(4,P); SpatialMap(1,1) C; TemporalMap(1,1) Y; TemporalMap(2,2) R;"
+            << 24 << "68 12 16" << arch::Multicast::Tiles;
+        // Seed 158, case 6248 (FIX PE-BOXES, the keep across child executions). One channel, 4 x 4 outputs
+        // (6 x 5 inputs), 3 x 2 taps. Level 0 steps the output rows by 2 (input rows 0-3, then 2-5); level
+        // 1: 2 clusters of 2 output columns (input columns 0-2 and 2-4, sharing 2); level 2: 2 PEs of an
+        // output row (3 input rows at offset 1). Step 0: rows 0-3 x columns 0-4, 20. Step 1: rows 2-5; row 2
+        // is kept by every PE that needs it (PE 0 of each cluster held rows 0-2), row 3 is new to PE 0:
+        // 4 x 5 - 5 = 15. 35. W: 6. Outputs: 16. Before: 40 (overlapping tiles along two dimensions, the
+        // columns between clusters and the rows between PEs: no keep was credited).
+        QTest::newRow("keep over PEs overlapping along two dimensions")
+            << kRuleDepthwise.arg(1).arg(4).arg(4).arg(3).arg(2)
+            << "TemporalMap(2,2) Y; SpatialMap(1,1) C; TemporalMap(3,3) R; TemporalMap(2,2) S;"
+               " TemporalMap(4,4) X; Cluster(2,P); SpatialMap(2,2) X; TemporalMap(1,1) C; TemporalMap(2,2) S;"
+               " Cluster(2,P); TemporalMap(3,3) R; SpatialMap(1,1) Y;"
+            << 16 << "35 6 16" << arch::Multicast::Elements;
+        // Seed 129, case 7580 (FIX HALO-DEEP past a map of one tile). 4 channels, 3 x 4 outputs (5 x 6
+        // inputs), 3 x 3 taps. Level 0: 2 busy sub-units of 2 output columns (input columns 0-3 and 2-5),
+        // stepping the output rows (3 input rows). Level 1 keeps a single sub-cluster busy (its SpatialMap
+        // of the one row) and steps the columns (3 at offset 1); level 2 folds the channels over 2 PEs. At
+        // each of the 3 x 2 x 2 frames the 4 busy PEs hold 2 channels x 3 rows x 3 columns, nothing of the
+        // frame before (another channel), and the two sub-units' PEs share one column: 4 x 18 / 2 - 6 = 30;
+        // 360. W: both sub-units' PEs take the same 2 channels' 9 taps a frame, 216. Outputs: 48. Before:
+        // 432 (the one-tile map of the rows, whose rows overlap, stopped the halo's way down).
+        QTest::newRow("halo past a map of one tile")
+            << kRuleDepthwise.arg(4).arg(3).arg(4).arg(3).arg(3)
+            << "TemporalMap(3,3) R; TemporalMap(3,3) S; TemporalMap(1,1) Y; TemporalMap(4,4) C;"
+               " SpatialMap(2,2) X; Cluster(4,P); SpatialMap(1,1) Y; TemporalMap(1,1) X; TemporalMap(3,3) S;"
+               " TemporalMap(4,4) C; TemporalMap(3,3) R; Cluster(2,P); TemporalMap(3,3) S; SpatialMap(1,1) C;"
+            << 40 << "360 216 48" << arch::Multicast::Elements;
+        // Seed 199, case 11444 (FIX HALO-SHIFT). One channel, 4 x 4 outputs (6 x 6 inputs), 3 x 3 taps.
+        // Level 0: 2 busy sub-units of 2 output rows (input rows 0-3 and 2-5); level 1 steps their output
+        // rows (3 input rows) and, inside, 2 output columns at a time (input columns 0-3, then 2-5); one busy
+        // PE each. (y0, x0): 2 x 12 less row 2 of columns 0-3, both fetch it: 20. (y0, x1): each keeps
+        // columns 2-3 and takes 4-5 of its 3 rows, sharing row 2: 12 - 2 = 10. (y1, x0): the columns wrap
+        // back, the rows move by 1: each takes columns 0-1 of its 3 rows and the new row of columns 2-3, 8,
+        // sharing row 3 of columns 0-1: 14. (y1, x1) 10. 54. W: 9. Outputs: 16. Before: 58 (the column steps,
+        // counted PE by PE, handed up no halo).
+        QTest::newRow("halo of steps counted PE by PE")
+            << kRuleDepthwise.arg(1).arg(4).arg(4).arg(3).arg(3)
+            << "TemporalMap(1,1) C; TemporalMap(3,3) S; SpatialMap(2,2) Y; TemporalMap(4,4) X; "
+               "TemporalMap(3,3) R;"
+               " Cluster(3,P); TemporalMap(1,1) Y; TemporalMap(2,2) X; SpatialMap(1,1) C; TemporalMap(3,3) S;"
+               " TemporalMap(3,3) R; Cluster(4,P); SpatialMap(1,1) C; TemporalMap(3,3) S;"
+            << 36 << "54 9 16" << arch::Multicast::Elements;
+        // Seed 173, case 3572 (FIX HALO-KEEP over PEs of overlapping tiles). One channel, 4 x 4 outputs (6 x
+        // 6 inputs), 3 x 3 taps. Level 0: 2 busy sub-units of 2 output rows (input rows 0-3 and 2-5); level 1
+        // steps their output rows (3 input rows); level 2 folds the 4 output columns over 2 PEs (3 input
+        // columns at offset 1: 0-2 and 1-3, then 2-4 and 3-5). (y0, f0): 2 x 12 less row 2 of columns 0-3,
+        // 20. (y0, f1): each PE keeps a column, the sub-units take columns 3-5 of their rows, sharing row 2:
+        // 18 - 3 = 15. (y1, f0): rows 1-3 and 3-5 of columns 0-3; only PE 1 kept something no other PE needs
+        // anew (rows 1-2 and 3-4 of column 3): 2 x 10, sharing row 3 of columns 0-2: 17. (y1, f1) 15. 67.
+        // W: 9. Outputs: 16. Before: 73 (no halo was handed up after the keep).
+        QTest::newRow("halo after a keep over PEs of overlapping tiles")
+            << kRuleDepthwise.arg(1).arg(4).arg(4).arg(3).arg(3)
+            << "SpatialMap(2,2) Y; TemporalMap(4,1) X; TemporalMap(3,3) R; TemporalMap(1,1) C; "
+               "TemporalMap(3,3) S;"
+               " Cluster(4,P); TemporalMap(1,1) Y; TemporalMap(4,2) X; SpatialMap(1,1) C; TemporalMap(3,3) S;"
+               " TemporalMap(3,3) R; Cluster(2,P); SpatialMap(1,1) X; TemporalMap(3,3) S; TemporalMap(1,1) Y;"
+               " TemporalMap(3,3) R;"
+            << 16 << "67 9 16" << arch::Multicast::Elements;
+        // Seed 184, case 11825 (FIX HALO-SHIFT after a step whose PEs keep nothing). K 2, 3 channels, 4 x 4
+        // outputs (6 x 6 inputs), 3 x 3 taps. Level 0: 2 busy sub-units of 2 output rows (input rows 0-3 and
+        // 2-5); level 1 gives its 2 busy sub-clusters a K each (identical input tiles) and steps the
+        // channels, inside them the output rows (3 input rows); a PE per sub-cluster holds the channel. Per
+        // channel: rows 0-2 and 2-4 of all 6 columns, sharing row 2: 30; then each keeps 2 rows and takes row
+        // 3 or 5:
+        // 12. 3 x 42 = 126. W: 54. Outputs: 96 (the 3 channels' partial sums of 32). Before: 138 (the steps
+        // to a new channel handed up no halo).
+        QTest::newRow("halo after a step that keeps nothing")
+            << kRuleConv2d.arg(2).arg(3).arg(4).arg(4).arg(3).arg(3)
+            << "SpatialMap(2,2) Y; TemporalMap(3,3) R; TemporalMap(3,3) C; TemporalMap(3,3) S; "
+               "TemporalMap(2,1) K;"
+               " Cluster(4,P); TemporalMap(4,4) X; SpatialMap(1,1) K; TemporalMap(1,1) C; TemporalMap(1,1) Y;"
+               " TemporalMap(3,3) R; TemporalMap(3,3) S; Cluster(4,P); TemporalMap(1,1) Y; TemporalMap(3,3) "
+               "R;"
+               " SpatialMap(1,1) C; TemporalMap(1,1) K;"
+            << 65 << "126 54 96" << arch::Multicast::Elements;
+        // Seed 215, case 5729 (FIX PE-BOXES, the keep across executions whose tiles move). K 2, 2 channels, 4
+        // x 4 outputs (6 x 6 inputs), 3 x 3 taps, one busy cluster. Level 0 steps 2 output columns (input
+        // columns 0-3, then 2-5) and, inside, K; level 1 steps 2 output rows (input rows 0-3, then 2-5) over
+        // 2 busy sub-clusters of an output column (3 input columns at offset 1); level 2 spreads the rows
+        // over 2 PEs (3 at offset 1), both channels. (x0, k0): rows 0-3 x columns 0-3 x 2, 32; rows 2-5, row
+        // 2 kept by every PE that needs it, 24. (x0, k1): back to rows 0-3; row 3 only PE 1 needs, and it
+        // kept it: 24, then 24. (x1, k0): columns 2-5, rows 0-3: of column 2 row 3 only PE 1 of the first
+        // sub-cluster needs, and it kept it: 32 - 2 = 30, then 24. (x1, k1) 24 + 24. 206. W: 72. Outputs:
+        // 32. Before: 224 (no keep credited across level 0's steps: overlapping tiles along two dimensions).
+        QTest::newRow("keep over PEs overlapping along two dimensions, tiles moving")
+            << kRuleConv2d.arg(2).arg(2).arg(4).arg(4).arg(3).arg(3)
+            << "TemporalMap(2,2) X; TemporalMap(3,3) S; TemporalMap(3,3) R; SpatialMap(1,1) K; "
+               "TemporalMap(2,1) C;"
+               " Cluster(3,P); TemporalMap(1,1) K; TemporalMap(2,2) Y; SpatialMap(1,1) X; TemporalMap(3,3) S;"
+               " TemporalMap(3,3) R; Cluster(3,P); SpatialMap(1,1) Y; TemporalMap(3,3) R;"
+            << 9 << "206 72 32" << arch::Multicast::Elements;
     }
     void tablesRulesByHand()
     {
