@@ -66,6 +66,8 @@
 //                  SpatialMap of one tile), none spreading overlapping tiles; a level between hands up its
 //                  children's halo after a keep (HALO-KEEP-DEEP), and after steps whose fetch is counted
 //                  PE by PE where the PEs hold their sub-unit's whole tile (HALO-SHIFT).
+//   FIX HALO-TWO   PEs under two overlapping maps measure their fetch's halo against both; the level
+//                  between hands up the farther one's by inclusion and exclusion of the corners.
 //   FIX PE-BOXES   where the rules above cannot follow the PEs (a step moving a dimension they spread, or
 //                  PE tiles overlapping along two dimensions), each PE's first and previous tiles as boxes,
 //                  counted cell by cell as the NoC multicasts.
@@ -153,6 +155,12 @@ struct LevelOut
     /// gbIn, what one sub-unit of the parent fetches at the same frames as its neighbour, the neighbour's
     /// tile being this one's moved by the map's offset (counted where gbIn is the level's own ingress).
     i64 gbHalo[kMaxTensors] = {};
+    /// FIX HALO-TWO, PEs under two overlapping maps (Impl::haloSrc2): of gbIn, what one sub-unit of the
+    /// farther map fetches at the same frames as its neighbour there (gbHalo2), and what four sub-units of
+    /// the two maps' neighbouring pairs all fetch (gbCorner); halo2Lost: tensors for which it is not known.
+    i64 gbHalo2[kMaxTensors] = {};
+    i64 gbCorner[kMaxTensors] = {};
+    std::uint32_t halo2Lost = 0;
     /// Corrected, at gbLevel and above: the tensor's tile in the global-buffer level's sub-units is the
     /// same at every step of the execution (each directive indexing it has a single position), so an
     /// execution that follows one with the same tile receives none of it.
@@ -292,6 +300,11 @@ struct Evaluator::Impl
     /// none: its parent, or (FIX HALO-DEEP) a level above through parents holding that dimension whole.
     int haloSrc[kMaxLevels];
     std::uint32_t haloBits[kMaxLevels] = {};
+    /// FIX HALO-TWO: per level l (the innermost only), the farther map it also measures its fetch's halo
+    /// against when its parent spreads overlapping tiles of its own (haloSrc[l] = l - 1) and measured
+    /// against that map itself (haloSrc[l - 1]); -1 for none; haloBits2[l], the tensors both maps index.
+    int haloSrc2[kMaxLevels];
+    std::uint32_t haloBits2[kMaxLevels] = {};
     Level lv[kMaxLevels];
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
@@ -531,6 +544,11 @@ struct Evaluator::Impl
     i64 ingressExact(
         const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const;
     /// Of ingressExact's elements, those the same fetch moved by `of` along dimension v also has.
+    /// FIX HALO-TWO: the fetch of haloExact's tile less its kept box, when that is a box: what it shares
+    /// with itself moved by o2 along v2 (h2) and with itself moved along v1 by o1, along v2 by o2 and both
+    /// (corner); false when the fetch is not a box.
+    bool haloBox(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch, int v1,
+        i64 o1, int v2, i64 o2, i64& h2, i64& corner) const;
     i64 haloExact(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch, int v,
         i64 of) const;
     void exactExtent(const Level& L, int l, const State* const* s, int j, bool unique, bool eepe, int ch,
@@ -1111,6 +1129,21 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         haloSrc[l] = a;
         haloBits[l] = haloBits[l - 1];
     }
+    // FIX HALO-TWO: the innermost level below a level whose own overlapping map stops the halo of a map
+    // above (haloSrc[l] = l - 1) also measures that one, along another dimension the level between holds
+    // in one sub-unit, when its own PEs spread no tensor dimension over overlapping tiles.
+    for (int l = 0; l < nLevels; ++l) {
+        haloSrc2[l] = -1;
+        haloBits2[l] = 0;
+        if (l != nLevels - 1 || l < 2 || haloSrc[l] != l - 1 || haloSrc[l - 1] < 0 || spreadsOverlap(l))
+            continue;
+        const Level& M = lv[l - 1];
+        const int a = haloSrc[l - 1];
+        const int v2 = lv[a].d[lv[a].sp].dim, j = M.dirOf[v2];
+        if (v2 == M.d[M.sp].dim || (j >= 0 && spreads(l - 1, j)) || !stepsBelow(l, v2)) continue;
+        haloSrc2[l] = a;
+        haloBits2[l] = haloBits[l - 1] & haloFrom[l - 1];
+    }
     return true;
 }
 
@@ -1403,6 +1436,40 @@ i64 Evaluator::Impl::haloExact(
     return (cur - kept) * std::max<i64>(0, curV - of) + kept * std::max<i64>(0, curV - keptV - of);
 }
 
+// The fetch is a box when the kept box K leaves the tile C whole on every dimension but one (or K is
+// empty): then what it shares with itself moved along some dimensions is the product of each dimension's
+// length less its move.
+bool Evaluator::Impl::haloBox(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe,
+    int ch, int v1, i64 o1, int v2, i64 o2, i64& h2, i64& corner) const
+{
+    i64 len[kMaxLevelDirectives], cut[kMaxLevelDirectives], kept = ch < 0 ? 0 : 1;
+    int dims[kMaxLevelDirectives], n = 0, partial = 0;
+    for (int j = 0; j < L.n; ++j) {
+        if (!(tmask[t] >> L.d[j].dim & 1u)) continue;
+        i64 c = 0, o = 0;
+        exactExtent(L, l, s, j, unique, eepe, ch, c, o);
+        o = std::min(o, c);
+        dims[n] = L.d[j].dim;
+        len[n] = c;
+        cut[n] = c - o;
+        kept *= o;
+        if (o < c) ++partial;
+        ++n;
+    }
+    if (kept > 0) {
+        if (partial > 1) return false;
+        for (int i = 0; i < n; ++i) // the kept box leaves one dimension's far rows, or nothing
+            len[i] = partial == 0 ? 0 : cut[i] > 0 ? cut[i] : len[i];
+    }
+    h2 = corner = 1;
+    for (int i = 0; i < n; ++i) {
+        const i64 along2 = dims[i] == v2 ? std::max<i64>(0, len[i] - o2) : len[i];
+        h2 = satMul(h2, along2);
+        corner = satMul(corner, dims[i] == v1 ? std::max<i64>(0, len[i] - o1) : along2);
+    }
+    return true;
+}
+
 i64 Evaluator::Impl::peout(const Level& L, const State* const* s, bool psum, bool first, bool eepe,
     bool reuse, bool strictUnique) const
 {
@@ -1679,6 +1746,11 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     i64 inL1[kMaxTensors] = {};
     i64 halo[kMaxTensors]; // of in[t], what the parent's neighbouring sub-unit fetches too (haloHere's bits)
     const std::uint32_t haloHere = haloBits[l];
+    // FIX HALO-TWO: of in[t], the halo against the farther map (halo2) and the corner of both (corner2);
+    // halo2Bad: tensors whose fetch is no box this case.
+    const std::uint32_t halo2Here = haloBits2[l];
+    i64 halo2[kMaxTensors], corner2[kMaxTensors];
+    std::uint32_t halo2Bad = 0;
     const i64 H = acc.nocLatency;
     const i64 BW = acc.nocBandwidth;
     auto delay = [&](i64 elems) { return H + ceilDiv(elems, BW) - 1; };
@@ -1771,6 +1843,22 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         halo[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee, [&](bool first, bool eepe) {
                             return haloExact(L, l, s, t, !first, eepe, ch, pd.dim, pd.of);
                         });
+                    }
+                    if (halo2Here >> t & 1u) [[unlikely]] {
+                        const Dir& d1 = lv[haloSrc[l]].d[lv[haloSrc[l]].sp];
+                        const Dir& d2 = lv[haloSrc2[l]].d[lv[haloSrc2[l]].sp];
+                        bool box = true;
+                        auto part = [&](bool first, bool eepe, bool wantCorner) {
+                            i64 h = 0, c = 0;
+                            box = haloBox(L, l, s, t, !first, eepe, ch, d1.dim, d1.of, d2.dim, d2.of, h, c)
+                                && box;
+                            return wantCorner ? c : h;
+                        };
+                        halo2[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
+                            [&](bool first, bool eepe) { return part(first, eepe, false); });
+                        corner2[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
+                            [&](bool first, bool eepe) { return part(first, eepe, true); });
+                        halo2Bad = box ? halo2Bad & ~(1u << t) : halo2Bad | 1u << t;
                     }
                     // FIX L1-WRITES: every receiving sub-unit writes what it received (multicast copies
                     // count once in L2 reads, once per receiver in L1 writes).
@@ -1891,6 +1979,11 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             for (int t = 0; t < nInputs; ++t) {
                 addMul(res.gbIn[t], occ, in[t], ovf);
                 if (haloHere >> t & 1u) addMul(res.gbHalo[t], occ, halo[t], ovf);
+                if (halo2Here >> t & 1u) [[unlikely]] {
+                    if (halo2Bad >> t & 1u) res.halo2Lost |= 1u << t;
+                    addMul(res.gbHalo2[t], occ, halo2[t], ovf);
+                    addMul(res.gbCorner[t], occ, corner2[t], ovf);
+                }
             }
         if (isTop) {
             for (int t = 0; t < nInputs; ++t) {
@@ -1944,6 +2037,13 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // FIX HALO-DEEP: the child executions' halos (haloHere), handed up where their counts stand.
             i64 childHalo[kMaxTensors];
             std::uint32_t childHaloLost = 0; // tensors whose child counts a keep changed
+            // FIX HALO-TWO: the child (the innermost level) measured the halo of this level's source map
+            // too (haloSrc2): this level's sub-units, in a line along its own map, share the corners.
+            const std::uint32_t halo2Child
+                = l + 1 < nLevels && haloSrc2[l + 1] == haloSrc[l] ? haloBits2[l + 1] & haloHere : 0;
+            i64 childHalo2[kMaxTensors];
+            std::uint32_t childHalo2Lost = 0;
+            if (halo2Child) std::fill(childHalo2, childHalo2 + nInputs, 0);
             if (haloHere) std::fill(childHalo, childHalo + nInputs, 0);
             // Sub-units of a map whose tiles overlap fetch the same rows at the same frames where each one's
             // new rows reach into its neighbour's (haloFrom): what the summed counts took twice, of the
@@ -2006,6 +2106,14 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         }
                         childHalo[t] = L.nCoupledSpatial[t] > 0 ? satAdd(childHalo[t], satMul(times, h))
                                                                 : std::max(childHalo[t], h);
+                    }
+                    if (halo2Child >> t & 1u) [[unlikely]] {
+                        if (kept || count != r.gbIn[t] || (r.halo2Lost >> t & 1u)
+                            || L.nCoupledSpatial[t] == 0)
+                            childHalo2Lost |= 1u << t;
+                        else
+                            childHalo2[t] = satAdd(childHalo2[t],
+                                satMul(times, r.gbHalo2[t]) - satMul(times - 1, r.gbCorner[t]));
                     }
                     if (!kept) keptOne[t] = std::max(keptOne[t], r.gbIn[t] - count);
                     if ((halos >> t & 1u) && times > 1) [[unlikely]] {
@@ -2156,6 +2264,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 else if ((haloHere >> t & ~childHaloLost & 1u) && childHaloIsHere(l)
                     && (uniformChildren || L.nCoupledSpatial[t] > 0)) [[unlikely]]
                     addMul(res.gbHalo[t], occ, childHalo[t], ovf);
+                else if ((halo2Child >> t & ~childHalo2Lost & 1u) && uniformChildren) [[unlikely]]
+                    addMul(res.gbHalo[t], occ, childHalo2[t], ovf);
                 addMul(res.gbIn[t], occ, g, ovf);
             }
             addMul(res.gbOut, occ, peLevel && childConst[o] ? (tileMoves(o) ? outReduced() : 0) : gbOut, ovf);

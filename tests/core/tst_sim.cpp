@@ -885,6 +885,21 @@ private slots:
                " Cluster(3,P); TemporalMap(1,1) K; TemporalMap(2,2) Y; SpatialMap(1,1) X; TemporalMap(3,3) S;"
                " TemporalMap(3,3) R; Cluster(3,P); SpatialMap(1,1) Y; TemporalMap(3,3) R;"
             << 9 << "206 72 32" << arch::Multicast::Elements;
+        // Seed 405, case 6488 (FIX HALO-TWO). 3 channels one after the other, 4 x 4 outputs (5 x 6 inputs), 2
+        // x 3 taps. Level 0: 2 busy sub-units of 2 output columns (input columns 0-3 and 2-5); level 1: 2
+        // busy sub-clusters of 2 output rows (input rows 0-2 and 2-4); level 2: a PE stepping its 2 output
+        // columns (3 input columns at offset 1). Frame 0: the 4 PEs hold rows 0-2 / 2-4 x columns 0-2 / 2-4,
+        // fetched once: 5 x 5 = 25; frame 1: each keeps 2 columns and takes column 3 or 5 of its rows: 2 x 5
+        // = 10. 3 x 35 = 105. W: 18. Outputs: 48. Before: 120 (the halo between level 0's sub-units, column
+        // 2, was not measured: level 1's own overlapping map stood between; by inclusion and exclusion it
+        // is each sub-cluster's column, 3 + 3, less the corner both maps share, row 2 of column 2).
+        QTest::newRow("halos of two maps")
+            << kRuleDepthwise.arg(3).arg(4).arg(4).arg(2).arg(3)
+            << "TemporalMap(3,3) S; TemporalMap(4,2) Y; TemporalMap(2,2) R; TemporalMap(1,1) C; "
+               "SpatialMap(2,2) X;"
+               " Cluster(3,P); TemporalMap(2,2) R; SpatialMap(2,2) Y; TemporalMap(3,3) S; TemporalMap(2,2) X;"
+               " Cluster(4,P); TemporalMap(3,3) S; TemporalMap(1,1) X; TemporalMap(2,2) R; SpatialMap(1,1) C;"
+            << 60 << "105 18 48" << arch::Multicast::Elements;
     }
     void tablesRulesByHand()
     {
