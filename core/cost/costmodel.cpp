@@ -68,9 +68,12 @@
 //                  PE by PE where the PEs hold their sub-unit's whole tile (HALO-SHIFT).
 //   FIX HALO-TWO   PEs under two overlapping maps measure their fetch's halo against both; the level
 //                  between hands up the farther one's by inclusion and exclusion of the corners.
+//   FIX HALO-NEST  the same for two overlapping maps of one dimension: the union of the level between's
+//                  sub-units' fetches against itself moved by the farther map's offset.
 //   FIX PE-BOXES   where the rules above cannot follow the PEs (a step moving a dimension they spread, or
 //                  PE tiles overlapping along two dimensions), each PE's first and previous tiles as boxes,
-//                  counted cell by cell as the NoC multicasts.
+//                  counted cell by cell as the NoC multicasts; also the halo after a keep where keptDeep
+//                  cannot tell it.
 
 namespace marvel::cost {
 
@@ -92,6 +95,8 @@ struct Span
     i64 size() const { return end > begin ? end - begin : 0; }
     friend auto operator<=>(const Span&, const Span&) = default; // by begin, then end
 };
+/// The number of indices the spans cover (sorts them).
+i64 unionSize(std::vector<Span>& spans);
 
 struct State
 {
@@ -158,6 +163,9 @@ struct LevelOut
     /// FIX HALO-TWO, PEs under two overlapping maps (Impl::haloSrc2): of gbIn, what one sub-unit of the
     /// farther map fetches at the same frames as its neighbour there (gbHalo2), and what four sub-units of
     /// the two maps' neighbouring pairs all fetch (gbCorner); halo2Lost: tensors for which it is not known.
+    /// FIX HALO-NEST, PEs under two overlapping maps of one dimension (Impl::haloNest): the same fields hold
+    /// what the level between's P sub-units (gbHalo2) or its last fold's E (gbCorner) fetch at the same
+    /// frames as their counterparts in the farther map's neighbouring sub-unit.
     i64 gbHalo2[kMaxTensors] = {};
     i64 gbCorner[kMaxTensors] = {};
     std::uint32_t halo2Lost = 0;
@@ -305,6 +313,9 @@ struct Evaluator::Impl
     /// against that map itself (haloSrc[l - 1]); -1 for none; haloBits2[l], the tensors both maps index.
     int haloSrc2[kMaxLevels];
     std::uint32_t haloBits2[kMaxLevels] = {};
+    /// FIX HALO-NEST: per level l (the innermost only), the map two levels up whose dimension the level
+    /// between spreads again over overlapping tiles, -1 for none.
+    int haloNest[kMaxLevels];
     Level lv[kMaxLevels];
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
@@ -549,6 +560,15 @@ struct Evaluator::Impl
     /// (corner); false when the fetch is not a box.
     bool haloBox(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch, int v1,
         i64 o1, int v2, i64 o2, i64& h2, i64& corner) const;
+    /// The fetch of exactExtent's tile less its kept box as a box (its n dimensions and lengths), false
+    /// when it is none.
+    bool fetchBox(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch,
+        int* dims, i64* len, int& n) const;
+    /// FIX HALO-NEST: what `subUnits` sub-units of level l - 1, each fetching this box moved by their map's
+    /// offset, share with their counterparts moved by the offset of the map haloNest[l]; false when the
+    /// fetch is no box.
+    bool nestHalo(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch,
+        i64 subUnits, i64& halo);
     i64 haloExact(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch, int v,
         i64 of) const;
     void exactExtent(const Level& L, int l, const State* const* s, int j, bool unique, bool eepe, int ch,
@@ -675,6 +695,10 @@ struct Evaluator::Impl
     i64 boxCount(int t, bool lessPrev) const;
     /// keptAcross from peBoxes: what the PEs of one child execution held of their tiles before.
     i64 keptBoxes(int l, int t, const i64* childDims, const StepShift& sh);
+    /// FIX PE-BOXES for FIX HALO-KEEP: the halo of the first frame of peBoxes' PEs, what their fetch shares
+    /// with itself moved by kh.of along kh.v, from empty buffers (kh.full) and beside what they held
+    /// (kh.kept); multicast of elements only.
+    void boxHalo(int t, KeptHalo& kh);
     std::vector<Span> boxCur[kMaxDims], boxPrev[kMaxDims];
     std::vector<i64> boxCuts[kMaxDims];
     i64 nBoxes = 0, nCells = 0;
@@ -1089,6 +1113,16 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         }
         return false;
     };
+    // FIX HALO-NEST: level l + 1 spreads l's map's dimension v again over overlapping tiles (its only map)
+    // and the innermost level below it, l + 2, steps or holds v and spreads no overlapping tiles: the PEs
+    // measure the halo of both maps' sub-units at once.
+    auto nestBelow = [&](int l, int v) {
+        if (l + 2 != nLevels - 1) return false;
+        const Level& M = lv[l + 1];
+        return M.nSpatial == 1 && M.d[M.sp].dim == v && M.d[M.sp].sz > M.d[M.sp].of && spreads(l + 1, M.sp)
+            && stepsBelow(l + 2, v) && !spreadsOverlap(l + 2);
+    };
+    std::fill(haloNest, haloNest + nLevels, -1);
     for (int l = 0; l < nLevels; ++l) {
         haloFrom[l] = 0;
         const Level& L = lv[l];
@@ -1096,7 +1130,9 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
             || L.nSpatial != 1 || L.P < 2)
             continue;
         const Dir& d = L.d[L.sp];
-        if (d.sz <= d.of || tileCount(d.sz, d.of, L.D[d.dim]) < 2 || !stepsBelow(l + 1, d.dim)) continue;
+        if (d.sz <= d.of || tileCount(d.sz, d.of, L.D[d.dim]) < 2) continue;
+        const bool nest = !stepsBelow(l + 1, d.dim) && nestBelow(l, d.dim);
+        if (!nest && !stepsBelow(l + 1, d.dim)) continue;
         // Filter taps spread below shift each sub-unit's rows by its tap (doc/cost-model.md, class 1): its
         // fetch is no box the offset moves.
         bool tapsBelow = false;
@@ -1106,6 +1142,7 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         if (tapsBelow) continue;
         for (int t = 0; t < nInputs; ++t)
             if (tmask[t] >> d.dim & 1u) haloFrom[l] |= 1u << t;
+        if (nest) haloNest[l + 2] = l;
     }
     // FIX HALO-DEEP: a level below the map that holds its dimension in a single tile (a temporal map over
     // its whole extent), with no halo of its own, runs its sub-units' child executions at the same frames
@@ -1439,11 +1476,12 @@ i64 Evaluator::Impl::haloExact(
 // The fetch is a box when the kept box K leaves the tile C whole on every dimension but one (or K is
 // empty): then what it shares with itself moved along some dimensions is the product of each dimension's
 // length less its move.
-bool Evaluator::Impl::haloBox(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe,
-    int ch, int v1, i64 o1, int v2, i64 o2, i64& h2, i64& corner) const
+bool Evaluator::Impl::fetchBox(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe,
+    int ch, int* dims, i64* len, int& n) const
 {
-    i64 len[kMaxLevelDirectives], cut[kMaxLevelDirectives], kept = ch < 0 ? 0 : 1;
-    int dims[kMaxLevelDirectives], n = 0, partial = 0;
+    i64 cut[kMaxLevelDirectives], kept = ch < 0 ? 0 : 1;
+    int partial = 0;
+    n = 0;
     for (int j = 0; j < L.n; ++j) {
         if (!(tmask[t] >> L.d[j].dim & 1u)) continue;
         i64 c = 0, o = 0;
@@ -1461,12 +1499,49 @@ bool Evaluator::Impl::haloBox(const Level& L, int l, const State* const* s, int 
         for (int i = 0; i < n; ++i) // the kept box leaves one dimension's far rows, or nothing
             len[i] = partial == 0 ? 0 : cut[i] > 0 ? cut[i] : len[i];
     }
+    return true;
+}
+
+bool Evaluator::Impl::haloBox(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe,
+    int ch, int v1, i64 o1, int v2, i64 o2, i64& h2, i64& corner) const
+{
+    int dims[kMaxLevelDirectives], n = 0;
+    i64 len[kMaxLevelDirectives];
+    if (!fetchBox(L, l, s, t, unique, eepe, ch, dims, len, n)) return false;
     h2 = corner = 1;
     for (int i = 0; i < n; ++i) {
         const i64 along2 = dims[i] == v2 ? std::max<i64>(0, len[i] - o2) : len[i];
         h2 = satMul(h2, along2);
         corner = satMul(corner, dims[i] == v1 ? std::max<i64>(0, len[i] - o1) : along2);
     }
+    return true;
+}
+
+bool Evaluator::Impl::nestHalo(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe,
+    int ch, i64 subUnits, i64& halo)
+{
+    int dims[kMaxLevelDirectives], n = 0;
+    i64 len[kMaxLevelDirectives];
+    if (!fetchBox(L, l, s, t, unique, eepe, ch, dims, len, n)) return false;
+    const Dir& m = lv[l - 1].d[lv[l - 1].sp];
+    const Dir& a = lv[haloNest[l]].d[lv[haloNest[l]].sp];
+    i64 along = 0, rest = 1;
+    for (int i = 0; i < n; ++i)
+        if (dims[i] == m.dim)
+            along = len[i];
+        else
+            rest = satMul(rest, len[i]);
+    // The sub-units' fetches along v, U, and U moved by the farther map's offset: |U| + |U| - |both|.
+    shareSpans.clear();
+    for (i64 i = 0; i < subUnits && along > 0; ++i)
+        shareSpans.push_back(Span{i * m.of, i * m.of + along});
+    const i64 u = unionSize(shareSpans);
+    shareSpans.clear();
+    for (i64 i = 0; i < subUnits && along > 0; ++i) {
+        shareSpans.push_back(Span{i * m.of, i * m.of + along});
+        shareSpans.push_back(Span{i * m.of + a.of, i * m.of + a.of + along});
+    }
+    halo = satMul(rest, 2 * u - unionSize(shareSpans));
     return true;
 }
 
@@ -1748,7 +1823,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     const std::uint32_t haloHere = haloBits[l];
     // FIX HALO-TWO: of in[t], the halo against the farther map (halo2) and the corner of both (corner2);
     // halo2Bad: tensors whose fetch is no box this case.
-    const std::uint32_t halo2Here = haloBits2[l];
+    // FIX HALO-NEST: the tensors whose halo of the map two levels up (haloNest) this level measures, in the
+    // same fields.
+    const std::uint32_t nestHere = haloNest[l] >= 0 ? haloFrom[haloNest[l]] : 0;
+    const std::uint32_t halo2Here = haloBits2[l] | nestHere;
     i64 halo2[kMaxTensors], corner2[kMaxTensors];
     std::uint32_t halo2Bad = 0;
     const i64 H = acc.nocLatency;
@@ -1844,7 +1922,20 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                             return haloExact(L, l, s, t, !first, eepe, ch, pd.dim, pd.of);
                         });
                     }
-                    if (halo2Here >> t & 1u) [[unlikely]] {
+                    if (nestHere >> t & 1u) [[unlikely]] {
+                        const Level& M = lv[l - 1];
+                        bool box = true;
+                        auto part = [&](bool first, bool eepe, i64 n) {
+                            i64 h = 0;
+                            box = nestHalo(L, l, s, t, !first, eepe, ch, n, h) && box;
+                            return h;
+                        };
+                        halo2[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
+                            [&](bool first, bool eepe) { return part(first, eepe, M.P); });
+                        corner2[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
+                            [&](bool first, bool eepe) { return part(first, eepe, M.E); });
+                        halo2Bad = box ? halo2Bad & ~(1u << t) : halo2Bad | 1u << t;
+                    } else if (halo2Here >> t & 1u) [[unlikely]] {
                         const Dir& d1 = lv[haloSrc[l]].d[lv[haloSrc[l]].sp];
                         const Dir& d2 = lv[haloSrc2[l]].d[lv[haloSrc2[l]].sp];
                         bool box = true;
@@ -2041,9 +2132,13 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // too (haloSrc2): this level's sub-units, in a line along its own map, share the corners.
             const std::uint32_t halo2Child
                 = l + 1 < nLevels && haloSrc2[l + 1] == haloSrc[l] ? haloBits2[l + 1] & haloHere : 0;
+            // FIX HALO-NEST: the child measured what this level's sub-units share with the source map's
+            // neighbouring sub-unit, for P or E of them.
+            const std::uint32_t nestChild
+                = l + 1 < nLevels && haloNest[l + 1] >= 0 && haloNest[l + 1] == haloSrc[l] ? haloHere : 0;
             i64 childHalo2[kMaxTensors];
             std::uint32_t childHalo2Lost = 0;
-            if (halo2Child) std::fill(childHalo2, childHalo2 + nInputs, 0);
+            if (halo2Child | nestChild) std::fill(childHalo2, childHalo2 + nInputs, 0);
             if (haloHere) std::fill(childHalo, childHalo + nInputs, 0);
             // Sub-units of a map whose tiles overlap fetch the same rows at the same frames where each one's
             // new rows reach into its neighbour's (haloFrom): what the summed counts took twice, of the
@@ -2114,6 +2209,13 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         else
                             childHalo2[t] = satAdd(childHalo2[t],
                                 satMul(times, r.gbHalo2[t]) - satMul(times - 1, r.gbCorner[t]));
+                    }
+                    if (nestChild >> t & 1u) [[unlikely]] {
+                        if (kept || count != r.gbIn[t] || (r.halo2Lost >> t & 1u)
+                            || (times != L.P && times != L.E))
+                            childHalo2Lost |= 1u << t;
+                        else
+                            childHalo2[t] = times == L.P ? r.gbHalo2[t] : r.gbCorner[t];
                     }
                     if (!kept) keptOne[t] = std::max(keptOne[t], r.gbIn[t] - count);
                     if ((halos >> t & 1u) && times > 1) [[unlikely]] {
@@ -2264,7 +2366,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 else if ((haloHere >> t & ~childHaloLost & 1u) && childHaloIsHere(l)
                     && (uniformChildren || L.nCoupledSpatial[t] > 0)) [[unlikely]]
                     addMul(res.gbHalo[t], occ, childHalo[t], ovf);
-                else if ((halo2Child >> t & ~childHalo2Lost & 1u) && uniformChildren) [[unlikely]]
+                else if (((halo2Child | nestChild) >> t & ~childHalo2Lost & 1u) && uniformChildren)
+                    [[unlikely]]
                     addMul(res.gbHalo[t], occ, childHalo2[t], ovf);
                 addMul(res.gbIn[t], occ, g, ovf);
             }
@@ -2919,6 +3022,59 @@ i64 Evaluator::Impl::boxCount(int t, bool lessPrev) const
     return sent;
 }
 
+void Evaluator::Impl::boxHalo(int t, KeptHalo& kh)
+{
+    const int na = tcount[t];
+    int av = -1;
+    for (int a = 0; a < na; ++a)
+        if (tdims[t][a] == kh.v) av = a;
+    if (av < 0) return;
+    // Cut v also where a box edge lands once moved by the offset: every cell and the cell `of` below it are
+    // then each inside or outside every box.
+    const size_t edges = boxCuts[av].size();
+    for (size_t i = 0; i < edges; ++i)
+        boxCuts[av].push_back(boxCuts[av][i] + kh.of);
+    std::sort(boxCuts[av].begin(), boxCuts[av].end());
+    boxCuts[av].erase(std::unique(boxCuts[av].begin(), boxCuts[av].end()), boxCuts[av].end());
+    i64 cells = 1;
+    for (int a = 0; a < na; ++a)
+        cells = satMul(cells, std::max<i64>(0, i64(boxCuts[a].size()) - 1));
+    if (cells == 0 || satMul(cells, nBoxes) > i64(1) << 16) return;
+    i64 at[kMaxDims] = {}, p[kMaxDims];
+    // Whether point p is in some PE's box now (fetched: and not in its previous one).
+    auto held = [&](bool fetched) {
+        for (i64 b = 0; b < nBoxes; ++b) {
+            bool in = true, before = true;
+            for (int a = 0; a < na && in; ++a) {
+                const Span c = boxCur[a][size_t(b)], q = boxPrev[a][size_t(b)];
+                in = c.size() > 0 && p[a] >= c.begin && p[a] < c.end;
+                before = before && q.size() > 0 && p[a] >= q.begin && p[a] < q.end;
+            }
+            if (in && !(fetched && before)) return true;
+        }
+        return false;
+    };
+    i64 full = 0, kept = 0;
+    for (i64 c = 0; c < cells; ++c) {
+        i64 vol = 1;
+        for (int a = 0; a < na; ++a) {
+            p[a] = boxCuts[a][size_t(at[a])];
+            vol *= boxCuts[a][size_t(at[a]) + 1] - p[a];
+        }
+        const bool now = held(false), fetched = held(true);
+        p[av] -= kh.of;
+        if (now && held(false)) full = satAdd(full, vol);
+        if (fetched && held(true)) kept = satAdd(kept, vol);
+        for (int a = na - 1; a >= 0; --a) {
+            if (++at[a] + 1 < i64(boxCuts[a].size())) break;
+            at[a] = 0;
+        }
+    }
+    kh.full = full;
+    kh.kept = kept;
+    kh.ok = true;
+}
+
 // A child execution starts with the PEs' buffers as the previous step's execution left them: a PE keeps
 // the overlap of its last tile there (moved by the step, when the step's dimension indexes t) with its
 // first tile here (a PE past the last tile of the previous execution's last fold holds nothing). The
@@ -3013,7 +3169,12 @@ i64 Evaluator::Impl::keptAcross(const Level& L, int l, int ch, std::uint32_t mov
                 }
             }
         if (overlapDims > 1) return keptBoxes(l, t, childDims, sh);
-        return keptDeepMemo(l, t, childDims, sh, kh);
+        const i64 kept = keptDeepMemo(l, t, childDims, sh, kh);
+        // Where keptDeep cannot tell the halo after the keep (PEs of overlapping ranges), their boxes can.
+        if (kh && !kh->ok && !outputs && acc.multicast == arch::Multicast::Elements
+            && peBoxes(lv[l], l, t, childDims, sh, 1)) [[unlikely]]
+            boxHalo(t, *kh);
+        return kept;
     }
     const int v = sh.v;
     // In the same region, a child whose tiles of t move and never overlap ends on other tiles than it starts.

@@ -900,6 +900,36 @@ private slots:
                " Cluster(3,P); TemporalMap(2,2) R; SpatialMap(2,2) Y; TemporalMap(3,3) S; TemporalMap(2,2) X;"
                " Cluster(4,P); TemporalMap(3,3) S; TemporalMap(1,1) X; TemporalMap(2,2) R; SpatialMap(1,1) C;"
             << 60 << "105 18 48" << arch::Multicast::Elements;
+        // Seed 471, case 7982 (FIX HALO-NEST). K 2, 2 channels, 8 outputs (10 inputs), 3 taps. Level 0: 2
+        // busy sub-units of 4 outputs (inputs 0-5 and 4-9); level 1 spreads them again, 2 sub-clusters of 2
+        // outputs (inputs 0-3 and 2-5 of each); level 2 steps K and, inside, its 2 outputs (3 inputs at
+        // offset 1), a channel per PE. (k0, x0): the PEs hold 0-2, 2-4, 4-6 and 6-8 of both channels, 9 x 2
+        // = 18 (input 4, fetched by both sub-units, once); (k0, x1): each PE keeps 2 inputs and takes the
+        // next, 3, 5, 7 and 9: 8; (k1, x0): back to 0-2 ..., each takes 0, 2, 4 or 6 (input 2 kept by one PE,
+        // new to the other): 8; (k1, x1) 8. 42. W: 12. Outputs: 16. Before: 44 (no halo measured between
+        // level 0's sub-units: level 1 spreads the same dimension over overlapping tiles; the union of its
+        // sub-clusters' fetches, 0-4 in the one and 4-8 in the other, shares input 4).
+        QTest::newRow("halos of two maps of one dimension")
+            << kRuleConv1d.arg(2).arg(2).arg(8).arg(3)
+            << "TemporalMap(2,2) K; TemporalMap(3,3) S; SpatialMap(4,4) X; Cluster(3,P); TemporalMap(3,3) S;"
+               " SpatialMap(2,2) X; Cluster(4,P); TemporalMap(1,1) K; SpatialMap(1,1) C; TemporalMap(1,1) X;"
+               " TemporalMap(3,3) S;"
+            << 72 << "42 12 16" << arch::Multicast::Elements;
+        // Seed 676, case 13988 (FIX PE-BOXES for the halo after a keep). One channel, 4 x 4 outputs (6 x 6
+        // inputs), 3 x 3 taps. Level 0: 2 busy sub-units of 2 output rows (input rows 0-3, 2-5), stepping 2
+        // output columns (input columns 0-3, then 2-5); level 1: 2 sub-clusters of an output column (3 input
+        // columns at offset 1); level 2 steps the rows (3 at offset 1). Column step 0: rows 0-4 x columns
+        // 0-3, 20, then rows 3 and 5, 8. Column step 1: rows 0-4 x columns 2-5 less what every PE needing it
+        // kept (rows 1, 3 and 4 of column 2), 17, then 8. 53. W: 9. Outputs: 16. Before: 56 (after the keep,
+        // the halo between the sub-units, row 2 of columns 3-5, was not taken off: the PEs of a sub-unit
+        // overlap).
+        QTest::newRow("halo after a keep over PEs of overlapping clusters")
+            << kRuleDepthwise.arg(1).arg(4).arg(4).arg(3).arg(3)
+            << "SpatialMap(2,2) Y; TemporalMap(3,3) R; TemporalMap(2,2) X; TemporalMap(3,3) S; "
+               "TemporalMap(1,1) C;"
+               " Cluster(2,P); SpatialMap(1,1) X; TemporalMap(3,3) S; TemporalMap(3,3) R; Cluster(3,P);"
+               " TemporalMap(1,1) Y; SpatialMap(1,1) C; TemporalMap(3,3) S; TemporalMap(3,3) R;"
+            << 12 << "53 9 16" << arch::Multicast::Elements;
     }
     void tablesRulesByHand()
     {
