@@ -601,10 +601,10 @@ struct Evaluator::Impl
     /// region along dimensions every PE holds whole besides; false when that is not so.
     /// `summed` (sub-units of unequal tiles, counted kind by kind): set to whether the kinds' counts add up
     /// (else they are the same PEs' tiles, counted once); a map along the step's dimension is then refused.
-    /// FIX PE-BOXES: what the PEs below level l (the innermost) fetch of input t at a step that moved it
-    /// along a dimension they spread, with a NoC that multicasts elements: an element is sent when a PE
-    /// holding it now did not hold it before, every PE's tile a box (its sub-unit's range, its own part
-    /// below); false when the boxes cannot be told or are too many to count.
+    /// FIX PE-BOXES: what the PEs below level l, whose tiles stay put through a child execution, fetch of
+    /// input t at a step that moved it along a dimension they spread: an element is sent when a PE holding
+    /// it now did not hold it before (peBoxes, boxCount); false when the step moved nothing they spread or
+    /// the boxes are too many to count.
     bool peBoxFetch(const Level& L, int l, int t, int ch, std::uint32_t moving, const i64* childDims, i64 n,
         i64& fetched);
     bool peShiftFetch(const Level& L, int l, int t, int ch, const i64* childDims, i64 n, i64& fetched,
@@ -686,9 +686,9 @@ struct Evaluator::Impl
         bool apart(const i64* childDims, int nd) const;
     };
     StepShift stepShift(const Level& L, int ch, std::uint32_t moving, int t) const;
-    /// FIX PE-BOXES: the PEs' tiles of t below n sub-units of level l, now (boxCur) and at the previous
-    /// execution (boxPrev, moved as sh says), per dimension of t, and the cuts their edges make (boxCuts):
-    /// false when they cannot be told (the PEs step through a dimension) or are too many to count.
+    /// FIX PE-BOXES: the PEs' tiles of t below n sub-units of level l at the child execution's first frame
+    /// (boxCur) and at the previous execution's last one (boxPrev, moved back as sh says), per dimension of
+    /// t, and the cuts their edges make (boxCuts); false beyond kBoxPes PEs or kBoxWork cells times PEs.
     bool peBoxes(const Level& L, int l, int t, const i64* childDims, const StepShift& sh, i64 n);
     /// The elements the PEs of peBoxes fetch from empty buffers, or (lessPrev) beside what they held before,
     /// counted as the NoC multicasts them.
@@ -719,6 +719,8 @@ struct Evaluator::Impl
     };
     std::vector<KeptDeepSeen> keptDeepSeen;
     i64 keptDeepMemo(int l, int t, const i64* childDims, const StepShift& sh, KeptHalo* kh);
+    /// keptDeep, or FIX PE-BOXES' count where keptDeep does not follow the PEs (keptDeepMemo's work).
+    i64 keptDeepOrBoxes(int l, int t, const i64* childDims, const StepShift& sh, KeptHalo* kh);
     struct DeepPe
     {
         Span first[kMaxDims];
@@ -2553,6 +2555,10 @@ constexpr i64 kStepWalkLimit = i64(1) << 12;
 /// Element visits the walk may spend on counting the PEs' frames (about 0.1 ms); beyond, the per-case
 /// tables' count stands (the random sets' mappings stay far below it).
 constexpr i64 kFrameCountLimit = i64(1) << 16;
+// FIX PE-BOXES counts at most this many PEs' boxes and cells times boxes: far more than the random set's
+// mappings ask; beyond, the other rules stand (the search's evaluations of large arrays would pay for it).
+constexpr i64 kBoxPes = 64;
+constexpr i64 kBoxWork = i64(1) << 12;
 
 } // namespace
 
@@ -2875,6 +2881,10 @@ bool Evaluator::Impl::peBoxFetch(
     const Level& L, int l, int t, int ch, std::uint32_t moving, const i64* childDims, i64 n, i64& fetched)
 {
     if (ch < 0 || l + 1 >= nLevels || t >= nInputs) return false;
+    i64 pes = n;
+    for (int b = l + 1; b < nLevels && pes <= kBoxPes; ++b)
+        pes = satMul(pes, lv[b].P);
+    if (pes > kBoxPes) return false;
     const StepShift sh = stepShift(L, ch, moving, t);
     if (!sh.ok || sh.moved == 0) return false;
     bool spreadMoved = false;
@@ -2933,7 +2943,7 @@ bool Evaluator::Impl::peBoxes(const Level& L, int l, int t, const i64* childDims
     i64 pes = n;
     for (int b = l + 1; b < nLevels; ++b)
         pes = satMul(pes, lv[b].P);
-    if (pes > 256) return false;
+    if (pes > kBoxPes) return false;
     const int na = tcount[t];
     i64 subOf[kMaxDims] = {};
     for (int k = 0; k < L.n; ++k)
@@ -2966,7 +2976,7 @@ bool Evaluator::Impl::peBoxes(const Level& L, int l, int t, const i64* childDims
         boxCuts[a].erase(std::unique(boxCuts[a].begin(), boxCuts[a].end()), boxCuts[a].end());
         nCells = satMul(nCells, std::max<i64>(0, i64(boxCuts[a].size()) - 1));
     }
-    return satMul(nCells, nBoxes) <= i64(1) << 16; // (far more than the random set's mappings ask)
+    return satMul(nCells, nBoxes) <= kBoxWork;
 }
 
 i64 Evaluator::Impl::boxCount(int t, bool lessPrev) const
@@ -3039,7 +3049,7 @@ void Evaluator::Impl::boxHalo(int t, KeptHalo& kh)
     i64 cells = 1;
     for (int a = 0; a < na; ++a)
         cells = satMul(cells, std::max<i64>(0, i64(boxCuts[a].size()) - 1));
-    if (cells == 0 || satMul(cells, nBoxes) > i64(1) << 16) return;
+    if (cells == 0 || satMul(cells, nBoxes) > kBoxWork) return;
     i64 at[kMaxDims] = {}, p[kMaxDims];
     // Whether point p is in some PE's box now (fetched: and not in its previous one).
     auto held = [&](bool fetched) {
@@ -3155,26 +3165,7 @@ i64 Evaluator::Impl::keptAcross(const Level& L, int l, int ch, std::uint32_t mov
     if (!sh.ok) return 0;
     if (C.nSpatial != 1) return 0;
     if (l + 1 != nLevels - 1) {
-        // FIX PE-BOXES: PEs of overlapping tiles along two dimensions (a halo between clusters and one
-        // between their PEs), which keptDeep does not follow: their boxes at the child's first frame and at
-        // the previous execution's last one.
-        int overlapDims = 0, first = -1;
-        for (int b = l + 1; b < nLevels && !outputs; ++b)
-            for (int k = 0; k < lv[b].n; ++k) {
-                const Dir& d = lv[b].d[k];
-                if (d.spatial && (tmask[t] >> d.dim & 1u) && d.sz > d.of && spreadsRange(lv[b], k)
-                    && d.dim != first) {
-                    first = d.dim;
-                    ++overlapDims;
-                }
-            }
-        if (overlapDims > 1) return keptBoxes(l, t, childDims, sh);
-        const i64 kept = keptDeepMemo(l, t, childDims, sh, kh);
-        // Where keptDeep cannot tell the halo after the keep (PEs of overlapping ranges), their boxes can.
-        if (kh && !kh->ok && !outputs && acc.multicast == arch::Multicast::Elements
-            && peBoxes(lv[l], l, t, childDims, sh, 1)) [[unlikely]]
-            boxHalo(t, *kh);
-        return kept;
+        return keptDeepMemo(l, t, childDims, sh, kh);
     }
     const int v = sh.v;
     // In the same region, a child whose tiles of t move and never overlap ends on other tiles than it starts.
@@ -3330,7 +3321,7 @@ i64 Evaluator::Impl::keptDeepMemo(int l, int t, const i64* childDims, const Step
             if (kh) *kh = e.khSeen;
             return e.kept;
         }
-    const i64 kept = keptDeep(l, t, childDims, sh, kh);
+    const i64 kept = keptDeepOrBoxes(l, t, childDims, sh, kh);
     if (keptDeepSeen.size() < 64) {
         KeptDeepSeen e;
         e.l = l;
@@ -3342,6 +3333,34 @@ i64 Evaluator::Impl::keptDeepMemo(int l, int t, const i64* childDims, const Step
         if (kh) e.khSeen = *kh;
         keptDeepSeen.push_back(e);
     }
+    return kept;
+}
+
+i64 Evaluator::Impl::keptDeepOrBoxes(int l, int t, const i64* childDims, const StepShift& sh, KeptHalo* kh)
+{
+    const bool outputs = t == nt - 1;
+    // FIX PE-BOXES: PEs of overlapping tiles along two dimensions (a halo between clusters and one between
+    // their PEs), which keptDeep does not follow: their boxes at the child's first frame and at the previous
+    // execution's last one.
+    int overlapDims = 0, first = -1;
+    for (int b = l + 1; b < nLevels && !outputs; ++b)
+        for (int k = 0; k < lv[b].n; ++k) {
+            const Dir& d = lv[b].d[k];
+            if (d.spatial && (tmask[t] >> d.dim & 1u) && d.sz > d.of && spreadsRange(lv[b], k)
+                && d.dim != first) {
+                first = d.dim;
+                ++overlapDims;
+            }
+        }
+    if (overlapDims > 1) {
+        if (kh) kh->ok = false;
+        return keptBoxes(l, t, childDims, sh);
+    }
+    const i64 kept = keptDeep(l, t, childDims, sh, kh);
+    // Where keptDeep cannot tell the halo after the keep (PEs of overlapping ranges), their boxes can.
+    if (kh && !kh->ok && !outputs && acc.multicast == arch::Multicast::Elements
+        && peBoxes(lv[l], l, t, childDims, sh, 1)) [[unlikely]]
+        boxHalo(t, *kh);
     return kept;
 }
 
