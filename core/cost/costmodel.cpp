@@ -160,15 +160,13 @@ struct LevelOut
     /// gbIn, what one sub-unit of the parent fetches at the same frames as its neighbour, the neighbour's
     /// tile being this one's moved by the map's offset (counted where gbIn is the level's own ingress).
     i64 gbHalo[kMaxTensors] = {};
-    /// FIX HALO-TWO, PEs under two overlapping maps (Impl::haloSrc2): of gbIn, what one sub-unit of the
-    /// farther map fetches at the same frames as its neighbour there (gbHalo2), and what four sub-units of
-    /// the two maps' neighbouring pairs all fetch (gbCorner); halo2Lost: tensors for which it is not known.
-    /// FIX HALO-NEST, PEs under two overlapping maps of one dimension (Impl::haloNest): the same fields hold
-    /// what the level between's P sub-units (gbHalo2) or its last fold's E (gbCorner) fetch at the same
-    /// frames as their counterparts in the farther map's neighbouring sub-unit.
-    i64 gbHalo2[kMaxTensors] = {};
-    i64 gbCorner[kMaxTensors] = {};
-    std::uint32_t halo2Lost = 0;
+    /// FIX HALO-TWO / HALO-NEST, PEs under two overlapping maps (Impl::haloUp): of gbIn, what the P
+    /// sub-units of the level between (gbHaloUp) or the E of its last fold (gbHaloUpEdge) fetch at the same
+    /// frames as their counterparts in the farther map's neighbouring sub-unit; haloUpLost: tensors for which
+    /// it is not known.
+    i64 gbHaloUp[kMaxTensors] = {};
+    i64 gbHaloUpEdge[kMaxTensors] = {};
+    std::uint32_t haloUpLost = 0;
     /// Corrected, at gbLevel and above: the tensor's tile in the global-buffer level's sub-units is the
     /// same at every step of the execution (each directive indexing it has a single position), so an
     /// execution that follows one with the same tile receives none of it.
@@ -308,14 +306,12 @@ struct Evaluator::Impl
     /// none: its parent, or (FIX HALO-DEEP) a level above through parents holding that dimension whole.
     int haloSrc[kMaxLevels];
     std::uint32_t haloBits[kMaxLevels] = {};
-    /// FIX HALO-TWO: per level l (the innermost only), the farther map it also measures its fetch's halo
-    /// against when its parent spreads overlapping tiles of its own (haloSrc[l] = l - 1) and measured
-    /// against that map itself (haloSrc[l - 1]); -1 for none; haloBits2[l], the tensors both maps index.
-    int haloSrc2[kMaxLevels];
-    std::uint32_t haloBits2[kMaxLevels] = {};
-    /// FIX HALO-NEST: per level l (the innermost only), the map two levels up whose dimension the level
-    /// between spreads again over overlapping tiles, -1 for none.
-    int haloNest[kMaxLevels];
+    /// FIX HALO-TWO / HALO-NEST: per level l (the innermost only), the farther map it also measures its
+    /// fetch's halo against when its parent spreads overlapping tiles of its own, -1 for none: the one the
+    /// parent measured against (HALO-TWO, another dimension), or one two levels up whose dimension the
+    /// parent spreads again (HALO-NEST); haloUpBits[l], the tensors it does so for.
+    int haloUp[kMaxLevels];
+    std::uint32_t haloUpBits[kMaxLevels] = {};
     Level lv[kMaxLevels];
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
@@ -565,7 +561,7 @@ struct Evaluator::Impl
     bool fetchBox(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch,
         int* dims, i64* len, int& n) const;
     /// FIX HALO-NEST: what `subUnits` sub-units of level l - 1, each fetching this box moved by their map's
-    /// offset, share with their counterparts moved by the offset of the map haloNest[l]; false when the
+    /// offset, share with their counterparts moved by the offset of the map haloUp[l]; false when the
     /// fetch is no box.
     bool nestHalo(const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch,
         i64 subUnits, i64& halo);
@@ -636,6 +632,20 @@ struct Evaluator::Impl
     }
     /// Whether a level below l spreads one of t's dimensions over its sub-units (the PEs then hold parts of
     /// their sub-unit's tile of t, not all of it).
+    /// The index of dimension v among tensor t's (tdims[t]), -1 when t has none.
+    int axisOf(int t, int v) const
+    {
+        for (int a = 0; a < tcount[t]; ++a)
+            if (tdims[t][a] == v) return a;
+        return -1;
+    }
+    /// The PEs below n sub-units of level l.
+    i64 pesBelow(int l, i64 n) const
+    {
+        for (int b = l + 1; b < nLevels; ++b)
+            n = satMul(n, lv[b].P);
+        return n;
+    }
     bool tensorSpreadBelow(int l, int t) const
     {
         for (int b = l + 1; b < nLevels; ++b)
@@ -701,7 +711,36 @@ struct Evaluator::Impl
     void boxHalo(int t, KeptHalo& kh);
     std::vector<Span> boxCur[kMaxDims], boxPrev[kMaxDims];
     std::vector<i64> boxCuts[kMaxDims];
-    i64 nBoxes = 0, nCells = 0;
+    i64 nBoxes = 0;
+    /// Whether PE b's box of `spans` (boxCur or boxPrev) holds point p (na coordinates).
+    bool boxHolds(const std::vector<Span>* spans, i64 b, const i64* p, int na) const
+    {
+        for (int a = 0; a < na; ++a) {
+            const Span x = spans[a][size_t(b)];
+            if (x.size() <= 0 || p[a] < x.begin || p[a] >= x.end) return false;
+        }
+        return true;
+    }
+    /// Calls f(lo, volume) for every cell the cuts of the na dimensions make (lo: its lowest point).
+    template <class F> void forEachBoxCell(int na, F&& f) const
+    {
+        i64 cells = 1;
+        for (int a = 0; a < na; ++a)
+            cells = satMul(cells, std::max<i64>(0, i64(boxCuts[a].size()) - 1));
+        i64 at[kMaxDims] = {}, lo[kMaxDims];
+        for (i64 c = 0; c < cells; ++c) {
+            i64 vol = 1;
+            for (int a = 0; a < na; ++a) {
+                lo[a] = boxCuts[a][size_t(at[a])];
+                vol *= boxCuts[a][size_t(at[a]) + 1] - lo[a];
+            }
+            f(static_cast<const i64*>(lo), vol);
+            for (int a = na - 1; a >= 0; --a) {
+                if (++at[a] + 1 < i64(boxCuts[a].size())) break;
+                at[a] = 0;
+            }
+        }
+    }
     /// FIX WRAP-KEEP: the move of a spatial map over several sub-units that wrapped around into r (false
     /// when its sub-units move unlike).
     bool foldWrapShift(const Level& L, const Dir& w, StepShift& r) const;
@@ -1124,7 +1163,8 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         return M.nSpatial == 1 && M.d[M.sp].dim == v && M.d[M.sp].sz > M.d[M.sp].of && spreads(l + 1, M.sp)
             && stepsBelow(l + 2, v) && !spreadsOverlap(l + 2);
     };
-    std::fill(haloNest, haloNest + nLevels, -1);
+    std::fill(haloUp, haloUp + nLevels, -1);
+    std::fill(haloUpBits, haloUpBits + nLevels, 0);
     for (int l = 0; l < nLevels; ++l) {
         haloFrom[l] = 0;
         const Level& L = lv[l];
@@ -1133,8 +1173,8 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
             continue;
         const Dir& d = L.d[L.sp];
         if (d.sz <= d.of || tileCount(d.sz, d.of, L.D[d.dim]) < 2) continue;
-        const bool nest = !stepsBelow(l + 1, d.dim) && nestBelow(l, d.dim);
-        if (!nest && !stepsBelow(l + 1, d.dim)) continue;
+        const bool below = stepsBelow(l + 1, d.dim), nest = !below && nestBelow(l, d.dim);
+        if (!below && !nest) continue;
         // Filter taps spread below shift each sub-unit's rows by its tap (doc/cost-model.md, class 1): its
         // fetch is no box the offset moves.
         bool tapsBelow = false;
@@ -1144,7 +1184,10 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         if (tapsBelow) continue;
         for (int t = 0; t < nInputs; ++t)
             if (tmask[t] >> d.dim & 1u) haloFrom[l] |= 1u << t;
-        if (nest) haloNest[l + 2] = l;
+        if (nest) {
+            haloUp[l + 2] = l;
+            haloUpBits[l + 2] = haloFrom[l];
+        }
     }
     // FIX HALO-DEEP: a level below the map that holds its dimension in a single tile (a temporal map over
     // its whole extent), with no halo of its own, runs its sub-units' child executions at the same frames
@@ -1171,17 +1214,15 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
     // FIX HALO-TWO: the innermost level below a level whose own overlapping map stops the halo of a map
     // above (haloSrc[l] = l - 1) also measures that one, along another dimension the level between holds
     // in one sub-unit, when its own PEs spread no tensor dimension over overlapping tiles.
-    for (int l = 0; l < nLevels; ++l) {
-        haloSrc2[l] = -1;
-        haloBits2[l] = 0;
-        if (l != nLevels - 1 || l < 2 || haloSrc[l] != l - 1 || haloSrc[l - 1] < 0 || spreadsOverlap(l))
-            continue;
+    if (const int l = nLevels - 1;
+        l >= 2 && haloUp[l] < 0 && haloSrc[l] == l - 1 && haloSrc[l - 1] >= 0 && !spreadsOverlap(l)) {
         const Level& M = lv[l - 1];
         const int a = haloSrc[l - 1];
         const int v2 = lv[a].d[lv[a].sp].dim, j = M.dirOf[v2];
-        if (v2 == M.d[M.sp].dim || (j >= 0 && spreads(l - 1, j)) || !stepsBelow(l, v2)) continue;
-        haloSrc2[l] = a;
-        haloBits2[l] = haloBits[l - 1] & haloFrom[l - 1];
+        if (v2 != M.d[M.sp].dim && !(j >= 0 && spreads(l - 1, j)) && stepsBelow(l, v2)) {
+            haloUp[l] = a;
+            haloUpBits[l] = haloBits[l - 1] & haloFrom[l - 1];
+        }
     }
     return true;
 }
@@ -1526,7 +1567,7 @@ bool Evaluator::Impl::nestHalo(const Level& L, int l, const State* const* s, int
     i64 len[kMaxLevelDirectives];
     if (!fetchBox(L, l, s, t, unique, eepe, ch, dims, len, n)) return false;
     const Dir& m = lv[l - 1].d[lv[l - 1].sp];
-    const Dir& a = lv[haloNest[l]].d[lv[haloNest[l]].sp];
+    const Dir& a = lv[haloUp[l]].d[lv[haloUp[l]].sp];
     i64 along = 0, rest = 1;
     for (int i = 0; i < n; ++i)
         if (dims[i] == m.dim)
@@ -1823,14 +1864,12 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     i64 inL1[kMaxTensors] = {};
     i64 halo[kMaxTensors]; // of in[t], what the parent's neighbouring sub-unit fetches too (haloHere's bits)
     const std::uint32_t haloHere = haloBits[l];
-    // FIX HALO-TWO: of in[t], the halo against the farther map (halo2) and the corner of both (corner2);
-    // halo2Bad: tensors whose fetch is no box this case.
-    // FIX HALO-NEST: the tensors whose halo of the map two levels up (haloNest) this level measures, in the
-    // same fields.
-    const std::uint32_t nestHere = haloNest[l] >= 0 ? haloFrom[haloNest[l]] : 0;
-    const std::uint32_t halo2Here = haloBits2[l] | nestHere;
-    i64 halo2[kMaxTensors], corner2[kMaxTensors];
-    std::uint32_t halo2Bad = 0;
+    // FIX HALO-TWO / HALO-NEST: of in[t], what the parent's P (haloUpP) or E (haloUpE) sub-units share with
+    // their counterparts in the farther map's neighbouring sub-unit (haloUp); haloUpBad: tensors whose fetch
+    // is no box this case.
+    const std::uint32_t haloUpHere = haloUpBits[l];
+    i64 haloUpP[kMaxTensors], haloUpE[kMaxTensors];
+    std::uint32_t haloUpBad = 0;
     const i64 H = acc.nocLatency;
     const i64 BW = acc.nocBandwidth;
     auto delay = [&](i64 elems) { return H + ceilDiv(elems, BW) - 1; };
@@ -1924,34 +1963,39 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                             return haloExact(L, l, s, t, !first, eepe, ch, pd.dim, pd.of);
                         });
                     }
-                    if (nestHere >> t & 1u) [[unlikely]] {
+                    if (haloUpHere >> t & 1u) [[unlikely]] {
                         const Level& M = lv[l - 1];
+                        const Dir& d1 = M.d[M.sp];
+                        const Dir& d2 = lv[haloUp[l]].d[lv[haloUp[l]].sp];
                         bool box = true;
-                        auto part = [&](bool first, bool eepe, i64 n) {
-                            i64 h = 0;
-                            box = nestHalo(L, l, s, t, !first, eepe, ch, n, h) && box;
-                            return h;
+                        auto sum = [&](auto&& part) {
+                            return aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee, part);
                         };
-                        halo2[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
-                            [&](bool first, bool eepe) { return part(first, eepe, M.P); });
-                        corner2[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
-                            [&](bool first, bool eepe) { return part(first, eepe, M.E); });
-                        halo2Bad = box ? halo2Bad & ~(1u << t) : halo2Bad | 1u << t;
-                    } else if (halo2Here >> t & 1u) [[unlikely]] {
-                        const Dir& d1 = lv[haloSrc[l]].d[lv[haloSrc[l]].sp];
-                        const Dir& d2 = lv[haloSrc2[l]].d[lv[haloSrc2[l]].sp];
-                        bool box = true;
-                        auto part = [&](bool first, bool eepe, bool wantCorner) {
-                            i64 h = 0, c = 0;
-                            box = haloBox(L, l, s, t, !first, eepe, ch, d1.dim, d1.of, d2.dim, d2.of, h, c)
-                                && box;
-                            return wantCorner ? c : h;
-                        };
-                        halo2[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
-                            [&](bool first, bool eepe) { return part(first, eepe, false); });
-                        corner2[t] = aggregate(L, L.nCoupledSpatial[t] > 0, spe, ee,
-                            [&](bool first, bool eepe) { return part(first, eepe, true); });
-                        halo2Bad = box ? halo2Bad & ~(1u << t) : halo2Bad | 1u << t;
+                        if (d1.dim == d2.dim) { // HALO-NEST: the union of the parent's sub-units' fetches
+                            auto shared = [&](i64 n) {
+                                return sum([&](bool first, bool eepe) {
+                                    i64 h = 0;
+                                    box = nestHalo(L, l, s, t, !first, eepe, ch, n, h) && box;
+                                    return h;
+                                });
+                            };
+                            haloUpP[t] = shared(M.P);
+                            haloUpE[t] = shared(M.E);
+                        } else { // HALO-TWO: n sub-units in a line share n halos less n - 1 corners
+                            auto part = [&](bool wantCorner) {
+                                return sum([&](bool first, bool eepe) {
+                                    i64 h = 0, c = 0;
+                                    box = haloBox(L, l, s, t, !first, eepe, ch, d1.dim, d1.of, d2.dim, d2.of,
+                                              h, c)
+                                        && box;
+                                    return wantCorner ? c : h;
+                                });
+                            };
+                            const i64 h2 = part(false), corner = part(true);
+                            haloUpP[t] = satMul(M.P, h2) - satMul(M.P - 1, corner);
+                            haloUpE[t] = satMul(M.E, h2) - satMul(M.E - 1, corner);
+                        }
+                        haloUpBad = box ? haloUpBad & ~(1u << t) : haloUpBad | 1u << t;
                     }
                     // FIX L1-WRITES: every receiving sub-unit writes what it received (multicast copies
                     // count once in L2 reads, once per receiver in L1 writes).
@@ -2072,10 +2116,10 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             for (int t = 0; t < nInputs; ++t) {
                 addMul(res.gbIn[t], occ, in[t], ovf);
                 if (haloHere >> t & 1u) addMul(res.gbHalo[t], occ, halo[t], ovf);
-                if (halo2Here >> t & 1u) [[unlikely]] {
-                    if (halo2Bad >> t & 1u) res.halo2Lost |= 1u << t;
-                    addMul(res.gbHalo2[t], occ, halo2[t], ovf);
-                    addMul(res.gbCorner[t], occ, corner2[t], ovf);
+                if (haloUpHere >> t & 1u) [[unlikely]] {
+                    if (haloUpBad >> t & 1u) res.haloUpLost |= 1u << t;
+                    addMul(res.gbHaloUp[t], occ, haloUpP[t], ovf);
+                    addMul(res.gbHaloUpEdge[t], occ, haloUpE[t], ovf);
                 }
             }
         if (isTop) {
@@ -2130,17 +2174,15 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
             // FIX HALO-DEEP: the child executions' halos (haloHere), handed up where their counts stand.
             i64 childHalo[kMaxTensors];
             std::uint32_t childHaloLost = 0; // tensors whose child counts a keep changed
-            // FIX HALO-TWO: the child (the innermost level) measured the halo of this level's source map
-            // too (haloSrc2): this level's sub-units, in a line along its own map, share the corners.
-            const std::uint32_t halo2Child
-                = l + 1 < nLevels && haloSrc2[l + 1] == haloSrc[l] ? haloBits2[l + 1] & haloHere : 0;
-            // FIX HALO-NEST: the child measured what this level's sub-units share with the source map's
-            // neighbouring sub-unit, for P or E of them.
-            const std::uint32_t nestChild
-                = l + 1 < nLevels && haloNest[l + 1] >= 0 && haloNest[l + 1] == haloSrc[l] ? haloHere : 0;
-            i64 childHalo2[kMaxTensors];
-            std::uint32_t childHalo2Lost = 0;
-            if (halo2Child | nestChild) std::fill(childHalo2, childHalo2 + nInputs, 0);
+            // FIX HALO-TWO / HALO-NEST: the child (the innermost level) measured what this level's P or E
+            // sub-units share with their counterparts in the neighbouring sub-unit of this level's source
+            // map.
+            const std::uint32_t upChild = l + 1 < nLevels && haloUp[l + 1] >= 0 && haloUp[l + 1] == haloSrc[l]
+                ? haloUpBits[l + 1] & haloHere
+                : 0;
+            i64 childHaloUp[kMaxTensors];
+            std::uint32_t childHaloUpLost = 0;
+            if (upChild) std::fill(childHaloUp, childHaloUp + nInputs, 0);
             if (haloHere) std::fill(childHalo, childHalo + nInputs, 0);
             // Sub-units of a map whose tiles overlap fetch the same rows at the same frames where each one's
             // new rows reach into its neighbour's (haloFrom): what the summed counts took twice, of the
@@ -2204,20 +2246,12 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                         childHalo[t] = L.nCoupledSpatial[t] > 0 ? satAdd(childHalo[t], satMul(times, h))
                                                                 : std::max(childHalo[t], h);
                     }
-                    if (halo2Child >> t & 1u) [[unlikely]] {
-                        if (kept || count != r.gbIn[t] || (r.halo2Lost >> t & 1u)
-                            || L.nCoupledSpatial[t] == 0)
-                            childHalo2Lost |= 1u << t;
+                    if (upChild >> t & 1u) [[unlikely]] {
+                        if (kept || count != r.gbIn[t] || (r.haloUpLost >> t & 1u)
+                            || L.nCoupledSpatial[t] == 0 || (times != L.P && times != L.E))
+                            childHaloUpLost |= 1u << t;
                         else
-                            childHalo2[t] = satAdd(childHalo2[t],
-                                satMul(times, r.gbHalo2[t]) - satMul(times - 1, r.gbCorner[t]));
-                    }
-                    if (nestChild >> t & 1u) [[unlikely]] {
-                        if (kept || count != r.gbIn[t] || (r.halo2Lost >> t & 1u)
-                            || (times != L.P && times != L.E))
-                            childHalo2Lost |= 1u << t;
-                        else
-                            childHalo2[t] = times == L.P ? r.gbHalo2[t] : r.gbCorner[t];
+                            childHaloUp[t] = times == L.P ? r.gbHaloUp[t] : r.gbHaloUpEdge[t];
                     }
                     if (!kept) keptOne[t] = std::max(keptOne[t], r.gbIn[t] - count);
                     if ((halos >> t & 1u) && times > 1) [[unlikely]] {
@@ -2368,9 +2402,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 else if ((haloHere >> t & ~childHaloLost & 1u) && childHaloIsHere(l)
                     && (uniformChildren || L.nCoupledSpatial[t] > 0)) [[unlikely]]
                     addMul(res.gbHalo[t], occ, childHalo[t], ovf);
-                else if (((halo2Child | nestChild) >> t & ~childHalo2Lost & 1u) && uniformChildren)
-                    [[unlikely]]
-                    addMul(res.gbHalo[t], occ, childHalo2[t], ovf);
+                else if ((upChild >> t & ~childHaloUpLost & 1u) && uniformChildren) [[unlikely]]
+                    addMul(res.gbHalo[t], occ, childHaloUp[t], ovf);
                 addMul(res.gbIn[t], occ, g, ovf);
             }
             addMul(res.gbOut, occ, peLevel && childConst[o] ? (tileMoves(o) ? outReduced() : 0) : gbOut, ovf);
@@ -2881,10 +2914,7 @@ bool Evaluator::Impl::peBoxFetch(
     const Level& L, int l, int t, int ch, std::uint32_t moving, const i64* childDims, i64 n, i64& fetched)
 {
     if (ch < 0 || l + 1 >= nLevels || t >= nInputs) return false;
-    i64 pes = n;
-    for (int b = l + 1; b < nLevels && pes <= kBoxPes; ++b)
-        pes = satMul(pes, lv[b].P);
-    if (pes > kBoxPes) return false;
+    if (pesBelow(l, n) > kBoxPes) return false;
     const StepShift sh = stepShift(L, ch, moving, t);
     if (!sh.ok || sh.moved == 0) return false;
     bool spreadMoved = false;
@@ -2940,16 +2970,14 @@ bool Evaluator::Impl::peBoxes(const Level& L, int l, int t, const i64* childDims
         }
         return true;
     };
-    i64 pes = n;
-    for (int b = l + 1; b < nLevels; ++b)
-        pes = satMul(pes, lv[b].P);
+    const i64 pes = pesBelow(l, n);
     if (pes > kBoxPes) return false;
     const int na = tcount[t];
     i64 subOf[kMaxDims] = {};
     for (int k = 0; k < L.n; ++k)
         if (L.d[k].spatial) subOf[L.d[k].dim] = L.d[k].of;
     nBoxes = 0;
-    nCells = 1;
+    i64 cells = 1;
     for (int a = 0; a < na; ++a) {
         const int u = tdims[t][a];
         const i64 prevExt = sh.shifted(u) ? sh.prevExt[u] : childDims[u];
@@ -2974,9 +3002,9 @@ bool Evaluator::Impl::peBoxes(const Level& L, int l, int t, const i64* childDims
         }
         std::sort(boxCuts[a].begin(), boxCuts[a].end());
         boxCuts[a].erase(std::unique(boxCuts[a].begin(), boxCuts[a].end()), boxCuts[a].end());
-        nCells = satMul(nCells, std::max<i64>(0, i64(boxCuts[a].size()) - 1));
+        cells = satMul(cells, std::max<i64>(0, i64(boxCuts[a].size()) - 1));
     }
-    return satMul(nCells, nBoxes) <= kBoxWork;
+    return satMul(cells, nBoxes) <= kBoxWork;
 }
 
 i64 Evaluator::Impl::boxCount(int t, bool lessPrev) const
@@ -2996,37 +3024,21 @@ i64 Evaluator::Impl::boxCount(int t, bool lessPrev) const
             return lead == b;
         }
     };
-    i64 at[kMaxDims] = {}, sent = 0;
-    auto holds = [&](const std::vector<Span>* spans, i64 b) {
-        for (int a = 0; a < na; ++a) {
-            const Span x = spans[a][size_t(b)];
-            const i64 lo = boxCuts[a][size_t(at[a])];
-            if (x.size() <= 0 || lo < x.begin || lo >= x.end) return false;
-        }
-        return true;
-    };
-    for (i64 lead = 0; lead < nBoxes && nCells > 0; ++lead) {
+    i64 sent = 0;
+    for (i64 lead = 0; lead < nBoxes; ++lead) {
         // Each group once, from its first PE.
         bool first = true;
         for (i64 b = 0; b < lead && first; ++b)
             first = !inGroup(b, lead);
         if (!first) continue;
-        std::fill(at, at + na, 0);
-        for (i64 c = 0; c < nCells; ++c) {
-            bool isSent = false;
-            for (i64 b = lead; b < nBoxes && !isSent; ++b)
-                isSent = inGroup(lead, b) && holds(boxCur, b) && !(lessPrev && holds(boxPrev, b));
-            if (isSent) {
-                i64 vol = 1;
-                for (int a = 0; a < na; ++a)
-                    vol *= boxCuts[a][size_t(at[a]) + 1] - boxCuts[a][size_t(at[a])];
-                sent = satAdd(sent, vol);
-            }
-            for (int a = na - 1; a >= 0; --a) {
-                if (++at[a] + 1 < i64(boxCuts[a].size())) break;
-                at[a] = 0;
-            }
-        }
+        forEachBoxCell(na, [&](const i64* p, i64 vol) {
+            for (i64 b = lead; b < nBoxes; ++b)
+                if (inGroup(lead, b) && boxHolds(boxCur, b, p, na)
+                    && !(lessPrev && boxHolds(boxPrev, b, p, na))) {
+                    sent = satAdd(sent, vol);
+                    return;
+                }
+        });
         if (acc.multicast == arch::Multicast::Elements) break;
     }
     return sent;
@@ -3035,9 +3047,7 @@ i64 Evaluator::Impl::boxCount(int t, bool lessPrev) const
 void Evaluator::Impl::boxHalo(int t, KeptHalo& kh)
 {
     const int na = tcount[t];
-    int av = -1;
-    for (int a = 0; a < na; ++a)
-        if (tdims[t][a] == kh.v) av = a;
+    const int av = axisOf(t, kh.v);
     if (av < 0) return;
     // Cut v also where a box edge lands once moved by the offset: every cell and the cell `of` below it are
     // then each inside or outside every box.
@@ -3050,36 +3060,20 @@ void Evaluator::Impl::boxHalo(int t, KeptHalo& kh)
     for (int a = 0; a < na; ++a)
         cells = satMul(cells, std::max<i64>(0, i64(boxCuts[a].size()) - 1));
     if (cells == 0 || satMul(cells, nBoxes) > kBoxWork) return;
-    i64 at[kMaxDims] = {}, p[kMaxDims];
     // Whether point p is in some PE's box now (fetched: and not in its previous one).
-    auto held = [&](bool fetched) {
-        for (i64 b = 0; b < nBoxes; ++b) {
-            bool in = true, before = true;
-            for (int a = 0; a < na && in; ++a) {
-                const Span c = boxCur[a][size_t(b)], q = boxPrev[a][size_t(b)];
-                in = c.size() > 0 && p[a] >= c.begin && p[a] < c.end;
-                before = before && q.size() > 0 && p[a] >= q.begin && p[a] < q.end;
-            }
-            if (in && !(fetched && before)) return true;
-        }
+    auto held = [&](const i64* p, bool fetched) {
+        for (i64 b = 0; b < nBoxes; ++b)
+            if (boxHolds(boxCur, b, p, na) && !(fetched && boxHolds(boxPrev, b, p, na))) return true;
         return false;
     };
     i64 full = 0, kept = 0;
-    for (i64 c = 0; c < cells; ++c) {
-        i64 vol = 1;
-        for (int a = 0; a < na; ++a) {
-            p[a] = boxCuts[a][size_t(at[a])];
-            vol *= boxCuts[a][size_t(at[a]) + 1] - p[a];
-        }
-        const bool now = held(false), fetched = held(true);
-        p[av] -= kh.of;
-        if (now && held(false)) full = satAdd(full, vol);
-        if (fetched && held(true)) kept = satAdd(kept, vol);
-        for (int a = na - 1; a >= 0; --a) {
-            if (++at[a] + 1 < i64(boxCuts[a].size())) break;
-            at[a] = 0;
-        }
-    }
+    forEachBoxCell(na, [&](const i64* p, i64 vol) {
+        i64 q[kMaxDims];
+        std::copy(p, p + na, q);
+        q[av] -= kh.of;
+        if (held(p, false) && held(q, false)) full = satAdd(full, vol);
+        if (held(p, true) && held(q, true)) kept = satAdd(kept, vol);
+    });
     kh.full = full;
     kh.kept = kept;
     kh.ok = true;
@@ -3342,13 +3336,13 @@ i64 Evaluator::Impl::keptDeepOrBoxes(int l, int t, const i64* childDims, const S
     // FIX PE-BOXES: PEs of overlapping tiles along two dimensions (a halo between clusters and one between
     // their PEs), which keptDeep does not follow: their boxes at the child's first frame and at the previous
     // execution's last one.
-    int overlapDims = 0, first = -1;
+    int overlapDims = 0, counted = -1; // (the dimension counted last)
     for (int b = l + 1; b < nLevels && !outputs; ++b)
         for (int k = 0; k < lv[b].n; ++k) {
             const Dir& d = lv[b].d[k];
             if (d.spatial && (tmask[t] >> d.dim & 1u) && d.sz > d.of && spreadsRange(lv[b], k)
-                && d.dim != first) {
-                first = d.dim;
+                && d.dim != counted) {
+                counted = d.dim;
                 ++overlapDims;
             }
         }
@@ -3529,9 +3523,7 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
         // per cluster); an element is then held by the PEs of one group of equal ranges on the other
         // dimensions only, so the groups' savings add up when their boxes there are pairwise apart (else
         // nothing is credited, as before).
-        int at = 0;
-        while (tdims[t][at] != overlapDim)
-            ++at;
+        const int at = axisOf(t, overlapDim);
         auto otherLess = [&](const DeepPe& x, const DeepPe& y) {
             for (int k = 0; k < tc; ++k)
                 if (k != at && x.first[k] != y.first[k]) return x.first[k] < y.first[k];
@@ -3597,9 +3589,7 @@ i64 Evaluator::Impl::keptDeep(int l, int t, const i64* childDims, const StepShif
 void Evaluator::Impl::deepKeptHalo(int t, KeptHalo& kh)
 {
     const int tc = tcount[t];
-    int kv = -1;
-    for (int k = 0; k < tc; ++k)
-        if (tdims[t][k] == kh.v) kv = k;
+    const int kv = axisOf(t, kh.v);
     if (kv < 0 || deepPes.empty() || deepPes.size() > 64) return;
     const Span* keptOf = deepKeptOf.data(); // PE i's kept part on dimension k: keptOf[i * tc + k]
     const Span rangeV = deepPes[0].first[kv];
