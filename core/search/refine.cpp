@@ -386,6 +386,27 @@ SearchResult localSearch(const LayerSpace& space, const arch::Accelerator& acc, 
     return r;
 }
 
+namespace {
+
+/// The local stage after the genetic one (`first`: the genetic stage's result, its bests and front those of
+/// everything so far), started from its seeds and the genetic search's footprint front.
+SearchResult refineFromGenetic(const LayerSpace& space, const arch::Accelerator& acc,
+    const SearchOptions& options, const SearchResult& first,
+    const std::vector<MappingPool::FootprintPoint>& footprintFront, const EvaluatorFactory& evaluators,
+    SearchSink* sink, std::stop_token stop)
+{
+    if (first.cancelled || options.refineLocalEvaluations == 0) return first;
+    SearchResult second = localSearch(space, acc, options, seedsFrom(first), options.refineLocalEvaluations,
+        evaluators, sink, std::move(stop), footprintFront, options.refineRearrangeEvaluations);
+    addSeedingPass(second, first);
+    second.stats.rejected += first.stats.rejected;
+    second.stats.overL1 += first.stats.overL1;
+    second.stats.overL2 += first.stats.overL2;
+    return second;
+}
+
+} // namespace
+
 SearchResult refineSearch(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
     const SearchResult& decoupled, const EvaluatorFactory& evaluators, SearchSink* sink, std::stop_token stop)
 {
@@ -402,14 +423,33 @@ SearchResult refineSearch(const LayerSpace& space, const arch::Accelerator& acc,
         first.bestEdp = decoupled.bestEdp;
         first.pareto = decoupled.pareto;
     }
-    if (first.cancelled || options.refineLocalEvaluations == 0) return first;
-    SearchResult second = localSearch(space, acc, options, seedsFrom(first), options.refineLocalEvaluations,
-        evaluators, sink, std::move(stop), footprintFront, options.refineRearrangeEvaluations);
-    addSeedingPass(second, first);
-    second.stats.rejected += first.stats.rejected;
-    second.stats.overL1 += first.stats.overL1;
-    second.stats.overL2 += first.stats.overL2;
-    return second;
+    return refineFromGenetic(space, acc, options, first, footprintFront, evaluators, sink, std::move(stop));
+}
+
+GeneticStage geneticStage(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
+    const EvaluatorFactory& evaluators, SearchSink* sink, std::stop_token stop)
+{
+    GeneticStage stage;
+    SearchOptions unseeded = options;
+    unseeded.seeds.clear();
+    stage.result
+        = searchGenetic(space, acc, unseeded, evaluators, stage.footprintFront, sink, std::move(stop));
+    return stage;
+}
+
+SearchResult refineSearch(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
+    const GeneticStage& stage, const SearchResult& seededDecoupled, const EvaluatorFactory& evaluators,
+    SearchSink* sink, std::stop_token stop)
+{
+    // The genetic stage's evaluations and time, with the bests and front of everything so far (the
+    // decoupled search started from the stage's, so its own hold them).
+    SearchResult first = stage.result;
+    first.bestRuntime = seededDecoupled.bestRuntime;
+    first.bestEnergy = seededDecoupled.bestEnergy;
+    first.bestEdp = seededDecoupled.bestEdp;
+    first.pareto = seededDecoupled.pareto;
+    return refineFromGenetic(
+        space, acc, options, first, stage.footprintFront, evaluators, sink, std::move(stop));
 }
 
 } // namespace marvel::search

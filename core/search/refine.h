@@ -23,6 +23,25 @@ SearchResult refineSearch(const LayerSpace& space, const arch::Accelerator& acc,
     const SearchResult& decoupled, const EvaluatorFactory& evaluators, SearchSink* sink = nullptr,
     std::stop_token stop = {});
 
+/// The refinement's genetic stage run ahead of the decoupled search (searchLayer): the genetic search
+/// exactly as refineSearch runs it (seeds change its course in nothing, so none are given), and the
+/// footprint front its local stage starts from. Seeding the decoupled search with its bests lets that
+/// search's bound skip every tile that cannot beat them: most of its evaluations in corrected fidelity.
+struct GeneticStage
+{
+    SearchResult result;
+    std::vector<MappingPool::FootprintPoint> footprintFront;
+};
+GeneticStage geneticStage(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
+    const EvaluatorFactory& evaluators, SearchSink* sink = nullptr, std::stop_token stop = {});
+
+/// refineSearch after geneticStage: `seededDecoupled` is the decoupled search seeded with the stage's
+/// bests and front (seedsFrom), so its bests and front are those of both; the local stage follows as in
+/// refineSearch. The result counts the stage's and the local stage's evaluations and time.
+SearchResult refineSearch(const LayerSpace& space, const arch::Accelerator& acc, const SearchOptions& options,
+    const GeneticStage& stage, const SearchResult& seededDecoupled, const EvaluatorFactory& evaluators,
+    SearchSink* sink = nullptr, std::stop_token stop = {});
+
 /// The local stage alone: steepest descent over single moves (one tile size of one loop at one level, two
 /// neighbouring loops of an order, the MDC form) from the best of `seeds` for options.objective, at most
 /// `evaluations` cost-model evaluations. Never worse than the seeds.

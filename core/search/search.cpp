@@ -1,6 +1,7 @@
 #include "core/search/search.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/search/nest_util.h"
 #include "core/search/offchip.h"
@@ -153,9 +154,22 @@ void searchMoreOffChipSolutions(LayerSearchResult& out, const ir::Operator& op, 
     }
 }
 
-/// One decoupled search of the space `options` describe (no divisor-only first pass).
+/// Whether the decoupled search's result is refined (refineLayer): a style's constraint describes the
+/// decoupled search's space, which the refinement does not keep to.
+bool refines(const SearchOptions& options)
+{
+    return options.refine && !options.constraintFor && options.constraint.empty();
+}
+
+/// The refinement's genetic stage, run before the first decoupled search once its problem (the off-chip
+/// solution's DRAM layouts) is known, when the search is refined with a genetic budget.
+using EarlyGenetic = std::optional<GeneticStage>;
+
+/// One decoupled search of the space `options` describe (no divisor-only first pass). With `early` not
+/// yet run, runs it first and seeds the search with its bests and front.
 LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& prepared,
-    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
+    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop,
+    EarlyGenetic* early)
 {
     const ir::PerfectNest* nest = &prepared.nest;
     LayerSearchResult out;
@@ -230,6 +244,22 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
         // The cost model counts DRAM blocks under the off-chip solution's layouts.
         out.problem = prepared.problem;
         cost::setDramLayouts(out.problem, op, dramLayouts);
+        if (early && !*early) {
+            // The genetic stage's best bounds the decoupled search from its first tile: in corrected
+            // fidelity it is far below the decoupled search's own (1.02 against 1.22 of the roofline on
+            // ResNet-50 on P1), so the bound skips most tiles (doc/search.md, "Refinement").
+            *early = geneticStage(out.space, acc, options,
+                costModelEvaluators(out.problem, acc, options.fidelity, options.constraint.dataflowFilter),
+                sink, stop);
+            if ((*early)->result.cancelled) {
+                out.result = (*early)->result;
+                return out;
+            }
+            for (Candidate& c : seedsFrom((*early)->result)) {
+                if (c.mapping.layouts.empty()) c.mapping.layouts = out.offChip.layouts;
+                constrained.seeds.push_back(std::move(c));
+            }
+        }
         auto searchAttempt = [&](std::uint64_t giveUpAfter) {
             SearchOptions attemptOptions = constrained;
             attemptOptions.giveUpOverL2After = giveUpAfter;
@@ -302,14 +332,15 @@ bool worthWidening(const ir::Operator& op, const PreparedLayer& prepared, const 
 /// The divisor-only search, then (when asked for or worth it) the one over tile sizes that need not
 /// divide, seeded with it.
 LayerSearchResult searchLayerWidening(const ir::Operator& op, const PreparedLayer& prepared,
-    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
+    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop,
+    EarlyGenetic* early)
 {
     // Without divisorsOnly the off-chip solution can differ from the divisor-only one, so its on-chip
     // space need not contain the divisor-only optimum: that search runs first and seeds this one, which
     // then never returns a worse mapping (searchOnChip does the same under each off-chip choice).
     SearchOptions divisors = options;
     divisors.divisorsOnly = true;
-    LayerSearchResult first = searchLayerOnce(op, prepared, acc, divisors, sink, stop);
+    LayerSearchResult first = searchLayerOnce(op, prepared, acc, divisors, sink, stop, early);
     const SearchResult& r = first.result;
     if (r.cancelled) return first;
     // Tile sizes that do not divide are all refused by a tool that counts a partial tile as a full one.
@@ -320,7 +351,7 @@ LayerSearchResult searchLayerWidening(const ir::Operator& op, const PreparedLaye
     SearchOptions wider = options;
     wider.divisorsOnly = false;
     wider.seeds = seedsFrom(r);
-    LayerSearchResult out = searchLayerOnce(op, prepared, acc, wider, sink, std::move(stop));
+    LayerSearchResult out = searchLayerOnce(op, prepared, acc, wider, sink, std::move(stop), early);
     addSeedingPass(out.result, r);
     if (widened) {
         // The search-space table describes the paper's (divisor-only) space; the widening is reported
@@ -338,14 +369,13 @@ LayerSearchResult searchLayerWidening(const ir::Operator& op, const PreparedLaye
 /// The refinement stage after the decoupled search (SearchOptions::refine): its bests and front replace
 /// the decoupled ones (never worse), its evaluations and time are added.
 void refineLayer(LayerSearchResult& out, const arch::Accelerator& acc, const SearchOptions& options,
-    SearchSink* sink, std::stop_token stop)
+    SearchSink* sink, std::stop_token stop, const EarlyGenetic& early)
 {
-    // A style's constraint describes the decoupled search's space; the refinement does not keep to it.
-    if (!options.refine || out.result.cancelled || options.constraintFor || !options.constraint.empty())
-        return;
-    SearchResult r = refineSearch(out.space, acc, options, out.result,
-        costModelEvaluators(out.problem, acc, options.fidelity, options.constraint.dataflowFilter), sink,
-        std::move(stop));
+    if (!refines(options) || out.result.cancelled) return;
+    const EvaluatorFactory evaluators
+        = costModelEvaluators(out.problem, acc, options.fidelity, options.constraint.dataflowFilter);
+    SearchResult r = early ? refineSearch(out.space, acc, options, *early, out.result, evaluators, sink, stop)
+                           : refineSearch(out.space, acc, options, out.result, evaluators, sink, stop);
     SearchResult& o = out.result;
     // The refinement's own mappings were evaluated with the problem's DRAM layouts, the off-chip
     // solution's: they say so, as the decoupled search's do.
@@ -375,21 +405,24 @@ void refineLayer(LayerSearchResult& out, const arch::Accelerator& acc, const Sea
 }
 
 LayerSearchResult searchLayerDecoupled(const ir::Operator& op, const PreparedLayer& prepared,
-    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop)
+    const arch::Accelerator& acc, const SearchOptions& options, SearchSink* sink, std::stop_token stop,
+    EarlyGenetic* early)
 {
-    if (!options.exhaustive) return searchLayerWidening(op, prepared, acc, options, sink, std::move(stop));
+    if (!options.exhaustive)
+        return searchLayerWidening(op, prepared, acc, options, sink, std::move(stop), early);
     // The exhaustive space holds every level-3 choice, the decoupled one's among them, but on a big
     // layer a limit or a stop cuts it short long before it gets there (MobileNetV2's b1_project on P2:
     // 1.95x the roofline after a minute, where the decoupled search finds 1.14x in a second). The
     // decoupled search runs first and seeds it, so that the larger space never gives a worse answer.
     SearchOptions decoupledOptions = options;
     decoupledOptions.exhaustive = false;
-    LayerSearchResult decoupled = searchLayerWidening(op, prepared, acc, decoupledOptions, sink, stop);
+    LayerSearchResult decoupled = searchLayerWidening(op, prepared, acc, decoupledOptions, sink, stop, early);
     if (decoupled.result.cancelled) return decoupled;
     // The caller's seeds went into the decoupled search, whose bests and front now stand for them.
     SearchOptions exhaustiveOptions = options;
     exhaustiveOptions.seeds = seedsFrom(decoupled.result);
-    LayerSearchResult out = searchLayerWidening(op, prepared, acc, exhaustiveOptions, sink, std::move(stop));
+    LayerSearchResult out
+        = searchLayerWidening(op, prepared, acc, exhaustiveOptions, sink, std::move(stop), early);
     addSeedingPass(out.result, decoupled.result);
     return out;
 }
@@ -402,8 +435,11 @@ LayerSearchResult searchLayer(const ir::Operator& op, const PreparedLayer& prepa
     if (auto problems = arch::validate(array); !problems.empty()) throw InputError(std::move(problems));
     // The vector unit's operators are searched on it: its lanes are the PEs their mappings spread over.
     const arch::Accelerator acc = cost::executionUnit(prepared.problem, array);
-    LayerSearchResult out = searchLayerDecoupled(op, prepared, acc, options, sink, stop);
-    refineLayer(out, acc, options, sink, stop);
+    EarlyGenetic early;
+    const bool geneticFirst = refines(options) && options.genetic.evaluations > 0;
+    LayerSearchResult out
+        = searchLayerDecoupled(op, prepared, acc, options, sink, stop, geneticFirst ? &early : nullptr);
+    refineLayer(out, acc, options, sink, stop, early);
     // The further off-chip solutions come last, seeded with everything before: the result (bests and
     // front) is never worse than the single-solution search's with the refinement, and their passes start
     // from its incumbent, which lets the bounds skip more.
