@@ -1843,11 +1843,24 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 ? std::max<i64>(0, d.sz - (tiles / L.P - 1) * L.P * d.of)
                 : 0;
         }
-    for (int t = 0; t < nt && corrected; ++t) {
-        res.gbConst[t] = true;
+    for (int t = 0; t < nt && corrected; ++t)
+        res.gbConst[t] = (moving & L.tensorDirs[t]) == 0;
+    // Per-directive facts as bits by directive index, so that the per-case tests below are a few bit
+    // operations (they were loops over the directives, a tenth of a search's evaluation).
+    std::uint32_t spatialDirs = 0;
+    for (int k = 0; k < L.n; ++k)
+        spatialDirs |= L.d[k].spatial ? 1u << k : 0u;
+    // Directives a level below spreads over its sub-units by at most the directive's offset (see
+    // peKeepsNothing).
+    std::uint32_t spreadBelowByOffset = 0;
+    if (corrected && !(l == nLevels - 1))
         for (int k = 0; k < L.n; ++k)
-            if ((moving >> k & 1u) && (tmask[t] >> L.d[k].dim & 1u)) res.gbConst[t] = false;
-    }
+            for (int b = l + 1; b < nLevels && !(spreadBelowByOffset >> k & 1u); ++b)
+                for (int j = 0; j < lv[b].n; ++j)
+                    if (lv[b].d[j].spatial && lv[b].d[j].dim == L.d[k].dim && lv[b].d[j].sz <= L.d[k].of) {
+                        spreadBelowByOffset |= 1u << k;
+                        break;
+                    }
     const State* s[kMaxLevelDirectives];
     i64 f[kMaxLevelDirectives];
     i64 total = 1;
@@ -1880,30 +1893,39 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     // DRAM time is taken.
     i64 lastTopKey = -1;
 
+    // Case c > 0 takes state (digit_k + 1) mod nStates of each directive k, where digit is c - 1 written in
+    // the mixed radix of the state counts (directive n - 1 least significant): an odometer, not a division
+    // per directive per case.
+    int digit[kMaxLevelDirectives] = {};
     for (i64 c = 0; c < total; ++c) {
         i64 occ = 1;
         int ch = -1;
+        if (c >= 2)
+            for (int k = L.n - 1; k >= 0; --k) {
+                if (++digit[k] < nStates[l][k]) break;
+                digit[k] = 0;
+            }
+        // Directives at a partial tile (edge), and those at their first position that are not unrolled.
+        std::uint32_t edgeDirs = 0, freshDirs = 0;
         for (int k = 0; k < L.n; ++k) {
-            int idx = c == 0 ? 0 : int((1 + (c - 1) / f[k]) % nStates[l][k]);
-            s[k] = &states[l][k][idx];
+            const int next = digit[k] + 1;
+            s[k] = &states[l][k][c == 0 || next == nStates[l][k] ? 0 : next];
             ovf |= __builtin_mul_overflow(occ, s[k]->occ, &occ);
             if (s[k]->pos != PosI) ch = k;
+            edgeDirs |= s[k]->edge ? 1u << k : 0u;
+            freshDirs |= s[k]->pos == PosI && !s[k]->unrolled ? 1u << k : 0u;
         }
+        // The directives that moved at this step: the one that advanced and those inside it that wrapped.
+        const std::uint32_t advancing = ch < 0 ? 0u : (1u << ch) | (moving & (~0u << ch));
         // A child execution whose PEs' tiles of tensor t never move receives none of it when this step kept
         // the tile (the directive that advanced, and those inside it that wrapped, do not index t), since
         // the PEs keep it from the previous execution.
-        auto tileMoves = [&](int t) {
-            if (ch < 0) return true;
-            for (int k = ch; k < L.n; ++k)
-                if ((k == ch || (moving >> k & 1u)) && (tmask[t] >> L.d[k].dim & 1u)) return true;
-            return false;
-        };
+        auto tileMoves = [&](int t) { return ch < 0 || (advancing & L.tensorDirs[t]) != 0; };
         auto gbKept = [&](int t, const LevelOut& r) { return corrected && r.gbConst[t] && !tileMoves(t); };
         // Output side.
         bool speO = false, eeO = false;
         if (L.nCoupledSpatial[o] > 0) {
-            for (int k = 0; k < L.n; ++k)
-                if (L.d[k].spatial && (tmask[o] >> L.d[k].dim & 1u) && s[k]->edge) speO = true;
+            speO = (edgeDirs & spatialDirs & L.tensorDirs[o]) != 0;
             eeO = s[L.lastCoupledSpatial[o]]->edgeEdge;
         }
         const bool spmO = L.nCoupledSpatial[o] > 0;
@@ -1912,9 +1934,7 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         i64 ps = peout(LW, s, true, true, spmO && speO && L.E == 1 && eeO, true);
         i64 macs = 0;
         if (isTop) {
-            bool speAll = false;
-            for (int k = 0; k < L.n; ++k)
-                speAll = speAll || (L.d[k].spatial && s[k]->edge);
+            const bool speAll = (edgeDirs & spatialDirs) != 0;
             bool eeAll = s[L.lastSp]->edgeEdge;
             if (!speAll) {
                 macs = L.P * peout(LW, s, true, true, false, true);
@@ -1928,23 +1948,17 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 }
             }
         }
-        bool speAllCase = false;
-        for (int k = 0; k < L.n; ++k)
-            speAllCase = speAllCase || (L.d[k].spatial && s[k]->edge);
+        const bool speAllCase = (edgeDirs & spatialDirs) != 0;
         // Input side (needed for buffer requirements and for processed cases).
         auto computeIngress = [&]() -> bool {
             for (int t = 0; t < nInputs; ++t) {
-                bool fresh = false;
-                if (ch >= 0)
-                    for (int j = ch + 1; j < L.n && !fresh; ++j)
-                        fresh = (tmask[t] >> L.d[j].dim & 1u) && s[j]->pos == PosI && !s[j]->unrolled;
+                const bool fresh = ch >= 0 && (freshDirs & L.tensorDirs[t] & (~0u << (ch + 1))) != 0;
                 if (ch >= 0 && !fresh && !L.d[ch].spatial && (tmask[t] >> L.d[ch].dim & 1u)
                     && L.U[L.d[ch].dim] == 0)
                     return fail(Err::ZeroUnique, L.d[ch].src, L.d[ch].dim, l);
                 bool spe = false, ee = false;
                 if (L.nCoupledSpatial[t] > 0) {
-                    for (int k = 0; k < L.n; ++k)
-                        if (L.d[k].spatial && (tmask[t] >> L.d[k].dim & 1u) && s[k]->edge) spe = true;
+                    spe = (edgeDirs & spatialDirs & L.tensorDirs[t]) != 0;
                     ee = s[L.lastCoupledSpatial[t]]->edgeEdge;
                 }
                 if (corrected) {
@@ -2350,18 +2364,8 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 }
             // A step along a dimension a level below spreads over its sub-units by at least their tile leaves
             // no PE anything of its new tile, whatever the clusters' tiles share: they fetch it whole.
-            auto peKeepsNothing = [&](int t) {
-                if (ch < 0) return false;
-                for (int k = ch; k < L.n; ++k) {
-                    if (!(k == ch || (moving >> k & 1u)) || !(tmask[t] >> L.d[k].dim & 1u)) continue;
-                    for (int b = l + 1; b < nLevels; ++b)
-                        for (int j = 0; j < lv[b].n; ++j)
-                            if (lv[b].d[j].spatial && lv[b].d[j].dim == L.d[k].dim
-                                && lv[b].d[j].sz <= L.d[k].of)
-                                return true;
-                }
-                return false;
-            };
+            auto peKeepsNothing
+                = [&](int t) { return (advancing & L.tensorDirs[t] & spreadBelowByOffset) != 0; };
             // Unequal sub-units (the last one's tile partial): the edge one's and the others' counts, added
             // up when their tiles of t differ.
             auto shiftFetch = [&](int t, i64& g) {

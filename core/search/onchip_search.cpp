@@ -247,6 +247,8 @@ struct TileEntry
     bool separateForm = true; ///< the paper's transformation can describe these tiles in MAESTRO
     bool fusedForm = false; ///< the fused form applies and is distinct (mapping::Level2Form)
     int topSpatialLoop = -1; ///< a row loop spread over its level-3 tile: only the TopSpatial form
+    /// Outside the TopSpatial form: the tile's level-2 orders, Engine::m_orderLists[orderList].
+    std::uint32_t orderList = 0;
     std::uint64_t spread = 0; ///< non-divisor searches: order among equal bounds (enumerateTiles)
 };
 
@@ -418,6 +420,10 @@ private:
     /// (the cancellation benchmark on an LM head) has more than 65535 options.
     std::vector<std::uint32_t> m_optionIndex;
     std::vector<TileEntry> m_tiles;
+    /// Outside the TopSpatial form a tile's level-2 orders depend only on which loops have several level-2
+    /// iterations and which are parallel: listed once per such pair of masks (enumerateTiles), a style's
+    /// order rule applied, and shared by the tiles.
+    std::vector<std::vector<std::vector<int>>> m_orderLists;
     SearchStats m_stats;
     Clock::time_point m_start;
     Clock::time_point m_lastProgress;
@@ -693,9 +699,8 @@ void Engine::enumerateTiles()
     });
     std::uint64_t next = 0;
     std::size_t counted = 0;
-    // Outside the TopSpatial form, a tile's order count depends only on which loops have several
-    // level-2 iterations and which are parallel: counted once per such pair of masks.
-    std::unordered_map<std::uint64_t, std::uint64_t> ordersByMasks;
+    std::unordered_map<std::uint64_t, std::uint32_t> ordersByMasks; // -> m_orderLists
+    m_orderLists.clear();
     const std::size_t n = m_space.loops.size();
     for (TileEntry& e : m_tiles) {
         if ((++counted & 255) == 0 && stopRequested()) break;
@@ -711,13 +716,18 @@ void Engine::enumerateTiles()
                 masks |= (std::uint64_t((level3 + o.level2 - 1) / o.level2 > 1) << i)
                     | (std::uint64_t(o.parallelism() > 1) << (i + 32));
             }
-            auto [it, inserted] = ordersByMasks.try_emplace(masks, 0);
+            auto [it, inserted] = ordersByMasks.try_emplace(masks, std::uint32_t(m_orderLists.size()));
             if (inserted) {
                 const std::vector<mapping::MappedLoop> loops = loopsOf(e);
-                for (const std::vector<int>& order : level2Orders(loops, m_space.wholeLoops))
-                    it->second += m_options.constraint.allowsOrder(loops, order) ? 1 : 0;
+                std::vector<std::vector<int>> orders = level2Orders(loops, m_space.wholeLoops);
+                std::erase_if(orders, [&](const std::vector<int>& order) {
+                    return !m_options.constraint.allowsOrder(loops, order); // a style's rule
+                });
+                m_orderLists.push_back(std::move(orders));
             }
-            e.orderCount = it->second * ((e.separateForm ? 1 : 0) + (e.fusedForm ? 1 : 0));
+            e.orderList = it->second;
+            e.orderCount
+                = m_orderLists[it->second].size() * ((e.separateForm ? 1 : 0) + (e.fusedForm ? 1 : 0));
         }
         e.firstCandidate = next;
         next += e.orderCount;
@@ -761,20 +771,24 @@ std::vector<OrderAndForm> Engine::candidatesOf(
     const TileEntry& e, const std::vector<mapping::MappedLoop>& loops) const
 {
     std::vector<OrderAndForm> out;
+    if (e.topSpatialLoop < 0) {
+        for (const std::vector<int>& order : m_orderLists[e.orderList]) {
+            if (e.separateForm) out.push_back({order, mapping::Level2Form::Separate});
+            if (e.fusedForm) out.push_back({order, mapping::Level2Form::Fused});
+        }
+        return out;
+    }
     mapping::LoopNestMapping m;
     m.loops = loops;
     for (std::vector<int>& order : level2Orders(loops, m_space.wholeLoops)) {
         if (!m_options.constraint.allowsOrder(loops, order)) continue; // a style's rule
-        if (e.topSpatialLoop >= 0) {
+        {
             m.level2Order = std::move(order);
             m.level2Form = mapping::Level2Form::TopSpatial;
             const std::vector<int> parallel = m.parallelLoops();
             if (parallel.front() == e.topSpatialLoop && !mapping::topSpatialClusters(m, m_acc).empty())
                 out.push_back({std::move(m.level2Order), mapping::Level2Form::TopSpatial});
-            continue;
         }
-        if (e.separateForm) out.push_back({order, mapping::Level2Form::Separate});
-        if (e.fusedForm) out.push_back({std::move(order), mapping::Level2Form::Fused});
     }
     return out;
 }
@@ -813,16 +827,24 @@ void Engine::processTile(
     std::size_t tile, MappingEvaluator& evaluator, std::vector<Evaluated>& out, Tally& tally)
 {
     const TileEntry& e = m_tiles[tile];
-    const std::vector<mapping::MappedLoop> loops = loopsOf(e);
-    const std::vector<OrderAndForm> candidates = candidatesOf(e, loops);
     mapping::LoopNestMapping m;
-    m.loops = loops;
+    m.loops = loopsOf(e);
     m.level3Order = m_level3[e.level3Choice].order;
     m.layouts = m_offChip.layouts;
+    const std::vector<OrderAndForm> rows
+        = e.topSpatialLoop >= 0 ? candidatesOf(e, m.loops) : std::vector<OrderAndForm>{};
+    const int forms = (e.separateForm ? 1 : 0) + (e.fusedForm ? 1 : 0);
     for (std::uint64_t k = 0; k < e.orderCount; ++k) {
         if (stopRequested()) return;
-        m.level2Order = candidates[k].order;
-        m.level2Form = candidates[k].form;
+        // Per level-2 order, the separate then the fused form (candidatesOf's order).
+        if (e.topSpatialLoop >= 0) {
+            m.level2Order = rows[k].order;
+            m.level2Form = rows[k].form;
+        } else {
+            m.level2Order = m_orderLists[e.orderList][k / forms];
+            m.level2Form = e.separateForm && k % forms == 0 ? mapping::Level2Form::Separate
+                                                            : mapping::Level2Form::Fused;
+        }
         std::optional<Metrics> metrics;
         try {
             metrics = evaluator.evaluate(mapping::toMdc(m, m_acc, stridedTiles(m_options.fidelity)));
