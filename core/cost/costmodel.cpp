@@ -1483,8 +1483,8 @@ i64 Evaluator::Impl::ingressExact(
     const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch) const
 {
     i64 cur = 1, kept = ch < 0 ? 0 : 1;
-    for (int j = 0; j < L.n; ++j) {
-        if (!(tmask[t] >> L.d[j].dim & 1u)) continue;
+    for (std::uint32_t dirs = L.tensorDirs[t]; dirs != 0; dirs &= dirs - 1) {
+        const int j = std::countr_zero(dirs);
         i64 c = 0, o = 0;
         exactExtent(L, l, s, j, unique, eepe, ch, c, o);
         cur *= c;
@@ -1501,8 +1501,8 @@ i64 Evaluator::Impl::haloExact(
     const Level& L, int l, const State* const* s, int t, bool unique, bool eepe, int ch, int v, i64 of) const
 {
     i64 cur = 1, kept = ch < 0 ? 0 : 1, curV = 0, keptV = 0;
-    for (int j = 0; j < L.n; ++j) {
-        if (!(tmask[t] >> L.d[j].dim & 1u)) continue;
+    for (std::uint32_t dirs = L.tensorDirs[t]; dirs != 0; dirs &= dirs - 1) {
+        const int j = std::countr_zero(dirs);
         i64 c = 0, o = 0;
         exactExtent(L, l, s, j, unique, eepe, ch, c, o);
         if (L.d[j].dim == v) {
@@ -1525,8 +1525,8 @@ bool Evaluator::Impl::fetchBox(const Level& L, int l, const State* const* s, int
     i64 cut[kMaxLevelDirectives], kept = ch < 0 ? 0 : 1;
     int partial = 0;
     n = 0;
-    for (int j = 0; j < L.n; ++j) {
-        if (!(tmask[t] >> L.d[j].dim & 1u)) continue;
+    for (std::uint32_t dirs = L.tensorDirs[t]; dirs != 0; dirs &= dirs - 1) {
+        const int j = std::countr_zero(dirs);
         i64 c = 0, o = 0;
         exactExtent(L, l, s, j, unique, eepe, ch, c, o);
         o = std::min(o, c);
@@ -1850,17 +1850,6 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
     std::uint32_t spatialDirs = 0;
     for (int k = 0; k < L.n; ++k)
         spatialDirs |= L.d[k].spatial ? 1u << k : 0u;
-    // Directives a level below spreads over its sub-units by at most the directive's offset (see
-    // peKeepsNothing).
-    std::uint32_t spreadBelowByOffset = 0;
-    if (corrected && !(l == nLevels - 1))
-        for (int k = 0; k < L.n; ++k)
-            for (int b = l + 1; b < nLevels && !(spreadBelowByOffset >> k & 1u); ++b)
-                for (int j = 0; j < lv[b].n; ++j)
-                    if (lv[b].d[j].spatial && lv[b].d[j].dim == L.d[k].dim && lv[b].d[j].sz <= L.d[k].of) {
-                        spreadBelowByOffset |= 1u << k;
-                        break;
-                    }
     const State* s[kMaxLevelDirectives];
     i64 f[kMaxLevelDirectives];
     i64 total = 1;
@@ -2364,8 +2353,16 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
                 }
             // A step along a dimension a level below spreads over its sub-units by at least their tile leaves
             // no PE anything of its new tile, whatever the clusters' tiles share: they fetch it whole.
-            auto peKeepsNothing
-                = [&](int t) { return (advancing & L.tensorDirs[t] & spreadBelowByOffset) != 0; };
+            auto peKeepsNothing = [&](int t) {
+                for (std::uint32_t dirs = advancing & L.tensorDirs[t]; dirs != 0; dirs &= dirs - 1) {
+                    const Dir& d = L.d[std::countr_zero(dirs)];
+                    for (int b = l + 1; b < nLevels; ++b) {
+                        const int j = lv[b].dirOf[d.dim];
+                        if (j >= 0 && lv[b].d[j].spatial && lv[b].d[j].sz <= d.of) return true;
+                    }
+                }
+                return false;
+            };
             // Unequal sub-units (the last one's tile partial): the edge one's and the others' counts, added
             // up when their tiles of t differ.
             auto shiftFetch = [&](int t, i64& g) {
