@@ -313,6 +313,17 @@ struct Evaluator::Impl
     int haloUp[kMaxLevels];
     std::uint32_t haloUpBits[kMaxLevels] = {};
     Level lv[kMaxLevels];
+    /// The user's top-level directives and sub-unit count lv[0] was last compiled from (compileDataflow).
+    struct CompiledTop
+    {
+        bool valid = false;
+        i64 P = 0;
+        std::vector<DirectiveId> flow;
+    } compiledTop;
+    static bool sameDirective(const DirectiveId& a, const DirectiveId& b)
+    {
+        return a.kind == b.kind && a.size == b.size && a.offset == b.offset && a.dim == b.dim;
+    }
     State states[kMaxLevels][kMaxLevelDirectives][3];
     int nStates[kMaxLevels][kMaxLevelDirectives];
     std::vector<MemoEntry> memo[kMaxLevels];
@@ -951,6 +962,18 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
 
     for (int l = 0; l < nLevels; ++l) {
         Level& L = lv[l];
+        if (l == 0) {
+            // A search evaluates the orders of one tiling in a row: their top levels are the same, and the
+            // top level depends on nothing else (its extents are the layer's).
+            const std::span<const DirectiveId> top(flow.data(), size_t(begin[1] - 1));
+            const i64 P = acc.numPes / product;
+            if (compiledTop.valid && compiledTop.P == P
+                && std::ranges::equal(top, compiledTop.flow, sameDirective))
+                continue;
+            compiledTop.valid = false;
+            compiledTop.P = P;
+            compiledTop.flow.assign(top.begin(), top.end());
+        }
         L.P = l == 0 ? acc.numPes / product : clusterSize[l];
         // Static table of this level (§3.3 step 5 of the parent).
         if (l == 0) {
@@ -1092,6 +1115,7 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
             }
         }
         tileTables(L);
+        if (l == 0) compiledTop.valid = true;
     }
     for (int l = 0; l < nLevels; ++l) {
         tapLevel[l] = corrected && l + 1 < nLevels && lv[l].nSpatial == 1
