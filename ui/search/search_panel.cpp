@@ -82,8 +82,8 @@ SearchPanel::SearchPanel(QWidget* parent)
                             "loses the optimum)"));
     m_refine = new QCheckBox(tr("Refine"));
     m_refine->setToolTip(
-        tr("After the decoupled search, run the genetic search and local moves from the best "
-           "mapping found (never worse than either; about half a second per layer). "
+        tr("Run the genetic search first (its best lets the decoupled search skip what cannot win), "
+           "then local moves from the best mapping found: never worse than either search. "
            "Unchecked: the paper's decoupled search alone"));
     m_styles = new QCheckBox(tr("Compare styles"));
     m_styles->setToolTip(tr("After the search, also search under the row-, weight- and output-stationary "
