@@ -529,7 +529,12 @@ struct Evaluator::Impl
         }
     } childWalks;
     const LevelOut* child(int l, const i64* Dc);
-    bool run(std::span<const DirectiveId> flow, Metrics& out);
+    /// `runtimeCeiling` >= 0: stop after compiling when runtimeBound() exceeds it (exceededCeiling).
+    bool run(std::span<const DirectiveId> flow, Metrics& out, i64 runtimeCeiling = -1);
+    /// Corrected fidelity: a lower bound on the runtime of the compiled dataflow from its compute and the
+    /// first fetch of every execution of every level; -1 where it is not known (its comment says where).
+    i64 runtimeBound();
+    bool exceededCeiling = false;
 
     // Per-case formulas (§4.4). s[i] is the state of directive i in the current case.
     i64 mapped(const Level& L, const State* const* s, int t, bool first, bool eepe) const;
@@ -4292,8 +4297,84 @@ LevelOut Evaluator::Impl::walkMapping()
     return res;
 }
 
-bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
+// Every execution of a level starts with its all-initial case, whose step fetches the sub-units' first tiles
+// and then computes (analyze: that case takes comp + din, the others at least comp), a level runs once per
+// step of the levels above, and the innermost level's compute is its PEs' work per step. So the runtime is
+// at least the PEs' compute (the innermost steps' ceil(work / lanes), over every execution) plus, per
+// level, its executions times the delay of its first fetch. Known where every level's tiles divide its
+// extents (every execution of a level then has the same extents and every case computes), no filter taps
+// are spread or cut (whose idle sub-units skip cases), and the per-case tables give the runtime (the step
+// walk knows what a PE kept from one execution to the next). The first fetch counted is the union of the
+// sub-units' tiles: a NoC that sends every copy sends more.
+i64 Evaluator::Impl::runtimeBound()
 {
+    if (!corrected || stepWalkApplies()) return -1;
+    for (int l = 0; l < nLevels; ++l) {
+        const Level& L = lv[l];
+        if (tapLevel[l] || L.tapComputeDims) return -1;
+        for (int k = 0; k < L.n; ++k) {
+            const Dir& d = L.d[k];
+            const i64 D = L.D[d.dim];
+            if (d.sz > D || (D - d.sz) % d.of != 0) return -1;
+        }
+    }
+    const i64 H = acc.nocLatency, BW = acc.nocBandwidth;
+    const int o = nt - 1;
+    i64 executions = 1, bound = 0;
+    for (int l = 0; l < nLevels; ++l) {
+        const Level& L = lv[l];
+        buildStates(l, L.D);
+        std::uint32_t spatialDirs = 0;
+        i64 steps = 1, total = 1;
+        for (int k = 0; k < L.n; ++k) {
+            spatialDirs |= L.d[k].spatial ? 1u << k : 0u;
+            i64 positions = 0;
+            for (int j = 0; j < nStates[l][k]; ++j)
+                positions = satAdd(positions, states[l][k][j].occ);
+            steps = satMul(steps, positions);
+            total *= nStates[l][k];
+        }
+        // Each case of the level (the innermost level's: all of them, for their compute; the others': the
+        // first), its states and the PEs' work.
+        const State* s[kMaxLevelDirectives];
+        const bool innermost = l == nLevels - 1;
+        i64 compute = 0;
+        for (i64 c = 0; c < (innermost ? total : 1); ++c) {
+            i64 occ = 1, rest = c;
+            std::uint32_t edgeDirs = 0;
+            for (int k = L.n - 1; k >= 0; --k) {
+                s[k] = &states[l][k][rest % nStates[l][k]];
+                rest /= nStates[l][k];
+                occ = satMul(occ, s[k]->occ);
+                edgeDirs |= s[k]->edge ? 1u << k : 0u;
+            }
+            const bool spmO = L.nCoupledSpatial[o] > 0;
+            const bool speO = spmO && (edgeDirs & spatialDirs & L.tensorDirs[o]) != 0;
+            const bool eeO = spmO && s[L.lastCoupledSpatial[o]]->edgeEdge;
+            const i64 work = peout(L, s, true, true, spmO && speO && L.E == 1 && eeO, true);
+            if (work <= 0) return -1; // a case that computes nothing is skipped, its fetch too
+            compute = satAdd(compute, satMul(occ, ceilDiv(work, acc.simdLanes)));
+            if (c > 0) continue;
+            i64 sumIn = 0;
+            for (int t = 0; t < nInputs; ++t) {
+                const bool spm = L.nCoupledSpatial[t] > 0;
+                const bool spe = spm && (edgeDirs & spatialDirs & L.tensorDirs[t]) != 0;
+                const bool ee = spm && s[L.lastCoupledSpatial[t]]->edgeEdge;
+                sumIn = satAdd(sumIn, aggregate(L, spm, spe, ee, [&](bool first, bool eepe) {
+                    return ingressExact(L, l, s, t, !first, eepe, -1);
+                }));
+            }
+            bound = satAdd(bound, satMul(executions, H + ceilDiv(sumIn, BW) - 1));
+        }
+        if (innermost) bound = satAdd(bound, satMul(executions, compute));
+        executions = satMul(executions, steps);
+    }
+    return bound;
+}
+
+bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out, i64 runtimeCeiling)
+{
+    exceededCeiling = false;
     err = Err::None;
     errSrc = errDim = errLevel = -1;
     haveFirst = false;
@@ -4306,6 +4387,10 @@ bool Evaluator::Impl::run(std::span<const DirectiveId> flow, Metrics& out)
     top.dinMax = top.doutMax = top.compMax = 0;
     top.dinSum = top.doutSum = top.compSum = 0;
     if (!compileDataflow(flow)) return false;
+    if (runtimeCeiling >= 0 && runtimeBound() > runtimeCeiling) {
+        exceededCeiling = true;
+        return false;
+    }
     {
         dram::Directive d0[kMaxLevelDirectives];
         for (int k = 0; k < lv[0].n; ++k)
@@ -4529,6 +4614,22 @@ bool Evaluator::evaluateMetrics(std::span<const DirectiveId> dataflow, Metrics& 
 {
     d->userFlow = nullptr;
     return d->run(dataflow, out);
+}
+
+bool Evaluator::evaluateMetricsBelow(
+    std::span<const DirectiveId> dataflow, std::int64_t runtimeCeiling, Metrics& out, bool& exceeded)
+{
+    d->userFlow = nullptr;
+    const bool ok = d->run(dataflow, out, std::max<std::int64_t>(0, runtimeCeiling));
+    exceeded = d->exceededCeiling;
+    return ok;
+}
+
+std::int64_t Evaluator::runtimeBound(std::span<const DirectiveId> dataflow)
+{
+    d->err = Err::None;
+    if (!d->compileDataflow(dataflow)) return -1;
+    return d->runtimeBound();
 }
 
 bool Evaluator::evaluateMetrics(const mdc::Dataflow& dataflow, Metrics& out)

@@ -208,6 +208,15 @@ public:
     };
     /// Hot path over pre-resolved dimension ids (no string comparison at all).
     bool evaluateMetrics(std::span<const DirectiveId> dataflow, Metrics& out);
+    /// evaluateMetrics, unless runtimeBound exceeds `runtimeCeiling` (a search's best so far): then false
+    /// without evaluating, `exceeded` true.
+    bool evaluateMetricsBelow(
+        std::span<const DirectiveId> dataflow, std::int64_t runtimeCeiling, Metrics& out, bool& exceeded);
+    /// Corrected fidelity: a lower bound on the mapping's runtime from the dataflow alone, its PEs' compute
+    /// and the first fetch that starts each execution of each level (doc/search.md, "Runtime bound"); -1
+    /// where not known (tiles that do not divide, taps spread or cut, mappings the step walk evaluates,
+    /// maestro fidelity, an invalid mapping).
+    std::int64_t runtimeBound(std::span<const DirectiveId> dataflow);
 
     /// One cluster level as the cost model executes it (spec §3.3): its sub-unit count and its completed
     /// directives (inherited, default-unrolled and stride-adjusted; window outputs rewritten to their

@@ -28,7 +28,12 @@ public:
 
     std::optional<Metrics> evaluate(const mdc::Dataflow& dataflow) override
     {
-        m_impossible = false;
+        return evaluateBelow(dataflow, -1);
+    }
+
+    std::optional<Metrics> evaluateBelow(const mdc::Dataflow& dataflow, std::int64_t runtimeCeiling) override
+    {
+        m_impossible = m_exceeded = false;
         if (m_filter && !m_filter(dataflow)) return std::nullopt;
         m_ids.clear();
         for (const mdc::Directive& d : dataflow) {
@@ -41,7 +46,9 @@ public:
             m_ids.push_back(id);
         }
         cost::Metrics m;
-        if (!m_evaluator.evaluateMetrics(std::span<const cost::Evaluator::DirectiveId>(m_ids), m))
+        const std::span<const cost::Evaluator::DirectiveId> ids(m_ids);
+        if (runtimeCeiling < 0 ? !m_evaluator.evaluateMetrics(ids, m)
+                               : !m_evaluator.evaluateMetricsBelow(ids, runtimeCeiling, m, m_exceeded))
             return std::nullopt;
         // MAESTRO undercounts some mappings (edge-case accounting of tiles that do not divide, strided
         // tilings): their runtime and energy describe no execution, so the search neither exploits nor
@@ -54,6 +61,7 @@ public:
     }
 
     bool lastImpossible() const override { return m_impossible; }
+    bool lastExceeded() const override { return m_exceeded; }
 
 private:
     int dimId(const std::string& name)
@@ -73,6 +81,7 @@ private:
     std::int64_t m_simdLanes;
     std::int64_t m_requiredMacs; ///< the operator's MACs: what every mapping must count
     bool m_impossible = false;
+    bool m_exceeded = false;
     std::vector<cost::Evaluator::DirectiveId> m_ids;
     std::vector<std::pair<std::string, int>> m_dimIds;
 };

@@ -66,6 +66,14 @@ public:
     /// was impossible (a runtime below the compute bound or a wrong MAC count: MAESTRO's undercount,
     /// doc/search.md "Impossible figures") rather than the mapping invalid.
     virtual bool lastImpossible() const { return false; }
+    /// evaluate(), or nullopt with lastExceeded() true when the cost model's lower bound on the mapping's
+    /// runtime already exceeds `runtimeCeiling` (doc/search.md, "Runtime bound"). By default no bound.
+    virtual std::optional<Metrics> evaluateBelow(const mdc::Dataflow& dataflow, std::int64_t runtimeCeiling)
+    {
+        (void)runtimeCeiling;
+        return evaluate(dataflow);
+    }
+    virtual bool lastExceeded() const { return false; }
 };
 using EvaluatorFactory = std::function<std::unique_ptr<MappingEvaluator>()>;
 

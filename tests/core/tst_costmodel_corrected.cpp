@@ -53,6 +53,26 @@ const char* kQ1 = R"(Network Q1 { Layer L { Type: CONV  Stride { X: 3, Y: 3 }
   Dimensions { K: 2, C: 1, R: 5, S: 1, Y: 12, X: 1 }
   Dataflow { SpatialMap(1,1) K; TemporalMap(Sz(R),1) Y; TemporalMap(Sz(R),Sz(R)) R; TemporalMap(Sz(S),Sz(S)) S; } } })";
 
+// ResNet-50's res2a_branch2c (1x1, K256 C64, 56x56) as the paper's search writes it for 1024 PEs: the top
+// level of one sub-unit steps K and X; 32 clusters spread C over 2 folds and step K and Y; their 32 PEs
+// spread K.
+const char* kFill = R"(Network Fill { Layer res2a_branch2c { Type: CONV
+  Dimensions { K: 256, C: 64, R: 1, S: 1, Y: 56, X: 56 }
+  Dataflow { TemporalMap(128,128) K; TemporalMap(64,64) C; TemporalMap(4,4) X; TemporalMap(1,1) S;
+             TemporalMap(1,1) R; SpatialMap(56,56) Y; Cluster(32,P);
+             TemporalMap(4,4) X; TemporalMap(1,1) R; TemporalMap(1,1) S; SpatialMap(1,1) C;
+             TemporalMap(64,64) K; TemporalMap(14,14) Y; Cluster(32,P);
+             SpatialMap(2,2) K; TemporalMap(4,4) X; TemporalMap(1,1) R; TemporalMap(1,1) S;
+             TemporalMap(1,1) C; TemporalMap(14,14) Y; } } })";
+
+std::vector<cost::Evaluator::DirectiveId> ids(const cost::Evaluator& ev, const mdc::Dataflow& dataflow)
+{
+    std::vector<cost::Evaluator::DirectiveId> out;
+    for (const mdc::Directive& d : dataflow)
+        out.push_back({d.kind, d.size, d.offset, d.kind == Dir::Kind::Cluster ? -1 : ev.dimId(d.dim)});
+    return out;
+}
+
 } // namespace
 
 class TestCostModelCorrected : public QObject
@@ -91,6 +111,41 @@ private slots:
         QTest::newRow("Q-EDGE-1 output L1 write")
             << kQ1 << 2 << 100 << 1 << 1000000 << "output_l1_write" << 20LL << 30LL;
         QTest::newRow("Q-EDGE-1 macs") << kQ1 << 2 << 100 << 1 << 1000000 << "macs" << 30LL << 30LL;
+    }
+
+    /// The runtime bound (Evaluator::runtimeBound; the search skips what it proves slower than its best):
+    /// each execution of a level starts with its sub-units' first fetch, a NoC of 128 elements per cycle, 1
+    /// of latency. Top level, once: inputs C64 x Y56 x X4 = 14,336 and weights K128 x C64 = 8,192, 22,528
+    /// elements, 176 cycles. Clusters, once per top step (K 2 x X 14 = 28): 32 sub-units with a channel
+    /// each, inputs 32 x Y14 x X4 = 1,792 and weights 32 x K64 = 2,048, 30 cycles: 840. PEs, once per
+    /// cluster step (28 x C 2 folds x K 2 x Y 4 = 448): inputs Y14 x X4 = 56 (multicast) and weights
+    /// 32 x K2 = 64, 1 cycle: 448. Fill 1,464 cycles; with the PEs' compute, 51,380,224 MACs on 1024 PEs
+    /// = 50,176 cycles, 51,640: the runtime, which this mapping spends on compute and first fetches alone.
+    void runtimeBoundByHand()
+    {
+        const mdc::Network net = mdc::readMaestroMapping(kFill, "fill.m");
+        cost::Options o;
+        o.fidelity = cost::Fidelity::Corrected;
+        cost::Evaluator ev(cost::fromMaestroLayer(net.layers.at(0)), hw(1024, 128, 1, 1000000), o);
+        const mdc::Dataflow& flow = net.layers.at(0).dataflow;
+        QCOMPARE(ev.runtimeBound(ids(ev, flow)), std::int64_t{51640});
+        QCOMPARE(ev.evaluate(flow).m.runtimeCycles, std::int64_t{50176 + 1464});
+        cost::Metrics m;
+        bool exceeded = false;
+        QVERIFY(!ev.evaluateMetricsBelow(ids(ev, flow), 51639, m, exceeded) && exceeded);
+        QVERIFY(ev.evaluateMetricsBelow(ids(ev, flow), 51640, m, exceeded) && !exceeded);
+        QCOMPARE(m.runtimeCycles, std::int64_t{51640});
+        // Tiles that do not divide (X in 5s): executions differ, no bound.
+        std::string uneven = kFill;
+        for (std::size_t at = uneven.find("TemporalMap(4,4) X"); at != std::string::npos;
+             at = uneven.find("TemporalMap(4,4) X", at))
+            uneven.replace(at, 18, "TemporalMap(5,5) X");
+        const mdc::Network net5 = mdc::readMaestroMapping(uneven, "fill5.m");
+        QCOMPARE(ev.runtimeBound(ids(ev, net5.layers.at(0).dataflow)), std::int64_t{-1});
+        // Maestro fidelity: none.
+        o.fidelity = cost::Fidelity::Maestro;
+        cost::Evaluator maestro(cost::fromMaestroLayer(net.layers.at(0)), hw(1024, 128, 1, 1000000), o);
+        QCOMPARE(maestro.runtimeBound(ids(maestro, flow)), std::int64_t{-1});
     }
 
     void workedExamples()

@@ -397,6 +397,29 @@ private slots:
             static_cast<unsigned long long>(all.evaluated));
     }
 
+    /// Corrected fidelity, runtime objective: the cost model skips a candidate whose runtime bound (its
+    /// PEs' compute and each execution's first fetch, cost::Evaluator::runtimeBound) exceeds the best so
+    /// far. The same best mapping as a search whose evaluators ignore the bound, in fewer evaluations.
+    void runtimeBoundKeepsTheOptimum()
+    {
+        const LayerSpace space = gemmSpace(64, 64, 32);
+        arch::Accelerator acc = smallAccelerator(64);
+        acc.l1Bytes = 256;
+        acc.l2Bytes = 1 << 20;
+        const auto factory = costModelEvaluators(gemmProblem(64, 64, 32), acc, Fidelity::Corrected);
+        const SearchOptions o = decoupledOptions();
+        const SearchResult bounded = searchOnChip(space, wholeTile(space), acc, o, factory);
+        Recorder recorder; // its evaluators do not override evaluateBelow: no bound
+        const SearchResult all = searchOnChip(space, wholeTile(space), acc, o, recorder.wrap(factory));
+        QVERIFY(sameCandidate(all.bestRuntime, bounded.bestRuntime));
+        qInfo("%llu of %llu evaluated with the runtime bound, %llu skipped by bounds",
+            static_cast<unsigned long long>(bounded.evaluated),
+            static_cast<unsigned long long>(all.evaluated),
+            static_cast<unsigned long long>(bounded.stats.boundSkipped));
+        QVERIFY(bounded.evaluated < all.evaluated);
+        QCOMPARE(bounded.evaluated + bounded.stats.boundSkipped, all.evaluated + all.stats.boundSkipped);
+    }
+
     void exhaustiveVersusDecoupled()
     {
         // The decoupled search fixes the whole operator as one level-3 tile here; the exhaustive one
