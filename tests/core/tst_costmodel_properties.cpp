@@ -3,6 +3,7 @@
 // Corrected fidelity: the MACs equal the operator's analytic count, the runtime is at least the
 // roofline's compute bound, the energy at least the MACs' energy, and no figure is negative.
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <random>
 
@@ -141,6 +142,82 @@ private slots:
         }
         qInfo("%d random mappings checked (%d random operators and mappings drawn)", checked, operators);
         QVERIFY2(checked >= 3000, qPrintable(QString::number(checked)));
+    }
+
+    /// cost::Evaluator::runtimeBound, which the search uses to refuse candidates before analysing them, is
+    /// never above the runtime: random mappings whose tiles divide (where the bound is known), of GEMMs and
+    /// convolutions large enough that the per-case tables rather than the step walk give the runtime, on
+    /// NoCs that multicast elements, identical tiles or nothing.
+    void runtimeBoundNeverAboveTheRuntime()
+    {
+        std::mt19937_64 rng(20261130);
+        auto divisor = [&](std::int64_t n) {
+            std::vector<std::int64_t> ds;
+            for (std::int64_t d = 1; d <= n; ++d)
+                if (n % d == 0) ds.push_back(d);
+            return ds[std::size_t(uniform(rng, 0, std::int64_t(ds.size()) - 1))];
+        };
+        int checked = 0, bounded = 0, tight = 0;
+        for (int attempt = 0; bounded < 300 && attempt < 40000; ++attempt) {
+            const std::string text = uniform(rng, 0, 1) == 0
+                ? workloads::gemmLoopText(std::int64_t(1) << uniform(rng, 3, 7),
+                    std::int64_t(1) << uniform(rng, 3, 7), std::int64_t(1) << uniform(rng, 3, 7))
+                : workloads::conv2dLoopText(std::int64_t(1) << uniform(rng, 2, 5),
+                    std::int64_t(1) << uniform(rng, 2, 5), std::int64_t(1) << uniform(rng, 3, 5),
+                    std::int64_t(1) << uniform(rng, 3, 5), 3, 3, 1, 1, 1);
+            const ir::Operator op = ir::parseOperator(text, "random.loop");
+            const auto nest = ir::perfectNest(op);
+            QVERIFY(nest);
+            const cost::Problem problem = cost::fromOperator(op);
+            const search::LayerSpace space
+                = search::makeLayerSpace(*nest, search::wholeDimensions(problem), op.name);
+            arch::Accelerator acc;
+            acc.numPes = std::int64_t(1) << uniform(rng, 4, 8);
+            acc.nocBandwidth = uniform(rng, 1, 64);
+            acc.nocLatency = uniform(rng, 1, 3);
+            acc.multicast = std::array{arch::Multicast::Elements, arch::Multicast::Tiles,
+                arch::Multicast::None}[std::size_t(uniform(rng, 0, 2))];
+            acc.l1Bytes = acc.l2Bytes = std::int64_t(1) << 30;
+            mapping::LoopNestMapping m;
+            for (std::size_t i = 0; i < space.loops.size(); ++i) {
+                mapping::MappedLoop l = space.loops[i];
+                if (space.wholeLoops[i]) {
+                    l.level3 = l.level2 = l.level1 = l.extent;
+                } else {
+                    l.level3 = divisor(l.extent);
+                    l.level2 = divisor(l.level3);
+                    l.level1 = divisor(l.level2);
+                }
+                m.loops.push_back(l);
+            }
+            m.level2Order = shuffled(m.loops.size(), rng);
+            m.level3Order = shuffled(m.loops.size(), rng);
+            if (!mapping::validate(m, &acc).empty()) continue;
+            mdc::Dataflow dataflow;
+            try {
+                dataflow = mapping::toMdc(m, acc, mapping::StridedTiles::Outputs);
+            } catch (const InputError&) {
+                continue;
+            }
+            cost::Evaluator evaluator(problem, acc, cost::Options{cost::Fidelity::Corrected, true});
+            std::vector<cost::Evaluator::DirectiveId> ids;
+            for (const mdc::Directive& d : dataflow)
+                ids.push_back({d.kind, d.size, d.offset,
+                    d.kind == mdc::Directive::Kind::Cluster ? -1 : evaluator.dimId(d.dim)});
+            const std::int64_t bound = evaluator.runtimeBound(ids);
+            cost::Metrics metrics;
+            if (!evaluator.evaluateMetrics(ids, metrics)) continue;
+            ++checked;
+            if (bound < 0) continue;
+            ++bounded;
+            tight += bound == metrics.runtimeCycles ? 1 : 0;
+            QVERIFY2(metrics.runtimeCycles >= bound,
+                qPrintable(QString("runtime %1 < bound %2\n").arg(metrics.runtimeCycles).arg(bound)
+                    + QString::fromStdString(text + "\n" + mapping::printTiledLoopNest(m))));
+        }
+        qInfo(
+            "%d random mappings, the bound known on %d, equal to the runtime on %d", checked, bounded, tight);
+        QVERIFY2(bounded >= 300, qPrintable(QString::number(bounded)));
     }
 };
 
