@@ -251,10 +251,7 @@ LayerSearchResult searchLayerOnce(const ir::Operator& op, const PreparedLayer& p
             *early = geneticStage(out.space, acc, options,
                 costModelEvaluators(out.problem, acc, options.fidelity, options.constraint.dataflowFilter),
                 sink, stop);
-            if ((*early)->result.cancelled) {
-                out.result = (*early)->result;
-                return out;
-            }
+            // Stopped during the stage: the decoupled search below returns at once, with the stage's bests.
             for (Candidate& c : seedsFrom((*early)->result)) {
                 if (c.mapping.layouts.empty()) c.mapping.layouts = out.offChip.layouts;
                 constrained.seeds.push_back(std::move(c));
