@@ -136,6 +136,7 @@ struct Level
     int lastCoupledSpatial[kMaxTensors];
     /// Per tensor: the directives (bits by index) over its dimensions.
     std::uint32_t tensorDirs[kMaxTensors];
+    std::uint32_t spatialDirs = 0; ///< the spatial maps (bits by directive index)
     int nSpatial = 0;
     bool overlappingSpatial = false; ///< a spatial map's tiles overlap (offset below size)
     bool overlappingAny = false; ///< a map's tiles overlap
@@ -1083,7 +1084,7 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
         L.sp = L.lastSp = -1;
         i64 prod = L.P; // bounds every per-case volume, aggregated over the sub-units
         L.overlappingSpatial = L.overlappingAny = false;
-        L.unevenDims = 0;
+        L.unevenDims = L.spatialDirs = 0;
         for (int k = 0; k < L.n; ++k) {
             L.dirOf[L.d[k].dim] = k;
             const bool overlapping = L.d[k].sz > L.d[k].of;
@@ -1093,6 +1094,7 @@ bool Evaluator::Impl::compileDataflow(std::span<const DirectiveId> flow)
                 L.unevenDims |= 1u << L.d[k].dim;
             if (L.d[k].spatial) {
                 ++nSpatial;
+                L.spatialDirs |= 1u << k;
                 if (L.sp < 0) L.sp = k;
                 L.lastSp = k;
                 L.overlappingSpatial = L.overlappingSpatial || overlapping;
@@ -1874,11 +1876,9 @@ LevelOut Evaluator::Impl::analyze(int l, const i64* Dc)
         }
     for (int t = 0; t < nt && corrected; ++t)
         res.gbConst[t] = (moving & L.tensorDirs[t]) == 0;
-    // Per-directive facts as bits by directive index, so that the per-case tests below are a few bit
-    // operations (they were loops over the directives, a tenth of a search's evaluation).
-    std::uint32_t spatialDirs = 0;
-    for (int k = 0; k < L.n; ++k)
-        spatialDirs |= L.d[k].spatial ? 1u << k : 0u;
+    // The per-case tests below are bit operations over the directives (L.spatialDirs, L.tensorDirs, the
+    // case's edgeDirs and freshDirs): they were loops over the directives, a tenth of an evaluation.
+    const std::uint32_t spatialDirs = L.spatialDirs;
     const State* s[kMaxLevelDirectives];
     i64 f[kMaxLevelDirectives];
     i64 total = 1;
@@ -4324,10 +4324,9 @@ i64 Evaluator::Impl::runtimeBound()
     for (int l = 0; l < nLevels; ++l) {
         const Level& L = lv[l];
         buildStates(l, L.D);
-        std::uint32_t spatialDirs = 0;
+        const std::uint32_t spatialDirs = L.spatialDirs;
         i64 steps = 1, total = 1;
         for (int k = 0; k < L.n; ++k) {
-            spatialDirs |= L.d[k].spatial ? 1u << k : 0u;
             i64 positions = 0;
             for (int j = 0; j < nStates[l][k]; ++j)
                 positions = satAdd(positions, states[l][k][j].occ);

@@ -406,8 +406,12 @@ private:
     double objectiveBound(const TileEntry& e) const;
     mapping::LoopNestMapping mappingOf(const TileEntry& e, std::uint64_t k) const;
     std::vector<mapping::MappedLoop> loopsOf(const TileEntry& e) const;
-    std::vector<OrderAndForm> candidatesOf(
+    std::vector<OrderAndForm> topSpatialCandidates(
         const TileEntry& e, const std::vector<mapping::MappedLoop>& loops) const;
+    /// Sets `m`'s level-2 order and form to candidate k of tile `e` (`topSpatial`: its
+    /// topSpatialCandidates when it is in that form).
+    void setCandidate(const TileEntry& e, const std::vector<OrderAndForm>& topSpatial, std::uint64_t k,
+        mapping::LoopNestMapping& m) const;
     Candidate candidateOf(std::uint64_t index) const;
     /// Evaluates a tile's candidates; `runtimeCeiling` >= 0: skips those whose runtime bound proves them
     /// slower.
@@ -715,7 +719,7 @@ void Engine::enumerateTiles()
     for (TileEntry& e : m_tiles) {
         if ((++counted & 255) == 0 && stopRequested()) break;
         if (e.topSpatialLoop >= 0) {
-            e.orderCount = candidatesOf(e, loopsOf(e)).size();
+            e.orderCount = topSpatialCandidates(e, loopsOf(e)).size();
         } else {
             // The masks straight from the tile options: loopsOf copies every loop's names, which took
             // most of this pass's time.
@@ -774,42 +778,47 @@ std::vector<mapping::MappedLoop> Engine::loopsOf(const TileEntry& e) const
     return loops;
 }
 
-/// The candidates of a tile in enumeration order: per level-2 order, the separate then the fused form;
-/// for a tile with a row loop spread over its level-3 tile, the orders whose outer parallel loop it
-/// is, in the TopSpatial form, when MAESTRO's cluster sizes can express them.
-std::vector<OrderAndForm> Engine::candidatesOf(
+/// The candidates of a tile with a row loop spread over its level-3 tile, in enumeration order: the
+/// orders whose outer parallel loop it is, in the TopSpatial form, when MAESTRO's cluster sizes can express
+/// them. (Other tiles' candidates are, per order of m_orderLists[orderList], the separate then the fused
+/// form: setCandidate.)
+std::vector<OrderAndForm> Engine::topSpatialCandidates(
     const TileEntry& e, const std::vector<mapping::MappedLoop>& loops) const
 {
     std::vector<OrderAndForm> out;
-    if (e.topSpatialLoop < 0) {
-        for (const std::vector<int>& order : m_orderLists[e.orderList]) {
-            if (e.separateForm) out.push_back({order, mapping::Level2Form::Separate});
-            if (e.fusedForm) out.push_back({order, mapping::Level2Form::Fused});
-        }
-        return out;
-    }
     mapping::LoopNestMapping m;
     m.loops = loops;
     for (std::vector<int>& order : level2Orders(loops, m_space.wholeLoops)) {
         if (!m_options.constraint.allowsOrder(loops, order)) continue; // a style's rule
-        {
-            m.level2Order = std::move(order);
-            m.level2Form = mapping::Level2Form::TopSpatial;
-            const std::vector<int> parallel = m.parallelLoops();
-            if (parallel.front() == e.topSpatialLoop && !mapping::topSpatialClusters(m, m_acc).empty())
-                out.push_back({std::move(m.level2Order), mapping::Level2Form::TopSpatial});
-        }
+        m.level2Order = std::move(order);
+        m.level2Form = mapping::Level2Form::TopSpatial;
+        const std::vector<int> parallel = m.parallelLoops();
+        if (parallel.front() == e.topSpatialLoop && !mapping::topSpatialClusters(m, m_acc).empty())
+            out.push_back({std::move(m.level2Order), mapping::Level2Form::TopSpatial});
     }
     return out;
+}
+
+void Engine::setCandidate(const TileEntry& e, const std::vector<OrderAndForm>& topSpatial, std::uint64_t k,
+    mapping::LoopNestMapping& m) const
+{
+    if (e.topSpatialLoop >= 0) {
+        m.level2Order = topSpatial[k].order;
+        m.level2Form = topSpatial[k].form;
+        return;
+    }
+    const int forms = (e.separateForm ? 1 : 0) + (e.fusedForm ? 1 : 0);
+    m.level2Order = m_orderLists[e.orderList][k / forms];
+    m.level2Form
+        = e.separateForm && k % forms == 0 ? mapping::Level2Form::Separate : mapping::Level2Form::Fused;
 }
 
 mapping::LoopNestMapping Engine::mappingOf(const TileEntry& e, std::uint64_t k) const
 {
     mapping::LoopNestMapping m;
     m.loops = loopsOf(e);
-    OrderAndForm c = std::move(candidatesOf(e, m.loops)[k]);
-    m.level2Order = std::move(c.order);
-    m.level2Form = c.form;
+    setCandidate(
+        e, e.topSpatialLoop >= 0 ? topSpatialCandidates(e, m.loops) : std::vector<OrderAndForm>{}, k, m);
     m.level3Order = m_level3[e.level3Choice].order;
     m.layouts = m_offChip.layouts;
     return m;
@@ -841,20 +850,11 @@ void Engine::processTile(std::size_t tile, MappingEvaluator& evaluator, std::vec
     m.loops = loopsOf(e);
     m.level3Order = m_level3[e.level3Choice].order;
     m.layouts = m_offChip.layouts;
-    const std::vector<OrderAndForm> rows
-        = e.topSpatialLoop >= 0 ? candidatesOf(e, m.loops) : std::vector<OrderAndForm>{};
-    const int forms = (e.separateForm ? 1 : 0) + (e.fusedForm ? 1 : 0);
+    const std::vector<OrderAndForm> topSpatial
+        = e.topSpatialLoop >= 0 ? topSpatialCandidates(e, m.loops) : std::vector<OrderAndForm>{};
     for (std::uint64_t k = 0; k < e.orderCount; ++k) {
         if (stopRequested()) return;
-        // Per level-2 order, the separate then the fused form (candidatesOf's order).
-        if (e.topSpatialLoop >= 0) {
-            m.level2Order = rows[k].order;
-            m.level2Form = rows[k].form;
-        } else {
-            m.level2Order = m_orderLists[e.orderList][k / forms];
-            m.level2Form = e.separateForm && k % forms == 0 ? mapping::Level2Form::Separate
-                                                            : mapping::Level2Form::Fused;
-        }
+        setCandidate(e, topSpatial, k, m);
         std::optional<Metrics> metrics;
         try {
             metrics = evaluator.evaluateBelow(

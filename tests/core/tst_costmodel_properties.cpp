@@ -51,6 +51,28 @@ std::vector<int> shuffled(std::size_t n, std::mt19937_64& rng)
     return order;
 }
 
+/// A random mapping of `space`: each loop's level-3, level-2 and level-1 tiles drawn in turn by
+/// `tile(bound)` (filter loops whole, MAESTRO's rule), then random level-2 and level-3 orders.
+template <class Tile>
+mapping::LoopNestMapping randomMapping(const search::LayerSpace& space, std::mt19937_64& rng, Tile&& tile)
+{
+    mapping::LoopNestMapping m;
+    for (std::size_t i = 0; i < space.loops.size(); ++i) {
+        mapping::MappedLoop l = space.loops[i];
+        if (space.wholeLoops[i]) {
+            l.level3 = l.level2 = l.level1 = l.extent;
+        } else {
+            l.level3 = tile(l.extent);
+            l.level2 = tile(l.level3);
+            l.level1 = tile(l.level2);
+        }
+        m.loops.push_back(l);
+    }
+    m.level2Order = shuffled(m.loops.size(), rng);
+    m.level3Order = shuffled(m.loops.size(), rng);
+    return m;
+}
+
 } // namespace
 
 class TestCostModelProperties : public QObject
@@ -78,20 +100,8 @@ private slots:
             acc.simdLanes = uniform(rng, 1, 2);
             acc.l1Bytes = acc.l2Bytes = std::int64_t(1) << 30; // capacity is not what is checked here
 
-            mapping::LoopNestMapping m;
-            for (std::size_t i = 0; i < space.loops.size(); ++i) {
-                mapping::MappedLoop l = space.loops[i];
-                if (space.wholeLoops[i]) {
-                    l.level3 = l.level2 = l.level1 = l.extent; // MAESTRO's rule for filter loops
-                } else {
-                    l.level3 = uniform(rng, 1, l.extent);
-                    l.level2 = uniform(rng, 1, l.level3);
-                    l.level1 = uniform(rng, 1, l.level2);
-                }
-                m.loops.push_back(l);
-            }
-            m.level2Order = shuffled(m.loops.size(), rng);
-            m.level3Order = shuffled(m.loops.size(), rng);
+            const mapping::LoopNestMapping m
+                = randomMapping(space, rng, [&](std::int64_t bound) { return uniform(rng, 1, bound); });
             if (!mapping::validate(m, &acc).empty()) continue;
             mdc::Dataflow dataflow;
             try {
@@ -181,20 +191,7 @@ private slots:
             acc.multicast = std::array{arch::Multicast::Elements, arch::Multicast::Tiles,
                 arch::Multicast::None}[std::size_t(uniform(rng, 0, 2))];
             acc.l1Bytes = acc.l2Bytes = std::int64_t(1) << 30;
-            mapping::LoopNestMapping m;
-            for (std::size_t i = 0; i < space.loops.size(); ++i) {
-                mapping::MappedLoop l = space.loops[i];
-                if (space.wholeLoops[i]) {
-                    l.level3 = l.level2 = l.level1 = l.extent;
-                } else {
-                    l.level3 = divisor(l.extent);
-                    l.level2 = divisor(l.level3);
-                    l.level1 = divisor(l.level2);
-                }
-                m.loops.push_back(l);
-            }
-            m.level2Order = shuffled(m.loops.size(), rng);
-            m.level3Order = shuffled(m.loops.size(), rng);
+            const mapping::LoopNestMapping m = randomMapping(space, rng, divisor);
             if (!mapping::validate(m, &acc).empty()) continue;
             mdc::Dataflow dataflow;
             try {
